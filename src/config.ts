@@ -1,0 +1,135 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+
+// Every setting is an environment variable. Numbers and booleans arrive as strings; each is parsed
+// and checked here so a bad value stops the start with one line naming the variable.
+
+const PositiveInt = (def: number, description: string) => ({ def, description, kind: 'int' as const });
+
+const intSettings = {
+  PORT: { ...PositiveInt(3000, 'TCP port to listen on'), min: 0, max: 65535 },
+  BODY_LIMIT: { ...PositiveInt(1024 * 1024, 'largest accepted request body, in bytes'), min: 1024, max: 64 * 1024 * 1024 },
+  SESSION_DAYS: { ...PositiveInt(30, 'session lifetime in days (sliding)'), min: 1, max: 365 },
+  LOGIN_MAX_FAILURES_PER_ACCOUNT: { ...PositiveInt(10, 'failed logins per account per window'), min: 1, max: 1_000_000 },
+  LOGIN_MAX_FAILURES_PER_IP: { ...PositiveInt(100, 'failed logins per IP per window'), min: 1, max: 1_000_000 },
+  LOGIN_WINDOW_MINUTES: { ...PositiveInt(15, 'window of the login limits, in minutes'), min: 1, max: 10_080 },
+  REGISTER_MAX_PER_IP_PER_HOUR: { ...PositiveInt(30, 'registrations per IP per hour'), min: 1, max: 1_000_000 },
+  TOKENS_MAX_PER_USER_PER_HOUR: { ...PositiveInt(30, 'new API tokens per user per hour'), min: 1, max: 1_000_000 },
+  REQUEST_TIMEOUT_MS: { ...PositiveInt(30_000, 'longest time a request may take, in milliseconds'), min: 1000, max: 600_000 },
+  DATABASE_POOL_SIZE: { ...PositiveInt(10, 'PostgreSQL connections per instance'), min: 1, max: 500 },
+} as const;
+
+export const ConfigSchema = Type.Object({
+  port: Type.Integer(),
+  host: Type.String(),
+  dataDir: Type.String(),
+  databaseUrl: Type.Optional(Type.String()),
+  publicBaseUrl: Type.String(),
+  imageHost: Type.Union([Type.Literal('local'), Type.Literal('s3')]),
+  cookieSecure: Type.Boolean(),
+  logLevel: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))),
+  trustProxy: Type.Boolean(),
+  bodyLimit: Type.Integer(),
+  sessionDays: Type.Integer(),
+  loginMaxFailuresPerAccount: Type.Integer(),
+  loginMaxFailuresPerIp: Type.Integer(),
+  loginWindowMinutes: Type.Integer(),
+  registerMaxPerIpPerHour: Type.Integer(),
+  tokensMaxPerUserPerHour: Type.Integer(),
+  apiRateLimit: Type.Optional(Type.Integer()),
+  requestTimeoutMs: Type.Integer(),
+  databasePoolSize: Type.Integer(),
+});
+export type Config = Static<typeof ConfigSchema>;
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function readInt(env: Env, name: keyof typeof intSettings): number {
+  const setting = intSettings[name];
+  const raw = env[name];
+  if (raw === undefined || raw === '') return setting.def;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number (${setting.description}), got "${raw}"`);
+  const value = Number(raw.trim());
+  if (value < setting.min || value > setting.max) {
+    throw new ConfigError(`${name} must be between ${setting.min} and ${setting.max} (${setting.description}), got ${value}`);
+  }
+  return value;
+}
+
+function readBool(env: Env, name: string, def: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  const v = raw.trim().toLowerCase();
+  if (v === 'true' || v === '1' || v === 'yes') return true;
+  if (v === 'false' || v === '0' || v === 'no') return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function readChoice<T extends string>(env: Env, name: string, choices: readonly T[], def: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  const v = raw.trim().toLowerCase();
+  if (!(choices as readonly string[]).includes(v)) throw new ConfigError(`${name} must be one of ${choices.join(', ')}, got "${raw}"`);
+  return v as T;
+}
+
+function readUrl(env: Env, name: string, protocols: string[]): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL, got "${raw}"`);
+  }
+  if (!protocols.includes(url.protocol)) {
+    throw new ConfigError(`${name} must start with ${protocols.map((p) => `${p}//`).join(' or ')}`);
+  }
+  return raw;
+}
+
+/** Reads and validates the configuration; throws ConfigError with a one-line message on the first bad value. */
+export function loadConfig(env: Env = process.env): Config {
+  const port = readInt(env, 'PORT');
+  const host = env.HOST?.trim() || '127.0.0.1';
+  const publicBaseUrl = (readUrl(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
+  const apiRateLimitRaw = env.API_RATE_LIMIT;
+  let apiRateLimit: number | undefined;
+  if (apiRateLimitRaw !== undefined && apiRateLimitRaw !== '') {
+    if (!/^\d+$/.test(apiRateLimitRaw.trim()) || Number(apiRateLimitRaw) < 1) {
+      throw new ConfigError(`API_RATE_LIMIT must be a positive whole number of requests per minute, got "${apiRateLimitRaw}"`);
+    }
+    apiRateLimit = Number(apiRateLimitRaw);
+  }
+  const config: Config = {
+    port,
+    host,
+    dataDir: env.DATA_DIR?.trim() || './data',
+    databaseUrl: readUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    publicBaseUrl,
+    imageHost: readChoice(env, 'IMAGE_HOST', ['local', 's3'] as const, 'local'),
+    cookieSecure: readBool(env, 'COOKIE_SECURE', false),
+    logLevel: readChoice(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+    trustProxy: readBool(env, 'TRUST_PROXY', false),
+    bodyLimit: readInt(env, 'BODY_LIMIT'),
+    sessionDays: readInt(env, 'SESSION_DAYS'),
+    loginMaxFailuresPerAccount: readInt(env, 'LOGIN_MAX_FAILURES_PER_ACCOUNT'),
+    loginMaxFailuresPerIp: readInt(env, 'LOGIN_MAX_FAILURES_PER_IP'),
+    loginWindowMinutes: readInt(env, 'LOGIN_WINDOW_MINUTES'),
+    registerMaxPerIpPerHour: readInt(env, 'REGISTER_MAX_PER_IP_PER_HOUR'),
+    tokensMaxPerUserPerHour: readInt(env, 'TOKENS_MAX_PER_USER_PER_HOUR'),
+    apiRateLimit,
+    requestTimeoutMs: readInt(env, 'REQUEST_TIMEOUT_MS'),
+    databasePoolSize: readInt(env, 'DATABASE_POOL_SIZE'),
+  };
+  if (config.imageHost === 's3') {
+    throw new ConfigError('IMAGE_HOST=s3 is not available yet in this version; use local');
+  }
+  if (!Value.Check(ConfigSchema, config)) throw new ConfigError('configuration failed its own schema check');
+  return config;
+}
+
+/** The settings table for the README and `--help`: name, default, meaning. */
+export const settingsHelp = Object.entries(intSettings).map(([name, s]) => ({ name, def: String(s.def), description: s.description }));

@@ -1,0 +1,88 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect, sql, type LogEvent } from 'kysely';
+import pg from 'pg';
+import type { DB } from './schema.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface Database {
+  kysely: Kysely<DB>;
+  dialect: Dialect;
+  /** Cheap round trip used by the health check. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  /** `postgres://…` selects PostgreSQL; anything else (or unset) selects SQLite. */
+  url?: string | undefined;
+  /** SQLite file, or ':memory:'. Defaults to `<dataDir>/loreforge.sqlite`. */
+  sqliteFile?: string;
+  dataDir?: string;
+  /** Called with the SQL text of every statement executed (tests count queries with it). */
+  onQuery?: (sqlText: string) => void;
+  /** PostgreSQL pool size. */
+  poolSize?: number;
+}
+
+export function isPostgresUrl(url: string | undefined): url is string {
+  return url !== undefined && /^postgres(ql)?:\/\//.test(url);
+}
+
+// PostgreSQL hands back int8 (counts) as strings and timestamptz as Date objects; we want plain
+// numbers and the same ISO strings SQLite stores, so both dialects look alike above this layer.
+const pgTypes = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === 20) return (value: string) => Number(value);
+    if (oid === 1184 || oid === 1114) {
+      return (value: string) => new Date(oid === 1114 ? `${value}Z` : value).toISOString();
+    }
+    return pg.types.getTypeParser(oid, format);
+  },
+} as unknown as pg.CustomTypesConfig;
+
+function logger(onQuery: ((sqlText: string) => void) | undefined) {
+  if (!onQuery) return undefined;
+  return (event: LogEvent) => {
+    if (event.level === 'query') onQuery(event.query.sql);
+  };
+}
+
+export function createDatabase(options: DatabaseOptions): Database {
+  const log = logger(options.onQuery);
+  if (isPostgresUrl(options.url)) {
+    const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10, types: pgTypes });
+    // An idle client losing its connection must not crash the process; the next query reconnects.
+    pool.on('error', () => {});
+    const kysely = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), ...(log ? { log } : {}) });
+    return {
+      kysely,
+      dialect: 'postgres',
+      async ping() {
+        await sql`select 1`.execute(kysely);
+      },
+      close: () => kysely.destroy(),
+    };
+  }
+
+  const file = options.sqliteFile ?? path.join(options.dataDir ?? 'data', 'loreforge.sqlite');
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const sqlite = new SQLite(file);
+  // WAL lets readers run beside the single writer; synchronous=FULL makes every acknowledged
+  // commit durable across power loss, not only across a process crash.
+  if (file !== ':memory:') sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = FULL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  const kysely = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }), ...(log ? { log } : {}) });
+  return {
+    kysely,
+    dialect: 'sqlite',
+    async ping() {
+      await sql`select 1`.execute(kysely);
+    },
+    close: () => kysely.destroy(),
+  };
+}

@@ -1,0 +1,39 @@
+// The one place that knows how each driver reports a constraint violation.
+export type DatabaseErrorKind = 'unique' | 'foreign_key' | 'check' | 'not_null';
+
+export function classifyDatabaseError(error: unknown): DatabaseErrorKind | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== 'string') return undefined;
+  switch (code) {
+    // PostgreSQL SQLSTATEs
+    case '23505':
+      return 'unique';
+    case '23503':
+      return 'foreign_key';
+    case '23514':
+      return 'check';
+    case '23502':
+      return 'not_null';
+    // better-sqlite3 extended result codes
+    case 'SQLITE_CONSTRAINT_UNIQUE':
+    case 'SQLITE_CONSTRAINT_PRIMARYKEY':
+      return 'unique';
+    case 'SQLITE_CONSTRAINT_FOREIGNKEY':
+      return 'foreign_key';
+    case 'SQLITE_CONSTRAINT_CHECK':
+      return 'check';
+    case 'SQLITE_CONSTRAINT_NOTNULL':
+      return 'not_null';
+    default:
+      return undefined;
+  }
+}
+
+/** The constraint a unique violation names, where the driver says (used to tell a slug clash from a name clash). */
+export function violatedConstraint(error: unknown): string {
+  if (typeof error !== 'object' || error === null) return '';
+  const e = error as { constraint?: unknown; message?: unknown };
+  if (typeof e.constraint === 'string') return e.constraint;
+  return typeof e.message === 'string' ? e.message : '';
+}

@@ -1,0 +1,113 @@
+import type { Database } from '../database.js';
+import { classifyDatabaseError } from '../errors.js';
+import type { CampaignRow } from '../schema.js';
+import { DomainError } from '../../domain/errors.js';
+import { randomSlugSuffix, slugifyName, withSuffix } from '../../domain/slugs.js';
+import { nowIso } from '../../domain/time.js';
+import { type Db, ifMatchAdmits } from './common.js';
+
+export const DEFAULT_THING_TYPES = ['NPCs', 'Locations', 'Items'] as const;
+
+export function listCampaignsByUser(db: Db, userId: string): Promise<CampaignRow[]> {
+  return db
+    .selectFrom('campaigns')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .orderBy('updated_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+/** The campaign with this slug if `userId` may access it (today: owns it). */
+export function findAccessibleCampaign(db: Db, slug: string, userId: string): Promise<CampaignRow | undefined> {
+  return db.selectFrom('campaigns').selectAll().where('slug', '=', slug).where('user_id', '=', userId).executeTakeFirst();
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return classifyDatabaseError(error) === 'unique';
+}
+
+/** Creates a campaign and its three default thing types in one transaction. */
+export async function createCampaign(
+  database: Database,
+  userId: string,
+  input: { name: string; description: string | null },
+): Promise<CampaignRow> {
+  const base = slugifyName(input.name) || 'campaign';
+  // Campaign slugs are unique across the service; on a clash take a short random suffix and retry.
+  for (let attempt = 0; ; attempt++) {
+    const slug = attempt === 0 ? base : withSuffix(base, randomSlugSuffix());
+    const now = nowIso();
+    try {
+      return await database.kysely.transaction().execute(async (trx) => {
+        const campaign = await trx
+          .insertInto('campaigns')
+          .values({ slug, name: input.name, description: input.description, user_id: userId, version: 1, created_at: now, updated_at: now })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        // One statement, ids ascending in the listed order.
+        await trx
+          .insertInto('thing_types')
+          .values(
+            DEFAULT_THING_TYPES.map((name) => ({
+              campaign_id: campaign.id,
+              name,
+              name_key: name.toLowerCase(),
+              version: 1,
+              created_at: now,
+              updated_at: now,
+            })),
+          )
+          .execute();
+        return campaign;
+      });
+    } catch (error) {
+      if (!isUniqueViolation(error) || attempt >= 8) throw error;
+    }
+  }
+}
+
+export interface CampaignChanges {
+  slug?: string;
+  name?: string;
+  description?: string;
+}
+
+/** Applies a partial update; 412 when `ifMatch` no longer admits the record, 409 on a taken slug. */
+export async function updateCampaign(
+  database: Database,
+  campaign: CampaignRow,
+  changes: CampaignChanges,
+  ifMatch: string | undefined,
+): Promise<CampaignRow> {
+  try {
+    return await database.kysely.transaction().execute(async (trx) => {
+      const current = await trx.selectFrom('campaigns').selectAll().where('id', '=', campaign.id).executeTakeFirst();
+      if (!current) throw new DomainError('campaign_not_found', 'Campaign not found.');
+      if (!ifMatchAdmits(ifMatch, current.id, current.version)) {
+        throw new DomainError('precondition_failed', 'The campaign has changed since the given ETag.');
+      }
+      if (changes.slug !== undefined && changes.slug !== current.slug) {
+        const taken = await trx.selectFrom('campaigns').select('id').where('slug', '=', changes.slug).executeTakeFirst();
+        if (taken) throw new DomainError('slug_taken', `The slug "${changes.slug}" is already taken.`);
+      }
+      // Without If-Match the last writer wins; with it, the version check in the UPDATE itself
+      // makes the comparison atomic even if another writer commits between our read and write.
+      let update = trx
+        .updateTable('campaigns')
+        .set((eb) => ({ ...changes, version: eb('version', '+', 1), updated_at: nowIso() }))
+        .where('id', '=', current.id);
+      if (ifMatch !== undefined) update = update.where('version', '=', current.version);
+      const updated = await update.returningAll().executeTakeFirst();
+      if (!updated) throw new DomainError('precondition_failed', 'The campaign was changed by another request; reload it and try again.');
+      return updated;
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new DomainError('slug_taken', `The slug "${changes.slug ?? ''}" is already taken.`);
+    throw error;
+  }
+}
+
+export async function deleteCampaign(db: Db, campaignId: number): Promise<void> {
+  await db.deleteFrom('campaigns').where('id', '=', campaignId).execute();
+}

@@ -1,0 +1,120 @@
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+// Timestamps travel as ISO 8601 strings on both dialects (see database.ts for the PostgreSQL
+// type parser). Rich-text fields are stored as JSON text.
+
+export interface UsersTable {
+  id: string;
+  email: string;
+  email_normalized: string;
+  name: string;
+  password_hash: string;
+  premium_until: string | null;
+  created_at: string;
+}
+
+export interface SessionsTable {
+  id: Generated<number>;
+  user_id: string;
+  secret_hash: string;
+  created_at: string;
+  expires_at: string;
+}
+
+export interface ApiTokensTable {
+  id: Generated<number>;
+  user_id: string;
+  name: string;
+  secret_hash: string;
+  created_at: string;
+  expires_at: string | null;
+  last_used_at: string | null;
+}
+
+export interface RateLimitsTable {
+  key: string;
+  window_start: string;
+  hits: number;
+}
+
+export interface CampaignsTable {
+  id: Generated<number>;
+  slug: string;
+  name: string;
+  description: string | null;
+  user_id: string;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ThingTypesTable {
+  id: Generated<number>;
+  campaign_id: number;
+  name: string;
+  name_key: string;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ThingsTable {
+  id: Generated<number>;
+  campaign_id: number;
+  type_id: number;
+  slug: string;
+  name: string;
+  description: string | null;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export const ARC_TEXT_FIELDS = ['hook', 'protagonist', 'antagonist', 'problem', 'key', 'outcome', 'notes'] as const;
+export type ArcTextField = (typeof ARC_TEXT_FIELDS)[number];
+
+export interface ArcsTable {
+  id: Generated<number>;
+  campaign_id: number;
+  parent_arc_id: number | null;
+  slug: string;
+  name: string;
+  hook: string | null;
+  protagonist: string | null;
+  antagonist: string | null;
+  problem: string | null;
+  key: string | null;
+  outcome: string | null;
+  notes: string | null;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ArcThingsTable {
+  campaign_id: number;
+  arc_id: number;
+  thing_id: number;
+  created_at: string;
+}
+
+export interface DB {
+  users: UsersTable;
+  sessions: SessionsTable;
+  api_tokens: ApiTokensTable;
+  rate_limits: RateLimitsTable;
+  campaigns: CampaignsTable;
+  thing_types: ThingTypesTable;
+  things: ThingsTable;
+  arcs: ArcsTable;
+  arc_things: ArcThingsTable;
+}
+
+export type UserRow = Selectable<UsersTable>;
+export type CampaignRow = Selectable<CampaignsTable>;
+export type ThingTypeRow = Selectable<ThingTypesTable>;
+export type ThingRow = Selectable<ThingsTable>;
+export type ArcRow = Selectable<ArcsTable>;
+export type NewThing = Insertable<ThingsTable>;
+export type ThingUpdate = Updateable<ThingsTable>;
+export type ArcUpdate = Updateable<ArcsTable>;

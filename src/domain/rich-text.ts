@@ -1,0 +1,187 @@
+// Rich text as the wire format defines it: an array of blocks; a block has a `type` and `children`
+// (blocks or text leaves); a leaf has `text` and optional boolean marks. Any other key on a block or
+// a leaf is the client's own and is kept as given.
+
+export const RICH_TEXT_MARKS = ['bold', 'italic', 'underline', 'code', 'strikethrough'] as const;
+export type RichTextMark = (typeof RICH_TEXT_MARKS)[number];
+
+export type RichTextLeaf = {
+  text: string;
+  [key: string]: unknown;
+} & Partial<Record<RichTextMark, boolean>>;
+
+export interface RichTextBlock {
+  type: string;
+  children: RichTextNode[];
+  [key: string]: unknown;
+}
+
+export type RichTextNode = RichTextBlock | RichTextLeaf;
+export type RichText = RichTextBlock[];
+
+export const RICH_TEXT_MAX_DEPTH = 16;
+export const RICH_TEXT_MAX_BYTES = 256 * 1024;
+// Enough to show a client what is wrong without letting a hostile document produce a huge answer.
+export const RICH_TEXT_MAX_ISSUES = 20;
+
+export function emptyRichText(): RichText {
+  return [{ type: 'paragraph', children: [{ text: '' }] }];
+}
+
+export interface RichTextIssue {
+  path: string;
+  message: string;
+}
+
+function pointerToken(token: string | number): string {
+  return `/${String(token).replaceAll('~', '~0').replaceAll('/', '~1')}`;
+}
+
+type JsonObject = Record<string, unknown>;
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+// Own properties only: `Object.hasOwn` and direct reads never consult or change the prototype, so an
+// own `__proto__` key (as JSON.parse creates) is an ordinary, ignored extra key.
+function ownValue(node: JsonObject, key: string): unknown {
+  return Object.hasOwn(node, key) ? node[key] : undefined;
+}
+
+interface PendingNode {
+  value: unknown;
+  path: string;
+  depth: number; // depth a block at this position would have; a top-level block is depth 1
+}
+
+export function validateRichText(value: unknown, basePointer: string): RichTextIssue[] {
+  const issues: RichTextIssue[] = [];
+  try {
+    checkStructure(value, basePointer, issues);
+    if (issues.length < RICH_TEXT_MAX_ISSUES) checkSize(value, basePointer, issues);
+  } catch {
+    // Only a hostile programmatic value (a throwing getter, a proxy) gets here; JSON never does.
+    issues.push({ path: basePointer, message: 'must be a rich-text value' });
+  }
+  return issues.slice(0, RICH_TEXT_MAX_ISSUES);
+}
+
+function checkStructure(value: unknown, basePointer: string, issues: RichTextIssue[]): void {
+  const report = (path: string, message: string): void => {
+    issues.push({ path, message });
+  };
+  if (!Array.isArray(value)) {
+    report(basePointer, 'must be an array of blocks');
+    return;
+  }
+  if (value.length === 0) {
+    report(basePointer, 'must contain at least one block');
+    return;
+  }
+  // An explicit stack instead of recursion: the walk never descends below RICH_TEXT_MAX_DEPTH, but
+  // this also keeps the call stack flat however the value is shaped. Children are pushed in reverse
+  // so issues come out in document order.
+  const stack: PendingNode[] = [];
+  for (let i = value.length - 1; i >= 0; i -= 1) {
+    stack.push({ value: value[i], path: basePointer + pointerToken(i), depth: 1 });
+  }
+  while (stack.length > 0 && issues.length < RICH_TEXT_MAX_ISSUES) {
+    const { value: node, path, depth } = stack.pop()!;
+    if (!isObject(node)) {
+      // Arrays, null and primitives are neither blocks nor leaves.
+      report(path, depth === 1 ? 'must be a block object' : 'must be a block or text leaf object');
+      continue;
+    }
+    // Decision: a node with an own `text` key is a leaf, whatever else it carries.
+    if (Object.hasOwn(node, 'text')) {
+      // Decision: the top level holds blocks only; a leaf must sit inside a block.
+      if (depth === 1) {
+        report(path, 'must be a block; text leaves are only allowed inside a block');
+        continue;
+      }
+      checkLeaf(node, path, report);
+      continue;
+    }
+    // Decision: depth counts blocks; a leaf adds no level, so a depth-16 block may hold text.
+    if (depth > RICH_TEXT_MAX_DEPTH) {
+      report(path, `must not nest blocks deeper than ${RICH_TEXT_MAX_DEPTH} levels`);
+      continue;
+    }
+    const children = checkBlock(node, path, report);
+    if (children === undefined) continue;
+    const childrenPath = path + pointerToken('children');
+    for (let i = children.length - 1; i >= 0; i -= 1) {
+      stack.push({ value: children[i], path: childrenPath + pointerToken(i), depth: depth + 1 });
+    }
+  }
+}
+
+// Returns the children to walk, or undefined when `children` is unusable. Decision: a block's
+// `children` may be empty; other keys on a block are kept as given and not inspected.
+function checkBlock(
+  node: JsonObject,
+  path: string,
+  report: (path: string, message: string) => void,
+): unknown[] | undefined {
+  const type = ownValue(node, 'type');
+  if (type === undefined) report(path + pointerToken('type'), 'is required');
+  else if (typeof type !== 'string') report(path + pointerToken('type'), 'must be a string');
+  else if (type.length === 0) report(path + pointerToken('type'), 'must not be empty');
+  const children = ownValue(node, 'children');
+  if (children === undefined) {
+    report(path + pointerToken('children'), 'is required');
+    return undefined;
+  }
+  if (!Array.isArray(children)) {
+    report(path + pointerToken('children'), 'must be an array');
+    return undefined;
+  }
+  return children as unknown[];
+}
+
+// Decision: a leaf must not carry `children` or `type` (it would be ambiguous which it is); the five
+// marks must be booleans when present; any other key on a leaf is kept as given.
+function checkLeaf(node: JsonObject, path: string, report: (path: string, message: string) => void): void {
+  if (typeof node.text !== 'string') report(path + pointerToken('text'), 'must be a string');
+  if (Object.hasOwn(node, 'children')) report(path + pointerToken('children'), 'must not be present on a text leaf');
+  if (Object.hasOwn(node, 'type')) report(path + pointerToken('type'), 'must not be present on a text leaf');
+  for (const mark of RICH_TEXT_MARKS) {
+    if (Object.hasOwn(node, mark) && typeof node[mark] !== 'boolean') {
+      report(path + pointerToken(mark), 'must be a boolean');
+    }
+  }
+}
+
+function checkSize(value: unknown, basePointer: string, issues: RichTextIssue[]): void {
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(value);
+  } catch {
+    // A cycle, a BigInt or nesting deeper than the engine serialises: it could never be stored. When
+    // the structure is already reported (over-deep blocks make JSON.stringify overflow), that says it.
+    if (issues.length === 0) issues.push({ path: basePointer, message: 'must be serialisable as JSON' });
+    return;
+  }
+  // Cheap bound first: every UTF-16 unit is at most 3 UTF-8 bytes.
+  if (json === undefined || json.length * 3 <= RICH_TEXT_MAX_BYTES) return;
+  if (Buffer.byteLength(json, 'utf8') > RICH_TEXT_MAX_BYTES) {
+    issues.push({ path: basePointer, message: `must be at most ${RICH_TEXT_MAX_BYTES} bytes of JSON` });
+  }
+}
+
+export function isRichText(value: unknown): value is RichText {
+  return validateRichText(value, '').length === 0;
+}
+
+// Stored values were validated when written. A column never written (SQL NULL), or holding a JSON
+// null, reads as the empty paragraph: the wire never carries null for rich text.
+export function parseStoredRichText(stored: string | null): RichText {
+  if (stored === null) return emptyRichText();
+  const parsed = JSON.parse(stored) as RichText | null;
+  return parsed ?? emptyRichText();
+}
+
+export function serializeRichText(value: RichText): string {
+  return JSON.stringify(value);
+}

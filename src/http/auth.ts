@@ -1,0 +1,122 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Database } from '../db/database.js';
+import { findAccessibleCampaign } from '../db/repositories/campaigns.js';
+import { extendSession, findSessionUser, findTokenUser, touchToken } from '../db/repositories/credentials.js';
+import type { CampaignRow, UserRow } from '../db/schema.js';
+import type { Config } from '../config.js';
+import { hashSecret } from '../domain/secrets.js';
+import { addMs, nowIso } from '../domain/time.js';
+import { HttpError } from './errors.js';
+
+export const SESSION_COOKIE = 'loreforge_session';
+const TOKEN_TOUCH_INTERVAL_MS = 60_000;
+const SESSION_REFRESH_INTERVAL_MS = 60 * 60_000;
+
+export type AuthMode = 'none' | 'user' | 'campaign';
+
+export interface Caller {
+  user: UserRow;
+  via: 'cookie' | 'token';
+  sessionSecretHash?: string;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Who may call the route: anyone, any signed-in user, or the campaign's owner. */
+    auth?: AuthMode;
+    /** The asset routes add `success: false` to their problem bodies. */
+    problemSuccessFlag?: boolean;
+  }
+  interface FastifyRequest {
+    caller: Caller | null;
+    campaign: CampaignRow | null;
+  }
+}
+
+export function sessionCookieOptions(config: Config, maxAgeSeconds: number) {
+  return { path: '/', httpOnly: true, sameSite: 'lax' as const, secure: config.cookieSecure, maxAge: maxAgeSeconds };
+}
+
+function bearerToken(request: FastifyRequest): string | null | undefined {
+  const header = request.headers.authorization;
+  if (header === undefined) return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match?.[1] ?? null;
+}
+
+async function resolveCaller(database: Database, config: Config, request: FastifyRequest, reply: FastifyReply): Promise<Caller | null> {
+  const now = new Date();
+  const nowString = nowIso(now);
+  const token = bearerToken(request);
+  if (token === null) return null; // an Authorization header we cannot read is a failed credential, not an absent one
+  if (token !== undefined) {
+    const found = await findTokenUser(database.kysely, hashSecret(token), nowString);
+    if (!found) return null;
+    if (found.lastUsedAt === null || now.getTime() - Date.parse(found.lastUsedAt) > TOKEN_TOUCH_INTERVAL_MS) {
+      await touchToken(database.kysely, found.tokenId, nowString);
+    }
+    return { user: found.user, via: 'token' };
+  }
+  const cookie = request.cookies[SESSION_COOKIE];
+  if (!cookie) return null;
+  const secretHash = hashSecret(cookie);
+  const found = await findSessionUser(database.kysely, secretHash, nowString);
+  if (!found) return null;
+  // Sliding expiry, written at most once an hour per session to keep reads cheap.
+  const lifetimeMs = config.sessionDays * 86_400_000;
+  if (Date.parse(found.expiresAt) < now.getTime() + lifetimeMs - SESSION_REFRESH_INTERVAL_MS) {
+    await extendSession(database.kysely, found.sessionId, addMs(nowString, lifetimeMs));
+    void reply.setCookie(SESSION_COOKIE, cookie, sessionCookieOptions(config, lifetimeMs / 1000));
+  }
+  return { user: found.user, via: 'cookie', sessionSecretHash: secretHash };
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+// A browser will not send a cross-site request with Content-Type: application/json without a CORS
+// preflight (which we never grant), and it always sends Origin on cross-site writes.
+function passesCrossSiteGuard(request: FastifyRequest, config: Config): boolean {
+  if (SAFE_METHODS.has(request.method)) return true;
+  const contentType = request.headers['content-type'];
+  if (contentType !== undefined && /^application\/json\s*(;|$)/i.test(contentType)) return true;
+  const origin = request.headers.origin;
+  return origin !== undefined && origin === new URL(config.publicBaseUrl).origin;
+}
+
+/** Resolves the caller (and the campaign) for every route according to its `config.auth`, in that order: 401, then 404. */
+export function registerAuth(app: FastifyInstance, database: Database, config: Config): void {
+  app.decorateRequest('caller', null);
+  app.decorateRequest('campaign', null);
+
+  // onRequest, before the body is even read: no caller gets a 401 whatever it sent.
+  app.addHook('onRequest', async (request, reply) => {
+    const mode = request.routeOptions.config.auth ?? 'none';
+    if (mode === 'none') return;
+    const caller = await resolveCaller(database, config, request, reply);
+    if (!caller) throw new HttpError('unauthenticated', 'Sign in, or send a valid API token as "Authorization: Bearer <token>".');
+    if (caller.via === 'cookie' && !passesCrossSiteGuard(request, config)) {
+      throw new HttpError(
+        'cross_site_request',
+        'A write authenticated by cookie must be sent as application/json or from this service\'s own origin.',
+      );
+    }
+    request.caller = caller;
+    if (mode === 'campaign') {
+      const slug = (request.params as { campaignSlug?: string }).campaignSlug ?? '';
+      const campaign = await findAccessibleCampaign(database.kysely, slug, caller.user.id);
+      if (!campaign) throw new HttpError('campaign_not_found', `No campaign "${slug}" was found.`);
+      request.campaign = campaign;
+    }
+  });
+}
+
+/** The caller of a route whose config.auth is 'user' or 'campaign' (set by the onRequest hook). */
+export function callerOf(request: FastifyRequest): Caller {
+  if (!request.caller) throw new HttpError('unauthenticated', 'Sign in first.');
+  return request.caller;
+}
+
+export function campaignOf(request: FastifyRequest): CampaignRow {
+  if (!request.campaign) throw new HttpError('campaign_not_found', 'Campaign not found.');
+  return request.campaign;
+}

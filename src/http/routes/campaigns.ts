@@ -1,0 +1,109 @@
+import { Type } from '@sinclair/typebox';
+import {
+  createCampaign,
+  deleteCampaign,
+  listCampaignsByUser,
+  updateCampaign,
+  type CampaignChanges,
+} from '../../db/repositories/campaigns.js';
+import { etagOf } from '../../db/repositories/common.js';
+import { InputChecker } from '../../domain/input.js';
+import { serializeRichText } from '../../domain/rich-text.js';
+import { callerOf, campaignOf } from '../auth.js';
+import type { AppInstance } from '../app-types.js';
+import { Campaign, NewCampaignBody, presentCampaign, UpdatedCampaignBody } from '../schemas/campaign.js';
+import { CampaignParams, problems } from '../schemas/common.js';
+
+export function campaignRoutes(app: AppInstance) {
+  const { database } = app;
+
+  app.get(
+    '/campaigns',
+    {
+      config: { auth: 'user' },
+      schema: { tags: ['campaigns'], summary: "The caller's campaigns, most recently updated first", response: { 200: Type.Array(Campaign), ...problems(401) } },
+    },
+    async (request) => {
+      const rows = await listCampaignsByUser(database.kysely, callerOf(request).user.id);
+      return rows.map(presentCampaign);
+    },
+  );
+
+  app.post(
+    '/campaigns',
+    {
+      config: { auth: 'user' },
+      schema: {
+        tags: ['campaigns'],
+        summary: 'Create a campaign with the thing types NPCs, Locations and Items',
+        body: NewCampaignBody,
+        response: { 201: Campaign, ...problems(400, 401, 415) },
+      },
+    },
+    async (request, reply) => {
+      const input = request.body.newCampaign;
+      const check = new InputChecker();
+      const name = check.name(input.name, '/newCampaign/name');
+      const description = input.description === undefined ? null : serializeRichText(check.richText(input.description, '/newCampaign/description'));
+      check.done();
+      const row = await createCampaign(database, callerOf(request).user.id, { name, description });
+      return reply.code(201).header('location', `/api/campaigns/${row.slug}`).header('etag', etagOf(row.id, row.version)).send(presentCampaign(row));
+    },
+  );
+
+  app.get(
+    '/campaigns/:campaignSlug',
+    {
+      config: { auth: 'campaign' },
+      schema: { tags: ['campaigns'], params: CampaignParams, response: { 200: Campaign, ...problems(401, 404) } },
+    },
+    async (request, reply) => {
+      const campaign = campaignOf(request);
+      return reply.header('etag', etagOf(campaign.id, campaign.version)).send(presentCampaign(campaign));
+    },
+  );
+
+  app.put(
+    '/campaigns/:campaignSlug',
+    {
+      config: { auth: 'campaign' },
+      schema: {
+        tags: ['campaigns'],
+        summary: 'Change some fields of a campaign; omitted fields keep their value. Honours If-Match.',
+        params: CampaignParams,
+        body: UpdatedCampaignBody,
+        response: { 200: Campaign, ...problems(400, 401, 404, 409, 412, 415) },
+      },
+    },
+    async (request, reply) => {
+      const input = request.body.updatedCampaign;
+      const check = new InputChecker();
+      const changes: CampaignChanges = {};
+      if (input.slug !== undefined) changes.slug = check.slug(input.slug, '/updatedCampaign/slug');
+      if (input.name !== undefined) changes.name = check.name(input.name, '/updatedCampaign/name');
+      if (input.description !== undefined) {
+        changes.description = serializeRichText(check.richText(input.description, '/updatedCampaign/description'));
+      }
+      check.done();
+      const row = await updateCampaign(database, campaignOf(request), changes, request.headers['if-match']);
+      return reply.header('etag', etagOf(row.id, row.version)).send(presentCampaign(row));
+    },
+  );
+
+  app.delete(
+    '/campaigns/:campaignSlug',
+    {
+      config: { auth: 'campaign' },
+      schema: {
+        tags: ['campaigns'],
+        summary: 'Delete a campaign and everything in it',
+        params: CampaignParams,
+        response: { 204: Type.Null(), ...problems(401, 404) },
+      },
+    },
+    async (request, reply) => {
+      await deleteCampaign(database.kysely, campaignOf(request).id);
+      return reply.code(204).send(null);
+    },
+  );
+}

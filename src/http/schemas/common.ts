@@ -1,0 +1,41 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+
+export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds' });
+export const Slug = Type.String({
+  pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$',
+  minLength: 1,
+  maxLength: 100,
+  description: 'lowercase ASCII letters, digits and single hyphens',
+});
+export const Name = Type.String({ description: 'trimmed; 1 to 255 characters after trimming' });
+
+// The request schema checks the outer shape; the full rules (depth, size, leaves and marks) are
+// enforced by domain/rich-text.ts, which reports JSON pointers for every offending node.
+export const RichTextSchema = Type.Array(
+  Type.Object({ type: Type.String(), children: Type.Array(Type.Unknown()) }, { additionalProperties: true }),
+  {
+    description:
+      'Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB',
+  },
+);
+export const RichTextOut = Type.Array(Type.Unknown(), { description: RichTextSchema.description });
+
+export const Problem = Type.Object(
+  {
+    type: Type.String(),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.String(),
+    code: Type.String(),
+    errors: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }))),
+    success: Type.Optional(Type.Literal(false)),
+  },
+  { description: 'RFC 9457 problem details' },
+);
+
+/** Problem responses every authenticated route can give, for the OpenAPI document. */
+export function problems(...statuses: number[]): Record<number, TSchema> {
+  return Object.fromEntries(statuses.map((s) => [s, Problem]));
+}
+
+export const CampaignParams = Type.Object({ campaignSlug: Type.String() });

@@ -1,0 +1,88 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrateToLatest } from '../../src/db/migrate.js';
+import { migrations } from '../../src/db/migrations/index.js';
+import { createTestDatabase, dialect, type TestDatabase } from '../support/test-db.js';
+
+const foreignKeyViolation = dialect === 'postgres' ? '23503' : 'SQLITE_CONSTRAINT_FOREIGNKEY';
+const now = new Date().toISOString();
+
+describe(`migrations on ${dialect}`, () => {
+  it('apply on a fresh database, and a second run applies nothing', async () => {
+    const database = await createTestDatabase({ migrate: false });
+    try {
+      expect(await migrateToLatest(database)).toEqual(Object.keys(migrations));
+      expect(await migrateToLatest(database)).toEqual([]);
+    } finally {
+      await database.close();
+    }
+  });
+
+  describe('on the migrated schema', () => {
+    let database: TestDatabase;
+    beforeAll(async () => {
+      database = await createTestDatabase();
+    });
+    afterAll(async () => {
+      await database?.close();
+    });
+
+    it('has every table', async () => {
+      const tables = (await database.kysely.introspection.getTables()).map((table) => table.name);
+      expect(tables).toEqual(
+        expect.arrayContaining([
+          'users',
+          'sessions',
+          'api_tokens',
+          'rate_limits',
+          'campaigns',
+          'thing_types',
+          'things',
+          'arcs',
+          'arc_things',
+        ]),
+      );
+    });
+
+    it('refuses rows that point into another campaign', async () => {
+      const db = database.kysely;
+      await db
+        .insertInto('users')
+        .values({ id: 'u1', email: 'a@example.com', email_normalized: 'a@example.com', name: 'A', password_hash: 'x', created_at: now })
+        .execute();
+      const campaign = async (slug: string) => {
+        const row = await db
+          .insertInto('campaigns')
+          .values({ slug, name: slug, user_id: 'u1', version: 1, created_at: now, updated_at: now })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        return row.id;
+      };
+      const campaignA = await campaign('campaign-a');
+      const campaignB = await campaign('campaign-b');
+      const { id: typeA } = await db
+        .insertInto('thing_types')
+        .values({ campaign_id: campaignA, name: 'NPC', name_key: 'npc', version: 1, created_at: now, updated_at: now })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const thing = (campaignId: number, slug: string) =>
+        db
+          .insertInto('things')
+          .values({ campaign_id: campaignId, type_id: typeA, slug, name: slug, version: 1, created_at: now, updated_at: now })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+
+      // The same type id is accepted in its own campaign, so the refusal below is the foreign key's.
+      const { id: thingA } = await thing(campaignA, 'in-a');
+      await expect(thing(campaignB, 'in-b')).rejects.toMatchObject({ code: foreignKeyViolation });
+
+      const { id: arcB } = await db
+        .insertInto('arcs')
+        .values({ campaign_id: campaignB, slug: 'arc-b', name: 'Arc B', version: 1, created_at: now, updated_at: now })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      await expect(
+        db.insertInto('arc_things').values({ campaign_id: campaignB, arc_id: arcB, thing_id: thingA, created_at: now }).execute(),
+      ).rejects.toMatchObject({ code: foreignKeyViolation });
+    });
+  });
+});

@@ -1,0 +1,65 @@
+import type { LightMyRequestResponse } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import type { Database } from '../../src/db/database.js';
+import { createToken } from '../../src/db/repositories/credentials.js';
+import { createUser } from '../../src/db/repositories/users.js';
+import { hashSecret, newSecret } from '../../src/domain/secrets.js';
+import { nowIso } from '../../src/domain/time.js';
+import type { AppInstance } from '../../src/http/app-types.js';
+import { createTestDatabase } from './test-db.js';
+
+export interface TestUser {
+  id: string;
+  email: string;
+  token: string;
+  headers: { authorization: string };
+}
+
+export interface TestContext {
+  app: AppInstance;
+  database: Database & { url?: string };
+  config: Config;
+  /** Every SQL statement run since the last `queries.length = 0`. */
+  queries: string[];
+  /** A user with an API token, created straight in the database (no HTTP, no rate limits). */
+  createUser(email?: string): Promise<TestUser>;
+  close(): Promise<void>;
+}
+
+let userCounter = 0;
+
+// The password hash is never checked for these users (they sign in by token), so no argon2 cost.
+export async function createTestUser(database: Database, email?: string): Promise<TestUser> {
+  userCounter += 1;
+  const address = email ?? `user${userCounter}-${Math.random().toString(36).slice(2, 8)}@example.test`;
+  const now = nowIso();
+  const user = await createUser(database.kysely, { email: address, name: 'Test User', passwordHash: 'not-a-real-hash', now });
+  const token = newSecret('lf_');
+  await createToken(database.kysely, { userId: user.id, name: 'test', secretHash: hashSecret(token), now, expiresAt: null });
+  return { id: user.id, email: address, token, headers: { authorization: `Bearer ${token}` } };
+}
+
+export async function createTestContext(env: Record<string, string> = {}): Promise<TestContext> {
+  const queries: string[] = [];
+  const database = await createTestDatabase({ onQuery: (sql) => queries.push(sql) });
+  const config = loadConfig({ LOG_LEVEL: 'silent', ...env });
+  const app = await buildApp(config, { database, logger: false });
+  await app.ready();
+  return {
+    app,
+    database,
+    config,
+    queries,
+    createUser: (email) => createTestUser(database, email),
+    async close() {
+      await app.close();
+      await database.close();
+    },
+  };
+}
+
+/** The parsed JSON body of a response (throws with the body text when it is not JSON). */
+export function json<T = any>(response: LightMyRequestResponse): T {
+  return JSON.parse(response.body) as T;
+}

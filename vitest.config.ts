@@ -1,0 +1,28 @@
+import { defineConfig } from 'vitest/config';
+
+const integration = ['test/integration/**/*.test.ts'];
+
+// Every integration suite runs twice: once per dialect. Test files pick the dialect up through
+// test/support/test-db.ts, which reads TEST_DIALECT.
+export default defineConfig({
+  test: {
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // Leaves time for the PostgreSQL global teardown before vitest gives up and exits anyway.
+    teardownTimeout: 30_000,
+    pool: 'forks',
+    projects: [
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      { extends: true, test: { name: 'sqlite', include: integration, env: { TEST_DIALECT: 'sqlite' } } },
+      {
+        extends: true,
+        test: {
+          name: 'postgres',
+          include: integration,
+          env: { TEST_DIALECT: 'postgres' },
+          globalSetup: ['test/support/postgres-global-setup.ts'],
+        },
+      },
+    ],
+  },
+});
