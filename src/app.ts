@@ -54,6 +54,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // An empty body with Content-Type: application/json is "no body" (e.g. a DELETE sent by a client
   // that always sets the header), not malformed JSON; routes that need a body then say so.
   const parseJson = app.getDefaultJsonParser('error', 'error');
+  // JSON only: Fastify would otherwise accept text/plain bodies as strings.
+  app.removeContentTypeParser('text/plain');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') {

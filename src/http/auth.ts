@@ -4,6 +4,7 @@ import { findAccessibleCampaign } from '../db/repositories/campaigns.js';
 import { extendSession, findSessionUser, findTokenUser, touchToken } from '../db/repositories/credentials.js';
 import type { CampaignRow, UserRow } from '../db/schema.js';
 import type { Config } from '../config.js';
+import { hit } from '../db/repositories/rate-limits.js';
 import { hashSecret } from '../domain/secrets.js';
 import { addMs, nowIso } from '../domain/time.js';
 import { HttpError } from './errors.js';
@@ -101,6 +102,7 @@ export function registerAuth(app: FastifyInstance, database: Database, config: C
       );
     }
     request.caller = caller;
+    if (config.apiRateLimit !== undefined) await applyApiRateLimit(database, config.apiRateLimit, caller, reply);
     if (mode === 'campaign') {
       const slug = (request.params as { campaignSlug?: string }).campaignSlug ?? '';
       const campaign = await findAccessibleCampaign(database.kysely, slug, caller.user.id);
@@ -108,6 +110,26 @@ export function registerAuth(app: FastifyInstance, database: Database, config: C
       request.campaign = campaign;
     }
   });
+}
+
+const API_WINDOW_MS = 60_000;
+
+// The general per-caller limit (API_RATE_LIMIT requests per minute), off unless configured.
+// Counted in the database like the auth limits, so it holds across instances.
+async function applyApiRateLimit(database: Database, limit: number, caller: Caller, reply: FastifyReply) {
+  const now = new Date();
+  const state = await hit(database.kysely, `api:user:${caller.user.id}`, API_WINDOW_MS, now);
+  const resetSeconds = Math.max(1, Math.ceil((Date.parse(state.resetAt) - now.getTime()) / 1000));
+  void reply.headers({
+    'ratelimit-limit': String(limit),
+    'ratelimit-remaining': String(Math.max(0, limit - state.hits)),
+    'ratelimit-reset': String(resetSeconds),
+  });
+  if (state.hits > limit) {
+    throw new HttpError('rate_limited', `Too many requests: at most ${limit} a minute. Try again in ${resetSeconds} s.`, undefined, {
+      'retry-after': String(resetSeconds),
+    });
+  }
 }
 
 /** The caller of a route whose config.auth is 'user' or 'campaign' (set by the onRequest hook). */

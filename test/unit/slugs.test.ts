@@ -14,16 +14,17 @@ const validSlug = fc
   .filter((s) => s.length <= SLUG_MAX_LENGTH);
 
 // Names that look like slugs: the slug alphabet plus capitals, separators and runs of hyphens.
-const slugLikeName = fc.string({
-  unit: fc.constantFrom(...'abcxyzABCXYZ0189-_ .'.split('')),
-  maxLength: 160,
-});
+const slugLikeUnit = fc.constantFrom(...'abcxyzABCXYZ0189-_ .é'.split(''));
+const slugLikeName = fc.string({ unit: slugLikeUnit, maxLength: 160 });
+// Long enough that the cut at SLUG_MAX_LENGTH is exercised on every run of this arbitrary.
+const longName = fc.string({ unit: slugLikeUnit, minLength: 90, maxLength: 400 });
 
 const anyName = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 200 }), // full Unicode, lone surrogates included
   fc.string({ unit: 'grapheme', maxLength: 200 }),
   fc.string({ maxLength: 200 }),
   slugLikeName,
+  longName,
   validSlug,
 );
 

@@ -1,8 +1,18 @@
 import type { AppInstance } from '../app-types.js';
+import { arcsRoutes } from './arcs.js';
+import { authRoutes } from './auth.js';
 import { campaignRoutes } from './campaigns.js';
 import { healthRoutes } from './health.js';
+import { thingArcsRoutes } from './thing-arcs.js';
+import { thingTypesRoutes } from './thing-types.js';
+import { thingsRoutes } from './things.js';
 
 export function registerApiRoutes(app: AppInstance): void {
   healthRoutes(app);
+  authRoutes(app);
   campaignRoutes(app);
+  thingTypesRoutes(app);
+  thingsRoutes(app);
+  arcsRoutes(app);
+  thingArcsRoutes(app);
 }

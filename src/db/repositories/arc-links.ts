@@ -1,0 +1,107 @@
+import type { Database } from '../database.js';
+import { classifyDatabaseError } from '../errors.js';
+import type { ArcRow } from '../schema.js';
+import { DomainError } from '../../domain/errors.js';
+import { nowIso } from '../../domain/time.js';
+import type { Db } from './common.js';
+
+// Links between things and arcs. A link is not an edit of either record: linking and unlinking
+// leave both records' version and updatedAt as they were.
+
+export type LinkedArc = Omit<ArcRow, 'parent_arc_id' | 'notes' | 'version'>;
+
+interface NamedRecord {
+  id: number;
+  name: string;
+}
+
+function findThingRef(db: Db, campaignId: number, slug: string): Promise<NamedRecord | undefined> {
+  return db.selectFrom('things').select(['id', 'name']).where('campaign_id', '=', campaignId).where('slug', '=', slug).executeTakeFirst();
+}
+
+function findArcRef(db: Db, campaignId: number, slug: string): Promise<NamedRecord | undefined> {
+  return db.selectFrom('arcs').select(['id', 'name']).where('campaign_id', '=', campaignId).where('slug', '=', slug).executeTakeFirst();
+}
+
+async function requireThing(db: Db, campaignId: number, slug: string): Promise<NamedRecord> {
+  const thing = await findThingRef(db, campaignId, slug);
+  if (!thing) throw new DomainError('thing_not_found', `No thing "${slug}" was found in this campaign.`);
+  return thing;
+}
+
+async function requireArc(db: Db, campaignId: number, slug: string): Promise<NamedRecord> {
+  const arc = await findArcRef(db, campaignId, slug);
+  if (!arc) throw new DomainError('arc_not_found', `No arc "${slug}" was found in this campaign.`);
+  return arc;
+}
+
+/** The arcs a thing is linked to, in link order (when linked, then arc id). */
+export async function listArcsOfThing(db: Db, campaignId: number, thingSlug: string): Promise<LinkedArc[]> {
+  const thing = await requireThing(db, campaignId, thingSlug);
+  return db
+    .selectFrom('arc_things')
+    .innerJoin('arcs', (join) => join.onRef('arcs.campaign_id', '=', 'arc_things.campaign_id').onRef('arcs.id', '=', 'arc_things.arc_id'))
+    .select([
+      'arcs.id',
+      'arcs.campaign_id',
+      'arcs.slug',
+      'arcs.name',
+      'arcs.hook',
+      'arcs.protagonist',
+      'arcs.antagonist',
+      'arcs.problem',
+      'arcs.key',
+      'arcs.outcome',
+      'arcs.created_at',
+      'arcs.updated_at',
+    ])
+    .where('arc_things.campaign_id', '=', campaignId)
+    .where('arc_things.thing_id', '=', thing.id)
+    .orderBy('arc_things.created_at', 'asc')
+    .orderBy('arcs.id', 'asc')
+    .execute();
+}
+
+/** Links a thing to an arc; a pair already linked stays as it was (same link time). */
+export async function linkThingToArc(
+  database: Database,
+  campaignId: number,
+  thingSlug: string,
+  arcSlug: string,
+): Promise<{ thingName: string; arcName: string }> {
+  try {
+    return await database.kysely.transaction().execute(async (trx) => {
+      const thing = await requireThing(trx, campaignId, thingSlug);
+      const arc = await requireArc(trx, campaignId, arcSlug);
+      await trx
+        .insertInto('arc_things')
+        .values({ campaign_id: campaignId, arc_id: arc.id, thing_id: thing.id, created_at: nowIso() })
+        .onConflict((conflict) => conflict.columns(['campaign_id', 'arc_id', 'thing_id']).doNothing())
+        .execute();
+      return { thingName: thing.name, arcName: arc.name };
+    });
+  } catch (error) {
+    // The thing or the arc was deleted between our read and the insert.
+    if (classifyDatabaseError(error) === 'foreign_key') {
+      throw new DomainError('arc_not_found', 'The thing or the arc was deleted meanwhile.');
+    }
+    throw error;
+  }
+}
+
+/** Removes the link between a thing and an arc; 404 when either is unknown or they are not linked. */
+export async function unlinkThingFromArc(database: Database, campaignId: number, thingSlug: string, arcSlug: string): Promise<void> {
+  const db = database.kysely;
+  const thing = await requireThing(db, campaignId, thingSlug);
+  const arc = await requireArc(db, campaignId, arcSlug);
+  const result = await db
+    .deleteFrom('arc_things')
+    .where('campaign_id', '=', campaignId)
+    .where('arc_id', '=', arc.id)
+    .where('thing_id', '=', thing.id)
+    .executeTakeFirst();
+  if (result.numDeletedRows === 0n) {
+    // TODO(link_not_found): a dedicated code once the catalogue has one.
+    throw new DomainError('arc_not_found', `The thing "${thingSlug}" is not linked to the arc "${arcSlug}".`);
+  }
+}

@@ -1,0 +1,286 @@
+import type { Database } from '../database.js';
+import { classifyDatabaseError } from '../errors.js';
+import type { ArcRow, ArcTextField, ThingRow } from '../schema.js';
+import { wouldCreateCycle } from '../../domain/arc-tree.js';
+import { DomainError } from '../../domain/errors.js';
+import { nextFreeSlug, slugifyName } from '../../domain/slugs.js';
+import { nowIso } from '../../domain/time.js';
+import { type Db, ifMatchAdmits, lockCampaign } from './common.js';
+
+export interface ArcRef {
+  id: number;
+  slug: string;
+  name: string;
+}
+
+export interface ArcChildRef extends ArcRef {
+  created_at: string;
+  updated_at: string;
+}
+
+/** The thing columns an arc carries (what the Thing presenter needs). */
+export type LinkedThing = Pick<ThingRow, 'id' | 'slug' | 'type_id' | 'name' | 'description' | 'campaign_id' | 'created_at' | 'updated_at'>;
+
+/** An arc with its neighbours in the tree and its linked things, in link order. */
+export interface ArcDetail {
+  arc: ArcRow;
+  parent: ArcRef | null;
+  children: ArcChildRef[];
+  things: LinkedThing[];
+}
+
+/** Rich-text fields as stored (serialized JSON). */
+export type ArcTexts = Partial<Record<ArcTextField, string>>;
+
+export interface NewArcInput extends ArcTexts {
+  name: string;
+  parentArcId: number | null;
+}
+
+export interface ArcChanges extends ArcTexts {
+  slug?: string;
+  name?: string;
+  parentArcId?: number | null;
+}
+
+const FALLBACK_SLUG = 'arc';
+// PostgreSQL `integer` ids: a larger number can name no arc (and must never reach a query).
+const MAX_ID = 2_147_483_647;
+
+const LINKED_THING_COLUMNS = [
+  'things.id',
+  'things.slug',
+  'things.type_id',
+  'things.name',
+  'things.description',
+  'things.campaign_id',
+  'things.created_at',
+  'things.updated_at',
+] as const;
+
+// Links joined to their things, in link order: when linked, then thing id for links of one instant.
+function linkedThingsQuery(db: Db, campaignId: number) {
+  return db
+    .selectFrom('arc_things')
+    .innerJoin('things', (join) =>
+      join.onRef('things.campaign_id', '=', 'arc_things.campaign_id').onRef('things.id', '=', 'arc_things.thing_id'),
+    )
+    .select(['arc_things.arc_id', ...LINKED_THING_COLUMNS])
+    .where('arc_things.campaign_id', '=', campaignId)
+    .orderBy('arc_things.created_at', 'asc')
+    .orderBy('things.id', 'asc');
+}
+
+function childRef(row: ArcChildRef): ArcChildRef {
+  return { id: row.id, slug: row.slug, name: row.name, created_at: row.created_at, updated_at: row.updated_at };
+}
+
+function byCreatedAscending(a: ArcChildRef, b: ArcChildRef): number {
+  if (a.created_at !== b.created_at) return a.created_at < b.created_at ? -1 : 1;
+  return a.id - b.id;
+}
+
+/**
+ * Every arc of the campaign, newest first, each with parent, children and things. Two statements
+ * whatever the number of arcs and links: the arcs, then every link of the campaign with its thing.
+ */
+export async function listArcsByCampaign(db: Db, campaignId: number): Promise<ArcDetail[]> {
+  const arcs = await db
+    .selectFrom('arcs')
+    .selectAll()
+    .where('campaign_id', '=', campaignId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+  const links = await linkedThingsQuery(db, campaignId).execute();
+
+  const byId = new Map<number, ArcDetail>();
+  for (const arc of arcs) byId.set(arc.id, { arc, parent: null, children: [], things: [] });
+  // The arcs arrive newest first; walking them backwards lists each arc's children oldest first.
+  for (let i = arcs.length - 1; i >= 0; i -= 1) {
+    const arc = arcs[i]!;
+    if (arc.parent_arc_id === null) continue;
+    const parent = byId.get(arc.parent_arc_id);
+    const child = byId.get(arc.id)!;
+    if (!parent) continue;
+    child.parent = { id: parent.arc.id, slug: parent.arc.slug, name: parent.arc.name };
+    parent.children.push(childRef(arc));
+  }
+  for (const { arc_id, ...thing } of links) byId.get(arc_id)?.things.push(thing);
+  return [...byId.values()];
+}
+
+// Parent, children and things of one arc: two statements.
+async function loadArcDetail(db: Db, arc: ArcRow): Promise<ArcDetail> {
+  const neighbours = await db
+    .selectFrom('arcs')
+    .select(['id', 'slug', 'name', 'parent_arc_id', 'created_at', 'updated_at'])
+    .where('campaign_id', '=', arc.campaign_id)
+    .where((eb) =>
+      arc.parent_arc_id === null
+        ? eb('parent_arc_id', '=', arc.id)
+        : eb.or([eb('parent_arc_id', '=', arc.id), eb('id', '=', arc.parent_arc_id)]),
+    )
+    .execute();
+  const things = await linkedThingsQuery(db, arc.campaign_id).where('arc_things.arc_id', '=', arc.id).execute();
+  const parentRow = neighbours.find((row) => row.id === arc.parent_arc_id);
+  return {
+    arc,
+    parent: parentRow ? { id: parentRow.id, slug: parentRow.slug, name: parentRow.name } : null,
+    children: neighbours.filter((row) => row.parent_arc_id === arc.id).map(childRef).sort(byCreatedAscending),
+    things: things.map(({ arc_id: _arcId, ...thing }) => thing),
+  };
+}
+
+export function findArcBySlug(db: Db, campaignId: number, slug: string): Promise<ArcRow | undefined> {
+  return db.selectFrom('arcs').selectAll().where('campaign_id', '=', campaignId).where('slug', '=', slug).executeTakeFirst();
+}
+
+function arcNotFound(slug: string): DomainError {
+  return new DomainError('arc_not_found', `No arc "${slug}" was found in this campaign.`);
+}
+
+/** One arc with parent, children and things: three statements. */
+export async function findArcDetail(db: Db, campaignId: number, slug: string): Promise<ArcDetail> {
+  const arc = await findArcBySlug(db, campaignId, slug);
+  if (!arc) throw arcNotFound(slug);
+  return loadArcDetail(db, arc);
+}
+
+function invalidParent(pointer: string, parentArcId: number): DomainError {
+  return new DomainError('invalid_reference', 'The parent arc does not exist in this campaign.', [
+    { path: pointer, message: `names no arc of this campaign (${parentArcId})` },
+  ]);
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return classifyDatabaseError(error) === 'unique';
+}
+
+/**
+ * Creates an arc with a generated slug. `parentPointer` is where the parent id sits in the request,
+ * for the error that names it.
+ */
+export async function createArc(
+  database: Database,
+  campaignId: number,
+  input: NewArcInput,
+  parentPointer: string,
+): Promise<ArcDetail> {
+  return database.kysely.transaction().execute(async (trx) => {
+    if (!(await lockCampaign(trx, database, campaignId))) throw new DomainError('campaign_not_found', 'Campaign not found.');
+    if (input.parentArcId !== null) {
+      const parent =
+        input.parentArcId <= MAX_ID
+          ? await trx.selectFrom('arcs').select('id').where('campaign_id', '=', campaignId).where('id', '=', input.parentArcId).executeTakeFirst()
+          : undefined;
+      if (!parent) throw invalidParent(parentPointer, input.parentArcId);
+    }
+    const base = slugifyName(input.name) || FALLBACK_SLUG;
+    const taken = await trx
+      .selectFrom('arcs')
+      .select('slug')
+      .where('campaign_id', '=', campaignId)
+      .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${base}-%`)]))
+      .execute();
+    const slug = nextFreeSlug(base, taken.map((row) => row.slug));
+    const now = nowIso();
+    const { name, parentArcId, ...texts } = input;
+    const arc = await trx
+      .insertInto('arcs')
+      .values({ ...texts, campaign_id: campaignId, parent_arc_id: parentArcId, slug, name, version: 1, created_at: now, updated_at: now })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return loadArcDetail(trx, arc);
+  });
+}
+
+/**
+ * Applies a partial update: 412 when `ifMatch` no longer admits the arc, 409 on a taken slug, 400 on
+ * a parent of another campaign or one that would close a loop.
+ */
+export async function updateArc(
+  database: Database,
+  campaignId: number,
+  arcSlug: string,
+  changes: ArcChanges,
+  ifMatch: string | undefined,
+  parentPointer: string,
+): Promise<ArcDetail> {
+  try {
+    return await database.kysely.transaction().execute(async (trx) => {
+      const newParent = changes.parentArcId ?? null;
+      // Only a new parent touches the tree; the lock makes the cycle check and the write one step.
+      if (newParent !== null && !(await lockCampaign(trx, database, campaignId))) {
+        throw new DomainError('campaign_not_found', 'Campaign not found.');
+      }
+      const current = await findArcBySlug(trx, campaignId, arcSlug);
+      if (!current) throw arcNotFound(arcSlug);
+      if (!ifMatchAdmits(ifMatch, current.id, current.version)) {
+        throw new DomainError('precondition_failed', 'The arc has changed since the given ETag.');
+      }
+      if (changes.slug !== undefined && changes.slug !== current.slug) {
+        const taken = await trx
+          .selectFrom('arcs')
+          .select('id')
+          .where('campaign_id', '=', campaignId)
+          .where('slug', '=', changes.slug)
+          .executeTakeFirst();
+        if (taken) throw new DomainError('slug_taken', `The slug "${changes.slug}" is already taken in this campaign.`);
+      }
+      if (newParent !== null) {
+        if (newParent === current.id) {
+          throw new DomainError('arc_cycle', 'An arc cannot be its own parent.', [{ path: parentPointer, message: 'must not be the arc itself' }]);
+        }
+        const edges = await trx.selectFrom('arcs').select(['id', 'parent_arc_id']).where('campaign_id', '=', campaignId).execute();
+        if (!edges.some((edge) => edge.id === newParent)) throw invalidParent(parentPointer, newParent);
+        const pairs = edges.map((edge) => ({ id: edge.id, parentArcId: edge.parent_arc_id }));
+        if (wouldCreateCycle(current.id, newParent, pairs)) {
+          throw new DomainError('arc_cycle', 'The parent arc lies below this arc; the hierarchy would become a loop.', [
+            { path: parentPointer, message: 'must not be one of the arc’s descendants' },
+          ]);
+        }
+      }
+      const { parentArcId, ...fields } = changes;
+      let update = trx
+        .updateTable('arcs')
+        .set((eb) => ({
+          ...fields,
+          ...(parentArcId !== undefined ? { parent_arc_id: parentArcId } : {}),
+          version: eb('version', '+', 1),
+          updated_at: nowIso(),
+        }))
+        .where('campaign_id', '=', campaignId)
+        .where('id', '=', current.id);
+      // Without If-Match the last writer wins; with it, the version check in the UPDATE itself
+      // makes the comparison atomic even if another writer commits between our read and write.
+      if (ifMatch !== undefined) update = update.where('version', '=', current.version);
+      const updated = await update.returningAll().executeTakeFirst();
+      if (!updated) throw new DomainError('precondition_failed', 'The arc was changed by another request; reload it and try again.');
+      return loadArcDetail(trx, updated);
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new DomainError('slug_taken', `The slug "${changes.slug ?? ''}" is already taken in this campaign.`);
+    throw error;
+  }
+}
+
+/**
+ * Deletes an arc. Its children become top-level first (the parent foreign key has no ON DELETE
+ * action); that changes their own `parentArcId`, so their version and updatedAt move too. Its links
+ * go with it (ON DELETE CASCADE).
+ */
+export async function deleteArc(database: Database, campaignId: number, arcSlug: string): Promise<void> {
+  await database.kysely.transaction().execute(async (trx) => {
+    if (!(await lockCampaign(trx, database, campaignId))) throw new DomainError('campaign_not_found', 'Campaign not found.');
+    const arc = await trx.selectFrom('arcs').select('id').where('campaign_id', '=', campaignId).where('slug', '=', arcSlug).executeTakeFirst();
+    if (!arc) throw arcNotFound(arcSlug);
+    await trx
+      .updateTable('arcs')
+      .set((eb) => ({ parent_arc_id: null, version: eb('version', '+', 1), updated_at: nowIso() }))
+      .where('campaign_id', '=', campaignId)
+      .where('parent_arc_id', '=', arc.id)
+      .execute();
+    await trx.deleteFrom('arcs').where('campaign_id', '=', campaignId).where('id', '=', arc.id).execute();
+  });
+}

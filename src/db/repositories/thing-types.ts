@@ -1,0 +1,130 @@
+import type { Database } from '../database.js';
+import { classifyDatabaseError } from '../errors.js';
+import type { ThingTypeRow } from '../schema.js';
+import { DomainError } from '../../domain/errors.js';
+import { MAX_RECORD_ID } from '../../domain/list-cursor.js';
+import { nowIso } from '../../domain/time.js';
+import { type Db, ifMatchAdmits } from './common.js';
+
+/** The key that makes type names unique within a campaign regardless of case. */
+export function thingTypeNameKey(name: string): string {
+  return name.toLowerCase();
+}
+
+function nameTaken(name: string): DomainError {
+  return new DomainError('name_taken', `This campaign already has a thing type named "${name}" (names are compared case-insensitively).`);
+}
+
+function typeNotFound(id: number): DomainError {
+  return new DomainError('thing_type_not_found', `No thing type ${id} was found in this campaign.`);
+}
+
+export function listThingTypes(db: Db, campaignId: number): Promise<ThingTypeRow[]> {
+  return db.selectFrom('thing_types').selectAll().where('campaign_id', '=', campaignId).orderBy('id', 'asc').execute();
+}
+
+export async function findThingType(db: Db, campaignId: number, id: number): Promise<ThingTypeRow | undefined> {
+  if (id > MAX_RECORD_ID) return undefined;
+  return db.selectFrom('thing_types').selectAll().where('campaign_id', '=', campaignId).where('id', '=', id).executeTakeFirst();
+}
+
+/** Whether `id` names a thing type of this campaign. */
+export async function thingTypeExists(db: Db, campaignId: number, id: number): Promise<boolean> {
+  if (!Number.isSafeInteger(id) || id < 1 || id > MAX_RECORD_ID) return false;
+  const row = await db
+    .selectFrom('thing_types')
+    .select('id')
+    .where('campaign_id', '=', campaignId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+// The read before the write gives the clear message; the unique constraint settles a race between
+// two writers that both passed the read.
+export async function createThingType(database: Database, campaignId: number, name: string): Promise<ThingTypeRow> {
+  const nameKey = thingTypeNameKey(name);
+  try {
+    return await database.kysely.transaction().execute(async (trx) => {
+      const clash = await trx
+        .selectFrom('thing_types')
+        .select('id')
+        .where('campaign_id', '=', campaignId)
+        .where('name_key', '=', nameKey)
+        .executeTakeFirst();
+      if (clash) throw nameTaken(name);
+      const now = nowIso();
+      return trx
+        .insertInto('thing_types')
+        .values({ campaign_id: campaignId, name, name_key: nameKey, version: 1, created_at: now, updated_at: now })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    });
+  } catch (error) {
+    const kind = classifyDatabaseError(error);
+    if (kind === 'unique') throw nameTaken(name);
+    // The campaign was deleted under us.
+    if (kind === 'foreign_key') throw new DomainError('campaign_not_found', 'Campaign not found.');
+    throw error;
+  }
+}
+
+export interface ThingTypeChanges {
+  name?: string;
+}
+
+/** Applies a partial update; 412 when `ifMatch` no longer admits the record, 409 on a taken name. */
+export async function updateThingType(
+  database: Database,
+  campaignId: number,
+  id: number,
+  changes: ThingTypeChanges,
+  ifMatch: string | undefined,
+): Promise<ThingTypeRow> {
+  if (id > MAX_RECORD_ID) throw typeNotFound(id);
+  try {
+    return await database.kysely.transaction().execute(async (trx) => {
+      const current = await findThingType(trx, campaignId, id);
+      if (!current) throw typeNotFound(id);
+      if (!ifMatchAdmits(ifMatch, current.id, current.version)) {
+        throw new DomainError('precondition_failed', 'The thing type has changed since the given ETag.');
+      }
+      const set: { name?: string; name_key?: string } = {};
+      if (changes.name !== undefined) {
+        const nameKey = thingTypeNameKey(changes.name);
+        // Renaming a type to another spelling of its own name (`Npcs` → `NPCs`) is no clash.
+        const clash = await trx
+          .selectFrom('thing_types')
+          .select('id')
+          .where('campaign_id', '=', campaignId)
+          .where('name_key', '=', nameKey)
+          .where('id', '<>', current.id)
+          .executeTakeFirst();
+        if (clash) throw nameTaken(changes.name);
+        set.name = changes.name;
+        set.name_key = nameKey;
+      }
+      let update = trx
+        .updateTable('thing_types')
+        .set((eb) => ({ ...set, version: eb('version', '+', 1), updated_at: nowIso() }))
+        .where('campaign_id', '=', campaignId)
+        .where('id', '=', current.id);
+      if (ifMatch !== undefined) update = update.where('version', '=', current.version);
+      const updated = await update.returningAll().executeTakeFirst();
+      if (!updated) {
+        throw new DomainError('precondition_failed', 'The thing type was changed by another request; reload it and try again.');
+      }
+      return updated;
+    });
+  } catch (error) {
+    if (classifyDatabaseError(error) === 'unique') throw nameTaken(changes.name ?? '');
+    throw error;
+  }
+}
+
+/** Deletes the type; its things and their arc links go with it (the foreign keys cascade). */
+export async function deleteThingType(db: Db, campaignId: number, id: number): Promise<boolean> {
+  if (id > MAX_RECORD_ID) return false;
+  const result = await db.deleteFrom('thing_types').where('campaign_id', '=', campaignId).where('id', '=', id).executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}

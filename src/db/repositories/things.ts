@@ -1,0 +1,185 @@
+import type { Transaction } from 'kysely';
+import type { Database } from '../database.js';
+import { classifyDatabaseError } from '../errors.js';
+import type { DB, ThingRow } from '../schema.js';
+import { DomainError } from '../../domain/errors.js';
+import type { ListPosition } from '../../domain/list-cursor.js';
+import { isValidSlug, nextFreeSlug, slugifyName } from '../../domain/slugs.js';
+import { nowIso } from '../../domain/time.js';
+import { type Db, ifMatchAdmits, lockCampaign } from './common.js';
+import { thingTypeExists } from './thing-types.js';
+
+/** The base of a generated slug when nothing of the name survives slugification. */
+export const THING_SLUG_FALLBACK = 'thing';
+
+// A suffixed candidate keeps at least this much of its base: withSuffix cuts the base to make room
+// for `-<counter>`, and a counter of up to 14 digits leaves 85 characters (less at most one hyphen).
+const SUFFIXED_BASE_KEEPS = 85;
+
+function thingNotFound(slug: string): DomainError {
+  return new DomainError('thing_not_found', `No thing "${slug}" was found in this campaign.`);
+}
+
+function slugTaken(slug: string): DomainError {
+  return new DomainError('slug_taken', `The slug "${slug}" is already taken by another thing of this campaign.`);
+}
+
+function unknownType(typeId: number, path: string): DomainError {
+  return new DomainError('invalid_reference', `No thing type ${typeId} exists in this campaign.`, [
+    { path, message: 'must be the id of a thing type of this campaign' },
+  ]);
+}
+
+export interface ThingListPage {
+  rows: ThingRow[];
+  /** Whether rows remain after this page. */
+  more: boolean;
+}
+
+/** One page of the campaign's things, most recently updated first; one statement whatever the size. */
+export async function listThings(
+  db: Db,
+  campaignId: number,
+  options: { limit: number; typeId?: number | undefined; after?: ListPosition | undefined },
+): Promise<ThingListPage> {
+  let query = db.selectFrom('things').selectAll().where('campaign_id', '=', campaignId);
+  if (options.typeId !== undefined) query = query.where('type_id', '=', options.typeId);
+  const after = options.after;
+  if (after) {
+    query = query.where((eb) =>
+      eb.or([eb('updated_at', '<', after.updatedAt), eb.and([eb('updated_at', '=', after.updatedAt), eb('id', '<', after.id)])]),
+    );
+  }
+  const rows = await query
+    .orderBy('updated_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(options.limit + 1)
+    .execute();
+  const more = rows.length > options.limit;
+  if (more) rows.length = options.limit;
+  return { rows, more };
+}
+
+export function findThingBySlug(db: Db, campaignId: number, slug: string): Promise<ThingRow | undefined> {
+  if (!isValidSlug(slug)) return Promise.resolve(undefined);
+  return db.selectFrom('things').selectAll().where('campaign_id', '=', campaignId).where('slug', '=', slug).executeTakeFirst();
+}
+
+// Call with the campaign locked: every slug a generated one could collide with, in one query.
+async function takenSlugs(trx: Transaction<DB>, campaignId: number, base: string): Promise<string[]> {
+  const prefix = base.length > SUFFIXED_BASE_KEEPS ? base.slice(0, SUFFIXED_BASE_KEEPS) : `${base}-`;
+  const rows = await trx
+    .selectFrom('things')
+    .select('slug')
+    .where('campaign_id', '=', campaignId)
+    .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${prefix}%`)]))
+    .execute();
+  return rows.map((r) => r.slug);
+}
+
+export interface NewThingInput {
+  name: string;
+  typeId: number;
+  description: string | null;
+}
+
+/**
+ * Creates a thing with a slug generated from its name (`-2`, `-3`… on a clash). `typeIdPath` is
+ * where the caller's input carried the type id, for the error that names it.
+ */
+export async function createThing(database: Database, campaignId: number, input: NewThingInput, typeIdPath: string): Promise<ThingRow> {
+  try {
+    return await database.kysely.transaction().execute(async (trx) => {
+      if (!(await lockCampaign(trx, database, campaignId))) throw new DomainError('campaign_not_found', 'Campaign not found.');
+      if (!(await thingTypeExists(trx, campaignId, input.typeId))) throw unknownType(input.typeId, typeIdPath);
+      const base = slugifyName(input.name) || THING_SLUG_FALLBACK;
+      const slug = nextFreeSlug(base, await takenSlugs(trx, campaignId, base));
+      const now = nowIso();
+      return trx
+        .insertInto('things')
+        .values({
+          campaign_id: campaignId,
+          type_id: input.typeId,
+          slug,
+          name: input.name,
+          description: input.description,
+          version: 1,
+          created_at: now,
+          updated_at: now,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    });
+  } catch (error) {
+    // The type was deleted between our check and the insert.
+    if (classifyDatabaseError(error) === 'foreign_key') throw unknownType(input.typeId, typeIdPath);
+    throw error;
+  }
+}
+
+export interface ThingChanges {
+  slug?: string;
+  name?: string;
+  typeId?: number;
+  description?: string;
+}
+
+/**
+ * Applies a partial update to the thing `slug`. A new name keeps the slug (slugs are stable
+ * identifiers); only an explicit `slug` changes it. 412 when `ifMatch` no longer admits the record.
+ */
+export async function updateThing(
+  database: Database,
+  campaignId: number,
+  slug: string,
+  changes: ThingChanges,
+  ifMatch: string | undefined,
+  typeIdPath: string,
+): Promise<ThingRow> {
+  if (!isValidSlug(slug)) throw thingNotFound(slug);
+  try {
+    return await database.kysely.transaction().execute(async (trx) => {
+      const newSlug = changes.slug !== undefined && changes.slug !== slug ? changes.slug : undefined;
+      // Taking a slug competes with slug generation, so it takes the same lock.
+      if (newSlug !== undefined && !(await lockCampaign(trx, database, campaignId))) {
+        throw new DomainError('campaign_not_found', 'Campaign not found.');
+      }
+      const current = await findThingBySlug(trx, campaignId, slug);
+      if (!current) throw thingNotFound(slug);
+      if (!ifMatchAdmits(ifMatch, current.id, current.version)) {
+        throw new DomainError('precondition_failed', 'The thing has changed since the given ETag.');
+      }
+      if (changes.typeId !== undefined && changes.typeId !== current.type_id && !(await thingTypeExists(trx, campaignId, changes.typeId))) {
+        throw unknownType(changes.typeId, typeIdPath);
+      }
+      if (newSlug !== undefined && (await findThingBySlug(trx, campaignId, newSlug))) throw slugTaken(newSlug);
+      const set: { slug?: string; name?: string; type_id?: number; description?: string } = {};
+      if (newSlug !== undefined) set.slug = newSlug;
+      if (changes.name !== undefined) set.name = changes.name;
+      if (changes.typeId !== undefined) set.type_id = changes.typeId;
+      if (changes.description !== undefined) set.description = changes.description;
+      let update = trx
+        .updateTable('things')
+        .set((eb) => ({ ...set, version: eb('version', '+', 1), updated_at: nowIso() }))
+        .where('campaign_id', '=', campaignId)
+        .where('id', '=', current.id);
+      if (ifMatch !== undefined) update = update.where('version', '=', current.version);
+      const updated = await update.returningAll().executeTakeFirst();
+      if (!updated) throw new DomainError('precondition_failed', 'The thing was changed by another request; reload it and try again.');
+      return updated;
+    });
+  } catch (error) {
+    const kind = classifyDatabaseError(error);
+    if (kind === 'unique') throw slugTaken(changes.slug ?? slug);
+    // The type was deleted between our check and the write.
+    if (kind === 'foreign_key' && changes.typeId !== undefined) throw unknownType(changes.typeId, typeIdPath);
+    throw error;
+  }
+}
+
+/** Deletes the thing; its arc links go with it (the foreign key cascades). */
+export async function deleteThing(db: Db, campaignId: number, slug: string): Promise<boolean> {
+  if (!isValidSlug(slug)) return false;
+  const result = await db.deleteFrom('things').where('campaign_id', '=', campaignId).where('slug', '=', slug).executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}

@@ -1,0 +1,120 @@
+// The query of the things list (count, fetchAll, typeId, cursor) and its opaque keyset cursor.
+// Parsed by hand rather than by ajv coercion so every bad value gets a clear message and a JSON
+// pointer into the query object, and so a repeated parameter is refused rather than guessed at.
+
+export const DEFAULT_THING_COUNT = 20;
+export const MAX_THING_COUNT = 1000;
+/** Ids are 32-bit on both dialects: a larger number names no record (and must never reach PostgreSQL's int4). */
+export const MAX_RECORD_ID = 2_147_483_647;
+
+const POSITIVE_INTEGER = /^[1-9][0-9]{0,15}$/;
+const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+const MAX_CURSOR_LENGTH = 512;
+
+/** A position in the list: the last row of a page, ordered by (updatedAt desc, id desc). */
+export interface ListPosition {
+  updatedAt: string;
+  id: number;
+}
+
+export interface ThingListQuery {
+  /** How many rows the page holds. */
+  limit: number;
+  /** The parameters as the client gave them (normalised), repeated in the next page's link. */
+  count?: number;
+  fetchAll?: boolean;
+  typeId?: number;
+  after?: ListPosition;
+}
+
+export interface QueryIssue {
+  path: string;
+  message: string;
+}
+
+export type Parsed<T> = { ok: true; value: T } | { ok: false; issues: QueryIssue[] };
+
+export function encodeCursor(position: ListPosition): string {
+  return Buffer.from(JSON.stringify({ u: position.updatedAt, i: position.id }), 'utf8').toString('base64url');
+}
+
+/** The position a cursor names, or undefined when it is not one this service issued. */
+export function decodeCursor(cursor: string): ListPosition | undefined {
+  if (cursor.length > MAX_CURSOR_LENGTH || !BASE64URL.test(cursor)) return undefined;
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (typeof decoded !== 'object' || decoded === null || Array.isArray(decoded)) return undefined;
+  const { u, i } = decoded as { u?: unknown; i?: unknown };
+  if (Object.keys(decoded).length !== 2) return undefined;
+  if (typeof u !== 'string' || !ISO_TIMESTAMP.test(u) || Number.isNaN(Date.parse(u))) return undefined;
+  // A calendar-impossible date (2026-02-31) parses in some engines; the round trip catches it.
+  if (new Date(u).toISOString() !== u) return undefined;
+  if (typeof i !== 'number' || !Number.isSafeInteger(i) || i < 1 || i > MAX_RECORD_ID) return undefined;
+  return { updatedAt: u, id: i };
+}
+
+// A query value as Fastify's parser hands it over: a string, an array when repeated, absent.
+function single(query: Record<string, unknown>, name: string, issues: QueryIssue[]): string | undefined {
+  const value = Object.hasOwn(query, name) ? query[name] : undefined;
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') {
+    issues.push({ path: `/${name}`, message: 'must be given at most once' });
+    return undefined;
+  }
+  return value;
+}
+
+export function parseThingListQuery(raw: unknown): Parsed<ThingListQuery> {
+  const query = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {};
+  const issues: QueryIssue[] = [];
+  const result: ThingListQuery = { limit: DEFAULT_THING_COUNT };
+
+  const count = single(query, 'count', issues);
+  if (count !== undefined) {
+    const n = POSITIVE_INTEGER.test(count) ? Number(count) : NaN;
+    if (!(n >= 1 && n <= MAX_THING_COUNT)) {
+      issues.push({ path: '/count', message: `must be an integer from 1 to ${MAX_THING_COUNT}, written in decimal digits` });
+    } else {
+      result.count = n;
+    }
+  }
+
+  const fetchAll = single(query, 'fetchAll', issues);
+  if (fetchAll !== undefined) {
+    if (fetchAll === 'true') result.fetchAll = true;
+    else if (fetchAll === 'false') result.fetchAll = false;
+    else issues.push({ path: '/fetchAll', message: 'must be true or false' });
+  }
+
+  const typeId = single(query, 'typeId', issues);
+  if (typeId !== undefined) {
+    if (POSITIVE_INTEGER.test(typeId)) result.typeId = Number(typeId);
+    else issues.push({ path: '/typeId', message: 'must be a positive integer id' });
+  }
+
+  const cursor = single(query, 'cursor', issues);
+  if (cursor !== undefined) {
+    const position = decodeCursor(cursor);
+    if (position) result.after = position;
+    else issues.push({ path: '/cursor', message: 'is not a cursor from this list; follow the Link header of the previous page' });
+  }
+
+  if (issues.length > 0) return { ok: false, issues };
+  result.limit = result.fetchAll === true ? MAX_THING_COUNT : (result.count ?? DEFAULT_THING_COUNT);
+  return { ok: true, value: result };
+}
+
+/** The query string of the page after `last`: the same parameters, and the cursor. */
+export function nextPageQueryString(query: ThingListQuery, last: ListPosition): string {
+  const params = new URLSearchParams();
+  if (query.count !== undefined) params.set('count', String(query.count));
+  if (query.fetchAll !== undefined) params.set('fetchAll', String(query.fetchAll));
+  if (query.typeId !== undefined) params.set('typeId', String(query.typeId));
+  params.set('cursor', encodeCursor(last));
+  return params.toString();
+}

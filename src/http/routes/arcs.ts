@@ -1,0 +1,136 @@
+import { Type } from '@sinclair/typebox';
+import {
+  createArc,
+  deleteArc,
+  findArcDetail,
+  listArcsByCampaign,
+  updateArc,
+  type ArcChanges,
+  type ArcTexts,
+} from '../../db/repositories/arcs.js';
+import { etagOf } from '../../db/repositories/common.js';
+import { ARC_TEXT_FIELDS } from '../../db/schema.js';
+import { InputChecker } from '../../domain/input.js';
+import { serializeRichText } from '../../domain/rich-text.js';
+import { campaignOf } from '../auth.js';
+import type { AppInstance } from '../app-types.js';
+import { Arc, ArcParams, NewArcBody, presentArc, presentArcs, UpdatedArcBody } from '../schemas/arc.js';
+import { CampaignParams, problems } from '../schemas/common.js';
+
+/** The rich-text fields present in `input`, validated (issues under `pointer`) and serialized for storage. */
+function checkTexts(check: InputChecker, input: Partial<Record<(typeof ARC_TEXT_FIELDS)[number], unknown>>, pointer: string): ArcTexts {
+  const texts: ArcTexts = {};
+  for (const field of ARC_TEXT_FIELDS) {
+    const value = input[field];
+    if (value !== undefined) texts[field] = serializeRichText(check.richText(value, `${pointer}/${field}`));
+  }
+  return texts;
+}
+
+export function arcsRoutes(app: AppInstance) {
+  const { database } = app;
+
+  app.get(
+    '/campaigns/:campaignSlug/arcs',
+    {
+      config: { auth: 'campaign' },
+      schema: {
+        tags: ['arcs'],
+        summary: 'Every arc of the campaign, newest first, each with parentArc, childArcs and its full things',
+        params: CampaignParams,
+        response: { 200: Type.Array(Arc), ...problems(401, 404) },
+      },
+    },
+    async (request) => presentArcs(await listArcsByCampaign(database.kysely, campaignOf(request).id)),
+  );
+
+  app.post(
+    '/campaigns/:campaignSlug/arcs',
+    {
+      config: { auth: 'campaign' },
+      schema: {
+        tags: ['arcs'],
+        summary: 'Create an arc; its slug is generated from the name',
+        params: CampaignParams,
+        body: NewArcBody,
+        response: { 201: Arc, ...problems(400, 401, 404, 415) },
+      },
+    },
+    async (request, reply) => {
+      const input = request.body.newArc;
+      const check = new InputChecker();
+      const name = check.name(input.name, '/newArc/name');
+      const texts = checkTexts(check, input, '/newArc');
+      check.done();
+      const campaign = campaignOf(request);
+      const detail = await createArc(database, campaign.id, { ...texts, name, parentArcId: input.parentArcId ?? null }, '/newArc/parentArcId');
+      return reply
+        .code(201)
+        .header('location', `/api/campaigns/${campaign.slug}/arcs/${detail.arc.slug}`)
+        .header('etag', etagOf(detail.arc.id, detail.arc.version))
+        .send(presentArc(detail));
+    },
+  );
+
+  app.get(
+    '/campaigns/:campaignSlug/arcs/:arcSlug',
+    {
+      config: { auth: 'campaign' },
+      schema: { tags: ['arcs'], params: ArcParams, response: { 200: Arc, ...problems(401, 404) } },
+    },
+    async (request, reply) => {
+      const detail = await findArcDetail(database.kysely, campaignOf(request).id, request.params.arcSlug);
+      return reply.header('etag', etagOf(detail.arc.id, detail.arc.version)).send(presentArc(detail));
+    },
+  );
+
+  app.put(
+    '/campaigns/:campaignSlug/arcs/:arcSlug',
+    {
+      config: { auth: 'campaign' },
+      schema: {
+        tags: ['arcs'],
+        summary: 'Change some fields of an arc; omitted fields keep their value. Honours If-Match.',
+        params: ArcParams,
+        body: UpdatedArcBody,
+        response: { 200: Arc, ...problems(400, 401, 404, 409, 412, 415) },
+      },
+    },
+    async (request, reply) => {
+      const input = request.body.updatedArc;
+      const check = new InputChecker();
+      const changes: ArcChanges = {};
+      if (input.slug !== undefined) changes.slug = check.slug(input.slug, '/updatedArc/slug');
+      if (input.name !== undefined) changes.name = check.name(input.name, '/updatedArc/name');
+      if (input.parentArcId !== undefined) changes.parentArcId = input.parentArcId;
+      Object.assign(changes, checkTexts(check, input, '/updatedArc'));
+      check.done();
+      const detail = await updateArc(
+        database,
+        campaignOf(request).id,
+        request.params.arcSlug,
+        changes,
+        request.headers['if-match'],
+        '/updatedArc/parentArcId',
+      );
+      return reply.header('etag', etagOf(detail.arc.id, detail.arc.version)).send(presentArc(detail));
+    },
+  );
+
+  app.delete(
+    '/campaigns/:campaignSlug/arcs/:arcSlug',
+    {
+      config: { auth: 'campaign' },
+      schema: {
+        tags: ['arcs'],
+        summary: 'Delete an arc: its child arcs become top-level and its links to things go',
+        params: ArcParams,
+        response: { 204: Type.Null(), ...problems(401, 404) },
+      },
+    },
+    async (request, reply) => {
+      await deleteArc(database, campaignOf(request).id, request.params.arcSlug);
+      return reply.code(204).send(null);
+    },
+  );
+}

@@ -1,0 +1,62 @@
+import { Type } from '@sinclair/typebox';
+import { linkThingToArc, listArcsOfThing, unlinkThingFromArc } from '../../db/repositories/arc-links.js';
+import { campaignOf } from '../auth.js';
+import type { AppInstance } from '../app-types.js';
+import { LinkArcBody, LinkedArcSchema, LinkMessage, presentLinkedArc, ThingArcParams, ThingParams } from '../schemas/arc.js';
+import { problems } from '../schemas/common.js';
+
+export function thingArcsRoutes(app: AppInstance) {
+  const { database } = app;
+
+  app.get(
+    '/campaigns/:campaignSlug/things/:thingSlug/arcs',
+    {
+      config: { auth: 'campaign' },
+      schema: {
+        tags: ['arcs'],
+        summary: 'The arcs a thing is linked to, in the order it was linked to them',
+        params: ThingParams,
+        response: { 200: Type.Array(LinkedArcSchema), ...problems(401, 404) },
+      },
+    },
+    async (request) => {
+      const rows = await listArcsOfThing(database.kysely, campaignOf(request).id, request.params.thingSlug);
+      return rows.map(presentLinkedArc);
+    },
+  );
+
+  app.post(
+    '/campaigns/:campaignSlug/things/:thingSlug/arcs',
+    {
+      config: { auth: 'campaign' },
+      schema: {
+        tags: ['arcs'],
+        summary: 'Link a thing to an arc; linking a pair that is already linked also succeeds',
+        params: ThingParams,
+        body: LinkArcBody,
+        response: { 200: LinkMessage, ...problems(400, 401, 404, 415) },
+      },
+    },
+    async (request) => {
+      const { thingName, arcName } = await linkThingToArc(database, campaignOf(request).id, request.params.thingSlug, request.body.arcSlug);
+      return { message: `Added ${thingName} to ${arcName} successfully.` };
+    },
+  );
+
+  app.delete(
+    '/campaigns/:campaignSlug/things/:thingSlug/arcs/:arcSlug',
+    {
+      config: { auth: 'campaign' },
+      schema: {
+        tags: ['arcs'],
+        summary: 'Unlink a thing from an arc',
+        params: ThingArcParams,
+        response: { 204: Type.Null(), ...problems(401, 404) },
+      },
+    },
+    async (request, reply) => {
+      await unlinkThingFromArc(database, campaignOf(request).id, request.params.thingSlug, request.params.arcSlug);
+      return reply.code(204).send(null);
+    },
+  );
+}
