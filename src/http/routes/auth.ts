@@ -7,7 +7,7 @@ import { createUser, findUserByEmail, normalizeEmail } from '../../db/repositori
 import type { DB, UserRow } from '../../db/schema.js';
 import { DomainError } from '../../domain/errors.js';
 import { InputChecker } from '../../domain/input.js';
-import { HOUR_MS, MINUTE_MS, isExhausted, limitKeys, count, reset, takeSlot, type LimitDecision } from '../../domain/rate-limit.js';
+import { count, HOUR_MS, isExhausted, limitKeys, MINUTE_MS, reset, takeSlot, type LimitDecision } from '../../domain/rate-limit.js';
 import { hashPassword, hashSecret, newSecret, verifyPassword } from '../../domain/secrets.js';
 import { addMs, nowIso } from '../../domain/time.js';
 import type { AppInstance } from '../app-types.js';
@@ -73,14 +73,16 @@ export function authRoutes(app: AppInstance) {
         body: RegisterBody,
         response: { 201: UserEnvelope, ...problems(400, 409, 415, 429) },
       },
+      // Before the body is validated: every attempt counts, valid or not.
+      preValidation: async (request) => {
+        refuseIfLimited(
+          await takeSlot(database.kysely, { key: limitKeys.registerByIp(request.ip), max: config.registerMaxPerIpPerHour, windowMs: HOUR_MS }),
+          'Too many registrations from this address',
+        );
+      },
     },
     async (request, reply) => {
       const now = new Date();
-      // Every attempt counts, valid or not: the limit is on what one address may try.
-      refuseIfLimited(
-        await takeSlot(database.kysely, { key: limitKeys.registerByIp(request.ip), max: config.registerMaxPerIpPerHour, windowMs: HOUR_MS }, now),
-        'Too many registrations from this address',
-      );
       const input = request.body;
       const check = new InputChecker();
       const email = checkEmail(check, input.email, '/email');
@@ -128,8 +130,8 @@ export function authRoutes(app: AppInstance) {
         windowMs: loginWindowMs,
       };
       refuseIfLimited(await isExhausted(database.kysely, ipLimit, now), 'Too many failed sign-ins from this address');
-      // The account's slot is taken before the (slow) password check and given back on success,
-      // so parallel guesses cannot overrun the limit while their hashes are being computed.
+      // The account's slot is taken before the (slow) password check, and the counter cleared on
+      // success, so parallel guesses cannot overrun the limit while their hashes are computed.
       refuseIfLimited(await takeSlot(database.kysely, accountLimit, now), 'Too many failed sign-ins for this account');
 
       // No stored password is that long, so it is wrong without spending a hash on it.
@@ -200,6 +202,8 @@ export function authRoutes(app: AppInstance) {
       return reply
         .code(201)
         .header('location', `/api/auth/tokens/${row.id}`)
+        // The one response that carries the secret: no cache on the way may keep it.
+        .header('cache-control', 'no-store')
         .send({ id: row.id, name: row.name, token, createdAt: row.created_at, expiresAt: row.expires_at });
     },
   );

@@ -1,0 +1,177 @@
+import fs from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from './config.js';
+import { createDatabase, type Database } from './db/database.js';
+import { migrateToLatest } from './db/migrate.js';
+import { setPremiumUntil } from './db/repositories/users.js';
+import { parseDateTime } from './domain/time.js';
+
+// The admin command line: `npm run cli -- <command>`, against the same settings as the server.
+// runCli does the work and returns the exit status, so tests run it in-process.
+
+export interface CliIo {
+  out(line: string): void;
+  err(line: string): void;
+}
+
+export const USAGE = `Usage: npm run cli -- <command>
+
+Commands:
+  migrate                                  apply pending database migrations
+  user premium <email> --until <date>      make the user premium until <date>: an ISO 8601 date
+                                           (2027-01-31, meaning 00:00 UTC that day) or date-time
+                                           with a time zone (2027-01-31T18:00:00Z, …+01:00)
+  user premium <email> --off               end the user's premium
+  help                                     show this text
+
+Settings are read from the same environment variables as the server (DATABASE_URL, DATA_DIR, …);
+pending migrations are applied before every command.
+Exit status: 0 done, 1 failed (bad setting, unknown user, database error), 2 bad command line.`;
+
+type Command = { kind: 'help' } | { kind: 'migrate' } | { kind: 'premium'; email: string; until: string | null };
+
+class UsageError extends Error {}
+
+const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** An ISO 8601 date (midnight UTC) or date-time with a zone, as the UTC instant with milliseconds. */
+export function parseUntil(value: string): string | undefined {
+  const date = DATE_ONLY.exec(value);
+  return parseDateTime(date ? `${value}T00:00:00Z` : value);
+}
+
+function parseCommand(argv: string[]): Command {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: { until: { type: 'string' }, off: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  const { positionals, values } = parsed;
+  const [name, ...rest] = positionals;
+  if (values.help || name === 'help') return { kind: 'help' };
+  if (name === undefined) throw new UsageError('no command given');
+  const noOptions = values.until === undefined && values.off === undefined;
+
+  if (name === 'migrate') {
+    if (rest.length > 0 || !noOptions) throw new UsageError('migrate takes no arguments');
+    return { kind: 'migrate' };
+  }
+  if (name === 'user' && rest[0] === 'premium') {
+    const [, email, ...extra] = rest;
+    if (email === undefined || email.trim() === '') throw new UsageError('user premium needs an email address');
+    if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
+    if (values.off && values.until !== undefined) throw new UsageError('give either --until <date> or --off, not both');
+    if (values.off) return { kind: 'premium', email: email.trim(), until: null };
+    if (values.until === undefined) throw new UsageError('user premium needs --until <date> or --off');
+    const until = parseUntil(values.until.trim());
+    if (until === undefined) {
+      throw new UsageError(
+        `--until must be an ISO 8601 date (2027-01-31) or date-time with a time zone (2027-01-31T18:00:00Z), got "${values.until}"`,
+      );
+    }
+    return { kind: 'premium', email: email.trim(), until };
+  }
+  throw new UsageError(`unknown command "${positionals.join(' ')}"`);
+}
+
+function describeError(error: unknown): string {
+  if (error instanceof AggregateError && error.errors.length > 0) return describeError(error.errors[0]);
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    const message = error.message || error.name;
+    return typeof code === 'string' && !message.includes(code) ? `${message} (${code})` : message;
+  }
+  return String(error);
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+async function execute(command: Exclude<Command, { kind: 'help' }>, database: Database, io: CliIo): Promise<number> {
+  const applied = await migrateToLatest(database);
+  if (applied.length > 0) io.out(`Applied ${plural(applied.length, 'migration')}: ${applied.join(', ')}`);
+  switch (command.kind) {
+    case 'migrate':
+      if (applied.length === 0) io.out('No pending migrations: the database is up to date.');
+      return 0;
+    case 'premium': {
+      if (!(await setPremiumUntil(database.kysely, command.email, command.until))) {
+        io.err(`loreforge: no user has the email address "${command.email}"`);
+        return 1;
+      }
+      if (command.until === null) io.out(`${command.email} is no longer premium.`);
+      else {
+        const past = Date.parse(command.until) <= Date.now() ? ' (a moment already past: the user is not premium)' : '';
+        io.out(`${command.email} is premium until ${command.until}${past}.`);
+      }
+      return 0;
+    }
+  }
+}
+
+/** Runs one command line (without the `node script` part); resolves to the exit status. */
+export async function runCli(argv: string[], env: Record<string, string | undefined>, io: CliIo): Promise<number> {
+  let command: Command;
+  try {
+    command = parseCommand(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.err(`loreforge: ${error.message}`);
+    io.err('');
+    io.err(USAGE);
+    return 2;
+  }
+  if (command.kind === 'help') {
+    io.out(USAGE);
+    return 0;
+  }
+
+  let config;
+  try {
+    config = loadConfig(env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    io.err(`loreforge: ${error.message}`);
+    return 1;
+  }
+
+  let database: Database | undefined;
+  try {
+    database = createDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
+    return await execute(command, database, io);
+  } catch (error) {
+    io.err(`loreforge: ${describeError(error)}`);
+    return 1;
+  } finally {
+    await database?.close();
+  }
+}
+
+function isEntryPoint(): boolean {
+  const script = process.argv[1];
+  if (script === undefined) return false;
+  try {
+    return import.meta.url === pathToFileURL(fs.realpathSync(script)).href;
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) {
+  const io: CliIo = { out: (line) => process.stdout.write(`${line}\n`), err: (line) => process.stderr.write(`${line}\n`) };
+  runCli(process.argv.slice(2), process.env, io).then(
+    (status) => {
+      process.exitCode = status;
+    },
+    (error: unknown) => {
+      io.err(`loreforge: ${describeError(error)}`);
+      process.exitCode = 1;
+    },
+  );
+}

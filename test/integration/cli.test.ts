@@ -1,0 +1,219 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { runCli } from '../../src/cli.js';
+import { loadConfig } from '../../src/config.js';
+import { createDatabase, type Database } from '../../src/db/database.js';
+import { migrations } from '../../src/db/migrations/index.js';
+import type { AppInstance } from '../../src/http/app-types.js';
+import { createTestUser, json, type TestUser } from '../support/app.js';
+import { createTestDatabase, dialect } from '../support/test-db.js';
+
+// The command line opens its own connection, so each target is a database another connection can
+// reach: a SQLite file in a temporary DATA_DIR, or a PostgreSQL database of the test server.
+interface Target {
+  env: Record<string, string>;
+  /** A connection of our own to the same database. */
+  database: Database;
+  cleanup(): Promise<void>;
+}
+
+const temporaryDirs: string[] = [];
+
+function temporaryDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loreforge-cli-'));
+  temporaryDirs.push(dir);
+  return dir;
+}
+
+async function emptyTarget(): Promise<Target> {
+  if (dialect === 'postgres') {
+    const database = await createTestDatabase({ migrate: false });
+    return { env: { DATABASE_URL: database.url!, LOG_LEVEL: 'silent' }, database, cleanup: () => database.close() };
+  }
+  const dir = temporaryDir();
+  const database = createDatabase({ dataDir: dir });
+  return { env: { DATA_DIR: dir, LOG_LEVEL: 'silent' }, database, cleanup: () => database.close() };
+}
+
+async function cli(args: string[], env: Record<string, string | undefined>) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const status = await runCli(args, env, { out: (line) => out.push(line), err: (line) => err.push(line) });
+  return { status, out: out.join('\n'), err: err.join('\n') };
+}
+
+afterAll(() => {
+  for (const dir of temporaryDirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe(`cli on ${dialect}`, () => {
+  it('migrate applies every pending migration, and a second run applies nothing', async () => {
+    const target = await emptyTarget();
+    try {
+      const first = await cli(['migrate'], target.env);
+      expect(first).toMatchObject({ status: 0, err: '' });
+      for (const name of Object.keys(migrations)) expect(first.out).toContain(name);
+      const tables = (await target.database.kysely.introspection.getTables()).map((t) => t.name);
+      expect(tables).toEqual(expect.arrayContaining(['users', 'sessions', 'api_tokens', 'rate_limits', 'campaigns']));
+
+      const second = await cli(['migrate'], target.env);
+      expect(second).toMatchObject({ status: 0, err: '' });
+      expect(second.out).toMatch(/no pending migrations/i);
+      for (const name of Object.keys(migrations)) expect(second.out).not.toContain(name);
+    } finally {
+      await target.cleanup();
+    }
+  });
+
+  describe('user premium', () => {
+    let target: Target;
+    let app: AppInstance;
+    let user: TestUser;
+
+    beforeAll(async () => {
+      target = await emptyTarget();
+      expect((await cli(['migrate'], target.env)).status).toBe(0);
+      app = await buildApp(loadConfig(target.env), { database: target.database, logger: false });
+      await app.ready();
+      user = await createTestUser(target.database, `Premium-${Date.now()}@Example.com`);
+    });
+    afterAll(async () => {
+      await app?.close();
+      await target?.cleanup();
+    });
+
+    async function me() {
+      const res = await app.inject({ method: 'GET', url: '/api/auth/me', headers: user.headers });
+      expect(res.statusCode).toBe(200);
+      return json<{ premium: boolean; premiumUntil: string | null }>(res);
+    }
+
+    async function setPremium(until: string | null) {
+      await target.database.kysely.updateTable('users').set({ premium_until: until }).where('id', '=', user.id).execute();
+    }
+
+    it('--until a date makes the user premium until 00:00 UTC that day, finding the email in any case', async () => {
+      await setPremium(null);
+      const res = await cli(['user', 'premium', user.email.toLowerCase(), '--until', '2099-01-31'], target.env);
+      expect(res).toMatchObject({ status: 0, err: '' });
+      expect(res.out).toContain('2099-01-31T00:00:00.000Z');
+      expect(await me()).toEqual(expect.objectContaining({ premium: true, premiumUntil: '2099-01-31T00:00:00.000Z' }));
+    });
+
+    it('--until takes a date-time with an offset (and the --until=value spelling), stored as UTC', async () => {
+      const res = await cli(['user', 'premium', user.email, '--until=2099-06-30T23:30:00.5+02:00'], target.env);
+      expect(res.status).toBe(0);
+      expect(await me()).toEqual(expect.objectContaining({ premium: true, premiumUntil: '2099-06-30T21:30:00.500Z' }));
+    });
+
+    it('--until a past moment is stored but does not make the user premium', async () => {
+      const res = await cli(['user', 'premium', user.email, '--until', '2001-01-01'], target.env);
+      expect(res.status).toBe(0);
+      expect(res.out).toMatch(/past/);
+      expect(await me()).toEqual(expect.objectContaining({ premium: false, premiumUntil: '2001-01-01T00:00:00.000Z' }));
+    });
+
+    it('--off ends premium', async () => {
+      await setPremium('2099-01-01T00:00:00.000Z');
+      expect((await me()).premium).toBe(true);
+      const res = await cli(['user', 'premium', user.email, '--off'], target.env);
+      expect(res).toMatchObject({ status: 0, err: '' });
+      expect(await me()).toEqual(expect.objectContaining({ premium: false, premiumUntil: null }));
+    });
+
+    it.each([
+      ['2099-02-30'],
+      ['2099-13-01'],
+      ['tomorrow'],
+      ['2099-01-01T10:00'],
+      ['2099-01-01T10:00:00'],
+      ['2099-01-01T25:00:00Z'],
+      ['31/01/2099'],
+      [''],
+    ])('refuses --until %j with exit status 2 and changes nothing', async (value) => {
+      await setPremium('2099-01-01T00:00:00.000Z');
+      const res = await cli(['user', 'premium', user.email, '--until', value], target.env);
+      expect(res.status).toBe(2);
+      expect(res.err).toContain('--until');
+      expect(res.out).toBe('');
+      expect((await me()).premiumUntil).toBe('2099-01-01T00:00:00.000Z');
+    });
+
+    it.each([
+      [['user', 'premium', 'x@example.com']],
+      [['user', 'premium', 'x@example.com', '--until', '2099-01-01', '--off']],
+      [['user', 'premium', '--off']],
+      [['user', 'premium', 'x@example.com', 'extra', '--off']],
+      [['user', 'premium', 'x@example.com', '--until']],
+      [['user', 'premium', 'x@example.com', '--offf']],
+      [['user']],
+      [['migrate', 'now']],
+    ])('refuses the command line %j with exit status 2 and the usage text', async (args) => {
+      const res = await cli(args, target.env);
+      expect(res.status).toBe(2);
+      expect(res.err).toContain('Usage: npm run cli -- <command>');
+      expect(res.out).toBe('');
+    });
+
+    it('answers an unknown email with a message and exit status 1', async () => {
+      const res = await cli(['user', 'premium', 'nobody@example.com', '--until', '2099-01-01'], target.env);
+      expect(res.status).toBe(1);
+      expect(res.err).toContain('nobody@example.com');
+      expect(res.err.split('\n')).toHaveLength(1);
+      expect((await cli(['user', 'premium', 'nobody@example.com', '--off'], target.env)).status).toBe(1);
+    });
+  });
+
+  describe('usage and failures', () => {
+    it('help (and --help) prints the usage on stdout with exit status 0', async () => {
+      for (const args of [['help'], ['--help'], ['user', 'premium', '-h']]) {
+        const res = await cli(args, {});
+        expect(res.status).toBe(0);
+        expect(res.out).toContain('user premium <email> --until <date>');
+        expect(res.err).toBe('');
+      }
+    });
+
+    it('no command or an unknown one prints the usage on stderr with exit status 2', async () => {
+      for (const args of [[], ['frobnicate'], ['user', 'demote', 'x@example.com']]) {
+        const res = await cli(args, {});
+        expect(res.status).toBe(2);
+        expect(res.err).toContain('Usage: npm run cli -- <command>');
+        expect(res.out).toBe('');
+      }
+    });
+
+    it('a bad setting stops with one line naming it and exit status 1', async () => {
+      const res = await cli(['migrate'], { PORT: 'eighty', DATA_DIR: temporaryDir() });
+      expect(res.status).toBe(1);
+      expect(res.err.split('\n')).toHaveLength(1);
+      expect(res.err).toContain('PORT');
+    });
+
+    it('a database that cannot be opened is a one-line error with exit status 1', async () => {
+      const file = path.join(temporaryDir(), 'not-a-directory');
+      fs.writeFileSync(file, 'x');
+      const res = await cli(['migrate'], { DATA_DIR: file });
+      expect(res.status).toBe(1);
+      expect(res.err.split('\n')).toHaveLength(1);
+      expect(res.err).toMatch(/^loreforge: /);
+    });
+
+    // One real process (tsx takes seconds to start): the entry point runs and its status reaches the shell.
+    it('runs as `tsx src/cli.ts`, passing the exit status on', async () => {
+      const tsx = path.resolve('node_modules/.bin/tsx');
+      const failed = await promisify(execFile)(tsx, ['src/cli.ts', 'frobnicate']).then(
+        () => ({ code: 0, stderr: '' }),
+        (error: { code: number; stderr: string }) => error,
+      );
+      expect(failed.code).toBe(2);
+      expect(failed.stderr).toContain('unknown command "frobnicate"');
+      expect(failed.stderr).toContain('Usage: npm run cli -- <command>');
+    });
+  });
+});
