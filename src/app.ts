@@ -9,7 +9,10 @@ import type { AppInstance } from './http/app-types.js';
 import { registerAuth } from './http/auth.js';
 import { registerErrorHandling } from './http/errors.js';
 import { registerApiRoutes } from './http/routes/index.js';
+import { sweepExpired } from './db/repositories/housekeeping.js';
 import { version } from './version.js';
+
+const SWEEP_INTERVAL_MS = 10 * 60_000;
 
 export interface BuildOptions {
   /** Use this database instead of opening one from the config (tests inject theirs). */
@@ -51,6 +54,17 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
   if (ownsDatabase) app.addHook('onClose', () => database.close());
 
+  // Expired sessions and finished rate-limit windows would otherwise pile up forever.
+  const longestWindowMs = Math.max(3_600_000, config.loginWindowMinutes * 60_000);
+  let sweeper: NodeJS.Timeout | undefined;
+  app.addHook('onReady', () => {
+    sweeper = setInterval(() => {
+      sweepExpired(database.kysely, new Date(), longestWindowMs).catch((error: unknown) => app.log.warn({ err: error }, 'sweep failed'));
+    }, SWEEP_INTERVAL_MS);
+    sweeper.unref();
+  });
+  app.addHook('onClose', () => clearInterval(sweeper));
+
   // An empty body with Content-Type: application/json is "no body" (e.g. a DELETE sent by a client
   // that always sets the header), not malformed JSON; routes that need a body then say so.
   const parseJson = app.getDefaultJsonParser('error', 'error');
@@ -62,7 +76,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       done(null, undefined);
       return;
     }
-    parseJson(request, text, done);
+    void parseJson(request, text, done);
   });
 
   registerErrorHandling(app);
@@ -86,12 +100,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   await app.register(
     (api, _opts, done) => {
-      registerApiRoutes(api as AppInstance);
+      registerApiRoutes(api);
       api.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
       done();
     },
     { prefix: '/api' },
   );
 
-  return app as unknown as AppInstance;
+  return app;
 }

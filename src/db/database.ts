@@ -39,9 +39,9 @@ const pgTypes = {
     if (oid === 1184 || oid === 1114) {
       return (value: string) => new Date(oid === 1114 ? `${value}Z` : value).toISOString();
     }
-    return pg.types.getTypeParser(oid, format);
+    return pg.types.getTypeParser(oid, format) as (value: string) => unknown;
   },
-} as unknown as pg.CustomTypesConfig;
+};
 
 function logger(onQuery: ((sqlText: string) => void) | undefined) {
   if (!onQuery) return undefined;

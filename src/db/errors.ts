@@ -1,5 +1,5 @@
 // The one place that knows how each driver reports a constraint violation.
-export type DatabaseErrorKind = 'unique' | 'foreign_key' | 'check' | 'not_null';
+export type DatabaseErrorKind = 'unique' | 'foreign_key' | 'check' | 'not_null' | 'invalid_value';
 
 export function classifyDatabaseError(error: unknown): DatabaseErrorKind | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
@@ -15,6 +15,14 @@ export function classifyDatabaseError(error: unknown): DatabaseErrorKind | undef
       return 'check';
     case '23502':
       return 'not_null';
+    // A value the column cannot hold (integer out of range, malformed text for the type, too long):
+    // only reachable when input slipped past validation, and still the caller's fault, not ours.
+    case '22003':
+    case '22P02':
+    case '22001':
+    case '22007':
+    case '22008':
+      return 'invalid_value';
     // better-sqlite3 extended result codes
     case 'SQLITE_CONSTRAINT_UNIQUE':
     case 'SQLITE_CONSTRAINT_PRIMARYKEY':

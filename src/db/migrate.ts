@@ -15,6 +15,6 @@ export async function migrateToLatest(database: Database): Promise<string[]> {
   };
   const migrator = new Migrator({ db: database.kysely, provider });
   const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(String(error));
+  if (error) throw error instanceof Error ? error : new Error(`migration failed: ${JSON.stringify(error)}`);
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

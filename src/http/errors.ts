@@ -75,7 +75,7 @@ function ajvIssues(error: FastifyError): FieldIssue[] {
   const issues: FieldIssue[] = [];
   for (const v of error.validation ?? []) {
     let path = v.instancePath;
-    const params = v.params as Record<string, unknown>;
+    const params = v.params;
     if (v.keyword === 'required' && typeof params.missingProperty === 'string') {
       path = `${path}/${params.missingProperty.replace(/~/g, '~0').replace(/\//g, '~1')}`;
     }
@@ -135,6 +135,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
     const database = classifyDatabaseError(error);
     if (database === 'unique') {
       return sendProblem(reply, problem('conflict', 'The change conflicts with an existing record.'));
+    }
+    if (database === 'invalid_value') {
+      return sendProblem(reply, problem('bad_request', 'A value in the request is out of range or of the wrong form.'));
     }
     if (database === 'foreign_key' || database === 'check' || database === 'not_null') {
       return sendProblem(reply, problem('invalid_reference', 'The change refers to a record that does not exist.'));

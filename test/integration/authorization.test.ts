@@ -78,7 +78,7 @@ describe('authorization, generated from the route table', () => {
 
   it('answers 401 to no caller and to a malformed or revoked token on every protected route', async () => {
     for (const route of protectedRoutes()) {
-      for (const headers of [{}, { authorization: `Bearer ${revoked.token}` }, { authorization: 'Bearer' }, { authorization: 'Basic dXNlcjpwYXNz' }, { cookie: 'loreforge_session=forged' }]) {
+      for (const headers of [{} as Record<string, string>, { authorization: `Bearer ${revoked.token}` }, { authorization: 'Bearer' }, { authorization: 'Basic dXNlcjpwYXNz' }, { cookie: 'loreforge_session=forged' }]) {
         const res = await request(route, headers);
         expect(res.statusCode, `${route.method} ${route.url} with ${JSON.stringify(headers)}`).toBe(401);
         expect(json(res).code).toBe('unauthenticated');

@@ -1,3 +1,4 @@
+import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, json, type TestContext, type TestUser } from '../support/app.js';
 
@@ -10,7 +11,7 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.close());
 
-function expectProblem(res: { statusCode: number; headers: Record<string, unknown>; body: string }, status: number, code: string) {
+function expectProblem(res: LightMyRequestResponse, status: number, code: string) {
   expect(res.statusCode).toBe(status);
   expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
   const body = json(res);

@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { DB, UserRow } from '../schema.js';
+import type { DB } from '../schema.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -31,7 +31,7 @@ export async function findSessionUser(db: Db, secretHash: string, now: string) {
     .executeTakeFirst();
   if (!row) return undefined;
   const { session_id, session_expires_at, ...user } = row;
-  return { user: user as UserRow, sessionId: session_id, expiresAt: session_expires_at };
+  return { user: user, sessionId: session_id, expiresAt: session_expires_at };
 }
 
 export async function extendSession(db: Db, sessionId: number, expiresAt: string) {
@@ -53,7 +53,7 @@ export async function findTokenUser(db: Db, secretHash: string, now: string) {
     .executeTakeFirst();
   if (!row) return undefined;
   const { token_id, token_last_used_at, ...user } = row;
-  return { user: user as UserRow, tokenId: token_id, lastUsedAt: token_last_used_at };
+  return { user: user, tokenId: token_id, lastUsedAt: token_last_used_at };
 }
 
 export async function touchToken(db: Db, tokenId: number, now: string) {
