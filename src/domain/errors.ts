@@ -8,6 +8,7 @@ export type DomainErrorCode =
   | 'thing_not_found'
   | 'thing_type_not_found'
   | 'arc_not_found'
+  | 'link_not_found'
   | 'token_not_found'
   | 'slug_taken'
   | 'name_taken'

@@ -1,13 +1,10 @@
 // The query of the things list (count, fetchAll, typeId, cursor) and its opaque keyset cursor.
 // Parsed by hand rather than by ajv coercion so every bad value gets a clear message and a JSON
 // pointer into the query object, and so a repeated parameter is refused rather than guessed at.
+import { isStorableId, parseIdText } from './ids.js';
 
 export const DEFAULT_THING_COUNT = 20;
 export const MAX_THING_COUNT = 1000;
-/** Ids are 32-bit on both dialects: a larger number names no record (and must never reach PostgreSQL's int4). */
-export const MAX_RECORD_ID = 2_147_483_647;
-
-const POSITIVE_INTEGER = /^[1-9][0-9]{0,15}$/;
 const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 const MAX_CURSOR_LENGTH = 512;
@@ -54,7 +51,7 @@ export function decodeCursor(cursor: string): ListPosition | undefined {
   if (typeof u !== 'string' || !ISO_TIMESTAMP.test(u) || Number.isNaN(Date.parse(u))) return undefined;
   // A calendar-impossible date (2026-02-31) parses in some engines; the round trip catches it.
   if (new Date(u).toISOString() !== u) return undefined;
-  if (typeof i !== 'number' || !Number.isSafeInteger(i) || i < 1 || i > MAX_RECORD_ID) return undefined;
+  if (typeof i !== 'number' || !isStorableId(i)) return undefined;
   return { updatedAt: u, id: i };
 }
 
@@ -76,7 +73,7 @@ export function parseThingListQuery(raw: unknown): Parsed<ThingListQuery> {
 
   const count = single(query, 'count', issues);
   if (count !== undefined) {
-    const n = POSITIVE_INTEGER.test(count) ? Number(count) : NaN;
+    const n = parseIdText(count) ?? NaN;
     if (!(n >= 1 && n <= MAX_THING_COUNT)) {
       issues.push({ path: '/count', message: `must be an integer from 1 to ${MAX_THING_COUNT}, written in decimal digits` });
     } else {
@@ -93,7 +90,8 @@ export function parseThingListQuery(raw: unknown): Parsed<ThingListQuery> {
 
   const typeId = single(query, 'typeId', issues);
   if (typeId !== undefined) {
-    if (POSITIVE_INTEGER.test(typeId)) result.typeId = Number(typeId);
+    const id = parseIdText(typeId);
+    if (id !== undefined) result.typeId = id;
     else issues.push({ path: '/typeId', message: 'must be a positive integer id' });
   }
 

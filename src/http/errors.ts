@@ -21,6 +21,7 @@ export const errorCatalogue = {
   thing_not_found: { status: 404, title: 'Not Found' },
   thing_type_not_found: { status: 404, title: 'Not Found' },
   arc_not_found: { status: 404, title: 'Not Found' },
+  link_not_found: { status: 404, title: 'Not Found' },
   token_not_found: { status: 404, title: 'Not Found' },
   method_not_allowed: { status: 405, title: 'Method Not Allowed' },
   conflict: { status: 409, title: 'Conflict' },

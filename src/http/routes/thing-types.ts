@@ -12,13 +12,15 @@ import { InputChecker } from '../../domain/input.js';
 import { campaignOf } from '../auth.js';
 import type { AppInstance } from '../app-types.js';
 import { HttpError } from '../errors.js';
+import { parseIdText } from '../../domain/ids.js';
 import { CampaignParams, problems } from '../schemas/common.js';
 import { NewThingTypeBody, presentThingType, ThingType, ThingTypeParams, UpdatedThingTypeBody } from '../schemas/thing-type.js';
 
 /** A record id from the path: malformed is 400; well-formed but out of range simply names nothing (404 later). */
 function parseThingTypeId(value: string): number {
-  if (!/^[1-9][0-9]{0,15}$/.test(value)) throw new HttpError('invalid_id', `"${value}" is not a thing type id (a positive integer).`);
-  return Number(value);
+  const id = parseIdText(value);
+  if (id === undefined) throw new HttpError('invalid_id', `"${value}" is not a thing type id (a positive integer).`);
+  return id;
 }
 
 function notFound(id: number): HttpError {
