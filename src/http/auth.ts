@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.js';
-import { findAccessibleCampaign } from '../db/repositories/campaigns.js';
 import { extendSession, findSessionUser, findTokenUser, touchToken } from '../db/repositories/credentials.js';
 import type { CampaignRow, UserRow } from '../db/schema.js';
 import type { Config } from '../config.js';
@@ -19,6 +18,8 @@ export interface Caller {
   user: UserRow;
   via: 'cookie' | 'token';
   sessionSecretHash?: string;
+  /** The campaign named in the path, when the caller may access it (looked up in the same query). */
+  campaign?: CampaignRow | undefined;
 }
 
 declare module 'fastify' {
@@ -45,23 +46,29 @@ function bearerToken(request: FastifyRequest): string | null | undefined {
   return match?.[1] ?? null;
 }
 
-async function resolveCaller(database: Database, config: Config, request: FastifyRequest, reply: FastifyReply): Promise<Caller | null> {
+async function resolveCaller(
+  database: Database,
+  config: Config,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  campaignSlug: string | undefined,
+): Promise<Caller | null> {
   const now = new Date();
   const nowString = nowIso(now);
   const token = bearerToken(request);
   if (token === null) return null; // an Authorization header we cannot read is a failed credential, not an absent one
   if (token !== undefined) {
-    const found = await findTokenUser(database.kysely, hashSecret(token), nowString);
+    const found = await findTokenUser(database.kysely, hashSecret(token), nowString, campaignSlug);
     if (!found) return null;
     if (found.lastUsedAt === null || now.getTime() - Date.parse(found.lastUsedAt) > TOKEN_TOUCH_INTERVAL_MS) {
       await touchToken(database.kysely, found.tokenId, nowString);
     }
-    return { user: found.user, via: 'token' };
+    return { user: found.user, via: 'token', campaign: found.campaign };
   }
   const cookie = request.cookies[SESSION_COOKIE];
   if (!cookie) return null;
   const secretHash = hashSecret(cookie);
-  const found = await findSessionUser(database.kysely, secretHash, nowString);
+  const found = await findSessionUser(database.kysely, secretHash, nowString, campaignSlug);
   if (!found) return null;
   // Sliding expiry, written at most once an hour per session to keep reads cheap.
   const lifetimeMs = config.sessionDays * 86_400_000;
@@ -69,7 +76,7 @@ async function resolveCaller(database: Database, config: Config, request: Fastif
     await extendSession(database.kysely, found.sessionId, addMs(nowString, lifetimeMs));
     void reply.setCookie(SESSION_COOKIE, cookie, sessionCookieOptions(config, lifetimeMs / 1000));
   }
-  return { user: found.user, via: 'cookie', sessionSecretHash: secretHash };
+  return { user: found.user, via: 'cookie', sessionSecretHash: secretHash, campaign: found.campaign };
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -93,7 +100,8 @@ export function registerAuth(app: FastifyInstance, database: Database, config: C
   app.addHook('onRequest', async (request, reply) => {
     const mode = request.routeOptions.config.auth ?? 'none';
     if (mode === 'none') return;
-    const caller = await resolveCaller(database, config, request, reply);
+    const slug = mode === 'campaign' ? ((request.params as { campaignSlug?: string }).campaignSlug ?? '') : undefined;
+    const caller = await resolveCaller(database, config, request, reply, slug);
     if (!caller) throw new HttpError('unauthenticated', 'Sign in, or send a valid API token as "Authorization: Bearer <token>".');
     if (caller.via === 'cookie' && !passesCrossSiteGuard(request, config)) {
       throw new HttpError(
@@ -104,10 +112,8 @@ export function registerAuth(app: FastifyInstance, database: Database, config: C
     request.caller = caller;
     if (config.apiRateLimit !== undefined) await applyApiRateLimit(database, config.apiRateLimit, caller, reply);
     if (mode === 'campaign') {
-      const slug = (request.params as { campaignSlug?: string }).campaignSlug ?? '';
-      const campaign = await findAccessibleCampaign(database.kysely, slug, caller.user.id);
-      if (!campaign) throw new HttpError('campaign_not_found', `No campaign "${slug}" was found.`);
-      request.campaign = campaign;
+      if (!caller.campaign) throw new HttpError('campaign_not_found', `No campaign "${slug ?? ''}" was found.`);
+      request.campaign = caller.campaign;
     }
   });
 }

@@ -18,11 +18,6 @@ export function listCampaignsByUser(db: Db, userId: string): Promise<CampaignRow
     .execute();
 }
 
-/** The campaign with this slug if `userId` may access it (today: owns it). */
-export function findAccessibleCampaign(db: Db, slug: string, userId: string): Promise<CampaignRow | undefined> {
-  return db.selectFrom('campaigns').selectAll().where('slug', '=', slug).where('user_id', '=', userId).executeTakeFirst();
-}
-
 function isUniqueViolation(error: unknown): boolean {
   return classifyDatabaseError(error) === 'unique';
 }

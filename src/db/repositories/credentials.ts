@@ -1,5 +1,5 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { DB } from '../schema.js';
+import type { JoinBuilder, Kysely, Transaction } from 'kysely';
+import type { CampaignRow, DB, UserRow } from '../schema.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -13,6 +13,58 @@ const userColumns = [
   'users.created_at',
 ] as const;
 
+// Campaign columns under a prefix, so one row carries the caller and the campaign side by side.
+const campaignColumns = [
+  'campaigns.id as campaign_id',
+  'campaigns.slug as campaign_slug',
+  'campaigns.name as campaign_name',
+  'campaigns.description as campaign_description',
+  'campaigns.user_id as campaign_user_id',
+  'campaigns.version as campaign_version',
+  'campaigns.created_at as campaign_created_at',
+  'campaigns.updated_at as campaign_updated_at',
+] as const;
+
+/** The join condition for the campaign `slug` if the user may access it (today: owns it). */
+function ownedCampaign<J extends JoinBuilder<DB, 'users' | 'campaigns'>>(join: J, slug: string | undefined) {
+  return join.onRef('campaigns.user_id', '=', 'users.id').on('campaigns.slug', '=', slug ?? '');
+}
+
+interface CampaignColumns {
+  campaign_id: number | null;
+  campaign_slug: string | null;
+  campaign_name: string | null;
+  campaign_description: string | null;
+  campaign_user_id: string | null;
+  campaign_version: number | null;
+  campaign_created_at: string | null;
+  campaign_updated_at: string | null;
+}
+
+function splitCampaign<R extends UserRow & CampaignColumns>(row: R): { user: UserRow; campaign: CampaignRow | undefined } {
+  const user: UserRow = {
+    id: row.id,
+    email: row.email,
+    email_normalized: row.email_normalized,
+    name: row.name,
+    password_hash: row.password_hash,
+    premium_until: row.premium_until,
+    created_at: row.created_at,
+  };
+  if (row.campaign_id === null) return { user, campaign: undefined };
+  const campaign: CampaignRow = {
+    id: row.campaign_id,
+    slug: row.campaign_slug!,
+    name: row.campaign_name!,
+    description: row.campaign_description,
+    user_id: row.campaign_user_id!,
+    version: row.campaign_version!,
+    created_at: row.campaign_created_at!,
+    updated_at: row.campaign_updated_at!,
+  };
+  return { user, campaign };
+}
+
 export async function createSession(db: Db, input: { userId: string; secretHash: string; now: string; expiresAt: string }) {
   await db
     .insertInto('sessions')
@@ -20,18 +72,23 @@ export async function createSession(db: Db, input: { userId: string; secretHash:
     .execute();
 }
 
-/** The user behind a live session, and when the session expires. */
-export async function findSessionUser(db: Db, secretHash: string, now: string) {
+/**
+ * The user behind a live session, when the session expires, and — when `campaignSlug` is given —
+ * the campaign of that slug if this user may access it: one query for the whole request check.
+ */
+export async function findSessionUser(db: Db, secretHash: string, now: string, campaignSlug?: string) {
   const row = await db
     .selectFrom('sessions')
     .innerJoin('users', 'users.id', 'sessions.user_id')
-    .select([...userColumns, 'sessions.id as session_id', 'sessions.expires_at as session_expires_at'])
+    .leftJoin('campaigns', (join) => ownedCampaign(join, campaignSlug))
+    .select([...userColumns, ...campaignColumns, 'sessions.id as session_id', 'sessions.expires_at as session_expires_at'])
     .where('sessions.secret_hash', '=', secretHash)
     .where('sessions.expires_at', '>', now)
     .executeTakeFirst();
   if (!row) return undefined;
-  const { session_id, session_expires_at, ...user } = row;
-  return { user: user, sessionId: session_id, expiresAt: session_expires_at };
+  const { session_id, session_expires_at, ...rest } = row;
+  const { user, campaign } = splitCampaign(rest);
+  return { user, campaign, sessionId: session_id, expiresAt: session_expires_at };
 }
 
 export async function extendSession(db: Db, sessionId: number, expiresAt: string) {
@@ -42,18 +99,20 @@ export async function deleteSession(db: Db, secretHash: string) {
   await db.deleteFrom('sessions').where('secret_hash', '=', secretHash).execute();
 }
 
-/** The user behind a live API token, with the token's id and when it was last used. */
-export async function findTokenUser(db: Db, secretHash: string, now: string) {
+/** The user behind a live API token, the token's id and last use, and the campaign as in findSessionUser. */
+export async function findTokenUser(db: Db, secretHash: string, now: string, campaignSlug?: string) {
   const row = await db
     .selectFrom('api_tokens')
     .innerJoin('users', 'users.id', 'api_tokens.user_id')
-    .select([...userColumns, 'api_tokens.id as token_id', 'api_tokens.last_used_at as token_last_used_at'])
+    .leftJoin('campaigns', (join) => ownedCampaign(join, campaignSlug))
+    .select([...userColumns, ...campaignColumns, 'api_tokens.id as token_id', 'api_tokens.last_used_at as token_last_used_at'])
     .where('api_tokens.secret_hash', '=', secretHash)
     .where((eb) => eb.or([eb('api_tokens.expires_at', 'is', null), eb('api_tokens.expires_at', '>', now)]))
     .executeTakeFirst();
   if (!row) return undefined;
-  const { token_id, token_last_used_at, ...user } = row;
-  return { user: user, tokenId: token_id, lastUsedAt: token_last_used_at };
+  const { token_id, token_last_used_at, ...rest } = row;
+  const { user, campaign } = splitCampaign(rest);
+  return { user, campaign, tokenId: token_id, lastUsedAt: token_last_used_at };
 }
 
 export async function touchToken(db: Db, tokenId: number, now: string) {
