@@ -44,6 +44,8 @@ export interface CampaignsTable {
   description: string | null;
   user_id: string;
   version: number;
+  /** Bumped by every write to the campaign's content; keys the response cache. */
+  content_version: Generated<number>;
   created_at: string;
   updated_at: string;
 }
@@ -98,6 +100,36 @@ export interface ArcThingsTable {
   created_at: string;
 }
 
+export interface UploadGrantsTable {
+  campaign_id: number;
+  id: string;
+  user_id: string;
+  label: string;
+  created_at: string;
+  expires_at: string;
+  uploaded_at: string | null;
+}
+
+export interface AssetsTable {
+  id: Generated<number>;
+  campaign_id: number;
+  user_id: string;
+  image_id: string;
+  label: string;
+  host_id: string;
+  url: string;
+  content_type: string;
+  byte_size: number;
+  created_at: string;
+}
+
+export interface ImageRemovalsTable {
+  id: Generated<number>;
+  campaign_id: number;
+  image_id: string;
+  queued_at: string;
+}
+
 export interface DB {
   users: UsersTable;
   sessions: SessionsTable;
@@ -108,6 +140,9 @@ export interface DB {
   things: ThingsTable;
   arcs: ArcsTable;
   arc_things: ArcThingsTable;
+  upload_grants: UploadGrantsTable;
+  assets: AssetsTable;
+  image_removals: ImageRemovalsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
@@ -118,3 +153,6 @@ export type ArcRow = Selectable<ArcsTable>;
 export type NewThing = Insertable<ThingsTable>;
 export type ThingUpdate = Updateable<ThingsTable>;
 export type ArcUpdate = Updateable<ArcsTable>;
+export type UploadGrantRow = Selectable<UploadGrantsTable>;
+export type AssetRow = Selectable<AssetsTable>;
+export type ImageRemovalRow = Selectable<ImageRemovalsTable>;

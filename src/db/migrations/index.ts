@@ -1,6 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Dialect } from '../database.js';
 import * as initial from './2026-11-20-0001-initial.js';
+import * as assets from './2026-11-21-0002-assets.js';
+import * as contentVersion from './2026-11-21-0004-content-version.js';
 
 export interface DialectMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -9,4 +11,6 @@ export interface DialectMigration {
 // Every migration, in order. Names are permanent: they are recorded in kysely_migration.
 export const migrations: Record<string, DialectMigration> = {
   '2026-11-20-0001-initial': initial,
+  '2026-11-21-0002-assets': assets,
+  '2026-11-21-0004-content-version': contentVersion,
 };

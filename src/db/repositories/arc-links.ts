@@ -4,7 +4,7 @@ import type { ArcRow } from '../schema.js';
 import { DomainError } from '../../domain/errors.js';
 import { isValidSlug } from '../../domain/slugs.js';
 import { nowIso } from '../../domain/time.js';
-import type { Db } from './common.js';
+import { campaignWrite, type Db } from './common.js';
 
 // Links between things and arcs. A link is not an edit of either record: linking and unlinking
 // leave both records' version and updatedAt as they were.
@@ -74,7 +74,7 @@ export async function linkThingToArc(
   arcSlug: string,
 ): Promise<{ thingName: string; arcName: string }> {
   try {
-    return await database.kysely.transaction().execute(async (trx) => {
+    return await campaignWrite(database, campaignId, async (trx) => {
       const thing = await requireThing(trx, campaignId, thingSlug);
       const arc = await requireArc(trx, campaignId, arcSlug);
       await trx
@@ -95,16 +95,17 @@ export async function linkThingToArc(
 
 /** Removes the link between a thing and an arc; 404 when either is unknown or they are not linked. */
 export async function unlinkThingFromArc(database: Database, campaignId: number, thingSlug: string, arcSlug: string): Promise<void> {
-  const db = database.kysely;
-  const thing = await requireThing(db, campaignId, thingSlug);
-  const arc = await requireArc(db, campaignId, arcSlug);
-  const result = await db
-    .deleteFrom('arc_things')
-    .where('campaign_id', '=', campaignId)
-    .where('arc_id', '=', arc.id)
-    .where('thing_id', '=', thing.id)
-    .executeTakeFirst();
-  if (result.numDeletedRows === 0n) {
-    throw new DomainError('link_not_found', `The thing "${thingSlug}" is not linked to the arc "${arcSlug}".`);
-  }
+  await campaignWrite(database, campaignId, async (trx) => {
+    const thing = await requireThing(trx, campaignId, thingSlug);
+    const arc = await requireArc(trx, campaignId, arcSlug);
+    const result = await trx
+      .deleteFrom('arc_things')
+      .where('campaign_id', '=', campaignId)
+      .where('arc_id', '=', arc.id)
+      .where('thing_id', '=', thing.id)
+      .executeTakeFirst();
+    if (result.numDeletedRows === 0n) {
+      throw new DomainError('link_not_found', `The thing "${thingSlug}" is not linked to the arc "${arcSlug}".`);
+    }
+  });
 }

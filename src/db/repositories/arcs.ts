@@ -6,7 +6,7 @@ import { DomainError } from '../../domain/errors.js';
 import { MAX_RECORD_ID } from '../../domain/ids.js';
 import { isValidSlug, nextFreeSlug, slugifyName } from '../../domain/slugs.js';
 import { nowIso } from '../../domain/time.js';
-import { type Db, ifMatchAdmits, lockCampaign, takenSlugs } from './common.js';
+import { campaignWrite, type Db, ifMatchAdmits, takenSlugs } from './common.js';
 
 export interface ArcRef {
   id: number;
@@ -166,8 +166,7 @@ export async function createArc(
   input: NewArcInput,
   parentPointer: string,
 ): Promise<ArcDetail> {
-  return database.kysely.transaction().execute(async (trx) => {
-    if (!(await lockCampaign(trx, database, campaignId))) throw new DomainError('campaign_not_found', 'Campaign not found.');
+  return campaignWrite(database, campaignId, async (trx) => {
     let parent: ArcRef | undefined;
     if (input.parentArcId !== null) {
       if (input.parentArcId <= MAX_RECORD_ID) {
@@ -207,14 +206,8 @@ export async function updateArc(
   parentPointer: string,
 ): Promise<ArcDetail> {
   try {
-    return await database.kysely.transaction().execute(async (trx) => {
+    return await campaignWrite(database, campaignId, async (trx) => {
       const newParent = changes.parentArcId ?? null;
-      // A new parent touches the tree (the lock makes the cycle check and the write one step), and
-      // taking a slug competes with slug generation; other changes need no lock.
-      const needsLock = newParent !== null || (changes.slug !== undefined && changes.slug !== arcSlug);
-      if (needsLock && !(await lockCampaign(trx, database, campaignId))) {
-        throw new DomainError('campaign_not_found', 'Campaign not found.');
-      }
       const current = await findArcBySlug(trx, campaignId, arcSlug);
       if (!current) throw arcNotFound(arcSlug);
       if (!ifMatchAdmits(ifMatch, current.id, current.version)) {
@@ -272,8 +265,7 @@ export async function updateArc(
  * go with it (ON DELETE CASCADE).
  */
 export async function deleteArc(database: Database, campaignId: number, arcSlug: string): Promise<void> {
-  await database.kysely.transaction().execute(async (trx) => {
-    if (!(await lockCampaign(trx, database, campaignId))) throw new DomainError('campaign_not_found', 'Campaign not found.');
+  await campaignWrite(database, campaignId, async (trx) => {
     const arc = await findArcBySlug(trx, campaignId, arcSlug);
     if (!arc) throw arcNotFound(arcSlug);
     await trx

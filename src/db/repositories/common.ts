@@ -1,27 +1,34 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../database.js';
 import type { DB } from '../schema.js';
+import { DomainError } from '../../domain/errors.js';
 
 export type Db = Kysely<DB> | Transaction<DB>;
 
 /**
- * Serialises writers of one campaign that must see a consistent set of its rows (generated slugs,
- * the arc tree). SQLite already runs one write transaction at a time; on PostgreSQL we lock the
- * campaign row, which also makes a concurrent campaign delete wait for us or us for it.
+ * The first statement of every write transaction inside a campaign. It bumps the campaign's
+ * content_version, which keys the response cache of every instance (http/response-cache.ts), and
+ * its row lock serialises writers of one campaign that must see a consistent set of its rows
+ * (generated slugs, the arc tree). Taking the campaign row first in every write also gives all
+ * writers one lock order on PostgreSQL, so they cannot deadlock. SQLite runs one writer at a time.
  * Returns false when the campaign no longer exists.
  */
-export async function lockCampaign(trx: Transaction<DB>, database: Database, campaignId: number): Promise<boolean> {
-  if (database.dialect === 'sqlite') {
-    const row = await trx.selectFrom('campaigns').select('id').where('id', '=', campaignId).executeTakeFirst();
-    return row !== undefined;
-  }
-  const result = await sql<{ id: number }>`select id from campaigns where id = ${campaignId} for update`.execute(trx);
-  return result.rows.length > 0;
+export async function beginCampaignWrite(trx: Transaction<DB>, campaignId: number): Promise<boolean> {
+  const row = await trx
+    .updateTable('campaigns')
+    .set((eb) => ({ content_version: eb('content_version', '+', 1) }))
+    .where('id', '=', campaignId)
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
-/** Runs `fn` in a transaction; on SQLite as BEGIN IMMEDIATE so a reader never has to upgrade to a writer mid-way. */
-export function writeTransaction<T>(database: Database, fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
-  return database.kysely.transaction().execute(fn);
+/** Runs `fn` in a transaction that begins with beginCampaignWrite; 404 when the campaign is gone. */
+export function campaignWrite<T>(database: Database, campaignId: number, fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+  return database.kysely.transaction().execute(async (trx) => {
+    if (!(await beginCampaignWrite(trx, campaignId))) throw new DomainError('campaign_not_found', 'Campaign not found.');
+    return fn(trx);
+  });
 }
 
 // A suffixed slug keeps at least this much of its base: withSuffix cuts the base to make room for
@@ -30,7 +37,7 @@ const SUFFIXED_BASE_KEEPS = 85;
 
 /**
  * Every slug of the campaign's things or arcs that a slug generated from `base` could collide
- * with, in one query. Call with the campaign locked (see lockCampaign).
+ * with, in one query. Call after beginCampaignWrite, which holds the campaign's lock.
  */
 export async function takenSlugs(trx: Transaction<DB>, table: 'things' | 'arcs', campaignId: number, base: string): Promise<string[]> {
   const prefix = base.length > SUFFIXED_BASE_KEEPS ? base.slice(0, SUFFIXED_BASE_KEEPS) : `${base}-`;

@@ -21,6 +21,7 @@ const campaignColumns = [
   'campaigns.description as campaign_description',
   'campaigns.user_id as campaign_user_id',
   'campaigns.version as campaign_version',
+  'campaigns.content_version as campaign_content_version',
   'campaigns.created_at as campaign_created_at',
   'campaigns.updated_at as campaign_updated_at',
 ] as const;
@@ -37,6 +38,7 @@ interface CampaignColumns {
   campaign_description: string | null;
   campaign_user_id: string | null;
   campaign_version: number | null;
+  campaign_content_version: number | null;
   campaign_created_at: string | null;
   campaign_updated_at: string | null;
 }
@@ -59,6 +61,7 @@ function splitCampaign<R extends UserRow & CampaignColumns>(row: R): { user: Use
     description: row.campaign_description,
     user_id: row.campaign_user_id!,
     version: row.campaign_version!,
+    content_version: row.campaign_content_version!,
     created_at: row.campaign_created_at!,
     updated_at: row.campaign_updated_at!,
   };

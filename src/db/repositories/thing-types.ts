@@ -4,7 +4,7 @@ import type { ThingTypeRow } from '../schema.js';
 import { DomainError } from '../../domain/errors.js';
 import { MAX_RECORD_ID } from '../../domain/ids.js';
 import { nowIso } from '../../domain/time.js';
-import { type Db, ifMatchAdmits } from './common.js';
+import { campaignWrite, type Db, ifMatchAdmits } from './common.js';
 
 /** The key that makes type names unique within a campaign regardless of case. */
 export function thingTypeNameKey(name: string): string {
@@ -45,7 +45,7 @@ export async function thingTypeExists(db: Db, campaignId: number, id: number): P
 export async function createThingType(database: Database, campaignId: number, name: string): Promise<ThingTypeRow> {
   const nameKey = thingTypeNameKey(name);
   try {
-    return await database.kysely.transaction().execute(async (trx) => {
+    return await campaignWrite(database, campaignId, async (trx) => {
       const clash = await trx
         .selectFrom('thing_types')
         .select('id')
@@ -83,7 +83,7 @@ export async function updateThingType(
 ): Promise<ThingTypeRow> {
   if (id > MAX_RECORD_ID) throw typeNotFound(id);
   try {
-    return await database.kysely.transaction().execute(async (trx) => {
+    return await campaignWrite(database, campaignId, async (trx) => {
       const current = await findThingType(trx, campaignId, id);
       if (!current) throw typeNotFound(id);
       if (!ifMatchAdmits(ifMatch, current.id, current.version)) {
@@ -123,8 +123,10 @@ export async function updateThingType(
 }
 
 /** Deletes the type; its things and their arc links go with it (the foreign keys cascade). */
-export async function deleteThingType(db: Db, campaignId: number, id: number): Promise<boolean> {
+export async function deleteThingType(database: Database, campaignId: number, id: number): Promise<boolean> {
   if (id > MAX_RECORD_ID) return false;
-  const result = await db.deleteFrom('thing_types').where('campaign_id', '=', campaignId).where('id', '=', id).executeTakeFirst();
-  return result.numDeletedRows > 0n;
+  return campaignWrite(database, campaignId, async (trx) => {
+    const result = await trx.deleteFrom('thing_types').where('campaign_id', '=', campaignId).where('id', '=', id).executeTakeFirst();
+    return result.numDeletedRows > 0n;
+  });
 }

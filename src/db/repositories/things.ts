@@ -5,7 +5,7 @@ import { DomainError } from '../../domain/errors.js';
 import type { ListPosition } from '../../domain/list-cursor.js';
 import { isValidSlug, nextFreeSlug, slugifyName } from '../../domain/slugs.js';
 import { nowIso } from '../../domain/time.js';
-import { type Db, ifMatchAdmits, lockCampaign, takenSlugs } from './common.js';
+import { campaignWrite, type Db, ifMatchAdmits, takenSlugs } from './common.js';
 import { thingTypeExists } from './thing-types.js';
 
 /** The base of a generated slug when nothing of the name survives slugification. */
@@ -72,8 +72,7 @@ export interface NewThingInput {
  */
 export async function createThing(database: Database, campaignId: number, input: NewThingInput, typeIdPath: string): Promise<ThingRow> {
   try {
-    return await database.kysely.transaction().execute(async (trx) => {
-      if (!(await lockCampaign(trx, database, campaignId))) throw new DomainError('campaign_not_found', 'Campaign not found.');
+    return await campaignWrite(database, campaignId, async (trx) => {
       if (!(await thingTypeExists(trx, campaignId, input.typeId))) throw unknownType(input.typeId, typeIdPath);
       const base = slugifyName(input.name) || THING_SLUG_FALLBACK;
       const slug = nextFreeSlug(base, await takenSlugs(trx, 'things', campaignId, base));
@@ -121,12 +120,8 @@ export async function updateThing(
 ): Promise<ThingRow> {
   if (!isValidSlug(slug)) throw thingNotFound(slug);
   try {
-    return await database.kysely.transaction().execute(async (trx) => {
+    return await campaignWrite(database, campaignId, async (trx) => {
       const newSlug = changes.slug !== undefined && changes.slug !== slug ? changes.slug : undefined;
-      // Taking a slug competes with slug generation, so it takes the same lock.
-      if (newSlug !== undefined && !(await lockCampaign(trx, database, campaignId))) {
-        throw new DomainError('campaign_not_found', 'Campaign not found.');
-      }
       const current = await findThingBySlug(trx, campaignId, slug);
       if (!current) throw thingNotFound(slug);
       if (!ifMatchAdmits(ifMatch, current.id, current.version)) {
@@ -161,8 +156,10 @@ export async function updateThing(
 }
 
 /** Deletes the thing; its arc links go with it (the foreign key cascades). */
-export async function deleteThing(db: Db, campaignId: number, slug: string): Promise<boolean> {
+export async function deleteThing(database: Database, campaignId: number, slug: string): Promise<boolean> {
   if (!isValidSlug(slug)) return false;
-  const result = await db.deleteFrom('things').where('campaign_id', '=', campaignId).where('slug', '=', slug).executeTakeFirst();
-  return result.numDeletedRows > 0n;
+  return campaignWrite(database, campaignId, async (trx) => {
+    const result = await trx.deleteFrom('things').where('campaign_id', '=', campaignId).where('slug', '=', slug).executeTakeFirst();
+    return result.numDeletedRows > 0n;
+  });
 }

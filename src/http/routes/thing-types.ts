@@ -129,7 +129,7 @@ export function thingTypesRoutes(app: AppInstance) {
     },
     async (request, reply) => {
       const id = parseThingTypeId(request.params.thingTypeId);
-      if (!(await deleteThingType(database.kysely, campaignOf(request).id, id))) throw notFound(id);
+      if (!(await deleteThingType(database, campaignOf(request).id, id))) throw notFound(id);
       return reply.code(204).send(null);
     },
   );

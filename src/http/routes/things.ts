@@ -147,7 +147,7 @@ export function thingsRoutes(app: AppInstance) {
     },
     async (request, reply) => {
       const { thingSlug } = request.params;
-      if (!(await deleteThing(database.kysely, campaignOf(request).id, thingSlug))) throw notFound(thingSlug);
+      if (!(await deleteThing(database, campaignOf(request).id, thingSlug))) throw notFound(thingSlug);
       return reply.code(204).send(null);
     },
   );
