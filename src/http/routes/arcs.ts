@@ -33,7 +33,7 @@ export function arcsRoutes(app: AppInstance) {
   app.get(
     '/campaigns/:campaignSlug/arcs',
     {
-      config: { auth: 'campaign' },
+      config: { auth: 'campaign', cache: 'list' },
       schema: {
         tags: ['arcs'],
         summary: 'Every arc of the campaign, newest first, each with parentArc, childArcs and its full things',
@@ -75,7 +75,7 @@ export function arcsRoutes(app: AppInstance) {
   app.get(
     '/campaigns/:campaignSlug/arcs/:arcSlug',
     {
-      config: { auth: 'campaign' },
+      config: { auth: 'campaign', cache: 'record' },
       schema: { tags: ['arcs'], params: ArcParams, response: { 200: Arc, ...problems(401, 404) } },
     },
     async (request, reply) => {

@@ -7,6 +7,7 @@ import {
   type CampaignChanges,
 } from '../../db/repositories/campaigns.js';
 import { etagOf } from '../../db/repositories/common.js';
+import { removeQueuedImages } from '../../images/uploads.js';
 import { InputChecker } from '../../domain/input.js';
 import { serializeRichText } from '../../domain/rich-text.js';
 import { callerOf, campaignOf } from '../auth.js';
@@ -54,7 +55,7 @@ export function campaignRoutes(app: AppInstance) {
   app.get(
     '/campaigns/:campaignSlug',
     {
-      config: { auth: 'campaign' },
+      config: { auth: 'campaign', cache: 'record' },
       schema: { tags: ['campaigns'], params: CampaignParams, response: { 200: Campaign, ...problems(401, 404) } },
     },
     async (request, reply) => {
@@ -102,7 +103,9 @@ export function campaignRoutes(app: AppInstance) {
       },
     },
     async (request, reply) => {
-      await deleteCampaign(database.kysely, campaignOf(request).id);
+      const removals = await deleteCampaign(database, campaignOf(request).id);
+      // After the commit: a host that fails leaves the bytes queued for the sweeper, never the records.
+      await removeQueuedImages(database, app.imageHost, removals, request.log);
       return reply.code(204).send(null);
     },
   );

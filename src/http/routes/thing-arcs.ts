@@ -11,7 +11,7 @@ export function thingArcsRoutes(app: AppInstance) {
   app.get(
     '/campaigns/:campaignSlug/things/:thingSlug/arcs',
     {
-      config: { auth: 'campaign' },
+      config: { auth: 'campaign', cache: 'list' },
       schema: {
         tags: ['arcs'],
         summary: 'The arcs a thing is linked to, in the order it was linked to them',

@@ -33,7 +33,7 @@ export function thingTypesRoutes(app: AppInstance) {
   app.get(
     '/campaigns/:campaignSlug/thing-types',
     {
-      config: { auth: 'campaign' },
+      config: { auth: 'campaign', cache: 'list' },
       schema: {
         tags: ['thing types'],
         summary: "The campaign's thing types, oldest first (ids ascending)",
@@ -76,7 +76,7 @@ export function thingTypesRoutes(app: AppInstance) {
   app.get(
     '/campaigns/:campaignSlug/thing-types/:thingTypeId',
     {
-      config: { auth: 'campaign' },
+      config: { auth: 'campaign', cache: 'record' },
       schema: { tags: ['thing types'], params: ThingTypeParams, response: { 200: ThingType, ...problems(400, 401, 404) } },
     },
     async (request, reply) => {

@@ -21,7 +21,7 @@ export function thingsRoutes(app: AppInstance) {
   app.get(
     '/campaigns/:campaignSlug/things',
     {
-      config: { auth: 'campaign' },
+      config: { auth: 'campaign', cache: 'list' },
       // The query is parsed in the handler (see domain/list-cursor.ts): a repeated or malformed
       // parameter is answered there as invalid_query, with a pointer into the query object.
       attachValidation: true,
@@ -88,7 +88,7 @@ export function thingsRoutes(app: AppInstance) {
   app.get(
     '/campaigns/:campaignSlug/things/:thingSlug',
     {
-      config: { auth: 'campaign' },
+      config: { auth: 'campaign', cache: 'record' },
       schema: { tags: ['things'], params: ThingParams, response: { 200: Thing, ...problems(401, 404) } },
     },
     async (request, reply) => {

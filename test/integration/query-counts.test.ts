@@ -1,0 +1,125 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestContext, json, type TestContext, type TestUser } from '../support/app.js';
+
+// A structural guarantee, generated from the route table: every authenticated GET runs the same
+// number of SQL statements on a small campaign and on a large one. The response cache is off so
+// the database work itself is counted.
+
+let ctx: TestContext;
+let owner: TestUser;
+
+const queryStrings: Record<string, string> = {
+  '/api/campaigns/:campaignSlug/search': '?q=goblin',
+};
+
+interface Fixture {
+  params: Record<string, string>;
+}
+
+async function seed(size: { things: number; arcs: number; linksPerArc: number; types: number; campaigns: number; tokens: number }, label: string): Promise<Fixture> {
+  const kysely = ctx.database.kysely;
+  const campaign = json(await ctx.app.inject({ method: 'POST', url: '/api/campaigns', headers: owner.headers, payload: { newCampaign: { name: `Counted ${label}` } } }));
+  const now = new Date().toISOString();
+  for (let i = 0; i < size.campaigns; i++) {
+    await kysely.insertInto('campaigns').values({ slug: `filler-${label}-${i}`, name: `Filler ${i}`, description: null, user_id: owner.id, version: 1, created_at: now, updated_at: now }).execute();
+  }
+  for (let i = 0; i < size.tokens; i++) {
+    await kysely.insertInto('api_tokens').values({ user_id: owner.id, name: `t${i}`, secret_hash: `${label}-hash-${i}`, created_at: now, expires_at: null, last_used_at: null }).execute();
+  }
+  const typeRows = size.types > 0
+    ? await kysely
+        .insertInto('thing_types')
+        .values(Array.from({ length: size.types }, (_, i) => ({ campaign_id: campaign.id, name: `Type ${i}`, name_key: `type ${i}`, version: 1, created_at: now, updated_at: now })))
+        .returning('id')
+        .execute()
+    : [];
+  const defaultType = await kysely.selectFrom('thing_types').select('id').where('campaign_id', '=', campaign.id).orderBy('id').executeTakeFirstOrThrow();
+  const typeIds = [defaultType.id, ...typeRows.map((r) => r.id)];
+  const description = JSON.stringify([{ type: 'paragraph', children: [{ text: 'A goblin of some renown.' }] }]);
+  const thingIds: number[] = [];
+  for (let start = 0; start < size.things; start += 200) {
+    const rows = await kysely
+      .insertInto('things')
+      .values(
+        Array.from({ length: Math.min(200, size.things - start) }, (_, k) => ({
+          campaign_id: campaign.id,
+          type_id: typeIds[(start + k) % typeIds.length]!,
+          slug: `thing-${start + k}`,
+          name: `Thing ${start + k}`,
+          description,
+          version: 1,
+          created_at: now,
+          updated_at: now,
+        })),
+      )
+      .returning('id')
+      .execute();
+    thingIds.push(...rows.map((r) => r.id));
+  }
+  const arcIds: number[] = [];
+  for (let i = 0; i < size.arcs; i++) {
+    const row = await kysely
+      .insertInto('arcs')
+      .values({ campaign_id: campaign.id, parent_arc_id: i > 0 ? arcIds[Math.floor((i - 1) / 3)]! : null, slug: `arc-${i}`, name: `Arc ${i}`, hook: description, protagonist: null, antagonist: null, problem: null, key: null, outcome: null, notes: null, version: 1, created_at: now, updated_at: now })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    arcIds.push(row.id);
+  }
+  const links = arcIds.flatMap((arcId, a) =>
+    Array.from({ length: size.linksPerArc }, (_, k) => ({ campaign_id: campaign.id, arc_id: arcId, thing_id: thingIds[(a * size.linksPerArc + k) % thingIds.length]!, created_at: now })),
+  );
+  for (let start = 0; start < links.length; start += 300) {
+    await kysely.insertInto('arc_things').values(links.slice(start, start + 300)).onConflict((oc) => oc.doNothing()).execute();
+  }
+  const token = await kysely.selectFrom('api_tokens').select('id').where('user_id', '=', owner.id).orderBy('id').executeTakeFirstOrThrow();
+  return { params: { campaignSlug: campaign.slug, thingSlug: 'thing-0', arcSlug: 'arc-0', thingTypeId: String(defaultType.id), id: String(token.id) } };
+}
+
+function fill(url: string, fixture: Fixture): string {
+  return url.replace(/:([A-Za-z]+)/g, (_, name: string) => {
+    const value = fixture.params[name];
+    if (value === undefined) throw new Error(`query-counts.test.ts has no value for :${name} in ${url}`);
+    return value;
+  }) + (queryStrings[url] ?? '');
+}
+
+async function statementsFor(url: string): Promise<{ status: number; count: number }> {
+  ctx.queries.length = 0;
+  const res = await ctx.app.inject({ method: 'GET', url, headers: owner.headers });
+  return { status: res.statusCode, count: ctx.queries.length };
+}
+
+let small: Fixture;
+let large: Fixture;
+
+beforeAll(async () => {
+  ctx = await createTestContext({ RESPONSE_CACHE_MB: '0' });
+  owner = await ctx.createUser();
+  small = await seed({ things: 2, arcs: 1, linksPerArc: 1, types: 0, campaigns: 0, tokens: 0 }, 'small');
+  large = await seed({ things: 1200, arcs: 120, linksPerArc: 10, types: 8, campaigns: 40, tokens: 25 }, 'large');
+}, 120_000);
+afterAll(() => ctx.close());
+
+describe('statements per request', () => {
+  it('are the same for a small and a large campaign on every authenticated GET route', async () => {
+    const routes = ctx.app.routeTable.filter((r) => r.method === 'GET' && r.auth !== 'none');
+    expect(routes.length).toBeGreaterThanOrEqual(8);
+    const report: string[] = [];
+    for (const route of routes) {
+      const a = await statementsFor(fill(route.url, small));
+      const b = await statementsFor(fill(route.url, large));
+      report.push(`${route.url}: ${a.count} / ${b.count}`);
+      expect(a.status, `${route.url} (small)`).toBe(200);
+      expect(b.status, `${route.url} (large)`).toBe(200);
+      expect(b.count, `${route.url}: ${a.count} statements small, ${b.count} large`).toBe(a.count);
+      expect(a.count, route.url).toBeLessThanOrEqual(6);
+    }
+    // The fetchAll list and the 1,000-row page with its Link header are lists too.
+    for (const query of [(_: Fixture) => '?fetchAll=true', (_: Fixture) => '?count=1000', (f: Fixture) => `?typeId=${f.params.thingTypeId}`]) {
+      const a = await statementsFor(`/api/campaigns/${small.params.campaignSlug}/things${query(small)}`);
+      const b = await statementsFor(`/api/campaigns/${large.params.campaignSlug}/things${query(large)}`);
+      expect([a.status, b.status], query(large)).toEqual([200, 200]);
+      expect(b.count, query(large)).toBe(a.count);
+    }
+  });
+});
