@@ -7,6 +7,7 @@ import type { Config } from './config.js';
 import { createDatabase, type Database } from './db/database.js';
 import type { AppInstance } from './http/app-types.js';
 import { registerAuth } from './http/auth.js';
+import { registerResponseCache, ResponseCache } from './http/response-cache.js';
 import { registerErrorHandling } from './http/errors.js';
 import { registerApiRoutes } from './http/routes/index.js';
 import { sweepExpired } from './db/repositories/housekeeping.js';
@@ -82,6 +83,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerErrorHandling(app);
   await app.register(fastifyCookie);
   registerAuth(app, database, config);
+  if (config.responseCacheMb > 0) registerResponseCache(app, new ResponseCache(config.responseCacheMb * 1024 * 1024));
 
   await app.register(fastifySwagger, {
     openapi: {

@@ -17,6 +17,7 @@ const intSettings = {
   TOKENS_MAX_PER_USER_PER_HOUR: { ...PositiveInt(30, 'new API tokens per user per hour'), min: 1, max: 1_000_000 },
   REQUEST_TIMEOUT_MS: { ...PositiveInt(30_000, 'longest time a request may take, in milliseconds'), min: 1000, max: 600_000 },
   DATABASE_POOL_SIZE: { ...PositiveInt(10, 'PostgreSQL connections per instance'), min: 1, max: 500 },
+  RESPONSE_CACHE_MB: { ...PositiveInt(32, 'memory for cached GET responses, in MiB (0 turns the cache off)'), min: 0, max: 4096 },
 } as const;
 
 export const ConfigSchema = Type.Object({
@@ -39,6 +40,7 @@ export const ConfigSchema = Type.Object({
   apiRateLimit: Type.Optional(Type.Integer()),
   requestTimeoutMs: Type.Integer(),
   databasePoolSize: Type.Integer(),
+  responseCacheMb: Type.Integer(),
 });
 export type Config = Static<typeof ConfigSchema>;
 
@@ -123,6 +125,7 @@ export function loadConfig(env: Env = process.env): Config {
     apiRateLimit,
     requestTimeoutMs: readInt(env, 'REQUEST_TIMEOUT_MS'),
     databasePoolSize: readInt(env, 'DATABASE_POOL_SIZE'),
+    responseCacheMb: readInt(env, 'RESPONSE_CACHE_MB'),
   };
   if (config.imageHost === 's3') {
     throw new ConfigError('IMAGE_HOST=s3 is not available yet in this version; use local');

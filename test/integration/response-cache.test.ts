@@ -38,11 +38,6 @@ function post(app: AppInstance, url: string, payload: object) {
   return app.inject({ method: 'POST', url, headers: owner.headers, payload });
 }
 
-async function campaignContentVersion(): Promise<number> {
-  const row = await ctx.database.kysely.selectFrom('campaigns').select('content_version').where('slug', '=', slug).executeTakeFirstOrThrow();
-  return row.content_version;
-}
-
 describe('response cache', () => {
   it('answers a repeated list GET from memory with one statement (the caller and campaign lookup)', async () => {
     await post(ctx.app, `/api/campaigns/${slug}/things`, { newThing: { name: 'Warm', typeId } });
