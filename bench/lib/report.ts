@@ -1,0 +1,106 @@
+// The tables of `npm run bench`.
+import type { SeedSize, SeededCampaign } from '../seed.js';
+import { kib, num, percent, signedPercent, table } from './format.js';
+import { errorsOf, type LoadStats } from './load.js';
+
+export interface ScenarioResult {
+  name: string;
+  method: string;
+  path: string;
+  responseBytes?: number;
+  /** Median response time of one request at a time, before the load. */
+  unloadedMs?: number;
+  /** Why the warm-up with every connection was left out, if it was. */
+  warmupNote?: string;
+  loreforge: LoadStats;
+  baseline?: LoadStats;
+  /** Loreforge req/s ÷ baseline req/s. */
+  ratio?: number;
+  /** Baseline CPU per request ÷ Loreforge CPU per request: the ratio with the machine's noise taken out. */
+  cpuRatio?: number;
+}
+
+export interface GrowthPoint {
+  size: SeedSize;
+  links: number;
+  seedSeconds: number;
+  scenarios: { name: string; responseBytes: number; unloadedMs: number; stats: LoadStats }[];
+}
+
+export interface TableSettings {
+  db: 'sqlite' | 'postgres';
+  connections: number;
+  duration: number;
+  warmup: number;
+  growthDuration: number;
+  growthWarmup: number;
+}
+
+/**
+ * CPU time of a process group per completed request. It also counts the work on the requests still
+ * in flight when the run ends (at most one per connection), so it over-counts by up to
+ * connections ÷ requests; with fewer than two requests per connection it means nothing and is left out.
+ */
+export function cpuMicrosPerRequest(stats: LoadStats | undefined, group: string): number | undefined {
+  const ms = stats?.cpuMs[group];
+  if (!stats || ms === undefined || stats.requests < 2 * stats.connections) return undefined;
+  return (ms * 1000) / stats.requests;
+}
+
+export function mainTable(settings: TableSettings, campaign: SeededCampaign, results: ScenarioResult[], postgresCpu: boolean): string {
+  const headers = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'baseline req/s', 'ratio', 'CPU µs/req', 'baseline CPU µs/req', 'CPU ratio'];
+  if (postgresCpu) headers.push('PostgreSQL CPU µs/req');
+  headers.push('1 conn. ms', 'body');
+  const rows = results.map((r) => {
+    const row = [
+      r.name + (r.loreforge.aborted ? ' (aborted)' : ''),
+      num(r.loreforge.rps, 0),
+      String(r.loreforge.p50),
+      String(r.loreforge.p99),
+      String(errorsOf(r.loreforge)),
+      r.baseline ? num(r.baseline.rps, 0) : '–',
+      percent(r.ratio),
+      num(cpuMicrosPerRequest(r.loreforge, 'server'), 0),
+      num(cpuMicrosPerRequest(r.baseline, 'server'), 0),
+      percent(r.cpuRatio),
+    ];
+    if (postgresCpu) row.push(num(cpuMicrosPerRequest(r.loreforge, 'postgres'), 0));
+    row.push(num(r.unloadedMs), r.responseBytes === undefined ? '–' : kib(r.responseBytes));
+    return row;
+  });
+  const title =
+    `Loreforge on ${settings.db === 'sqlite' ? 'SQLite' : 'PostgreSQL'}: ${num(campaign.things.length, 0)} things in ${campaign.typeIds.length} types, ` +
+    `${num(campaign.arcs.length, 0)} arcs (3 levels), ${num(campaign.links, 0)} links; ${settings.connections} connections, ` +
+    `${settings.duration} s per scenario after ${settings.warmup} s warm-up`;
+  const notes = results.filter((r) => r.warmupNote).map((r) => `${r.name}: ${r.warmupNote}`);
+  return [title, table(headers, rows), ...(notes.length > 0 ? [notes.join('\n')] : [])].join('\n\n');
+}
+
+export function growthTable(settings: TableSettings, points: GrowthPoint[]): string {
+  const first = points[0];
+  const last = points.at(-1);
+  if (!first || !last) return '';
+  const headers = ['scenario'];
+  for (const p of points) headers.push(`${num(p.size.things, 0)}: req/s`, 'p50 ms', '1 conn. ms');
+  headers.push(`req/s ${num(first.size.things, 0)} → ${num(last.size.things, 0)}`, `CPU/req ${num(first.size.things, 0)} → ${num(last.size.things, 0)}`);
+  const rows = first.scenarios.map((scenario, i) => {
+    const row = [scenario.name];
+    for (const p of points) {
+      const point = p.scenarios[i];
+      const errors = point ? errorsOf(point.stats) : 0;
+      row.push(point ? `${num(point.stats.rps, 0)}${errors > 0 ? ` (${errors} err)` : ''}` : '–', point ? String(point.stats.p50) : '–', num(point?.unloadedMs));
+    }
+    const a = first.scenarios[i];
+    const b = last.scenarios[i];
+    row.push(a && b && a.stats.rps > 0 ? signedPercent(b.stats.rps / a.stats.rps - 1) : '–');
+    const cpuA = cpuMicrosPerRequest(a?.stats, 'server');
+    const cpuB = cpuMicrosPerRequest(b?.stats, 'server');
+    row.push(cpuA && cpuB ? signedPercent(cpuB / cpuA - 1) : '–');
+    return row;
+  });
+  const sizes = points.map((p) => `${num(p.size.things, 0)} things / ${num(p.size.arcs, 0)} arcs / ${num(p.links, 0)} links`).join(', ');
+  return (
+    `Growth (${sizes}); ${settings.connections} connections, ${settings.growthDuration} s per scenario after ${settings.growthWarmup} s warm-up; ` +
+    `"1 conn. ms": median response time of one request at a time\n\n${table(headers, rows)}`
+  );
+}

@@ -1,0 +1,92 @@
+// The scenarios of `npm run bench`: the GET routes, and the two writes with a request builder that
+// makes every request different.
+import type { SeededCampaign } from '../seed.js';
+import { description } from './content.js';
+import type { Api } from './http.js';
+import type { LoadRequest } from './load.js';
+
+export const SEARCH_QUERY = 'lantern';
+
+export interface ReadScenario {
+  name: string;
+  path: string;
+}
+
+export function readScenarios(campaign: SeededCampaign, withSearch: boolean): ReadScenario[] {
+  const base = `/api/campaigns/${campaign.slug}`;
+  const scenarios = [
+    { name: 'GET /things', path: `${base}/things` },
+    { name: 'GET /things?fetchAll=true', path: `${base}/things?fetchAll=true` },
+    { name: 'GET /arcs', path: `${base}/arcs` },
+    { name: 'GET /arcs/{slug}', path: `${base}/arcs/${campaign.sampleArc.slug}` },
+    { name: 'GET /things/{slug}', path: `${base}/things/${campaign.sampleThing.slug}` },
+  ];
+  if (withSearch) scenarios.push({ name: `GET /search?q=${SEARCH_QUERY}`, path: `${base}/search?q=${SEARCH_QUERY}` });
+  return scenarios;
+}
+
+/** Why search is skipped (its route answers 404 route_not_found until it exists), or undefined. */
+export async function probeSearch(api: Api, campaign: SeededCampaign): Promise<string | undefined> {
+  const response = await api.request('GET', `/api/campaigns/${campaign.slug}/search?q=${SEARCH_QUERY}`);
+  if (response.status === 200) return undefined;
+  const code = (response.json as { code?: string } | undefined)?.code;
+  if (response.status === 404 && code === 'route_not_found') return 'the search route does not exist yet (404 route_not_found)';
+  return `the search route answered ${response.status}${code ? ` ${code}` : ''}, not 200`;
+}
+
+export interface Captured {
+  url: string;
+  contentType: string;
+  body: Buffer;
+}
+
+/** One GET, which must answer 200: the bytes and content type the baseline will serve. */
+export async function capture(origin: string, token: string, requestPath: string): Promise<Captured> {
+  const response = await fetch(`${origin}${requestPath}`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(120_000) });
+  const body = Buffer.from(await response.arrayBuffer());
+  if (response.status !== 200) throw new Error(`GET ${requestPath}: ${response.status} ${body.toString('utf8').slice(0, 300)}`);
+  return { url: requestPath, contentType: response.headers.get('content-type') ?? 'application/json', body };
+}
+
+/** POST /things with a new name on every request (the spec's body: name and typeId). */
+export function postThingRequests(campaign: SeededCampaign): LoadRequest[] {
+  const tag = Date.now().toString(36);
+  let n = 0;
+  return [
+    {
+      method: 'POST',
+      path: `/api/campaigns/${campaign.slug}/things`,
+      headers: { 'content-type': 'application/json' },
+      setupRequest: (request) => {
+        n += 1;
+        request.body = JSON.stringify({ newThing: { name: `Load test thing ${tag} ${n}`, typeId: campaign.typeIds[n % campaign.typeIds.length] } });
+        return request;
+      },
+    },
+  ];
+}
+
+/**
+ * PUT /things/{slug} over 8 things in turn, each time with another of 32 realistic descriptions:
+ * the text changes on every request, as an edit does, without inventing a new word every time
+ * (which would grow the search vocabulary on every request, as no real edit does).
+ */
+export function putThingRequests(campaign: SeededCampaign): LoadRequest[] {
+  const targets = campaign.things.slice(0, 8);
+  const bodies = Array.from({ length: 32 }, (_, i) => JSON.stringify({ updatedThing: { description: description(50_000 + i) } }));
+  let n = 0;
+  return [
+    {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      setupRequest: (request) => {
+        n += 1;
+        const target = targets[n % targets.length];
+        if (!target) return undefined;
+        request.path = `/api/campaigns/${campaign.slug}/things/${target.slug}`;
+        request.body = bodies[n % bodies.length];
+        return request;
+      },
+    },
+  ];
+}

@@ -1,0 +1,182 @@
+import type { Transaction } from 'kysely';
+import type { Database } from '../database.js';
+import type { AssetRow, DB, ImageRemovalRow, UploadGrantRow } from '../schema.js';
+import { DomainError } from '../../domain/errors.js';
+import { campaignWrite, type Db } from './common.js';
+
+// Upload grants, asset records and the queue of image bytes to remove from the image host.
+// Rows only: moving bytes is the image host's business (src/images).
+
+const INSERT_BATCH = 500;
+
+export function createUploadGrant(db: Db, grant: UploadGrantRow): Promise<unknown> {
+  return db.insertInto('upload_grants').values(grant).execute();
+}
+
+export function findUploadGrant(db: Db, campaignId: number, imageId: string): Promise<UploadGrantRow | undefined> {
+  return db.selectFrom('upload_grants').selectAll().where('campaign_id', '=', campaignId).where('id', '=', imageId).executeTakeFirst();
+}
+
+/** Records that the local host received the grant's bytes; false when it already had, or the grant expired or is gone. */
+export async function markUploadReceived(db: Db, campaignId: number, imageId: string, now: string): Promise<boolean> {
+  const result = await db
+    .updateTable('upload_grants')
+    .set({ uploaded_at: now })
+    .where('campaign_id', '=', campaignId)
+    .where('id', '=', imageId)
+    .where('uploaded_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+export async function unmarkUploadReceived(db: Db, campaignId: number, imageId: string): Promise<void> {
+  await db.updateTable('upload_grants').set({ uploaded_at: null }).where('campaign_id', '=', campaignId).where('id', '=', imageId).execute();
+}
+
+/** Whether a pending grant or an asset still names this image (if neither does, its bytes are unwanted). */
+export async function imageIsWanted(db: Db, campaignId: number, imageId: string): Promise<boolean> {
+  const grant = db.selectFrom('upload_grants').select('id').where('campaign_id', '=', campaignId).where('id', '=', imageId);
+  const asset = db.selectFrom('assets').select('image_id as id').where('campaign_id', '=', campaignId).where('image_id', '=', imageId);
+  return (await grant.unionAll(asset).executeTakeFirst()) !== undefined;
+}
+
+export function findAssetByImageId(db: Db, campaignId: number, imageId: string): Promise<AssetRow | undefined> {
+  return db.selectFrom('assets').selectAll().where('campaign_id', '=', campaignId).where('image_id', '=', imageId).executeTakeFirst();
+}
+
+/** The campaign's assets, newest first. */
+export function listAssets(db: Db, campaignId: number): Promise<AssetRow[]> {
+  return db
+    .selectFrom('assets')
+    .selectAll()
+    .where('campaign_id', '=', campaignId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+export interface ConfirmedImage {
+  campaignId: number;
+  userId: string;
+  imageId: string;
+  label: string;
+  hostId: string;
+  url: string;
+  contentType: string;
+  byteSize: number;
+  now: string;
+}
+
+/**
+ * Turns a grant into its asset, once: the grant is consumed in the same transaction, and a
+ * confirm that finds the asset already made (a repeat, or a concurrent twin that won) returns it.
+ */
+export function confirmAsset(database: Database, input: ConfirmedImage): Promise<{ asset: AssetRow; created: boolean }> {
+  return campaignWrite(database, input.campaignId, async (trx) => {
+    const existing = await findAssetByImageId(trx, input.campaignId, input.imageId);
+    if (existing) {
+      if (existing.user_id !== input.userId) throw notIssued();
+      return { asset: existing, created: false };
+    }
+    const consumed = await trx
+      .deleteFrom('upload_grants')
+      .where('campaign_id', '=', input.campaignId)
+      .where('id', '=', input.imageId)
+      .where('user_id', '=', input.userId)
+      .where('expires_at', '>', input.now)
+      .executeTakeFirst();
+    if (Number(consumed.numDeletedRows) === 0) {
+      throw new DomainError('upload_expired', 'The upload URL of this imageId has expired; request a new one and upload again.');
+    }
+    const asset = await trx
+      .insertInto('assets')
+      .values({
+        campaign_id: input.campaignId,
+        user_id: input.userId,
+        image_id: input.imageId,
+        label: input.label,
+        host_id: input.hostId,
+        url: input.url,
+        content_type: input.contentType,
+        byte_size: input.byteSize,
+        created_at: input.now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { asset, created: true };
+  });
+}
+
+export function notIssued(): DomainError {
+  return new DomainError('image_id_not_issued', 'This imageId was not issued to you for this campaign.');
+}
+
+/** Deletes an asset record and queues its bytes for removal, in one transaction. */
+export function deleteAsset(database: Database, campaignId: number, assetId: number, now: string): Promise<ImageRemovalRow> {
+  return campaignWrite(database, campaignId, async (trx) => {
+    const deleted = await trx
+      .deleteFrom('assets')
+      .where('campaign_id', '=', campaignId)
+      .where('id', '=', assetId)
+      .returning('image_id')
+      .executeTakeFirst();
+    if (!deleted) throw new DomainError('asset_not_found', `This campaign has no asset ${assetId}.`);
+    const [removal] = await queueImageRemovals(trx, [{ campaignId, imageId: deleted.image_id }], now);
+    return removal!;
+  });
+}
+
+async function queueImageRemovals(trx: Transaction<DB>, refs: { campaignId: number; imageId: string }[], now: string): Promise<ImageRemovalRow[]> {
+  const queued: ImageRemovalRow[] = [];
+  for (let start = 0; start < refs.length; start += INSERT_BATCH) {
+    const rows = refs.slice(start, start + INSERT_BATCH).map((r) => ({ campaign_id: r.campaignId, image_id: r.imageId, queued_at: now }));
+    queued.push(...(await trx.insertInto('image_removals').values(rows).returningAll().execute()));
+  }
+  return queued;
+}
+
+/**
+ * Queues the bytes of every asset and pending upload of a campaign for removal. Call in the
+ * transaction that deletes the campaign, before the delete (which cascades to the rows).
+ */
+export async function queueCampaignImageRemovals(trx: Transaction<DB>, campaignId: number, now: string): Promise<ImageRemovalRow[]> {
+  const assets = trx.selectFrom('assets').select('image_id').where('campaign_id', '=', campaignId);
+  const grants = trx.selectFrom('upload_grants').select('id as image_id').where('campaign_id', '=', campaignId);
+  const rows = await assets.union(grants).execute();
+  return queueImageRemovals(
+    trx,
+    rows.map((r) => ({ campaignId, imageId: r.image_id })),
+    now,
+  );
+}
+
+/**
+ * Deletes up to `limit` grants that expired unconfirmed and queues their bytes for removal, in one
+ * transaction. Instances sweeping at once each get their own rows: a row is deleted once.
+ */
+export function takeExpiredUploadGrants(database: Database, now: string, limit: number): Promise<ImageRemovalRow[]> {
+  return database.kysely.transaction().execute(async (trx) => {
+    const expired = await trx
+      .deleteFrom('upload_grants')
+      .where('expires_at', '<=', now)
+      .where('id', 'in', (eb) => eb.selectFrom('upload_grants').select('id').where('expires_at', '<=', now).orderBy('expires_at').limit(limit))
+      .returning(['campaign_id', 'id'])
+      .execute();
+    return queueImageRemovals(
+      trx,
+      expired.map((g) => ({ campaignId: g.campaign_id, imageId: g.id })),
+      now,
+    );
+  });
+}
+
+/** The oldest queued removals after the one with id `afterId`. */
+export function pendingImageRemovals(db: Db, afterId: number, limit: number): Promise<ImageRemovalRow[]> {
+  return db.selectFrom('image_removals').selectAll().where('id', '>', afterId).orderBy('id').limit(limit).execute();
+}
+
+export async function forgetImageRemovals(db: Db, ids: number[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.deleteFrom('image_removals').where('id', 'in', ids).execute();
+}

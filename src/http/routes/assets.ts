@@ -1,0 +1,116 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
+import { listAssets } from '../../db/repositories/assets.js';
+import { isStorableId, parseIdText } from '../../domain/ids.js';
+import { InputChecker } from '../../domain/input.js';
+import { IMAGE_ID_PATTERN } from '../../images/image-host.js';
+import { confirmUpload, deleteAssetAndImage, grantUpload, isPremium } from '../../images/uploads.js';
+import type { AppInstance } from '../app-types.js';
+import { callerOf, campaignOf } from '../auth.js';
+import { HttpError } from '../errors.js';
+import { Asset, AssetParams, ConfirmUploadBody, ConfirmUploadResponse, presentAsset, UploadUrlBody, UploadUrlResponse } from '../schemas/asset.js';
+import { CampaignParams, problems } from '../schemas/common.js';
+
+// A route-level onRequest hook runs after the global one (401, then 404) and before the body is
+// parsed or validated, which gives the contract's order: 401, 404, 403, 400.
+function requirePremium(request: FastifyRequest): Promise<void> {
+  if (!isPremium(callerOf(request).user)) {
+    throw new HttpError('premium_required', 'Uploading images needs an active premium subscription. Images by external URL need none.');
+  }
+  return Promise.resolve();
+}
+
+export function assetsRoutes(app: AppInstance) {
+  const { database, imageHost } = app;
+
+  app.post(
+    '/campaigns/:campaignSlug/assets/upload-url',
+    {
+      config: { auth: 'campaign', problemSuccessFlag: true },
+      onRequest: requirePremium,
+      schema: {
+        tags: ['assets'],
+        summary: 'Ask for a URL to upload one image to (premium); it works for 30 minutes',
+        params: CampaignParams,
+        body: UploadUrlBody,
+        response: { 200: UploadUrlResponse, ...problems(400, 401, 403, 404, 415, 500) },
+      },
+    },
+    async (request) => {
+      const check = new InputChecker();
+      const label = check.name(request.body.label, '/label');
+      check.done();
+      const granted = await grantUpload(database, imageHost, {
+        campaignId: campaignOf(request).id,
+        userId: callerOf(request).user.id,
+        label,
+        now: new Date(),
+      });
+      return { success: true as const, uploadURL: granted.uploadURL, imageId: granted.imageId };
+    },
+  );
+
+  app.post(
+    '/campaigns/:campaignSlug/assets/confirm-upload',
+    {
+      config: { auth: 'campaign', problemSuccessFlag: true },
+      onRequest: requirePremium,
+      schema: {
+        tags: ['assets'],
+        summary: 'Confirm an upload (premium): the image host is asked for the file, and the asset is saved. A repeat returns the same asset.',
+        params: CampaignParams,
+        body: ConfirmUploadBody,
+        response: { 200: ConfirmUploadResponse, ...problems(400, 401, 403, 404, 415, 500) },
+      },
+    },
+    async (request) => {
+      const check = new InputChecker();
+      const label = check.name(request.body.label, '/label');
+      const imageId = request.body.imageId;
+      if (!IMAGE_ID_PATTERN.test(imageId)) check.issues.push({ path: '/imageId', message: 'must be an imageId as returned by upload-url' });
+      check.done();
+      const asset = await confirmUpload(
+        database,
+        imageHost,
+        { campaignId: campaignOf(request).id, userId: callerOf(request).user.id, imageId, label, now: new Date() },
+        request.log,
+      );
+      return { success: true as const, url: asset.url, asset: presentAsset(asset) };
+    },
+  );
+
+  app.get(
+    '/campaigns/:campaignSlug/assets',
+    {
+      config: { auth: 'campaign' },
+      schema: {
+        tags: ['assets'],
+        summary: "The campaign's uploaded images, newest first",
+        params: CampaignParams,
+        response: { 200: Type.Array(Asset), ...problems(401, 404) },
+      },
+    },
+    async (request) => (await listAssets(database.kysely, campaignOf(request).id)).map(presentAsset),
+  );
+
+  app.delete(
+    '/campaigns/:campaignSlug/assets/:id',
+    {
+      config: { auth: 'campaign' },
+      schema: {
+        tags: ['assets'],
+        summary: 'Delete an asset and its stored image',
+        params: AssetParams,
+        response: { 204: Type.Null(), ...problems(400, 401, 404) },
+      },
+    },
+    async (request, reply) => {
+      const raw = request.params.id;
+      const id = parseIdText(raw);
+      if (id === undefined) throw new HttpError('invalid_id', 'An asset id is a positive whole number.');
+      if (!isStorableId(id)) throw new HttpError('asset_not_found', `This campaign has no asset ${raw}.`);
+      await deleteAssetAndImage(database, imageHost, { campaignId: campaignOf(request).id, assetId: id, now: new Date() }, request.log);
+      return reply.code(204).send(null);
+    },
+  );
+}

@@ -1,0 +1,50 @@
+import { Type } from '@sinclair/typebox';
+import type { AssetRow } from '../../db/schema.js';
+import { Name, Timestamp } from './common.js';
+
+export const Asset = Type.Object({
+  id: Type.Integer(),
+  label: Type.String({ description: 'alt text and caption of the image where it is used' }),
+  imageHostId: Type.String({ description: "the image's name at the image host (a path or an object key)" }),
+  url: Type.String({ description: 'public URL of the image' }),
+  campaignId: Type.Integer(),
+  userId: Type.String({ description: 'the user who uploaded it' }),
+  createdAt: Timestamp,
+});
+
+// Types only: the label's rules are checked in code, so each problem comes with its pointer.
+export const UploadUrlBody = Type.Object({ label: Name });
+
+export const UploadUrlResponse = Type.Object({
+  success: Type.Literal(true),
+  uploadURL: Type.String({
+    description:
+      'where to send the file within 30 minutes: PUT the raw bytes, or (local host) POST multipart/form-data with a "file" field. At most MAX_UPLOAD_BYTES; PNG, JPEG, GIF, WebP or AVIF.',
+  }),
+  imageId: Type.String({ description: '32 hex digits; confirm the upload with it' }),
+});
+
+export const ConfirmUploadBody = Type.Object({
+  imageId: Type.String({ description: 'as returned by upload-url' }),
+  label: Name,
+});
+
+export const ConfirmUploadResponse = Type.Object({
+  success: Type.Literal(true),
+  url: Type.String({ description: 'public URL of the image' }),
+  asset: Asset,
+});
+
+export const AssetParams = Type.Object({ campaignSlug: Type.String(), id: Type.String() });
+
+export function presentAsset(row: AssetRow) {
+  return {
+    id: row.id,
+    label: row.label,
+    imageHostId: row.host_id,
+    url: row.url,
+    campaignId: row.campaign_id,
+    userId: row.user_id,
+    createdAt: row.created_at,
+  };
+}

@@ -1,0 +1,193 @@
+import {
+  CopyObjectCommand,
+  DeleteObjectCommand,
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+  S3Client,
+  type S3ClientConfig,
+} from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import {
+  IMAGE_CACHE_CONTROL,
+  ImageHostError,
+  type ImageHost,
+  type ImageRef,
+  type UploadTicket,
+  type VerifyOutcome,
+} from './image-host.js';
+import { FORMAT_BY_EXT, IMAGE_FORMATS, SNIFF_BYTES, sniffImage } from './sniff.js';
+
+// Any S3-compatible store. The client PUTs to a presigned URL for a staging key
+// (`uploads/<campaignId>/<imageId>`); confirm checks the staged object (HEAD for its size, a ranged
+// GET for its first bytes) and copies it to its public key (`images/<campaignId>/<imageId>.<ext>`)
+// with the detected content type. The presigned URL can only ever write the staging key, so a
+// client that keeps it cannot replace a confirmed image with something else.
+
+export interface S3Settings {
+  /** Unset: AWS S3 itself. */
+  endpoint?: string | undefined;
+  bucket: string;
+  region: string;
+  accessKeyId?: string | undefined;
+  secretAccessKey?: string | undefined;
+  forcePathStyle: boolean;
+  /** Where the bucket's objects are publicly readable, without a trailing slash. */
+  publicBaseUrl: string;
+}
+
+const EXTENSIONS = [...FORMAT_BY_EXT.keys()];
+// DeleteObjects takes at most 1000 keys; each image has one staging and five possible public keys.
+const REFS_PER_DELETE = Math.floor(1000 / (EXTENSIONS.length + 1));
+
+function statusOf(error: unknown): number | undefined {
+  return (error as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata?.httpStatusCode;
+}
+
+export class S3ImageHost implements ImageHost {
+  readonly kind = 's3' as const;
+  readonly client: S3Client;
+
+  constructor(
+    private readonly settings: S3Settings,
+    private readonly maxBytes: number,
+    clientOverrides: Partial<S3ClientConfig> = {},
+  ) {
+    this.client = new S3Client({
+      region: settings.region,
+      forcePathStyle: settings.forcePathStyle,
+      ...(settings.endpoint !== undefined ? { endpoint: settings.endpoint } : {}),
+      ...(settings.accessKeyId !== undefined && settings.secretAccessKey !== undefined
+        ? { credentials: { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey } }
+        : {}),
+      // Checksums only where S3 demands them: a presigned PUT must not oblige the browser to
+      // send a checksum header, and S3-compatible stores vary in what they return.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+      // A store that does not answer must fail the request within seconds, not hang it.
+      maxAttempts: 2,
+      requestHandler: { connectionTimeout: 3_000, requestTimeout: 15_000 },
+      ...clientOverrides,
+    });
+  }
+
+  stagingKey(ref: ImageRef): string {
+    return `uploads/${ref.campaignId}/${ref.imageId}`;
+  }
+
+  publicKey(ref: ImageRef, ext: string): string {
+    return `images/${ref.campaignId}/${ref.imageId}.${ext}`;
+  }
+
+  async uploadUrl(ticket: UploadTicket): Promise<string> {
+    const seconds = Math.max(1, Math.floor((Date.parse(ticket.expiresAt) - Date.now()) / 1000));
+    try {
+      return await getSignedUrl(this.client, new PutObjectCommand({ Bucket: this.settings.bucket, Key: this.stagingKey(ticket) }), {
+        expiresIn: seconds,
+      });
+    } catch (error) {
+      throw new ImageHostError('The upload URL could not be signed.', { cause: error });
+    }
+  }
+
+  async verify(ticket: UploadTicket): Promise<VerifyOutcome> {
+    const Bucket = this.settings.bucket;
+    const Key = this.stagingKey(ticket);
+    try {
+      let head;
+      try {
+        head = await this.client.send(new HeadObjectCommand({ Bucket, Key }));
+      } catch (error) {
+        if (statusOf(error) === 404) return { kind: 'missing' };
+        throw error;
+      }
+      const size = head.ContentLength;
+      if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) {
+        throw new ImageHostError('The image host did not say how large the upload is.');
+      }
+      const refuse = async (reason: string): Promise<VerifyOutcome> => {
+        await this.client.send(new DeleteObjectCommand({ Bucket, Key }));
+        return { kind: 'rejected', reason };
+      };
+      if (size === 0) return refuse('The file is empty.');
+      if (size > this.maxBytes) return refuse(`The file is larger than ${this.maxBytes} bytes.`);
+
+      let head4k: Uint8Array;
+      try {
+        const got = await this.client.send(
+          new GetObjectCommand({ Bucket, Key, Range: `bytes=0-${SNIFF_BYTES - 1}`, ...(head.ETag ? { IfMatch: head.ETag } : {}) }),
+        );
+        if (!got.Body) throw new ImageHostError('The image host sent no bytes for the upload.');
+        head4k = await got.Body.transformToByteArray();
+      } catch (error) {
+        // Replaced (412) or removed (404) since the HEAD: the client is still uploading.
+        if (statusOf(error) === 412 || statusOf(error) === 404) return { kind: 'missing' };
+        throw error;
+      }
+      if (head4k.length > Math.min(size, SNIFF_BYTES)) throw new ImageHostError('The image host sent more bytes than asked for.');
+      const format = await sniffImage(head4k);
+      if (format === undefined) return refuse('The file is not an image in an accepted format.');
+
+      const { ext, mime } = IMAGE_FORMATS[format];
+      const target = this.publicKey(ticket, ext);
+      try {
+        await this.client.send(
+          new CopyObjectCommand({
+            Bucket,
+            Key: target,
+            CopySource: `${Bucket}/${Key}`,
+            // The object we checked, not one swapped in since (stores that ignore this still copy).
+            ...(head.ETag ? { CopySourceIfMatch: head.ETag } : {}),
+            MetadataDirective: 'REPLACE',
+            ContentType: mime,
+            CacheControl: IMAGE_CACHE_CONTROL,
+            ContentDisposition: 'inline',
+          }),
+        );
+      } catch (error) {
+        if (statusOf(error) === 412 || statusOf(error) === 404) return { kind: 'missing' };
+        throw error;
+      }
+      return {
+        kind: 'stored',
+        image: { hostId: target, url: `${this.settings.publicBaseUrl}/${target}`, contentType: mime, byteSize: size },
+      };
+    } catch (error) {
+      if (error instanceof ImageHostError) throw error;
+      throw new ImageHostError('The image host could not verify the upload.', { cause: error });
+    }
+  }
+
+  async release(ref: ImageRef): Promise<void> {
+    try {
+      await this.client.send(new DeleteObjectCommand({ Bucket: this.settings.bucket, Key: this.stagingKey(ref) }));
+    } catch (error) {
+      throw new ImageHostError('The staged upload could not be removed.', { cause: error });
+    }
+  }
+
+  async remove(refs: readonly ImageRef[]): Promise<void> {
+    for (let start = 0; start < refs.length; start += REFS_PER_DELETE) {
+      const batch = refs.slice(start, start + REFS_PER_DELETE);
+      const keys = batch.flatMap((ref) => [this.stagingKey(ref), ...EXTENSIONS.map((ext) => this.publicKey(ref, ext))]);
+      let result;
+      try {
+        result = await this.client.send(
+          new DeleteObjectsCommand({ Bucket: this.settings.bucket, Delete: { Objects: keys.map((Key) => ({ Key })), Quiet: true } }),
+        );
+      } catch (error) {
+        throw new ImageHostError('The images could not be removed from the image host.', { cause: error });
+      }
+      const failed = (result.Errors ?? []).filter((e) => e.Code !== 'NoSuchKey');
+      if (failed.length > 0) {
+        throw new ImageHostError(`${failed.length} object(s) could not be removed from the image host (${failed[0]?.Code ?? 'unknown error'}).`);
+      }
+    }
+  }
+
+  close(): Promise<void> {
+    this.client.destroy();
+    return Promise.resolve();
+  }
+}

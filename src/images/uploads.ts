@@ -1,0 +1,193 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Database } from '../db/database.js';
+import { classifyDatabaseError } from '../db/errors.js';
+import {
+  confirmAsset,
+  createUploadGrant,
+  deleteAsset,
+  findAssetByImageId,
+  findUploadGrant,
+  forgetImageRemovals,
+  notIssued,
+  pendingImageRemovals,
+  takeExpiredUploadGrants,
+} from '../db/repositories/assets.js';
+import type { AssetRow, ImageRemovalRow, UserRow } from '../db/schema.js';
+import { DomainError } from '../domain/errors.js';
+import { addMs, nowIso } from '../domain/time.js';
+import { newImageId, type ImageHost, type UploadTicket } from './image-host.js';
+
+// The upload flow, whatever the host: grant → (client uploads to the host) → confirm → asset.
+
+/** How long an upload URL works, and how long its imageId can be confirmed. */
+export const UPLOAD_GRANT_MS = 30 * 60_000;
+const SWEEP_BATCH = 500;
+
+/** A user is premium while premiumUntil is in the future. */
+export function isPremium(user: Pick<UserRow, 'premium_until'>, now: Date = new Date()): boolean {
+  return user.premium_until !== null && Date.parse(user.premium_until) > now.getTime();
+}
+
+export async function grantUpload(
+  database: Database,
+  host: ImageHost,
+  input: { campaignId: number; userId: string; label: string; now: Date },
+): Promise<{ imageId: string; uploadURL: string; expiresAt: string }> {
+  const imageId = newImageId();
+  const createdAt = nowIso(input.now);
+  const expiresAt = addMs(createdAt, UPLOAD_GRANT_MS);
+  // Signed first: a host that cannot sign leaves no grant behind.
+  const uploadURL = await host.uploadUrl({ campaignId: input.campaignId, imageId, expiresAt });
+  try {
+    await createUploadGrant(database.kysely, {
+      campaign_id: input.campaignId,
+      id: imageId,
+      user_id: input.userId,
+      label: input.label,
+      created_at: createdAt,
+      expires_at: expiresAt,
+      uploaded_at: null,
+    });
+  } catch (error) {
+    // The campaign was deleted since the request's own check.
+    if (classifyDatabaseError(error) === 'foreign_key') throw new DomainError('campaign_not_found', 'Campaign not found.');
+    throw error;
+  }
+  return { imageId, uploadURL, expiresAt };
+}
+
+/**
+ * Asks the host whether the upload arrived and is a good image, then records the asset and
+ * consumes the grant in one transaction. A repeat returns the asset already made.
+ */
+export async function confirmUpload(
+  database: Database,
+  host: ImageHost,
+  input: { campaignId: number; userId: string; imageId: string; label: string; now: Date },
+  log: FastifyBaseLogger,
+): Promise<AssetRow> {
+  const { campaignId, userId, imageId } = input;
+  const existing = await findAssetByImageId(database.kysely, campaignId, imageId);
+  if (existing) {
+    if (existing.user_id !== userId) throw notIssued();
+    return existing;
+  }
+  const grant = await findUploadGrant(database.kysely, campaignId, imageId);
+  if (!grant || grant.user_id !== userId) throw notIssued();
+  if (Date.parse(grant.expires_at) <= input.now.getTime()) {
+    throw new DomainError('upload_expired', 'The upload URL of this imageId has expired; request a new one and upload again.');
+  }
+  const ticket: UploadTicket = { campaignId, imageId, expiresAt: grant.expires_at };
+
+  let outcome;
+  try {
+    outcome = await host.verify(ticket);
+  } catch (error) {
+    log.error({ err: error, imageId }, 'the image host could not verify an upload');
+    throw new DomainError('upload_verification_failed', 'The image host could not verify the upload; nothing was saved. Try confirming again.');
+  }
+  switch (outcome.kind) {
+    case 'missing':
+      throw new DomainError('upload_not_completed', 'No file has been uploaded for this imageId yet; upload it to the uploadURL first.');
+    case 'rejected':
+      throw new DomainError('upload_rejected', `The uploaded file was refused and removed: ${outcome.reason} Upload an accepted image and confirm again.`);
+    case 'stored':
+      break;
+  }
+
+  let result;
+  try {
+    result = await confirmAsset(database, {
+      campaignId,
+      userId,
+      imageId,
+      label: input.label,
+      hostId: outcome.image.hostId,
+      url: outcome.image.url,
+      contentType: outcome.image.contentType,
+      byteSize: outcome.image.byteSize,
+      now: nowIso(input.now),
+    });
+  } catch (error) {
+    // The campaign went while we verified: its deletion could not know of what verify stored.
+    if (error instanceof DomainError && error.code === 'campaign_not_found') {
+      await host.remove([ticket]).catch((e: unknown) => log.warn({ err: e, imageId }, 'could not remove the image of a deleted campaign'));
+    }
+    throw error;
+  }
+  if (result.created) {
+    await host.release(ticket).catch((error: unknown) => log.warn({ err: error, imageId }, 'could not drop a confirmed upload\'s staged copy'));
+  }
+  return result.asset;
+}
+
+/** Deletes an asset record, then its bytes (left to the sweeper when the host fails). */
+export async function deleteAssetAndImage(
+  database: Database,
+  host: ImageHost,
+  input: { campaignId: number; assetId: number; now: Date },
+  log: FastifyBaseLogger,
+): Promise<void> {
+  const removal = await deleteAsset(database, input.campaignId, input.assetId, nowIso(input.now));
+  await removeQueuedImages(database, host, [removal], log);
+}
+
+/**
+ * Removes the bytes of queued removals from the host, then forgets them. When the host fails the
+ * rows stay queued for the sweeper; records are never brought back. Never throws.
+ */
+export async function removeQueuedImages(
+  database: Database,
+  host: ImageHost,
+  removals: readonly ImageRemovalRow[],
+  log: FastifyBaseLogger,
+): Promise<boolean> {
+  if (removals.length === 0) return true;
+  try {
+    await host.remove(removals.map((r) => ({ campaignId: r.campaign_id, imageId: r.image_id })));
+  } catch (error) {
+    log.warn({ err: error, images: removals.length }, 'image bytes could not be removed from the image host; the sweeper will retry');
+    return false;
+  }
+  try {
+    await forgetImageRemovals(
+      database.kysely,
+      removals.map((r) => r.id),
+    );
+  } catch (error) {
+    // Removing again is harmless: the sweeper will do it and then forget them.
+    log.warn({ err: error }, 'removed image bytes could not be struck from the removal queue');
+  }
+  return true;
+}
+
+/**
+ * Expires grants that were never confirmed (queuing their bytes), then removes queued bytes.
+ * Safe with any number of instances sweeping at once: each grant is taken by one of them, and
+ * removing bytes twice does no harm.
+ */
+export async function sweepUploads(
+  database: Database,
+  host: ImageHost,
+  now: Date,
+  log: FastifyBaseLogger,
+): Promise<{ expiredGrants: number; removedImages: number; removalsLeft: boolean }> {
+  let expiredGrants = 0;
+  for (;;) {
+    const taken = await takeExpiredUploadGrants(database, nowIso(now), SWEEP_BATCH);
+    expiredGrants += taken.length;
+    if (taken.length < SWEEP_BATCH) break;
+  }
+  let removedImages = 0;
+  let removalsLeft = false;
+  // A batch the host keeps refusing stays queued without holding up the batches after it.
+  for (let afterId = 0; ; ) {
+    const pending = await pendingImageRemovals(database.kysely, afterId, SWEEP_BATCH);
+    if (pending.length === 0) break;
+    if (await removeQueuedImages(database, host, pending, log)) removedImages += pending.length;
+    else removalsLeft = true;
+    if (pending.length < SWEEP_BATCH) break;
+    afterId = pending[pending.length - 1]!.id;
+  }
+  return { expiredGrants, removedImages, removalsLeft };
+}

@@ -1,0 +1,135 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createDatabase, type Database } from '../../src/db/database.js';
+import { setPremiumUntil } from '../../src/db/repositories/users.js';
+import { createTestUser } from '../support/app.js';
+import { createTestDatabase, dialect } from '../support/test-db.js';
+import { IN_A_YEAR } from '../fixtures/image-app.js';
+import { png } from '../fixtures/images.js';
+
+// An upload is streamed to disk, never held in memory: the real server, in its own process, takes
+// a large upload while we watch its resident memory. Prints the figures; the assertion only says
+// the peak grew by far less than the upload. LOREFORGE_UPLOAD_TEST_MB sets the size (default 96).
+
+const UPLOAD_MB = Number(process.env.LOREFORGE_UPLOAD_TEST_MB ?? 96);
+const root = path.resolve(import.meta.dirname, '../..');
+const children: ChildProcess[] = [];
+afterAll(() => {
+  for (const child of children) child.kill('SIGKILL');
+});
+
+function memoryOf(pid: number): { rssMiB: number; peakMiB: number } {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+  return { rssMiB: Math.round(kib('VmRSS') / 102.4) / 10, peakMiB: Math.round(kib('VmHWM') / 102.4) / 10 };
+}
+
+function startServer(env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: root,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let output = '';
+  const listening = new Promise<string>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      if (match) resolve(match[1]!);
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
+  });
+  return { child, listening };
+}
+
+/** PUTs `megabytes` MiB (a PNG followed by filler) in 64 KiB chunks generated on the fly. */
+function putLarge(url: string, megabytes: number): Promise<{ status: number; body: string }> {
+  const total = megabytes * 1024 * 1024;
+  const chunk = Buffer.alloc(64 * 1024, 0x61);
+  const head = png();
+  return new Promise((resolve, reject) => {
+    const request = http.request(url, { method: 'PUT', headers: { 'content-length': String(total), 'content-type': 'image/png' } }, (response) => {
+      let body = '';
+      response.on('data', (c: Buffer) => (body += c.toString()));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+    });
+    request.on('error', reject);
+    let sent = 0;
+    const pump = () => {
+      while (sent < total) {
+        const piece = sent === 0 ? Buffer.concat([head, chunk.subarray(head.length)]) : chunk.subarray(0, Math.min(chunk.length, total - sent));
+        sent += piece.length;
+        if (!request.write(piece)) {
+          request.once('drain', pump);
+          return;
+        }
+      }
+      request.end();
+    };
+    pump();
+  });
+}
+
+describe('memory while streaming an upload', () => {
+  it(`takes a ${UPLOAD_MB} MiB upload without holding it in memory`, async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loreforge-memory-'));
+    let database: Database;
+    let env: Record<string, string> = { DATA_DIR: dataDir, MAX_UPLOAD_BYTES: String(UPLOAD_MB * 1024 * 1024) };
+    let testDb: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
+    if (dialect === 'postgres') {
+      testDb = await createTestDatabase({ migrate: false });
+      env = { ...env, DATABASE_URL: testDb.url! };
+    }
+    const server = startServer(env);
+    try {
+      const base = await server.listening;
+      database = testDb ?? createDatabase({ dataDir });
+      const user = await createTestUser(database);
+      await setPremiumUntil(database.kysely, user.email, IN_A_YEAR);
+      const headers = { ...user.headers, 'content-type': 'application/json' };
+      const campaign: any = await (await fetch(`${base}/api/campaigns`, { method: 'POST', headers, body: JSON.stringify({ newCampaign: { name: 'Big' } }) })).json();
+      const grant = async () => {
+        const res = await fetch(`${base}/api/campaigns/${campaign.slug}/assets/upload-url`, { method: 'POST', headers, body: JSON.stringify({ label: 'big' }) });
+        const body: any = await res.json();
+        return { imageId: body.imageId as string, url: `${base}${new URL(body.uploadURL as string).pathname}` };
+      };
+
+      // Warm up: the upload path's modules loaded and its code compiled before we measure.
+      const warm = await grant();
+      expect((await putLarge(warm.url, 1)).status).toBe(200);
+      const before = memoryOf(server.child.pid!);
+      const big = await grant();
+      const started = Date.now();
+      const res = await putLarge(big.url, UPLOAD_MB);
+      const seconds = (Date.now() - started) / 1000;
+      expect(res.status, res.body).toBe(200);
+      const after = memoryOf(server.child.pid!);
+      const confirm = await fetch(`${base}/api/campaigns/${campaign.slug}/assets/confirm-upload`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ imageId: big.imageId, label: 'big' }),
+      });
+      expect(confirm.status).toBe(200);
+      const stored = path.join(dataDir, 'images', String(campaign.id), `${big.imageId}.png`);
+      expect(fs.statSync(stored).size).toBe(UPLOAD_MB * 1024 * 1024);
+
+      console.log(
+        `[upload memory] ${UPLOAD_MB} MiB streamed in ${seconds.toFixed(2)} s; server RSS before ${before.rssMiB} MiB (peak so far ${before.peakMiB}), ` +
+          `after ${after.rssMiB} MiB (peak ${after.peakMiB} MiB)`,
+      );
+      expect(after.peakMiB - before.peakMiB).toBeLessThan(Math.max(48, UPLOAD_MB / 2));
+      if (!testDb) await database.close();
+    } finally {
+      server.child.kill('SIGTERM');
+      await testDb?.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
