@@ -6,6 +6,7 @@ import { createDatabase, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { setPremiumUntil } from './db/repositories/users.js';
 import { parseDateTime } from './domain/time.js';
+import { rebuildSearchIndex } from './search/maintenance.js';
 
 // The admin command line: `npm run cli -- <command>`, against the same settings as the server.
 // runCli does the work and returns the exit status, so tests run it in-process.
@@ -23,13 +24,18 @@ Commands:
                                            (2027-01-31, meaning 00:00 UTC that day) or date-time
                                            with a time zone (2027-01-31T18:00:00Z, …+01:00)
   user premium <email> --off               end the user's premium
+  search reindex                           rebuild the search index of every campaign from its records
   help                                     show this text
 
 Settings are read from the same environment variables as the server (DATABASE_URL, DATA_DIR, …);
 pending migrations are applied before every command.
 Exit status: 0 done, 1 failed (bad setting, unknown user, database error), 2 bad command line.`;
 
-type Command = { kind: 'help' } | { kind: 'migrate' } | { kind: 'premium'; email: string; until: string | null };
+type Command =
+  | { kind: 'help' }
+  | { kind: 'migrate' }
+  | { kind: 'premium'; email: string; until: string | null }
+  | { kind: 'reindex' };
 
 class UsageError extends Error {}
 
@@ -62,6 +68,10 @@ function parseCommand(argv: string[]): Command {
   if (name === 'migrate') {
     if (rest.length > 0 || !noOptions) throw new UsageError('migrate takes no arguments');
     return { kind: 'migrate' };
+  }
+  if (name === 'search' && rest[0] === 'reindex') {
+    if (rest.length > 1 || !noOptions) throw new UsageError('search reindex takes no arguments');
+    return { kind: 'reindex' };
   }
   if (name === 'user' && rest[0] === 'premium') {
     const [, email, ...extra] = rest;
@@ -100,6 +110,13 @@ async function execute(command: Exclude<Command, { kind: 'help' }>, database: Da
     case 'migrate':
       if (applied.length === 0) io.out('No pending migrations: the database is up to date.');
       return 0;
+    case 'reindex': {
+      const started = Date.now();
+      const summary = await rebuildSearchIndex(database);
+      const seconds = ((Date.now() - started) / 1000).toFixed(1);
+      io.out(`Rebuilt the search index: ${plural(summary.campaigns, 'campaign')}, ${plural(summary.documents, 'document')} in ${seconds} s.`);
+      return 0;
+    }
     case 'premium': {
       if (!(await setPremiumUntil(database.kysely, command.email, command.until))) {
         io.err(`loreforge: no user has the email address "${command.email}"`);

@@ -18,7 +18,19 @@ const intSettings = {
   REQUEST_TIMEOUT_MS: { ...PositiveInt(30_000, 'longest time a request may take, in milliseconds'), min: 1000, max: 600_000 },
   DATABASE_POOL_SIZE: { ...PositiveInt(10, 'PostgreSQL connections per instance'), min: 1, max: 500 },
   RESPONSE_CACHE_MB: { ...PositiveInt(32, 'memory for cached GET responses, in MiB (0 turns the cache off)'), min: 0, max: 4096 },
+  MAX_UPLOAD_BYTES: { ...PositiveInt(10 * 1024 * 1024, 'largest accepted image upload, in bytes'), min: 1024, max: 1024 * 1024 * 1024 },
 } as const;
+
+export const S3ConfigSchema = Type.Object({
+  endpoint: Type.Optional(Type.String()),
+  bucket: Type.String(),
+  region: Type.String(),
+  accessKeyId: Type.Optional(Type.String()),
+  secretAccessKey: Type.Optional(Type.String()),
+  forcePathStyle: Type.Boolean(),
+  publicBaseUrl: Type.String(),
+});
+export type S3Config = Static<typeof S3ConfigSchema>;
 
 export const ConfigSchema = Type.Object({
   port: Type.Integer(),
@@ -41,6 +53,9 @@ export const ConfigSchema = Type.Object({
   requestTimeoutMs: Type.Integer(),
   databasePoolSize: Type.Integer(),
   responseCacheMb: Type.Integer(),
+  maxUploadBytes: Type.Integer(),
+  /** Present when imageHost is 's3'. */
+  s3: Type.Optional(S3ConfigSchema),
 });
 export type Config = Static<typeof ConfigSchema>;
 
@@ -92,6 +107,34 @@ function readUrl(env: Env, name: string, protocols: string[]): string | undefine
   return raw;
 }
 
+// S3 bucket names: 3 to 63 lowercase letters, digits, dots and hyphens, starting and ending with a letter or digit.
+const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+
+function readS3(env: Env): S3Config {
+  const bucket = env.S3_BUCKET?.trim() ?? '';
+  if (bucket === '') throw new ConfigError('S3_BUCKET must be set when IMAGE_HOST=s3');
+  if (!BUCKET_NAME.test(bucket)) {
+    throw new ConfigError(`S3_BUCKET must be a bucket name (3 to 63 lowercase letters, digits, dots and hyphens), got "${bucket}"`);
+  }
+  const region = env.S3_REGION?.trim() || 'us-east-1';
+  if (!/^[a-z0-9-]{1,64}$/.test(region)) throw new ConfigError(`S3_REGION must be a region name such as us-east-1, got "${region}"`);
+  const endpoint = readUrl(env, 'S3_ENDPOINT', ['http:', 'https:'])?.replace(/\/+$/, '');
+  const accessKeyId = env.S3_ACCESS_KEY_ID?.trim() || undefined;
+  const secretAccessKey = env.S3_SECRET_ACCESS_KEY?.trim() || undefined;
+  if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) {
+    throw new ConfigError('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together (or both unset to use the AWS default credentials)');
+  }
+  const forcePathStyle = readBool(env, 'S3_FORCE_PATH_STYLE', false);
+  // By default images are read from the bucket's own address, as the SDK addresses it.
+  let defaultPublic = `https://${bucket}.s3.${region}.amazonaws.com`;
+  if (endpoint !== undefined) {
+    const url = new URL(endpoint);
+    defaultPublic = forcePathStyle ? `${endpoint}/${bucket}` : `${url.protocol}//${bucket}.${url.host}${url.pathname.replace(/\/+$/, '')}`;
+  }
+  const publicBaseUrl = (readUrl(env, 'S3_PUBLIC_BASE_URL', ['http:', 'https:']) ?? defaultPublic).replace(/\/+$/, '');
+  return { endpoint, bucket, region, accessKeyId, secretAccessKey, forcePathStyle, publicBaseUrl };
+}
+
 /** Reads and validates the configuration; throws ConfigError with a one-line message on the first bad value. */
 export function loadConfig(env: Env = process.env): Config {
   const port = readInt(env, 'PORT');
@@ -126,10 +169,9 @@ export function loadConfig(env: Env = process.env): Config {
     requestTimeoutMs: readInt(env, 'REQUEST_TIMEOUT_MS'),
     databasePoolSize: readInt(env, 'DATABASE_POOL_SIZE'),
     responseCacheMb: readInt(env, 'RESPONSE_CACHE_MB'),
+    maxUploadBytes: readInt(env, 'MAX_UPLOAD_BYTES'),
   };
-  if (config.imageHost === 's3') {
-    throw new ConfigError('IMAGE_HOST=s3 is not available yet in this version; use local');
-  }
+  if (config.imageHost === 's3') config.s3 = readS3(env);
   if (!Value.Check(ConfigSchema, config)) throw new ConfigError('configuration failed its own schema check');
   return config;
 }

@@ -80,6 +80,13 @@ export function createDatabase(options: DatabaseOptions): Database {
     const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10, types: pgTypes });
     // An idle client losing its connection must not crash the process; the next query reconnects.
     pool.on('error', () => {});
+    // Nor may a client that is checked out (inside a transaction, between two statements) when its
+    // connection drops: pg emits 'error' on it with no listener attached, an uncaught exception.
+    // Handled here, the client is marked unusable, its next statement fails (that request gets a
+    // 5xx), and the pool discards it on release.
+    pool.on('connect', (client) => {
+      client.on('error', () => {});
+    });
     const kysely = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), ...(log ? { log } : {}) });
     return {
       kysely,

@@ -22,6 +22,8 @@ export function classifyDatabaseError(error: unknown): DatabaseErrorKind | undef
     case '22001':
     case '22007':
     case '22008':
+    case '22021': // text PostgreSQL cannot store: a NUL character (0x00)
+    case '22P05': // or a character the database encoding lacks
       return 'invalid_value';
     // better-sqlite3 extended result codes
     case 'SQLITE_CONSTRAINT_UNIQUE':

@@ -143,6 +143,10 @@ export interface DB {
   upload_grants: UploadGrantsTable;
   assets: AssetsTable;
   image_removals: ImageRemovalsTable;
+  search_documents: SearchDocumentsTable;
+  search_postings: SearchPostingsTable;
+  search_terms: SearchTermsTable;
+  search_term_variants: SearchTermVariantsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
@@ -156,3 +160,39 @@ export type ArcUpdate = Updateable<ArcsTable>;
 export type UploadGrantRow = Selectable<UploadGrantsTable>;
 export type AssetRow = Selectable<AssetsTable>;
 export type ImageRemovalRow = Selectable<ImageRemovalsTable>;
+
+// The search index (src/search; see migrations/2026-11-21-0003-search.ts). `kind`: 1 thing, 2 arc,
+// 3 campaign description. Lengths count terms.
+export interface SearchDocumentsTable {
+  id: Generated<number>;
+  campaign_id: number;
+  kind: number;
+  thing_id: number | null;
+  arc_id: number | null;
+  name_key: string;
+  name_len: number;
+  text_len: number;
+}
+
+export interface SearchPostingsTable {
+  campaign_id: number;
+  term: string;
+  doc_id: number;
+  kind: number;
+  record_id: number;
+  name_tf: number;
+  text_tf: number;
+  name_len: number;
+  text_len: number;
+}
+
+export interface SearchTermsTable {
+  campaign_id: number;
+  term: string;
+}
+
+export interface SearchTermVariantsTable {
+  campaign_id: number;
+  variant: string;
+  term: string;
+}

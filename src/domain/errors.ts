@@ -15,7 +15,18 @@ export type DomainErrorCode =
   | 'email_taken'
   | 'precondition_failed'
   | 'invalid_credentials'
-  | 'premium_required';
+  | 'premium_required'
+  | 'image_id_not_issued'
+  | 'upload_expired'
+  | 'upload_not_completed'
+  | 'upload_rejected'
+  | 'asset_not_found'
+  | 'upload_url_not_found'
+  | 'image_not_found'
+  | 'upload_already_received'
+  | 'image_too_large'
+  | 'unsupported_image_type'
+  | 'upload_verification_failed';
 
 export class DomainError extends Error {
   constructor(

@@ -8,11 +8,14 @@ import type {
 } from 'fastify';
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
+import type { ImageHost } from '../images/image-host.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
     database: Database;
     config: Config;
+    /** Where uploaded image bytes live (local files or an S3-compatible store). */
+    imageHost: ImageHost;
     /** Every route as registered: method, URL and auth mode (the authorization tests are generated from it). */
     routeTable: { method: string; url: string; auth: string }[];
   }

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Dialect } from '../database.js';
 import * as initial from './2026-11-20-0001-initial.js';
 import * as assets from './2026-11-21-0002-assets.js';
+import * as search from './2026-11-21-0003-search.js';
 import * as contentVersion from './2026-11-21-0004-content-version.js';
 
 export interface DialectMigration {
@@ -12,5 +13,6 @@ export interface DialectMigration {
 export const migrations: Record<string, DialectMigration> = {
   '2026-11-20-0001-initial': initial,
   '2026-11-21-0002-assets': assets,
+  '2026-11-21-0003-search': search,
   '2026-11-21-0004-content-version': contentVersion,
 };

@@ -6,6 +6,7 @@ import { DomainError } from '../../domain/errors.js';
 import { MAX_RECORD_ID } from '../../domain/ids.js';
 import { isValidSlug, nextFreeSlug, slugifyName } from '../../domain/slugs.js';
 import { nowIso } from '../../domain/time.js';
+import { changesArcSearchText, indexArc } from '../../search/maintenance.js';
 import { campaignWrite, type Db, ifMatchAdmits, takenSlugs } from './common.js';
 
 export interface ArcRef {
@@ -188,6 +189,7 @@ export async function createArc(
       .values({ ...texts, campaign_id: campaignId, parent_arc_id: parentArcId, slug, name, version: 1, created_at: now, updated_at: now })
       .returningAll()
       .executeTakeFirstOrThrow();
+    await indexArc(trx, arc);
     // A new arc has no children and no links yet.
     return { arc, parent: parent ?? null, children: [], things: [] };
   });
@@ -251,6 +253,7 @@ export async function updateArc(
       if (ifMatch !== undefined) update = update.where('version', '=', current.version);
       const updated = await update.returningAll().executeTakeFirst();
       if (!updated) throw new DomainError('precondition_failed', 'The arc was changed by another request; reload it and try again.');
+      if (changesArcSearchText(changes)) await indexArc(trx, updated);
       return loadArcDetail(trx, updated);
     });
   } catch (error) {

@@ -1,10 +1,12 @@
 import type { Database } from '../database.js';
 import { classifyDatabaseError } from '../errors.js';
-import type { CampaignRow } from '../schema.js';
+import type { CampaignRow, ImageRemovalRow } from '../schema.js';
 import { DomainError } from '../../domain/errors.js';
 import { randomSlugSuffix, slugifyName, withSuffix } from '../../domain/slugs.js';
 import { nowIso } from '../../domain/time.js';
-import { type Db, ifMatchAdmits } from './common.js';
+import { indexCampaign } from '../../search/maintenance.js';
+import { queueCampaignImageRemovals } from './assets.js';
+import { beginCampaignWrite, type Db, ifMatchAdmits } from './common.js';
 
 export const DEFAULT_THING_TYPES = ['NPCs', 'Locations', 'Items'] as const;
 
@@ -54,6 +56,7 @@ export async function createCampaign(
             })),
           )
           .execute();
+        await indexCampaign(trx, campaign);
         return campaign;
       });
     } catch (error) {
@@ -95,6 +98,7 @@ export async function updateCampaign(
       if (ifMatch !== undefined) update = update.where('version', '=', current.version);
       const updated = await update.returningAll().executeTakeFirst();
       if (!updated) throw new DomainError('precondition_failed', 'The campaign was changed by another request; reload it and try again.');
+      if (changes.description !== undefined) await indexCampaign(trx, updated);
       return updated;
     });
   } catch (error) {
@@ -103,6 +107,18 @@ export async function updateCampaign(
   }
 }
 
-export async function deleteCampaign(db: Db, campaignId: number): Promise<void> {
-  await db.deleteFrom('campaigns').where('id', '=', campaignId).execute();
+/**
+ * Deletes a campaign and everything in it. Returns the removals queued for its stored images, for
+ * the caller to carry out once this has committed (records go first; bytes follow, or the sweeper
+ * retries them).
+ */
+export function deleteCampaign(database: Database, campaignId: number): Promise<ImageRemovalRow[]> {
+  return database.kysely.transaction().execute(async (trx) => {
+    // The campaign's lock first, so a confirm-upload in flight either commits its asset before we
+    // list the images or finds the campaign gone.
+    if (!(await beginCampaignWrite(trx, campaignId))) return [];
+    const removals = await queueCampaignImageRemovals(trx, campaignId, nowIso());
+    await trx.deleteFrom('campaigns').where('id', '=', campaignId).execute();
+    return removals;
+  });
 }

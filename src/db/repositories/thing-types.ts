@@ -127,6 +127,8 @@ export async function deleteThingType(database: Database, campaignId: number, id
   if (id > MAX_RECORD_ID) return false;
   return campaignWrite(database, campaignId, async (trx) => {
     const result = await trx.deleteFrom('thing_types').where('campaign_id', '=', campaignId).where('id', '=', id).executeTakeFirst();
-    return result.numDeletedRows > 0n;
+    // Throwing rolls the version bump back: a delete that finds nothing changes nothing.
+    if (result.numDeletedRows === 0n) throw typeNotFound(id);
+    return true;
   });
 }

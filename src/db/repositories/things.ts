@@ -5,6 +5,7 @@ import { DomainError } from '../../domain/errors.js';
 import type { ListPosition } from '../../domain/list-cursor.js';
 import { isValidSlug, nextFreeSlug, slugifyName } from '../../domain/slugs.js';
 import { nowIso } from '../../domain/time.js';
+import { indexThing } from '../../search/maintenance.js';
 import { campaignWrite, type Db, ifMatchAdmits, takenSlugs } from './common.js';
 import { thingTypeExists } from './thing-types.js';
 
@@ -77,7 +78,7 @@ export async function createThing(database: Database, campaignId: number, input:
       const base = slugifyName(input.name) || THING_SLUG_FALLBACK;
       const slug = nextFreeSlug(base, await takenSlugs(trx, 'things', campaignId, base));
       const now = nowIso();
-      return trx
+      const thing = await trx
         .insertInto('things')
         .values({
           campaign_id: campaignId,
@@ -91,6 +92,8 @@ export async function createThing(database: Database, campaignId: number, input:
         })
         .returningAll()
         .executeTakeFirstOrThrow();
+      await indexThing(trx, thing);
+      return thing;
     });
   } catch (error) {
     // The type was deleted between our check and the insert.
@@ -144,6 +147,7 @@ export async function updateThing(
       if (ifMatch !== undefined) update = update.where('version', '=', current.version);
       const updated = await update.returningAll().executeTakeFirst();
       if (!updated) throw new DomainError('precondition_failed', 'The thing was changed by another request; reload it and try again.');
+      if (changes.name !== undefined || changes.description !== undefined) await indexThing(trx, updated);
       return updated;
     });
   } catch (error) {
@@ -160,6 +164,8 @@ export async function deleteThing(database: Database, campaignId: number, slug: 
   if (!isValidSlug(slug)) return false;
   return campaignWrite(database, campaignId, async (trx) => {
     const result = await trx.deleteFrom('things').where('campaign_id', '=', campaignId).where('slug', '=', slug).executeTakeFirst();
-    return result.numDeletedRows > 0n;
+    // Throwing rolls the version bump back: a delete that finds nothing changes nothing.
+    if (result.numDeletedRows === 0n) throw thingNotFound(slug);
+    return true;
   });
 }

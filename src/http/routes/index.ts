@@ -1,8 +1,10 @@
 import type { AppInstance } from '../app-types.js';
 import { arcsRoutes } from './arcs.js';
+import { assetsRoutes } from './assets.js';
 import { authRoutes } from './auth.js';
 import { campaignRoutes } from './campaigns.js';
 import { healthRoutes } from './health.js';
+import { searchRoutes } from './search.js';
 import { thingArcsRoutes } from './thing-arcs.js';
 import { thingTypesRoutes } from './thing-types.js';
 import { thingsRoutes } from './things.js';
@@ -15,4 +17,6 @@ export function registerApiRoutes(app: AppInstance): void {
   thingsRoutes(app);
   arcsRoutes(app);
   thingArcsRoutes(app);
+  assetsRoutes(app);
+  searchRoutes(app);
 }

@@ -1,0 +1,238 @@
+import { sql, type RawBuilder } from 'kysely';
+import type { Database } from '../database.js';
+import { ARC_TEXT_FIELDS, type CampaignRow } from '../schema.js';
+import { KIND_CODES, kindOfCode, plainTextOfStored, type DocumentKind } from '../../search/document.js';
+import type { SearchType } from '../../search/params.js';
+import {
+  analyzeQuery,
+  expandQuery,
+  FUZZY_SCAN,
+  PREFIX_SCAN,
+  pruneCommonExpansions,
+  vocabularyProbe,
+  type AnalyzedQuery,
+  type Expansion,
+} from '../../search/query.js';
+import { BM25_K1, idf, NAME_B, NAME_BOOST, RELEVANCE_DECIMALS, TEXT_B, type RankKeys } from '../../search/ranking.js';
+
+// A search is at most three statements whatever the size of the campaign: read the vocabulary words
+// the query can match, count their documents (and the campaign's lengths, for BM25), then score
+// and rank in the database and read the best records. Each filters by campaign_id first.
+
+export interface SearchHit {
+  kind: DocumentKind;
+  id: number;
+  slug: string;
+  name: string;
+  /** The record's searchable texts, as plain text (description, or an arc's seven fields). */
+  texts: string[];
+  keys: RankKeys;
+}
+
+export interface SearchOutcome {
+  query: AnalyzedQuery;
+  /** How many query words took part in ranking (see pruneCommonExpansions). */
+  termCount: number;
+  /** The vocabulary words that matched, each for one query term. */
+  expansions: Expansion[];
+  hits: SearchHit[];
+}
+
+const double = (value: number) => sql`cast(${value} as double precision)`;
+
+async function readVocabulary(database: Database, campaignId: number, query: AnalyzedQuery): Promise<string[]> {
+  const probe = vocabularyProbe(query);
+  const parts: RawBuilder<unknown>[] = [];
+  if (probe.exact.length > 0) {
+    parts.push(sql`select term from search_terms where campaign_id = ${campaignId} and term in (${sql.join(probe.exact)})`);
+  }
+  probe.prefixes.forEach((prefix, i) => {
+    const upper = prefix.to === null ? sql`` : sql`and term < ${prefix.to}`;
+    parts.push(
+      sql`select term from (select term from search_terms where campaign_id = ${campaignId} and term >= ${prefix.from} ${upper} order by term limit ${PREFIX_SCAN}) as ${sql.raw(`prefix_${i}`)}`,
+    );
+  });
+  if (probe.variants.length > 0) {
+    parts.push(
+      sql`select term from (select distinct term from search_term_variants where campaign_id = ${campaignId} and variant in (${sql.join(probe.variants)}) order by term limit ${FUZZY_SCAN}) as typos`,
+    );
+  }
+  if (parts.length === 0) return [];
+  const result = await sql<{ term: string }>`${sql.join(parts, sql` union `)}`.execute(database.kysely);
+  return result.rows.map((row) => row.term);
+}
+
+interface Statistics {
+  documents: number;
+  averageNameLength: number;
+  averageTextLength: number;
+  documentFrequency: Map<string, number>;
+}
+
+// One statement: the number of documents of each matched word, and the campaign's totals.
+async function readStatistics(database: Database, campaignId: number, terms: string[]): Promise<Statistics> {
+  const result = await sql<{ term: string | null; n: number | string; name_total: number | string; text_total: number | string }>`
+    select term, count(*) as n, 0 as name_total, 0 as text_total
+      from search_postings where campaign_id = ${campaignId} and term in (${sql.join(terms)}) group by term
+    union all
+    select null, count(*), coalesce(sum(name_len), 0), coalesce(sum(text_len), 0)
+      from search_documents where campaign_id = ${campaignId}`.execute(database.kysely);
+  const documentFrequency = new Map<string, number>();
+  let documents = 0;
+  let nameTotal = 0;
+  let textTotal = 0;
+  for (const row of result.rows) {
+    if (row.term === null) {
+      documents = Number(row.n);
+      nameTotal = Number(row.name_total);
+      textTotal = Number(row.text_total);
+    } else {
+      documentFrequency.set(row.term, Number(row.n));
+    }
+  }
+  return {
+    documents,
+    averageNameLength: documents > 0 ? Math.max(1, nameTotal / documents) : 1,
+    averageTextLength: documents > 0 ? Math.max(1, textTotal / documents) : 1,
+    documentFrequency,
+  };
+}
+
+interface RankedRow {
+  doc_id: number;
+  kind: number;
+  record_id: number;
+  coverage: number | string;
+  name_cov: number | string;
+  typos: number | string;
+  relevance: number | string;
+  exact: number | string;
+  thing_slug: string | null;
+  thing_name: string | null;
+  thing_description: string | null;
+  arc_slug: string | null;
+  arc_name: string | null;
+  hook: string | null;
+  protagonist: string | null;
+  antagonist: string | null;
+  problem: string | null;
+  key: string | null;
+  outcome: string | null;
+  notes: string | null;
+}
+
+interface Weighted {
+  term: string;
+  queryIndex: number;
+  weight: number;
+  typos: number;
+}
+
+// Scores every matching document in the database (BM25F per posting, the best match per query
+// word, summed), ranks them by the keys of search/ranking.ts and reads the records of the best.
+async function rank(
+  database: Database,
+  campaign: CampaignRow,
+  nameKey: string | null,
+  termCount: number,
+  weighted: Weighted[],
+  stats: Statistics,
+  type: SearchType,
+  limit: number,
+): Promise<RankedRow[]> {
+  const campaignId = campaign.id;
+  const values = sql.join(
+    weighted.map(
+      (w) => sql`(cast(${w.term} as text), cast(${w.queryIndex} as integer), ${double(w.weight)}, cast(${w.typos} as integer))`,
+    ),
+  );
+  const terms = sql.join([...new Set(weighted.map((w) => w.term))]);
+  const kindFilter = type === 'any' ? sql`` : sql`and p.kind = ${KIND_CODES[type]}`;
+  // Rounded in floating point on both dialects (PostgreSQL's numeric would cost more than the sum).
+  const scale = double(10 ** RELEVANCE_DECIMALS);
+  const relevance = sql`round(sum(s) * ${scale}) / ${scale}`;
+  const order = sql`exact desc, case when name_cov >= ${termCount} then 1 else 0 end desc, coverage desc, typos asc, relevance desc, kind asc, record_id asc`;
+  const a = (column: string) => sql.ref(`a.${column}`);
+  const result = await sql<RankedRow>`
+    with q (term, qi, w, typos) as (values ${values}),
+    m as (
+      select p.doc_id, p.kind, p.record_id, p.name_tf, q.qi, q.w, q.typos,
+        ${double(NAME_BOOST)} * p.name_tf / (${double(1 - NAME_B)} + ${double(NAME_B)} * p.name_len / ${double(stats.averageNameLength)})
+        + cast(p.text_tf as double precision) / (${double(1 - TEXT_B)} + ${double(TEXT_B)} * p.text_len / ${double(stats.averageTextLength)}) as tfn
+      from search_postings p join q on q.term = p.term
+      where p.campaign_id = ${campaignId} and p.term in (${terms}) ${kindFilter}
+    ),
+    h as (
+      select doc_id, qi, max(kind) as kind, max(record_id) as record_id,
+        max(w * tfn / (${double(BM25_K1)} + tfn)) as s,
+        max(case when name_tf > 0 then 1 else 0 end) as in_name,
+        min(typos) as typos
+      from m group by doc_id, qi
+    ),
+    r as (
+      select doc_id, max(kind) as kind, max(record_id) as record_id, count(*) as coverage,
+        sum(in_name) as name_cov, sum(typos) as typos, ${relevance} as relevance
+      from h group by doc_id
+    ),
+    ranked as (
+      select r.doc_id, r.kind, r.record_id, r.coverage, r.name_cov, r.typos, r.relevance,
+        case when r.doc_id in (
+          select id from search_documents where campaign_id = ${campaignId} and name_key = ${nameKey}
+        ) then 1 else 0 end as exact
+      from r order by ${order} limit ${limit}
+    )
+    select ranked.*, t.slug as thing_slug, t.name as thing_name, t.description as thing_description,
+      a.slug as arc_slug, a.name as arc_name, ${sql.join(ARC_TEXT_FIELDS.map((field) => sql`${a(field)} as ${sql.ref(field)}`))}
+    from ranked
+    left join things t on ranked.kind = ${KIND_CODES.thing} and t.campaign_id = ${campaignId} and t.id = ranked.record_id
+    left join arcs a on ranked.kind = ${KIND_CODES.arc} and a.campaign_id = ${campaignId} and a.id = ranked.record_id
+    order by ${order}`.execute(database.kysely);
+  return result.rows;
+}
+
+function hitOf(row: RankedRow, campaign: CampaignRow): SearchHit | undefined {
+  const keys: RankKeys = {
+    exactName: Number(row.exact) === 1,
+    nameCoverage: Number(row.name_cov),
+    coverage: Number(row.coverage),
+    typos: Number(row.typos),
+    relevance: Number(row.relevance),
+  };
+  const kind = kindOfCode(row.kind);
+  switch (kind) {
+    case 'thing':
+      if (row.thing_slug === null || row.thing_name === null) return undefined;
+      return { kind, id: row.record_id, slug: row.thing_slug, name: row.thing_name, texts: [plainTextOfStored(row.thing_description)], keys };
+    case 'arc':
+      if (row.arc_slug === null || row.arc_name === null) return undefined;
+      return { kind, id: row.record_id, slug: row.arc_slug, name: row.arc_name, texts: ARC_TEXT_FIELDS.map((f) => plainTextOfStored(row[f])), keys };
+    case 'campaign':
+      return { kind, id: campaign.id, slug: campaign.slug, name: campaign.name, texts: [plainTextOfStored(campaign.description)], keys };
+  }
+}
+
+/** Searches one campaign; see search/ranking.ts for the order. */
+export async function searchCampaign(
+  database: Database,
+  campaign: CampaignRow,
+  options: { text: string; type: SearchType; limit: number },
+): Promise<SearchOutcome> {
+  const query = analyzeQuery(options.text);
+  if (query.terms.length === 0) return { query, termCount: 0, expansions: [], hits: [] };
+  const candidates = expandQuery(query, await readVocabulary(database, campaign.id, query));
+  if (candidates.length === 0) return { query, termCount: query.terms.length, expansions: [], hits: [] };
+
+  const stats = await readStatistics(database, campaign.id, [...new Set(candidates.map((e) => e.term))].sort());
+  const { expansions, termCount } = pruneCommonExpansions(query, candidates, stats.documentFrequency, stats.documents);
+  if (expansions.length === 0) return { query, termCount, expansions, hits: [] };
+  const weighted = expansions.map((e) => ({
+    term: e.term,
+    queryIndex: e.queryIndex,
+    typos: e.typos,
+    weight: e.weight * idf(stats.documents, stats.documentFrequency.get(e.term) ?? 0),
+  }));
+
+  const rows = await rank(database, campaign, query.key, termCount, weighted, stats, options.type, options.limit);
+  const hits = rows.map((row) => hitOf(row, campaign)).filter((hit): hit is SearchHit => hit !== undefined);
+  return { query, termCount, expansions, hits };
+}

@@ -1,0 +1,39 @@
+import { searchCampaign } from '../../db/repositories/search.js';
+import { parseSearchParams } from '../../search/params.js';
+import { campaignOf } from '../auth.js';
+import type { AppInstance } from '../app-types.js';
+import { HttpError } from '../errors.js';
+import { CampaignParams, problems } from '../schemas/common.js';
+import { presentSearch, SearchQuerystring, SearchResults } from '../schemas/search.js';
+
+export function searchRoutes(app: AppInstance) {
+  const { database } = app;
+
+  app.get(
+    '/campaigns/:campaignSlug/search',
+    {
+      config: { auth: 'campaign' },
+      // The query is parsed in the handler (see search/params.ts): a repeated or malformed
+      // parameter is answered there as invalid_query, with a pointer into the query object.
+      attachValidation: true,
+      schema: {
+        tags: ['search'],
+        summary: 'Search the names and texts of the campaign’s things and arcs, and its description',
+        description:
+          'Finds words as written, other word forms (harper → Harpers), prefixes (nezz → Nezznar), words with typos ' +
+          '(one edit for words of 4–5 letters, two from 6; golbin → goblin), with case and accents ignored, in any script. ' +
+          'A `campaign` result is a match in the campaign’s description (type=any only). ' +
+          'Exact name matches come first, then records whose name has every query word, then text matches; within each, ' +
+          'more query words matched, fewer typos, then BM25 relevance. Any text is a valid query; an empty one is refused.',
+        params: CampaignParams,
+        querystring: SearchQuerystring,
+        response: { 200: SearchResults, ...problems(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const parsed = parseSearchParams(request.query);
+      if (!parsed.ok) throw new HttpError('invalid_query', 'The query string is not valid.', parsed.issues);
+      return presentSearch(await searchCampaign(database, campaignOf(request), parsed.value));
+    },
+  );
+}

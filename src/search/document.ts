@@ -1,0 +1,88 @@
+// What the index stores of one record: its folded name key, the length of its name and of its text
+// in terms, and per term how often it occurs in the name and in the text.
+import { parseStoredRichText } from '../domain/rich-text.js';
+import { nameKey, tokenize } from './tokenize.js';
+
+export type DocumentKind = 'thing' | 'arc' | 'campaign';
+
+/** How a kind is stored in the postings (small integers keep that table narrow). */
+export const KIND_CODES = { thing: 1, arc: 2, campaign: 3 } as const satisfies Record<DocumentKind, number>;
+
+export function kindOfCode(code: number): DocumentKind {
+  if (code === KIND_CODES.thing) return 'thing';
+  if (code === KIND_CODES.arc) return 'arc';
+  return 'campaign';
+}
+
+export interface TermCounts {
+  name: number;
+  text: number;
+}
+
+export interface IndexDocument {
+  nameKey: string;
+  nameLength: number;
+  textLength: number;
+  postings: Map<string, TermCounts>;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+// Text leaves of one block are joined as they are (marks split words across leaves: "Ne", "zz",
+// "nar"); blocks are separated by a line break. Defensive about shape: a row written around the
+// API may hold anything.
+function collect(node: unknown, lines: string[], depth: number): void {
+  if (!isObject(node) || depth > 64) return;
+  if (typeof node.text === 'string') {
+    lines[lines.length - 1] += node.text;
+    return;
+  }
+  if (!Array.isArray(node.children)) return;
+  lines.push('');
+  for (const child of node.children as unknown[]) collect(child, lines, depth + 1);
+  lines.push('');
+}
+
+/** The plain text of a rich-text value: one line per block, empty lines dropped. */
+export function plainText(value: unknown): string {
+  if (!Array.isArray(value)) return '';
+  const lines: string[] = [''];
+  for (const block of value as unknown[]) collect(block, lines, 0);
+  return lines
+    .map((line) => line.replace(/\s+/g, ' ').trim())
+    .filter((line) => line !== '')
+    .join('\n');
+}
+
+/** The plain text of a stored rich-text column (JSON text or NULL). */
+export function plainTextOfStored(stored: string | null): string {
+  try {
+    return plainText(parseStoredRichText(stored));
+  } catch {
+    return '';
+  }
+}
+
+/** The index document of a record with this name and these texts; null when neither has a term. */
+export function buildDocument(name: string, texts: readonly string[]): IndexDocument | null {
+  const postings = new Map<string, TermCounts>();
+  const nameTokens = tokenize(name);
+  for (const token of nameTokens) {
+    const counts = postings.get(token.term);
+    if (counts) counts.name += 1;
+    else postings.set(token.term, { name: 1, text: 0 });
+  }
+  let textLength = 0;
+  for (const text of texts) {
+    for (const token of tokenize(text)) {
+      textLength += 1;
+      const counts = postings.get(token.term);
+      if (counts) counts.text += 1;
+      else postings.set(token.term, { name: 0, text: 1 });
+    }
+  }
+  if (postings.size === 0) return null;
+  return { nameKey: nameKey(name), nameLength: nameTokens.length, textLength, postings };
+}

@@ -1,0 +1,245 @@
+// Keeping the search index exact. Every write that changes searchable text calls one of the index*
+// functions inside its own transaction, so the index commits (or rolls back) with the record.
+// Deletes need no call: index rows cascade from their thing, arc or campaign (see the migration).
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/database.js';
+import { campaignWrite, type Db } from '../db/repositories/common.js';
+import { DomainError } from '../domain/errors.js';
+import { ARC_TEXT_FIELDS, type ArcRow, type CampaignRow, type DB, type ThingRow } from '../db/schema.js';
+import { buildDocument, KIND_CODES, plainTextOfStored, type DocumentKind, type IndexDocument } from './document.js';
+import { deletionVariants } from './fuzzy.js';
+import { isFuzzyCandidate } from './tokenize.js';
+
+// Rows per INSERT: well below SQLite's 32,766 and PostgreSQL's 65,535 bound parameters.
+const DOCUMENTS_PER_INSERT = 500;
+const POSTINGS_PER_INSERT = 1000;
+const TERMS_PER_INSERT = 2000;
+const VARIANTS_PER_INSERT = 2000;
+const RECORDS_PER_BATCH = 500;
+
+export type IndexedThing = Pick<ThingRow, 'id' | 'campaign_id' | 'name' | 'description'>;
+export type IndexedArc = Pick<ArcRow, 'id' | 'campaign_id' | 'name' | (typeof ARC_TEXT_FIELDS)[number]>;
+export type IndexedCampaign = Pick<CampaignRow, 'id' | 'description'>;
+
+interface PendingDocument {
+  kind: DocumentKind;
+  recordId: number;
+  document: IndexDocument;
+}
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+function thingDocument(thing: IndexedThing): IndexDocument | null {
+  return buildDocument(thing.name, [plainTextOfStored(thing.description)]);
+}
+
+function arcDocument(arc: IndexedArc): IndexDocument | null {
+  return buildDocument(
+    arc.name,
+    ARC_TEXT_FIELDS.map((field) => plainTextOfStored(arc[field])),
+  );
+}
+
+// The campaign's own name is not searched: inside a campaign it would match every search for it.
+function campaignDocument(campaign: IndexedCampaign): IndexDocument | null {
+  return buildDocument('', [plainTextOfStored(campaign.description)]);
+}
+
+/** Inserts documents with their postings, and adds their new words (and those words' typo keys) to the vocabulary. */
+async function insertDocuments(db: Db, campaignId: number, pending: readonly PendingDocument[]): Promise<void> {
+  if (pending.length === 0) return;
+  const docIds = new Map<string, number>();
+  for (const batch of chunks(pending, DOCUMENTS_PER_INSERT)) {
+    const rows = await db
+      .insertInto('search_documents')
+      .values(
+        batch.map(({ kind, recordId, document }) => ({
+          campaign_id: campaignId,
+          kind: KIND_CODES[kind],
+          thing_id: kind === 'thing' ? recordId : null,
+          arc_id: kind === 'arc' ? recordId : null,
+          name_key: document.nameKey,
+          name_len: document.nameLength,
+          text_len: document.textLength,
+        })),
+      )
+      .returning(['id', 'kind', 'thing_id', 'arc_id'])
+      .execute();
+    // RETURNING order is not promised: match rows to records by their ids.
+    for (const row of rows) docIds.set(`${row.kind}:${row.thing_id ?? row.arc_id ?? 0}`, row.id);
+  }
+
+  const postings = [];
+  const terms = new Set<string>();
+  for (const { kind, recordId, document } of pending) {
+    const docId = docIds.get(`${KIND_CODES[kind]}:${kind === 'campaign' ? 0 : recordId}`);
+    if (docId === undefined) throw new Error('search index: a document was inserted without an id');
+    for (const [term, counts] of document.postings) {
+      terms.add(term);
+      postings.push({
+        campaign_id: campaignId,
+        term,
+        doc_id: docId,
+        kind: KIND_CODES[kind],
+        record_id: recordId,
+        name_tf: counts.name,
+        text_tf: counts.text,
+        name_len: document.nameLength,
+        text_len: document.textLength,
+      });
+    }
+  }
+  for (const batch of chunks(postings, POSTINGS_PER_INSERT)) await db.insertInto('search_postings').values(batch).execute();
+
+  // Sorted, so concurrent writers on PostgreSQL take the vocabulary's index locks in one order.
+  const sortedTerms = [...terms].sort();
+  const added: string[] = [];
+  for (const batch of chunks(sortedTerms, TERMS_PER_INSERT)) {
+    const rows = await db
+      .insertInto('search_terms')
+      .values(batch.map((term) => ({ campaign_id: campaignId, term })))
+      .onConflict((conflict) => conflict.columns(['campaign_id', 'term']).doNothing())
+      .returning('term')
+      .execute();
+    for (const row of rows) added.push(row.term);
+  }
+  const variants = [];
+  for (const term of added.sort()) {
+    if (!isFuzzyCandidate(term)) continue;
+    for (const variant of deletionVariants(term)) variants.push({ campaign_id: campaignId, variant, term });
+  }
+  for (const batch of chunks(variants, VARIANTS_PER_INSERT)) {
+    await db
+      .insertInto('search_term_variants')
+      .values(batch)
+      .onConflict((conflict) => conflict.columns(['campaign_id', 'variant', 'term']).doNothing())
+      .execute();
+  }
+}
+
+/** (Re)indexes one thing: call inside the transaction that created or changed its name or description. */
+export async function indexThing(db: Db, thing: IndexedThing): Promise<void> {
+  await db.deleteFrom('search_documents').where('campaign_id', '=', thing.campaign_id).where('thing_id', '=', thing.id).execute();
+  const document = thingDocument(thing);
+  if (document) await insertDocuments(db, thing.campaign_id, [{ kind: 'thing', recordId: thing.id, document }]);
+}
+
+/** (Re)indexes one arc: call inside the transaction that created it or changed its name or a text field. */
+export async function indexArc(db: Db, arc: IndexedArc): Promise<void> {
+  await db.deleteFrom('search_documents').where('campaign_id', '=', arc.campaign_id).where('arc_id', '=', arc.id).execute();
+  const document = arcDocument(arc);
+  if (document) await insertDocuments(db, arc.campaign_id, [{ kind: 'arc', recordId: arc.id, document }]);
+}
+
+/** Whether an arc update touches what the index holds of the arc (its name or a text field). */
+export function changesArcSearchText(changes: Partial<Record<'name' | (typeof ARC_TEXT_FIELDS)[number], unknown>>): boolean {
+  return changes.name !== undefined || ARC_TEXT_FIELDS.some((field) => changes[field] !== undefined);
+}
+
+/** (Re)indexes a campaign's description: call inside the transaction that created the campaign or changed it. */
+export async function indexCampaign(db: Db, campaign: IndexedCampaign): Promise<void> {
+  await db.deleteFrom('search_documents').where('campaign_id', '=', campaign.id).where('kind', '=', KIND_CODES.campaign).execute();
+  const document = campaignDocument(campaign);
+  if (document) await insertDocuments(db, campaign.id, [{ kind: 'campaign', recordId: campaign.id, document }]);
+}
+
+/**
+ * Rebuilds one campaign's index from its records, vocabulary included (which drops words no longer
+ * used). Runs in the caller's transaction; returns the number of documents indexed.
+ */
+export async function rebuildCampaignIndex(db: Db, campaignId: number): Promise<number> {
+  await db.deleteFrom('search_postings').where('campaign_id', '=', campaignId).execute();
+  await db.deleteFrom('search_documents').where('campaign_id', '=', campaignId).execute();
+  await db.deleteFrom('search_term_variants').where('campaign_id', '=', campaignId).execute();
+  await db.deleteFrom('search_terms').where('campaign_id', '=', campaignId).execute();
+  let documents = 0;
+
+  const campaign = await db.selectFrom('campaigns').select(['id', 'description']).where('id', '=', campaignId).executeTakeFirst();
+  if (!campaign) return 0;
+  const description = campaignDocument(campaign);
+  if (description) {
+    await insertDocuments(db, campaignId, [{ kind: 'campaign', recordId: campaignId, document: description }]);
+    documents += 1;
+  }
+
+  // Keyset pages by id: memory stays bounded however large the campaign.
+  for (let after = 0; ; ) {
+    const things = await db
+      .selectFrom('things')
+      .select(['id', 'campaign_id', 'name', 'description'])
+      .where('campaign_id', '=', campaignId)
+      .where('id', '>', after)
+      .orderBy('id')
+      .limit(RECORDS_PER_BATCH)
+      .execute();
+    const pending: PendingDocument[] = [];
+    for (const thing of things) {
+      const document = thingDocument(thing);
+      if (document) pending.push({ kind: 'thing', recordId: thing.id, document });
+    }
+    await insertDocuments(db, campaignId, pending);
+    documents += pending.length;
+    const last = things.at(-1);
+    if (!last || things.length < RECORDS_PER_BATCH) break;
+    after = last.id;
+  }
+
+  for (let after = 0; ; ) {
+    const arcs = await db
+      .selectFrom('arcs')
+      .select(['id', 'campaign_id', 'name', ...ARC_TEXT_FIELDS])
+      .where('campaign_id', '=', campaignId)
+      .where('id', '>', after)
+      .orderBy('id')
+      .limit(RECORDS_PER_BATCH)
+      .execute();
+    const pending: PendingDocument[] = [];
+    for (const arc of arcs) {
+      const document = arcDocument(arc);
+      if (document) pending.push({ kind: 'arc', recordId: arc.id, document });
+    }
+    await insertDocuments(db, campaignId, pending);
+    documents += pending.length;
+    const last = arcs.at(-1);
+    if (!last || arcs.length < RECORDS_PER_BATCH) break;
+    after = last.id;
+  }
+  return documents;
+}
+
+export interface RebuildSummary {
+  campaigns: number;
+  documents: number;
+}
+
+/** Rebuilds every campaign's index inside the caller's transaction, without locking (the migration's use). */
+export async function rebuildAllInPlace(db: Kysely<DB>): Promise<RebuildSummary> {
+  const campaigns = await db.selectFrom('campaigns').select('id').orderBy('id').execute();
+  let documents = 0;
+  for (const { id } of campaigns) documents += await rebuildCampaignIndex(db, id);
+  return { campaigns: campaigns.length, documents };
+}
+
+/**
+ * Rebuilds every campaign's index, one transaction per campaign, each holding the campaign's write
+ * lock so no write interleaves with it (`npm run cli -- search reindex`). A campaign deleted
+ * meanwhile is skipped.
+ */
+export async function rebuildSearchIndex(database: Database): Promise<RebuildSummary> {
+  const campaigns = await database.kysely.selectFrom('campaigns').select('id').orderBy('id').execute();
+  let rebuilt = 0;
+  let documents = 0;
+  for (const { id } of campaigns) {
+    try {
+      documents += await campaignWrite(database, id, (trx) => rebuildCampaignIndex(trx, id));
+      rebuilt += 1;
+    } catch (error) {
+      if (!(error instanceof DomainError && error.code === 'campaign_not_found')) throw error;
+    }
+  }
+  return { campaigns: rebuilt, documents };
+}

@@ -1,0 +1,269 @@
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSession, deleteToken } from '../../src/db/repositories/credentials.js';
+import { hashSecret, newSecret } from '../../src/domain/secrets.js';
+import { createTestContext, createTestUser, json, type TestContext, type TestUser } from '../support/app.js';
+import { changeCounts, changedTables, installChangeJournal } from '../support/db-changes.js';
+import { seedCampaign, type Seed } from '../support/seed.js';
+
+// Every route of the app's route table × every kind of caller, with the status each must get.
+// A route added later is in the matrix without anyone listing it: routes this file knows get an
+// exact expected status for their owner; others must at least let their owner past the gate.
+//
+//   caller            'none' routes            'user' routes           'campaign' routes
+//   no caller         what anyone gets         401 unauthenticated     401 unauthenticated
+//   malformed token   what anyone gets         401                     401
+//   revoked token     what anyone gets         401                     401
+//   expired token     what anyone gets         401                     401
+//   expired session   what anyone gets         401                     401
+//   other user        what anyone gets         as for the owner*       404 campaign_not_found, byte for
+//                                                                      byte as for a campaign that does not exist
+//   owner             the route's own status   the route's own status  the route's own status
+//
+// * except a route naming one of the owner's records (DELETE /api/auth/tokens/:id): 404.
+
+const PASSWORD = 'correct horse battery';
+const PAST = '2020-01-01T00:00:00.000Z';
+
+let ctx: TestContext;
+let owner: TestUser;
+let other: TestUser;
+type Caller = 'no caller' | 'malformed token' | 'revoked token' | 'expired token' | 'expired session' | 'other user' | 'owner';
+const callers: Record<Caller, Record<string, string>> = {} as Record<Caller, Record<string, string>>;
+const REJECTED: Caller[] = ['no caller', 'malformed token', 'revoked token', 'expired token', 'expired session'];
+let emailCounter = 0;
+let sessionUserId: string;
+let expiredSessionHash: string;
+
+// A sign-in sent with the cookie replaces (deletes) the session it names; put it back for the next route.
+async function ensureExpiredSession() {
+  const kysely = ctx.database.kysely;
+  const row = await kysely.selectFrom('sessions').select('id').where('secret_hash', '=', expiredSessionHash).executeTakeFirst();
+  if (!row) await createSession(kysely, { userId: sessionUserId, secretHash: expiredSessionHash, now: '2019-12-01T00:00:00.000Z', expiresAt: PAST });
+}
+const results: { route: string; caller: Caller; status: number }[] = [];
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+  await installChangeJournal(ctx.database);
+  const kysely = ctx.database.kysely;
+  owner = await ctx.createUser();
+  other = await ctx.createUser();
+  // Premium, so the asset routes' own gate (403) does not hide what the matrix looks at.
+  await kysely.updateTable('users').set({ premium_until: '2999-01-01T00:00:00.000Z' }).where('id', 'in', [owner.id, other.id]).execute();
+
+  const revoked = await createTestUser(ctx.database);
+  const revokedToken = await kysely.selectFrom('api_tokens').select('id').where('user_id', '=', revoked.id).executeTakeFirstOrThrow();
+  await deleteToken(kysely, revoked.id, revokedToken.id);
+
+  const expired = await createTestUser(ctx.database);
+  await kysely.updateTable('api_tokens').set({ expires_at: PAST }).where('user_id', '=', expired.id).execute();
+
+  sessionUserId = (await createTestUser(ctx.database)).id;
+  const sessionSecret = newSecret('lfs_');
+  expiredSessionHash = hashSecret(sessionSecret);
+  await ensureExpiredSession();
+
+  callers['no caller'] = {};
+  callers['malformed token'] = { authorization: 'Bearer lf_%%not*a*token%%' };
+  callers['revoked token'] = revoked.headers;
+  callers['expired token'] = expired.headers;
+  callers['expired session'] = { cookie: `loreforge_session=${sessionSecret}` };
+  callers['other user'] = other.headers;
+  callers.owner = owner.headers;
+});
+
+afterAll(async () => {
+  const routes = new Set(results.map((r) => r.route)).size;
+  console.log(`authorization matrix: ${routes} routes × ${Object.keys(callers).length} callers = ${results.length} requests checked`);
+  await ctx.close();
+});
+
+interface Plan {
+  /** The owner's status when the route is called with this body and query. */
+  expect?: number;
+  payload?: unknown;
+  query?: string;
+  /** Path values that differ from the seed's. */
+  params?: Record<string, string>;
+}
+
+// What each known route needs for its owner to succeed (or fail in its own known way).
+function plans(seed: Seed): Record<string, Plan> {
+  const freshEmail = () => `matrix-${++emailCounter}-${Date.now()}@example.test`;
+  return {
+    'GET /api/health': { expect: 200 },
+    'GET /api/openapi.json': { expect: 200 },
+    'GET /api/docs': { expect: 200 },
+    'GET /api/docs/json': { expect: 200 },
+    'GET /api/docs/yaml': { expect: 200 },
+    'GET /api/docs/static/index.html': { expect: 302 },
+    'GET /api/docs/static/swagger-initializer.js': { expect: 200 },
+    'GET /api/docs/static/*': { expect: 200, params: { '*': 'index.css' } },
+    'POST /api/auth/register': { expect: 201, get payload() { return { email: freshEmail(), password: PASSWORD }; } },
+    'POST /api/auth/login': { expect: 401, payload: { email: 'nobody@example.test', password: 'not the password' } },
+    'POST /api/auth/logout': { expect: 204 },
+    'GET /api/auth/me': { expect: 200 },
+    'POST /api/auth/tokens': { expect: 201, payload: { name: 'matrix' } },
+    'GET /api/auth/tokens': { expect: 200 },
+    'DELETE /api/auth/tokens/:id': { expect: 204 },
+    'GET /api/campaigns': { expect: 200 },
+    'POST /api/campaigns': { expect: 201, payload: { newCampaign: { name: 'Matrix' } } },
+    'GET /api/campaigns/:campaignSlug': { expect: 200 },
+    'PUT /api/campaigns/:campaignSlug': { expect: 200, payload: { updatedCampaign: { name: 'Renamed' } } },
+    'DELETE /api/campaigns/:campaignSlug': { expect: 204 },
+    'GET /api/campaigns/:campaignSlug/thing-types': { expect: 200 },
+    'POST /api/campaigns/:campaignSlug/thing-types': { expect: 201, payload: { newThingType: { name: 'Spells' } } },
+    'GET /api/campaigns/:campaignSlug/thing-types/:thingTypeId': { expect: 200 },
+    'PUT /api/campaigns/:campaignSlug/thing-types/:thingTypeId': { expect: 200, payload: { updatedThingType: { name: 'Gods' } } },
+    'DELETE /api/campaigns/:campaignSlug/thing-types/:thingTypeId': { expect: 204 },
+    'GET /api/campaigns/:campaignSlug/things': { expect: 200 },
+    'POST /api/campaigns/:campaignSlug/things': { expect: 201, payload: { newThing: { name: 'Nundro', typeId: seed.hints.integers[0] } } },
+    'GET /api/campaigns/:campaignSlug/things/:thingSlug': { expect: 200 },
+    'PUT /api/campaigns/:campaignSlug/things/:thingSlug': { expect: 200, payload: { updatedThing: { name: 'Gundren the Elder' } } },
+    'DELETE /api/campaigns/:campaignSlug/things/:thingSlug': { expect: 204 },
+    'GET /api/campaigns/:campaignSlug/arcs': { expect: 200 },
+    'POST /api/campaigns/:campaignSlug/arcs': { expect: 201, payload: { newArc: { name: 'Tresendar Manor' } } },
+    'GET /api/campaigns/:campaignSlug/arcs/:arcSlug': { expect: 200 },
+    'PUT /api/campaigns/:campaignSlug/arcs/:arcSlug': { expect: 200, payload: { updatedArc: { name: 'Cragmaw Castle' } } },
+    'DELETE /api/campaigns/:campaignSlug/arcs/:arcSlug': { expect: 204 },
+    'GET /api/campaigns/:campaignSlug/things/:thingSlug/arcs': { expect: 200 },
+    'POST /api/campaigns/:campaignSlug/things/:thingSlug/arcs': { expect: 200, payload: { arcSlug: seed.params.arcSlug } },
+    'DELETE /api/campaigns/:campaignSlug/things/:thingSlug/arcs/:arcSlug': { expect: 204 },
+    'GET /api/campaigns/:campaignSlug/search': { expect: 200, query: 'q=gundren' },
+    'GET /api/campaigns/:campaignSlug/assets': { expect: 200 },
+    'POST /api/campaigns/:campaignSlug/assets/upload-url': { expect: 200, payload: { label: 'Map of Phandalin' } },
+    // An imageId never issued: the route's own 400, which only a caller past the gate can reach.
+    'POST /api/campaigns/:campaignSlug/assets/confirm-upload': { expect: 400, payload: { imageId: '0'.repeat(32), label: 'Map' } },
+    'DELETE /api/campaigns/:campaignSlug/assets/:id': { expect: 404, params: { id: '999999' } },
+  };
+}
+
+function requestFor(route: { method: string; url: string }, seed: Seed, plan: Plan, headers: Record<string, string>, campaignSlug?: string): InjectOptions {
+  const values: Record<string, string> = { ...seed.params, ...plan.params, ...(campaignSlug ? { campaignSlug } : {}) };
+  const path = route.url
+    .replace(/\*$/, () => values['*'] ?? 'index.css')
+    .replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => encodeURIComponent(values[name] ?? '1'));
+  const payload = plan.payload;
+  const writes = ['POST', 'PUT', 'PATCH'].includes(route.method);
+  return {
+    method: route.method,
+    url: plan.query ? `${path}?${plan.query}` : path,
+    headers,
+    ...(payload !== undefined ? { payload: payload as Record<string, unknown> } : writes ? { payload: {} } : {}),
+  };
+}
+
+/** A campaign slug no one has, as long as `slug`, so the two answers can be compared byte for byte. */
+function missingSlugLike(slug: string): string {
+  return 'q'.repeat(slug.length);
+}
+
+function expectUnauthenticated(res: LightMyRequestResponse, where: string) {
+  expect(res.statusCode, where).toBe(401);
+  expect(res.headers['content-type'], where).toMatch(/^application\/problem\+json/);
+  expect(json(res).code, where).toBe('unauthenticated');
+}
+
+function comparableHeaders(res: LightMyRequestResponse) {
+  const { date: _date, ...rest } = res.headers;
+  return rest;
+}
+
+describe('the authorization matrix, generated from the route table', () => {
+  it('has every route in it, and every campaign route requires a caller', () => {
+    expect(ctx.app.routeTable.length).toBeGreaterThanOrEqual(30);
+    for (const route of ctx.app.routeTable.filter((r) => r.url.startsWith('/api/campaigns'))) {
+      expect(route.auth, `${route.method} ${route.url}`).toBe(route.url.includes(':campaignSlug') ? 'campaign' : 'user');
+    }
+    for (const route of ctx.app.routeTable.filter((r) => r.url.startsWith('/api/auth/'))) {
+      const open = ['/api/auth/register', '/api/auth/login'].includes(route.url);
+      expect(route.auth, `${route.method} ${route.url}`).toBe(open ? 'none' : 'user');
+    }
+  });
+
+  it('answers every route for every caller as the table above says', async () => {
+    for (const route of ctx.app.routeTable) {
+      const key = `${route.method} ${route.url}`;
+      // A fresh campaign per route: the owner's own request may delete what it names.
+      const seed = await seedCampaign(ctx.app, ctx.database, owner.id, owner.headers);
+      await ensureExpiredSession();
+      const plan = plans(seed)[key] ?? {};
+      const send = async (caller: Caller, campaignSlug?: string) => {
+        const res = await ctx.app.inject(requestFor(route, seed, plan, callers[caller], campaignSlug));
+        if (campaignSlug === undefined) results.push({ route: key, caller, status: res.statusCode });
+        return res;
+      };
+      const before = await changeCounts(ctx.database);
+
+      if (route.auth === 'none') {
+        const anyone = await send('no caller');
+        for (const caller of Object.keys(callers) as Caller[]) {
+          if (caller === 'no caller') continue;
+          const res = await send(caller);
+          expect(res.statusCode, `${key} as ${caller}`).toBe(anyone.statusCode);
+        }
+        if (plan.expect !== undefined) expect(anyone.statusCode, key).toBe(plan.expect);
+        continue;
+      }
+
+      for (const caller of REJECTED) expectUnauthenticated(await send(caller), `${key} as ${caller}`);
+      expect(changedTables(before, await changeCounts(ctx.database)), `${key}: a rejected caller changed data`).toEqual([]);
+
+      const stranger = await send('other user');
+      if (route.auth === 'campaign') {
+        const where = `${key} as another user`;
+        expect(stranger.statusCode, where).toBe(404);
+        expect(json(stranger).code, where).toBe('campaign_not_found');
+        // Exactly what a campaign that does not exist gets: status, headers and body.
+        const missing = missingSlugLike(seed.params.campaignSlug!);
+        const nobody = await send('other user', missing);
+        expect(nobody.statusCode, where).toBe(stranger.statusCode);
+        expect(comparableHeaders(nobody), where).toEqual(comparableHeaders(stranger));
+        expect(nobody.body.replaceAll(missing, seed.params.campaignSlug!), where).toBe(stranger.body);
+        expect(changedTables(before, await changeCounts(ctx.database)), `${key}: another user changed the owner's data`).toEqual([]);
+      } else if (route.url.includes('/:')) {
+        // The route names one of the owner's records, which is not the other user's to touch.
+        expect(stranger.statusCode, `${key} as another user`).toBe(404);
+      } else {
+        expect([401, 403], `${key} as another user: ${stranger.body}`).not.toContain(stranger.statusCode);
+      }
+
+      const mine = await send('owner');
+      const where = `${key} as the owner: ${mine.body.slice(0, 300)}`;
+      if (plan.expect !== undefined) {
+        expect(mine.statusCode, where).toBe(plan.expect);
+      } else {
+        // A route this file does not know yet: its owner at least gets past the gate.
+        expect([401, 403], where).not.toContain(mine.statusCode);
+        if (mine.statusCode === 404) expect(json(mine).code, where).not.toBe('campaign_not_found');
+      }
+    }
+    expect(new Set(results.map((r) => r.route)).size).toBe(ctx.app.routeTable.length);
+  });
+
+  it('answers 401 to every other unreadable credential on every protected route', async () => {
+    const seed = await seedCampaign(ctx.app, ctx.database, owner.id, owner.headers);
+    const variants: Record<string, string>[] = [
+      { authorization: 'Bearer' },
+      { authorization: 'Bearer ' },
+      { authorization: 'Basic dXNlcjpwYXNz' },
+      { authorization: `Bearer ${owner.token} extra` },
+      { authorization: `bearer ${owner.token.slice(0, -1)}` },
+      { cookie: 'loreforge_session=forged' },
+      { cookie: `loreforge_session=${owner.token}` },
+    ];
+    for (const route of ctx.app.routeTable.filter((r) => r.auth !== 'none')) {
+      for (const headers of variants) {
+        const res = await ctx.app.inject(requestFor(route, seed, {}, headers));
+        expectUnauthenticated(res, `${route.method} ${route.url} with ${JSON.stringify(headers)}`);
+      }
+    }
+  });
+
+  it('treats a token as its owner, whatever the case of "Bearer" or the spaces around it', async () => {
+    for (const authorization of [`bearer ${owner.token}`, `BEARER   ${owner.token}`, `Bearer ${owner.token}  `]) {
+      expect((await ctx.app.inject({ method: 'GET', url: '/api/auth/me', headers: { authorization } })).statusCode, authorization).toBe(200);
+    }
+  });
+});
