@@ -5,6 +5,7 @@ import type { CampaignRow, UserRow } from '../db/schema.js';
 import type { Config } from '../config.js';
 import { hit } from '../db/repositories/rate-limits.js';
 import { hashSecret } from '../domain/secrets.js';
+import { isValidSlug } from '../domain/slugs.js';
 import { addMs, nowIso } from '../domain/time.js';
 import { HttpError } from './errors.js';
 
@@ -101,7 +102,8 @@ export function registerAuth(app: FastifyInstance, database: Database, config: C
     const mode = request.routeOptions.config.auth ?? 'none';
     if (mode === 'none') return;
     const slug = mode === 'campaign' ? ((request.params as { campaignSlug?: string }).campaignSlug ?? '') : undefined;
-    const caller = await resolveCaller(database, config, request, reply, slug);
+    // A slug that cannot exist (malformed, NUL bytes…) is looked up as no campaign at all.
+    const caller = await resolveCaller(database, config, request, reply, slug !== undefined && isValidSlug(slug) ? slug : undefined);
     if (!caller) throw new HttpError('unauthenticated', 'Sign in, or send a valid API token as "Authorization: Bearer <token>".');
     if (caller.via === 'cookie' && !passesCrossSiteGuard(request, config)) {
       throw new HttpError(

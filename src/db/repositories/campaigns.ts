@@ -97,7 +97,11 @@ export async function updateCampaign(
         .where('id', '=', current.id);
       if (ifMatch !== undefined) update = update.where('version', '=', current.version);
       const updated = await update.returningAll().executeTakeFirst();
-      if (!updated) throw new DomainError('precondition_failed', 'The campaign was changed by another request; reload it and try again.');
+      if (!updated) {
+        // Without If-Match the only way to miss the row is that it was deleted meanwhile.
+        if (ifMatch === undefined) throw new DomainError('campaign_not_found', 'Campaign not found.');
+        throw new DomainError('precondition_failed', 'The campaign was changed by another request; reload it and try again.');
+      }
       if (changes.description !== undefined) await indexCampaign(trx, updated);
       return updated;
     });

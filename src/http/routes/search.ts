@@ -12,7 +12,7 @@ export function searchRoutes(app: AppInstance) {
   app.get(
     '/campaigns/:campaignSlug/search',
     {
-      config: { auth: 'campaign' },
+      config: { auth: 'campaign', cache: 'list' },
       // The query is parsed in the handler (see search/params.ts): a repeated or malformed
       // parameter is answered there as invalid_query, with a pointer into the query object.
       attachValidation: true,
