@@ -67,13 +67,21 @@ export async function confirmUpload(
   log: FastifyBaseLogger,
 ): Promise<AssetRow> {
   const { campaignId, userId, imageId } = input;
-  const existing = await findAssetByImageId(database.kysely, campaignId, imageId);
-  if (existing) {
-    if (existing.user_id !== userId) throw notIssued();
-    return existing;
-  }
+  // A simultaneous confirmation may finish first: it consumes the grant and drops the staged
+  // upload, so before answering "not issued" or "not uploaded" look again for its asset.
+  const confirmedAsset = async (): Promise<AssetRow | undefined> => {
+    const asset = await findAssetByImageId(database.kysely, campaignId, imageId);
+    if (asset && asset.user_id !== userId) throw notIssued();
+    return asset;
+  };
+  const existing = await confirmedAsset();
+  if (existing) return existing;
   const grant = await findUploadGrant(database.kysely, campaignId, imageId);
-  if (!grant || grant.user_id !== userId) throw notIssued();
+  if (!grant || grant.user_id !== userId) {
+    const meanwhile = await confirmedAsset();
+    if (meanwhile) return meanwhile;
+    throw notIssued();
+  }
   if (Date.parse(grant.expires_at) <= input.now.getTime()) {
     throw new DomainError('upload_expired', 'The upload URL of this imageId has expired; request a new one and upload again.');
   }
@@ -83,12 +91,17 @@ export async function confirmUpload(
   try {
     outcome = await host.verify(ticket);
   } catch (error) {
+    const meanwhile = await confirmedAsset();
+    if (meanwhile) return meanwhile;
     log.error({ err: error, imageId }, 'the image host could not verify an upload');
     throw new DomainError('upload_verification_failed', 'The image host could not verify the upload; nothing was saved. Try confirming again.');
   }
   switch (outcome.kind) {
-    case 'missing':
+    case 'missing': {
+      const meanwhile = await confirmedAsset();
+      if (meanwhile) return meanwhile;
       throw new DomainError('upload_not_completed', 'No file has been uploaded for this imageId yet; upload it to the uploadURL first.');
+    }
     case 'rejected':
       throw new DomainError('upload_rejected', `The uploaded file was refused and removed: ${outcome.reason} Upload an accepted image and confirm again.`);
     case 'stored':
