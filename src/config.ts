@@ -175,6 +175,3 @@ export function loadConfig(env: Env = process.env): Config {
   if (!Value.Check(ConfigSchema, config)) throw new ConfigError('configuration failed its own schema check');
   return config;
 }
-
-/** The settings table for the README and `--help`: name, default, meaning. */
-export const settingsHelp = Object.entries(intSettings).map(([name, s]) => ({ name, def: String(s.def), description: s.description }));
