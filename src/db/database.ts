@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql, type LogEvent } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql, type LogEvent, type Transaction } from 'kysely';
 import pg from 'pg';
+import { GroupCommit } from './group-commit.js';
 import type { DB } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -10,6 +11,11 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface Database {
   kysely: Kysely<DB>;
   dialect: Dialect;
+  /**
+   * Runs `fn` in a write transaction: committed if it returns, rolled back if it throws. On SQLite,
+   * writes that wait together share one commit (group-commit.ts); on PostgreSQL each is its own.
+   */
+  write<T>(fn: (trx: Transaction<DB>) => Promise<T>): Promise<T>;
   /** Cheap round trip used by the health check. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -91,6 +97,7 @@ export function createDatabase(options: DatabaseOptions): Database {
     return {
       kysely,
       dialect: 'postgres',
+      write: (fn) => kysely.transaction().execute(fn),
       async ping() {
         await sql`select 1`.execute(kysely);
       },
@@ -108,9 +115,11 @@ export function createDatabase(options: DatabaseOptions): Database {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   const kysely = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), ...(log ? { log } : {}) });
+  const groupCommit = new GroupCommit(kysely);
   return {
     kysely,
     dialect: 'sqlite',
+    write: (fn) => groupCommit.run(fn),
     async ping() {
       await sql`select 1`.execute(kysely);
     },

@@ -121,16 +121,19 @@ async function insertDocuments(db: Db, campaignId: number, pending: readonly Pen
   }
 }
 
-/** (Re)indexes one thing: call inside the transaction that created or changed its name or description. */
-export async function indexThing(db: Db, thing: IndexedThing): Promise<void> {
-  await db.deleteFrom('search_documents').where('campaign_id', '=', thing.campaign_id).where('thing_id', '=', thing.id).execute();
+/**
+ * (Re)indexes one thing: call inside the transaction that created it (`created`: it has no document
+ * yet, nothing to delete) or changed its name or description.
+ */
+export async function indexThing(db: Db, thing: IndexedThing, created = false): Promise<void> {
+  if (!created) await db.deleteFrom('search_documents').where('campaign_id', '=', thing.campaign_id).where('thing_id', '=', thing.id).execute();
   const document = thingDocument(thing);
   if (document) await insertDocuments(db, thing.campaign_id, [{ kind: 'thing', recordId: thing.id, document }]);
 }
 
-/** (Re)indexes one arc: call inside the transaction that created it or changed its name or a text field. */
-export async function indexArc(db: Db, arc: IndexedArc): Promise<void> {
-  await db.deleteFrom('search_documents').where('campaign_id', '=', arc.campaign_id).where('arc_id', '=', arc.id).execute();
+/** (Re)indexes one arc: call inside the transaction that created it (`created`) or changed its name or a text field. */
+export async function indexArc(db: Db, arc: IndexedArc, created = false): Promise<void> {
+  if (!created) await db.deleteFrom('search_documents').where('campaign_id', '=', arc.campaign_id).where('arc_id', '=', arc.id).execute();
   const document = arcDocument(arc);
   if (document) await insertDocuments(db, arc.campaign_id, [{ kind: 'arc', recordId: arc.id, document }]);
 }

@@ -181,7 +181,7 @@ export async function createArc(
       if (!parent) throw invalidParent(parentPointer, input.parentArcId);
     }
     const base = slugifyName(input.name) || FALLBACK_SLUG;
-    const slug = nextFreeSlug(base, await takenSlugs(trx, 'arcs', campaignId, base));
+    const slug = nextFreeSlug(base, await takenSlugs(trx, database.dialect, 'arcs', campaignId, base));
     const now = nowIso();
     const { name, parentArcId, ...texts } = input;
     const arc = await trx
@@ -189,7 +189,7 @@ export async function createArc(
       .values({ ...texts, campaign_id: campaignId, parent_arc_id: parentArcId, slug, name, version: 1, created_at: now, updated_at: now })
       .returningAll()
       .executeTakeFirstOrThrow();
-    await indexArc(trx, arc);
+    await indexArc(trx, arc, true);
     // A new arc has no children and no links yet.
     return { arc, parent: parent ?? null, children: [], things: [] };
   });

@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { Database } from '../database.js';
+import type { Database, Dialect } from '../database.js';
 import type { DB } from '../schema.js';
 import { DomainError } from '../../domain/errors.js';
 
@@ -23,9 +23,12 @@ export async function beginCampaignWrite(trx: Transaction<DB>, campaignId: numbe
   return row !== undefined;
 }
 
-/** Runs `fn` in a transaction that begins with beginCampaignWrite; 404 when the campaign is gone. */
+/**
+ * Runs `fn` in a write transaction (Database.write: grouped commits on SQLite) that begins with
+ * beginCampaignWrite; 404 when the campaign is gone.
+ */
 export function campaignWrite<T>(database: Database, campaignId: number, fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
-  return database.kysely.transaction().execute(async (trx) => {
+  return database.write(async (trx) => {
     if (!(await beginCampaignWrite(trx, campaignId))) throw new DomainError('campaign_not_found', 'Campaign not found.');
     return fn(trx);
   });
@@ -38,16 +41,29 @@ const SUFFIXED_BASE_KEEPS = 85;
 /**
  * Every slug of the campaign's things or arcs that a slug generated from `base` could collide
  * with, in one query. Call after beginCampaignWrite, which holds the campaign's lock.
+ *
+ * On SQLite this is one range of the (campaign_id, slug) index: slugs hold only [a-z0-9-], so
+ * under SQLite's byte order `base` and `base-…` are exactly the slugs from `base` up to `base.`
+ * ('.' follows '-'), and a truncated prefix's are those up to `prefix~`. LIKE would read every
+ * slug of the campaign there (SQLite's LIKE is case-insensitive, so it cannot use the index).
+ * PostgreSQL keeps LIKE: its collation need not be byte order.
  */
-export async function takenSlugs(trx: Transaction<DB>, table: 'things' | 'arcs', campaignId: number, base: string): Promise<string[]> {
-  const prefix = base.length > SUFFIXED_BASE_KEEPS ? base.slice(0, SUFFIXED_BASE_KEEPS) : `${base}-`;
-  const rows = await trx
-    .selectFrom(table)
-    .select('slug')
-    .where('campaign_id', '=', campaignId)
-    .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${prefix}%`)]))
-    .execute();
-  return rows.map((r) => r.slug);
+export async function takenSlugs(
+  trx: Transaction<DB>,
+  dialect: Dialect,
+  table: 'things' | 'arcs',
+  campaignId: number,
+  base: string,
+): Promise<string[]> {
+  const truncated = base.length > SUFFIXED_BASE_KEEPS;
+  const prefix = truncated ? base.slice(0, SUFFIXED_BASE_KEEPS) : `${base}-`;
+  let query = trx.selectFrom(table).select('slug').where('campaign_id', '=', campaignId);
+  query =
+    dialect === 'sqlite'
+      ? query.where('slug', '>=', truncated ? prefix : base).where('slug', '<', truncated ? `${prefix}~` : `${base}.`)
+      : query.where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${prefix}%`)]));
+  const rows = await query.execute();
+  return rows.map((r) => r.slug).filter((slug) => slug === base || slug.startsWith(prefix));
 }
 
 /** Strong ETag for a record: its id and its version, so a re-created record never matches an old tag. */

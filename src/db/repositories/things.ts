@@ -76,7 +76,7 @@ export async function createThing(database: Database, campaignId: number, input:
     return await campaignWrite(database, campaignId, async (trx) => {
       if (!(await thingTypeExists(trx, campaignId, input.typeId))) throw unknownType(input.typeId, typeIdPath);
       const base = slugifyName(input.name) || THING_SLUG_FALLBACK;
-      const slug = nextFreeSlug(base, await takenSlugs(trx, 'things', campaignId, base));
+      const slug = nextFreeSlug(base, await takenSlugs(trx, database.dialect, 'things', campaignId, base));
       const now = nowIso();
       const thing = await trx
         .insertInto('things')
@@ -92,7 +92,7 @@ export async function createThing(database: Database, campaignId: number, input:
         })
         .returningAll()
         .executeTakeFirstOrThrow();
-      await indexThing(trx, thing);
+      await indexThing(trx, thing, true);
       return thing;
     });
   } catch (error) {

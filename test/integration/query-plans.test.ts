@@ -1,0 +1,64 @@
+import { CompiledQuery } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestContext, json, type TestContext, type TestUser } from '../support/app.js';
+import { dialect } from '../support/test-db.js';
+
+// Query plans SQLite must choose whatever the size of a campaign. SQLite plans without statistics
+// here (no ANALYZE ever runs), so these must hold by the shape of keys and predicates. Each test
+// takes the statement the route really ran and asks SQLite for its plan. PostgreSQL plans from its
+// own statistics, so these are SQLite's guarantees only.
+
+let ctx: TestContext;
+let owner: TestUser;
+let base: string;
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+  owner = await ctx.createUser();
+  const campaign = json(await ctx.app.inject({ method: 'POST', url: '/api/campaigns', headers: owner.headers, payload: { newCampaign: { name: 'Plans' } } }));
+  base = `/api/campaigns/${campaign.slug}`;
+});
+afterAll(async () => {
+  await ctx.close();
+});
+
+/** The SQL text of the one statement matching `pattern` that the request ran. */
+async function statementOf(request: Parameters<TestContext['app']['inject']>[0], pattern: RegExp): Promise<string> {
+  ctx.queries.length = 0;
+  const response = await ctx.app.inject(request as never);
+  expect(response.statusCode).toBeLessThan(300);
+  const matching = ctx.queries.filter((text) => pattern.test(text));
+  expect(matching).toHaveLength(1);
+  return matching[0]!;
+}
+
+async function plan(statement: string, parameters: unknown[]): Promise<string> {
+  const result = await ctx.database.kysely.executeQuery<{ detail: string }>(CompiledQuery.raw(`explain query plan ${statement}`, parameters));
+  return result.rows.map((row) => row.detail).join(' | ');
+}
+
+describe.runIf(dialect === 'sqlite')('query plans on sqlite', () => {
+  it('a new thing reads only the slugs its name could collide with: a range of the slug index', async () => {
+    const create = (name: string) => ({ method: 'POST', url: `${base}/things`, headers: owner.headers, payload: { newThing: { name, typeId: 1 } } });
+    await ctx.app.inject(create('Lantern') as never);
+    const statement = await statementOf(create('Lantern'), /^select "slug" from "things"/);
+    const steps = await plan(statement, [1, 'lantern', 'lantern.']);
+    expect(steps).toMatch(/USING COVERING INDEX \S+ \(campaign_id=\? AND slug>\? AND slug<\?\)/);
+  });
+
+  it('re-indexing a thing reaches its postings through the key, not a scan of the campaign', async () => {
+    const created = json(await ctx.app.inject({ method: 'POST', url: `${base}/things`, headers: owner.headers, payload: { newThing: { name: 'Lamp', typeId: 1 } } }));
+    const statement = await statementOf(
+      { method: 'PUT', url: `${base}/things/${created.slug}`, headers: owner.headers, payload: { updatedThing: { name: 'Brass lamp' } } },
+      /^delete from "search_documents"/,
+    );
+    const steps = (await plan(statement, [1, created.id])).split(' | ').filter((step) => step.includes('search_postings'));
+    expect(steps.length).toBeGreaterThan(0);
+    for (const step of steps) expect(step).toMatch(/USING PRIMARY KEY \(campaign_id=\? AND doc_id=\?\)/);
+  });
+
+  it('a search reads the postings of its words from the covering index', async () => {
+    const steps = await plan('select doc_id, name_tf, text_tf from search_postings where campaign_id = ? and term in (?, ?)', [1, 'lantern', 'lamp']);
+    expect(steps).toMatch(/^SEARCH search_postings USING COVERING INDEX search_postings_term \(campaign_id=\? AND term=\?\)$/);
+  });
+});
