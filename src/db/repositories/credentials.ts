@@ -1,4 +1,5 @@
 import type { JoinBuilder, Kysely, Transaction } from 'kysely';
+import { queryTemplate } from '../query-template.js';
 import type { CampaignRow, DB, UserRow } from '../schema.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
@@ -26,9 +27,9 @@ const campaignColumns = [
   'campaigns.updated_at as campaign_updated_at',
 ] as const;
 
-/** The join condition for the campaign `slug` if the user may access it (today: owns it). */
-function ownedCampaign<J extends JoinBuilder<DB, 'users' | 'campaigns'>>(join: J, slug: string | undefined) {
-  return join.onRef('campaigns.user_id', '=', 'users.id').on('campaigns.slug', '=', slug ?? '');
+/** The join condition for the campaign `slug` if the user may access it (today: owns it); '' matches none. */
+function ownedCampaign<J extends JoinBuilder<DB, 'users' | 'campaigns'>>(join: J, slug: string) {
+  return join.onRef('campaigns.user_id', '=', 'users.id').on('campaigns.slug', '=', slug);
 }
 
 interface CampaignColumns {
@@ -75,19 +76,23 @@ export async function createSession(db: Db, input: { userId: string; secretHash:
     .execute();
 }
 
+// Run on every request a session cookie authenticates: built and compiled once per database.
+const sessionUserQuery = queryTemplate(['secretHash', 'now', 'campaignSlug'], (db: Kysely<DB>, params) =>
+  db
+    .selectFrom('sessions')
+    .innerJoin('users', 'users.id', 'sessions.user_id')
+    .leftJoin('campaigns', (join) => ownedCampaign(join, params.campaignSlug))
+    .select([...userColumns, ...campaignColumns, 'sessions.id as session_id', 'sessions.expires_at as session_expires_at'])
+    .where('sessions.secret_hash', '=', params.secretHash)
+    .where('sessions.expires_at', '>', params.now),
+);
+
 /**
  * The user behind a live session, when the session expires, and — when `campaignSlug` is given —
  * the campaign of that slug if this user may access it: one query for the whole request check.
  */
 export async function findSessionUser(db: Db, secretHash: string, now: string, campaignSlug?: string) {
-  const row = await db
-    .selectFrom('sessions')
-    .innerJoin('users', 'users.id', 'sessions.user_id')
-    .leftJoin('campaigns', (join) => ownedCampaign(join, campaignSlug))
-    .select([...userColumns, ...campaignColumns, 'sessions.id as session_id', 'sessions.expires_at as session_expires_at'])
-    .where('sessions.secret_hash', '=', secretHash)
-    .where('sessions.expires_at', '>', now)
-    .executeTakeFirst();
+  const row = await sessionUserQuery.executeTakeFirst(db, { secretHash, now, campaignSlug: campaignSlug ?? '' });
   if (!row) return undefined;
   const { session_id, session_expires_at, ...rest } = row;
   const { user, campaign } = splitCampaign(rest);
@@ -102,16 +107,20 @@ export async function deleteSession(db: Db, secretHash: string) {
   await db.deleteFrom('sessions').where('secret_hash', '=', secretHash).execute();
 }
 
-/** The user behind a live API token, the token's id and last use, and the campaign as in findSessionUser. */
-export async function findTokenUser(db: Db, secretHash: string, now: string, campaignSlug?: string) {
-  const row = await db
+// Run on every request an API token authenticates: built and compiled once per database.
+const tokenUserQuery = queryTemplate(['secretHash', 'now', 'campaignSlug'], (db: Kysely<DB>, params) =>
+  db
     .selectFrom('api_tokens')
     .innerJoin('users', 'users.id', 'api_tokens.user_id')
-    .leftJoin('campaigns', (join) => ownedCampaign(join, campaignSlug))
+    .leftJoin('campaigns', (join) => ownedCampaign(join, params.campaignSlug))
     .select([...userColumns, ...campaignColumns, 'api_tokens.id as token_id', 'api_tokens.last_used_at as token_last_used_at'])
-    .where('api_tokens.secret_hash', '=', secretHash)
-    .where((eb) => eb.or([eb('api_tokens.expires_at', 'is', null), eb('api_tokens.expires_at', '>', now)]))
-    .executeTakeFirst();
+    .where('api_tokens.secret_hash', '=', params.secretHash)
+    .where((eb) => eb.or([eb('api_tokens.expires_at', 'is', null), eb('api_tokens.expires_at', '>', params.now)])),
+);
+
+/** The user behind a live API token, the token's id and last use, and the campaign as in findSessionUser. */
+export async function findTokenUser(db: Db, secretHash: string, now: string, campaignSlug?: string) {
+  const row = await tokenUserQuery.executeTakeFirst(db, { secretHash, now, campaignSlug: campaignSlug ?? '' });
   if (!row) return undefined;
   const { token_id, token_last_used_at, ...rest } = row;
   const { user, campaign } = splitCampaign(rest);
