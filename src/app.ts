@@ -1,5 +1,5 @@
 import fastifyCookie from '@fastify/cookie';
-import fastifyHelmet from '@fastify/helmet';
+import fastifyHelmet, { type FastifyHelmetOptions } from '@fastify/helmet';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -78,6 +78,50 @@ function docsCsp(hashes: { script: string[]; style: string[] }): string {
     "form-action 'self'",
   ].join('; ');
 }
+
+type HeaderLine = readonly [name: string, value: number | string | readonly string[]];
+
+// helmet's headers depend on its options alone (no nonces, no per-request CSP directives), yet its
+// middleware is rebuilt and run on every request. So they are taken from @fastify/helmet itself,
+// once per process, on a throwaway instance: the headers its middleware sets on the raw response,
+// names as it spells them, in its order. One hook then sets exactly those on every request. (helmet
+// also removes X-Powered-By, which nothing here sets.)
+const helmetHeaderCache = new Map<FastifyHelmetOptions, Promise<HeaderLine[]>>();
+
+function helmetHeaders(options: FastifyHelmetOptions): Promise<HeaderLine[]> {
+  let headers = helmetHeaderCache.get(options);
+  if (!headers) {
+    headers = (async () => {
+      const probe = Fastify({ logger: false });
+      const recorded: HeaderLine[] = [];
+      let lines: HeaderLine[] = [];
+      // Registered before helmet, so its hook runs first and sees every header helmet sets.
+      probe.addHook('onRequest', (_request, reply, done) => {
+        const raw = reply.raw;
+        const setHeader = raw.setHeader.bind(raw);
+        raw.setHeader = (name: string, value: HeaderLine[1]) => {
+          recorded.push([name, value]);
+          return setHeader(name, value);
+        };
+        done();
+      });
+      await probe.register(fastifyHelmet, options);
+      // The handler runs after every onRequest hook and before the reply writes its own headers.
+      probe.get('/', () => {
+        lines = recorded.slice();
+        return '';
+      });
+      await probe.inject({ method: 'GET', url: '/' });
+      await probe.close();
+      if (lines.length === 0) throw new Error('helmet set no headers');
+      return lines;
+    })();
+    helmetHeaderCache.set(options, headers);
+  }
+  return headers;
+}
+
+const API_HELMET: FastifyHelmetOptions = { contentSecurityPolicy: API_CSP };
 
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<AppInstance> {
   const database =
@@ -185,8 +229,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
 
   registerErrorHandling(app);
-  // Before the auth hook, so a 401 carries the headers too.
-  await app.register(fastifyHelmet, { contentSecurityPolicy: API_CSP });
+  // Before the auth hook, so a 401 carries the headers too. (The docs routes replace the CSP.)
+  const securityHeaders = await helmetHeaders(API_HELMET);
+  app.addHook('onRequest', (_request, reply, done) => {
+    const raw = reply.raw;
+    for (const [name, value] of securityHeaders) raw.setHeader(name, value);
+    done();
+  });
   await app.register(fastifyCookie);
   registerAuth(app, database, config);
   if (config.responseCacheMb > 0) registerResponseCache(app, new ResponseCache(config.responseCacheMb * 1024 * 1024));

@@ -47,6 +47,18 @@ function bearerToken(request: FastifyRequest): string | null | undefined {
   return match?.[1] ?? null;
 }
 
+// Requests arriving in the same millisecond share one formatted time: toISOString is not free,
+// and under load several requests start within a millisecond.
+let lastNowMs = Number.NaN;
+let lastNowIso = '';
+function isoAt(ms: number): string {
+  if (ms !== lastNowMs) {
+    lastNowIso = nowIso(new Date(ms));
+    lastNowMs = ms;
+  }
+  return lastNowIso;
+}
+
 async function resolveCaller(
   database: Database,
   config: Config,
@@ -54,14 +66,14 @@ async function resolveCaller(
   reply: FastifyReply,
   campaignSlug: string | undefined,
 ): Promise<Caller | null> {
-  const now = new Date();
-  const nowString = nowIso(now);
+  const nowMs = Date.now();
+  const nowString = isoAt(nowMs);
   const token = bearerToken(request);
   if (token === null) return null; // an Authorization header we cannot read is a failed credential, not an absent one
   if (token !== undefined) {
     const found = await findTokenUser(database.kysely, hashSecret(token), nowString, campaignSlug);
     if (!found) return null;
-    if (found.lastUsedAt === null || now.getTime() - Date.parse(found.lastUsedAt) > TOKEN_TOUCH_INTERVAL_MS) {
+    if (found.lastUsedAt === null || nowMs - Date.parse(found.lastUsedAt) > TOKEN_TOUCH_INTERVAL_MS) {
       await touchToken(database.kysely, found.tokenId, nowString);
     }
     return { user: found.user, via: 'token', campaign: found.campaign };
@@ -73,7 +85,7 @@ async function resolveCaller(
   if (!found) return null;
   // Sliding expiry, written at most once an hour per session to keep reads cheap.
   const lifetimeMs = config.sessionDays * 86_400_000;
-  if (Date.parse(found.expiresAt) < now.getTime() + lifetimeMs - SESSION_REFRESH_INTERVAL_MS) {
+  if (Date.parse(found.expiresAt) < nowMs + lifetimeMs - SESSION_REFRESH_INTERVAL_MS) {
     await extendSession(database.kysely, found.sessionId, addMs(nowString, lifetimeMs));
     void reply.setCookie(SESSION_COOKIE, cookie, sessionCookieOptions(config, lifetimeMs / 1000));
   }
