@@ -15,11 +15,14 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     responseCacheKey: string | null;
+    /** This request builds the response other requests for the same key wait for. */
+    responseCacheBuilder: boolean;
   }
 }
 
 interface CachedResponse {
-  payload: string;
+  /** Bytes, not a string: sent as they are, with no encoding or copy per response. */
+  payload: Buffer;
   etag: string;
   link: string | undefined;
   contentType: string;
@@ -29,14 +32,17 @@ interface CachedResponse {
 export class ResponseCache {
   private readonly entries = new Map<string, CachedResponse>();
   private size = 0;
+  /** The key last read or written: already the most recent, so reading it again moves nothing. */
+  private newestKey: string | undefined;
 
   constructor(private readonly maxBytes: number) {}
 
   get(key: string): CachedResponse | undefined {
     const entry = this.entries.get(key);
-    if (entry) {
+    if (entry && key !== this.newestKey) {
       this.entries.delete(key);
       this.entries.set(key, entry);
+      this.newestKey = key;
     }
     return entry;
   }
@@ -50,6 +56,7 @@ export class ResponseCache {
       this.size -= previous.payload.length + key.length;
     }
     this.entries.set(key, entry);
+    this.newestKey = key;
     this.size += bytes;
     for (const [oldKey, old] of this.entries) {
       if (this.size <= this.maxBytes) break;
@@ -76,41 +83,88 @@ function ifNoneMatchAdmits(header: string | undefined, etag: string): boolean {
   return header.split(',').some((tag) => bare(tag) === wanted);
 }
 
-function notModified(reply: FastifyReply, etag: string): FastifyReply {
-  return reply.code(304).header('etag', etag).send();
+function notModified(reply: FastifyReply, etag: string): void {
+  void reply.code(304).header('etag', etag).send();
 }
+
+function serve(request: FastifyRequest, reply: FastifyReply, entry: CachedResponse): void {
+  if (ifNoneMatchAdmits(request.headers['if-none-match'], entry.etag)) {
+    notModified(reply, entry.etag);
+    return;
+  }
+  void reply.header('content-type', entry.contentType).header('etag', entry.etag);
+  if (entry.link !== undefined) void reply.header('link', entry.link);
+  void reply.code(200).send(entry.payload);
+}
+
+type Waiter = (entry: CachedResponse | undefined) => void;
 
 /**
  * Registers the cache hooks; must come after registerAuth so the campaign is known.
  * Routes opt in with `config: { auth: 'campaign', cache: 'list' }` (or 'record').
+ *
+ * Concurrent misses of one key are built once: the first request builds the response, the others
+ * wait for it and send the same bytes (also when the response is too large to keep). Fifty
+ * clients asking at once for a list that is not cached yet cost one build and one copy in memory,
+ * not fifty. If the builder does not answer 200, each waiter builds its own response.
  */
 export function registerResponseCache(app: FastifyInstance, cache: ResponseCache): void {
   app.decorateRequest('responseCacheKey', null);
+  app.decorateRequest('responseCacheBuilder', false);
+  const building = new Map<string, Waiter[]>();
 
-  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+  const finishBuild = (request: FastifyRequest, entry: CachedResponse | undefined) => {
+    if (!request.responseCacheBuilder || request.responseCacheKey === null) return;
+    request.responseCacheBuilder = false;
+    const waiters = building.get(request.responseCacheKey);
+    building.delete(request.responseCacheKey);
+    for (const waiter of waiters ?? []) waiter(entry);
+  };
+
+  // Callback-style hooks: a hit waits for nothing, so no promise per request.
+  app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     const mode = request.routeOptions.config.cache;
-    if (request.method !== 'GET' || mode === undefined) return;
     const campaign = request.campaign;
-    if (!campaign) return;
+    if (request.method !== 'GET' || mode === undefined || !campaign) {
+      done();
+      return;
+    }
     const key = `${campaign.id}:${campaign.version}:${campaign.content_version}:${request.url}`;
     const hit = cache.get(key);
     if (hit) {
-      if (ifNoneMatchAdmits(request.headers['if-none-match'], hit.etag)) return notModified(reply, hit.etag);
-      void reply.header('content-type', hit.contentType).header('etag', hit.etag);
-      if (hit.link !== undefined) void reply.header('link', hit.link);
-      return reply.code(200).send(hit.payload);
+      // Answered here: the hook chain stops, `done` is not called.
+      serve(request, reply, hit);
+      return;
     }
     request.responseCacheKey = key;
     // A list's version is the campaign's, known before the handler runs.
     if (mode === 'list') {
       const etag = listEtag(campaign.id, campaign.version, campaign.content_version);
-      if (ifNoneMatchAdmits(request.headers['if-none-match'], etag)) return notModified(reply, etag);
+      if (ifNoneMatchAdmits(request.headers['if-none-match'], etag)) {
+        notModified(reply, etag);
+        return;
+      }
     }
+    const waiters = building.get(key);
+    if (waiters) {
+      waiters.push((entry) => {
+        if (entry) serve(request, reply, entry);
+        else done();
+      });
+      return;
+    }
+    building.set(key, []);
+    request.responseCacheBuilder = true;
+    done();
   });
 
-  app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+  app.addHook('onSend', (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void) => {
     const key = request.responseCacheKey;
-    if (key === null || reply.statusCode !== 200 || typeof payload !== 'string') return payload;
+    if (key === null || reply.statusCode !== 200 || typeof payload !== 'string') {
+      finishBuild(request, undefined);
+      done(null, payload);
+      return;
+    }
     const campaign = request.campaign!;
     let etag = reply.getHeader('etag');
     if (typeof etag !== 'string') {
@@ -118,12 +172,25 @@ export function registerResponseCache(app: FastifyInstance, cache: ResponseCache
       void reply.header('etag', etag);
     }
     const link = reply.getHeader('link');
-    cache.set(key, {
-      payload,
+    const entry: CachedResponse = {
+      payload: Buffer.from(payload),
       etag,
       link: typeof link === 'string' ? link : undefined,
       contentType: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'),
-    });
-    return payload;
+    };
+    cache.set(key, entry);
+    finishBuild(request, entry);
+    done(null, entry.payload);
+  });
+
+  // A builder that never reached onSend (its client went away, an error before the reply): the
+  // waiters must not wait forever.
+  app.addHook('onResponse', (request: FastifyRequest, _reply: FastifyReply, done: () => void) => {
+    finishBuild(request, undefined);
+    done();
+  });
+  app.addHook('onRequestAbort', (request: FastifyRequest, done: () => void) => {
+    finishBuild(request, undefined);
+    done();
   });
 }

@@ -1,3 +1,4 @@
+import type { InjectOptions } from 'fastify';
 import { CompiledQuery } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, json, type TestContext, type TestUser } from '../support/app.js';
@@ -23,9 +24,9 @@ afterAll(async () => {
 });
 
 /** The SQL text of the one statement matching `pattern` that the request ran. */
-async function statementOf(request: Parameters<TestContext['app']['inject']>[0], pattern: RegExp): Promise<string> {
+async function statementOf(request: InjectOptions, pattern: RegExp): Promise<string> {
   ctx.queries.length = 0;
-  const response = await ctx.app.inject(request as never);
+  const response = await ctx.app.inject(request);
   expect(response.statusCode).toBeLessThan(300);
   const matching = ctx.queries.filter((text) => pattern.test(text));
   expect(matching).toHaveLength(1);
@@ -39,8 +40,8 @@ async function plan(statement: string, parameters: unknown[]): Promise<string> {
 
 describe.runIf(dialect === 'sqlite')('query plans on sqlite', () => {
   it('a new thing reads only the slugs its name could collide with: a range of the slug index', async () => {
-    const create = (name: string) => ({ method: 'POST', url: `${base}/things`, headers: owner.headers, payload: { newThing: { name, typeId: 1 } } });
-    await ctx.app.inject(create('Lantern') as never);
+    const create = (name: string): InjectOptions => ({ method: 'POST', url: `${base}/things`, headers: owner.headers, payload: { newThing: { name, typeId: 1 } } });
+    await ctx.app.inject(create('Lantern'));
     const statement = await statementOf(create('Lantern'), /^select "slug" from "things"/);
     const steps = await plan(statement, [1, 'lantern', 'lantern.']);
     expect(steps).toMatch(/USING COVERING INDEX \S+ \(campaign_id=\? AND slug>\? AND slug<\?\)/);

@@ -51,6 +51,31 @@ describe('response cache', () => {
     expect(ctx.queries).toHaveLength(1);
   });
 
+  it('builds a list once for many concurrent requests that miss together, and sends them all the same bytes', async () => {
+    await post(ctx.app, `/api/campaigns/${slug}/things`, { newThing: { name: 'Crowd Magnet', typeId } });
+    const url = `/api/campaigns/${slug}/things?fetchAll=true`;
+    ctx.queries.length = 0;
+    const responses = await Promise.all(Array.from({ length: 20 }, () => get(ctx.app, url)));
+    expect(responses.map((r) => r.statusCode)).toEqual(Array(20).fill(200));
+    expect(new Set(responses.map((r) => r.body)).size).toBe(1);
+    expect(new Set(responses.map((r) => r.headers.etag)).size).toBe(1);
+    expect(json<{ name: string }[]>(responses[0]!).map((t) => t.name)).toContain('Crowd Magnet');
+    // 20 caller-and-campaign lookups, and the list read by one request only.
+    const listReads = ctx.queries.filter((text) => /from "things"/.test(text) && !/"api_tokens"/.test(text));
+    expect(listReads.length).toBeGreaterThan(0);
+    expect(ctx.queries.length - listReads.length).toBe(20);
+    const single = await get(ctx.app, url);
+    ctx.queries.length = 0;
+    expect((await get(ctx.app, url)).body).toBe(single.body);
+    expect(ctx.queries).toHaveLength(1);
+    // The same number of list statements as one request alone would have run.
+    ctx.queries.length = 0;
+    await post(ctx.app, `/api/campaigns/${slug}/things`, { newThing: { name: 'Version bump', typeId } });
+    ctx.queries.length = 0;
+    await get(ctx.app, url);
+    expect(listReads.length).toBe(ctx.queries.length - 1);
+  });
+
   it('answers 304 to a matching If-None-Match on lists and records, and 200 after a write', async () => {
     const listUrl = `/api/campaigns/${slug}/things`;
     const list = await get(ctx.app, listUrl);
