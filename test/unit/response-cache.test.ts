@@ -26,13 +26,16 @@ describe('ResponseCache', () => {
     expect([...['a', 'c', 'e', 'f', 'g'].map((key) => cache.get(key) !== undefined)]).toEqual([false, true, true, true, true]);
   });
 
-  it('replaces an entry in place of its size, and keeps out one entry over a quarter of the budget', () => {
+  it('replaces an entry in place of its size, and keeps out one entry over half the budget', () => {
     const cache = new ResponseCache(400);
     cache.set('a', entry(99));
     cache.set('a', entry(49));
     expect(cache.bytes).toBe(50);
-    cache.set('b', entry(101));
+    cache.set('b', entry(201));
     expect(cache.get('b')).toBeUndefined();
     expect(cache.bytes).toBe(50);
+    cache.set('c', entry(199)); // exactly half: kept
+    expect(cache.get('c')).toBeDefined();
+    expect(cache.bytes).toBe(250);
   });
 });
