@@ -115,7 +115,7 @@ export function createDatabase(options: DatabaseOptions): Database {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   const kysely = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), ...(log ? { log } : {}) });
-  const groupCommit = new GroupCommit(kysely);
+  const groupCommit = new GroupCommit(kysely, () => sqlite.inTransaction);
   return {
     kysely,
     dialect: 'sqlite',

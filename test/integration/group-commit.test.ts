@@ -1,6 +1,12 @@
-import { sql } from 'kysely';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { sql, type Transaction } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDatabase } from '../../src/db/database.js';
 import { MAX_GROUP } from '../../src/db/group-commit.js';
+import type { DB } from '../../src/db/schema.js';
 import { createTestContext, json, type TestContext, type TestUser } from '../support/app.js';
 import { dialect } from '../support/test-db.js';
 
@@ -119,5 +125,92 @@ describe(`grouped writes on ${dialect}`, () => {
     expect((await createThing('Lonely')).statusCode).toBe(201);
     expect(ctx.queries.filter((text) => /savepoint|release/i.test(text))).toEqual([]);
     expect(ctx.queries.filter((text) => text === 'commit')).toHaveLength(1);
+  });
+});
+
+describe.runIf(dialect === 'sqlite')('grouped writes when the group fails, on sqlite', () => {
+  const insertThing = (name: string) => (trx: Transaction<DB>) =>
+    trx
+      .insertInto('things')
+      .values({ campaign_id: campaignId, type_id: typeId, slug: name, name, description: null, version: 1, created_at: 'now', updated_at: 'now' })
+      .execute()
+      .then(() => name);
+
+  beforeAll(async () => {
+    // Stands in for SQLite rolling the whole transaction back under a statement (a full disk, an
+    // I/O error): RAISE(ROLLBACK) ends the transaction, not just the statement.
+    await sql`create temp trigger lf_test_rollback before insert on things when new.name = 'whole-rollback' begin select raise(rollback, 'simulated loss of the transaction'); end`.execute(
+      ctx.database.kysely,
+    );
+  });
+
+  it('gives a write that failed on its own its own error, the others the cause, and stores nothing', async () => {
+    const namesBefore = await thingNames();
+    const results = await Promise.allSettled([
+      ctx.database.write(insertThing('first-kept?')),
+      ctx.database.write(async (trx) => {
+        await insertThing('own-failure')(trx);
+        throw new Error('my own error');
+      }),
+      ctx.database.write(insertThing('whole-rollback')),
+      ctx.database.write(insertThing('never-ran')),
+    ]);
+    const reasons = results.map((r) => (r.status === 'rejected' ? (r.reason as Error).message : 'fulfilled'));
+    expect(reasons).toEqual([
+      'simulated loss of the transaction',
+      'my own error',
+      'simulated loss of the transaction',
+      'simulated loss of the transaction',
+    ]);
+    expect(await thingNames()).toEqual(namesBefore);
+    // The connection was released: the next write works.
+    expect(await ctx.database.write(insertThing('after-the-loss'))).toBe('after-the-loss');
+  });
+
+  it('fails a write that swallowed the loss of the transaction and went on, and the whole group', async () => {
+    const namesBefore = await thingNames();
+    const results = await Promise.allSettled([
+      ctx.database.write(insertThing('group-mate')),
+      ctx.database.write(async (trx) => {
+        await insertThing('whole-rollback')(trx).catch(() => undefined);
+        return 'carried on';
+      }),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    expect((results[1] as PromiseRejectedResult).reason).toBeInstanceOf(Error);
+    expect(((results[1] as PromiseRejectedResult).reason as Error).message).toMatch(/rolled the write transaction back/);
+    expect(await thingNames()).toEqual(namesBefore);
+  });
+});
+
+describe.runIf(dialect === 'sqlite')('grouped writes while another process holds the database, on sqlite', () => {
+  it('fails the write that found it busy and lets the event loop turn before the others wait', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loreforge-busy-'));
+    const database = createDatabase({ dataDir: dir });
+    const other = new SQLite(path.join(dir, 'loreforge.sqlite'));
+    try {
+      await sql`create table notes (text text not null)`.execute(database.kysely);
+      await sql`pragma busy_timeout = 50`.execute(database.kysely);
+      const note = (text: string) => (trx: Transaction<DB>) => sql`insert into notes (text) values (${text})`.execute(trx).then(() => text);
+      other.exec('begin immediate'); // the admin CLI, say, holds the write lock
+      let timerRan = false;
+      setTimeout(() => {
+        timerRan = true;
+        other.exec('commit');
+      }, 0);
+      const results = await Promise.allSettled([database.write(note('one')), database.write(note('two')), database.write(note('three'))]);
+      expect(timerRan).toBe(true);
+      expect(results[0]).toMatchObject({ status: 'rejected', reason: { code: expect.stringMatching(/^SQLITE_BUSY/) } });
+      expect(results.slice(1)).toEqual([
+        { status: 'fulfilled', value: 'two' },
+        { status: 'fulfilled', value: 'three' },
+      ]);
+      const rows = await sql<{ text: string }>`select text from notes order by text`.execute(database.kysely);
+      expect(rows.rows.map((row) => row.text)).toEqual(['three', 'two']);
+    } finally {
+      other.close();
+      await database.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
