@@ -2,13 +2,13 @@ import { Type } from '@sinclair/typebox';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listArcsByCampaign } from '../../src/db/repositories/arcs.js';
-import { Arc, presentArcs, serializeArcs } from '../../src/http/schemas/arc.js';
+import { Arc, presentArc, serializeArcs } from '../../src/http/schemas/arc.js';
 import { createTestContext, json, type TestContext, type TestUser } from '../support/app.js';
 import { dialect } from '../support/test-db.js';
 
 // GET /arcs is written as JSON text by serializeArcs, splicing in the stored rich text. It must be
-// byte for byte what the response schema's serializer writes of presentArcs(), the presenter every
-// other arc route uses.
+// byte for byte what the response schema's serializer writes of the arcs presented by presentArc(),
+// the presenter every other arc route uses.
 
 let ctx: TestContext;
 let owner: TestUser;
@@ -66,7 +66,7 @@ describe(`GET /arcs serialization on ${dialect}`, () => {
     const details = await listArcsByCampaign(ctx.database.kysely, campaignId);
     expect(details.length).toBe(4);
     expect(details.some((d) => d.things.length > 0 && d.children.length > 0 && d.parent !== null)).toBe(true);
-    const expected = await schemaSerialized(presentArcs(details));
+    const expected = await schemaSerialized(details.map((detail) => presentArc(detail)));
     expect(serializeArcs(details)).toBe(expected);
     const response = await ctx.app.inject({ method: 'GET', url: `${base}/arcs`, headers: owner.headers });
     expect(response.statusCode).toBe(200);

@@ -96,13 +96,8 @@ function presentStoryFields(row: Pick<ArcRow, 'hook' | 'protagonist' | 'antagoni
   };
 }
 
-type PresentedThing = ReturnType<typeof presentThing>;
-
-/**
- * `thingCache` lets a list present each thing once however many arcs it is linked to (the
- * serializer does not mind shared objects).
- */
-export function presentArc(detail: ArcDetail, thingCache: Map<number, PresentedThing> = new Map()) {
+/** One arc with its parent, children and things, as every arc route but the list presents it. */
+export function presentArc(detail: ArcDetail) {
   const { arc } = detail;
   return {
     id: arc.id,
@@ -120,23 +115,12 @@ export function presentArc(detail: ArcDetail, thingCache: Map<number, PresentedT
       createdAt: child.created_at,
       updatedAt: child.updated_at,
     })),
-    things: detail.things.map((thing) => {
-      let presented = thingCache.get(thing.id);
-      if (!presented) {
-        presented = presentThing(thing);
-        thingCache.set(thing.id, presented);
-      }
-      return presented;
-    }),
+    things: detail.things.map(presentThing),
     createdAt: arc.created_at,
     updatedAt: arc.updated_at,
   };
 }
 
-export function presentArcs(details: ArcDetail[]) {
-  const thingCache = new Map<number, PresentedThing>();
-  return details.map((detail) => presentArc(detail, thingCache));
-}
 
 export function presentLinkedArc(row: LinkedArc) {
   return {
@@ -156,7 +140,7 @@ export function presentLinkedArc(row: LinkedArc) {
 // produce the text the database already holds — rich text is stored as JSON.stringify of the
 // validated value (serializeRichText), and parse-then-stringify gives back exactly that text. So
 // the list is written here directly, with the stored rich text spliced in as it is: the same bytes
-// the schema's serializer writes for presentArcs(details) (a test holds the two equal), without
+// the schema's serializer writes for the arcs presented by presentArc (a test holds the two equal), without
 // the parsed objects.
 const EMPTY_RICH_TEXT_JSON = JSON.stringify(emptyRichText());
 const str = (value: string) => JSON.stringify(value);
@@ -174,7 +158,7 @@ function thingJson(thing: ThingFields): string {
   );
 }
 
-/** GET /arcs as JSON text: byte for byte what the Arc list schema serializes of presentArcs(details). */
+/** GET /arcs as JSON text: byte for byte what the Arc list schema serializes of details.map(presentArc). */
 export function serializeArcs(details: ArcDetail[]): string {
   const things = new Map<number, string>();
   const parts: string[] = [];
