@@ -194,11 +194,15 @@ describe.runIf(dialect === 'sqlite')('grouped writes while another process holds
       const note = (text: string) => (trx: Transaction<DB>) => sql`insert into notes (text) values (${text})`.execute(trx).then(() => text);
       other.exec('begin immediate'); // the admin CLI, say, holds the write lock
       let timerRan = false;
-      setTimeout(() => {
+      const writes = [database.write(note('one')), database.write(note('two')), database.write(note('three'))];
+      // Queued after the group's own turn (setImmediate callbacks run in order, whatever the clock
+      // says; a timer could fire before the group starts on a loaded machine): it runs only if the
+      // group gives the event loop back after the busy write, before the others wait their turn.
+      setImmediate(() => {
         timerRan = true;
         other.exec('commit');
-      }, 0);
-      const results = await Promise.allSettled([database.write(note('one')), database.write(note('two')), database.write(note('three'))]);
+      });
+      const results = await Promise.allSettled(writes);
       expect(timerRan).toBe(true);
       expect(results[0]).toMatchObject({ status: 'rejected', reason: { code: expect.stringMatching(/^SQLITE_BUSY/) } });
       expect(results.slice(1)).toEqual([
