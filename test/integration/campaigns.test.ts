@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deleteCampaign } from '../../src/db/repositories/campaigns.js';
 import { createTestContext, json, type TestContext, type TestUser } from '../support/app.js';
 
 const EMPTY = [{ type: 'paragraph', children: [{ text: '' }] }];
@@ -127,6 +128,22 @@ describe('campaigns', () => {
     const res = await create('Extra Fields', { userId: 'someone-else', id: 99999, color: 'red' });
     expect(res.statusCode).toBe(201);
     expect(json(res).userId).toBe(owner.id);
+  });
+
+  it('answers concurrent deletes of one campaign with one 204 and 404 for the others', async () => {
+    const doomed = json(await create('Deleted Twice'));
+    const url = `/api/campaigns/${doomed.slug}`;
+    const statuses = (await Promise.all(Array.from({ length: 5 }, () => ctx.app.inject({ method: 'DELETE', url, headers: owner.headers })))).map(
+      (res) => res.statusCode,
+    );
+    expect(statuses.sort()).toEqual([204, 404, 404, 404, 404]);
+    expect((await ctx.app.inject({ method: 'GET', url, headers: owner.headers })).statusCode).toBe(404);
+  });
+
+  it('refuses to delete a campaign that is already gone, in the repository itself', async () => {
+    const doomed = json(await create('Deleted Before'));
+    await deleteCampaign(ctx.database, doomed.id);
+    await expect(deleteCampaign(ctx.database, doomed.id)).rejects.toMatchObject({ code: 'campaign_not_found' });
   });
 
   it('hides other users’ campaigns behind 404', async () => {

@@ -114,13 +114,14 @@ export async function updateCampaign(
 /**
  * Deletes a campaign and everything in it. Returns the removals queued for its stored images, for
  * the caller to carry out once this has committed (records go first; bytes follow, or the sweeper
- * retries them).
+ * retries them). A campaign already gone (deleted by a concurrent request) is campaign_not_found.
  */
 export function deleteCampaign(database: Database, campaignId: number): Promise<ImageRemovalRow[]> {
   return database.kysely.transaction().execute(async (trx) => {
     // The campaign's lock first, so a confirm-upload in flight either commits its asset before we
     // list the images or finds the campaign gone.
-    if (!(await beginCampaignWrite(trx, campaignId))) return [];
+    // Gone meanwhile (a concurrent delete committed first): 404, as for any write to it.
+    if (!(await beginCampaignWrite(trx, campaignId))) throw new DomainError('campaign_not_found', 'Campaign not found.');
     const removals = await queueCampaignImageRemovals(trx, campaignId, nowIso());
     await trx.deleteFrom('campaigns').where('id', '=', campaignId).execute();
     return removals;
