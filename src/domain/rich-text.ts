@@ -49,10 +49,13 @@ function ownValue(node: JsonObject, key: string): unknown {
   return Object.hasOwn(node, key) ? node[key] : undefined;
 }
 
-interface PendingNode {
-  value: unknown;
+/** One array of nodes being walked: the top level, or a block's children. */
+interface Frame {
+  nodes: readonly unknown[];
+  next: number;
+  /** The pointer of the array itself; a node's is this plus its index, built only when needed. */
   path: string;
-  depth: number; // depth a block at this position would have; a top-level block is depth 1
+  depth: number; // depth a block in this array would have; a top-level block is depth 1
 }
 
 export function validateRichText(value: unknown, basePointer: string): RichTextIssue[] {
@@ -79,15 +82,21 @@ function checkStructure(value: unknown, basePointer: string, issues: RichTextIss
     report(basePointer, 'must contain at least one block');
     return;
   }
-  // An explicit stack instead of recursion: the walk never descends below RICH_TEXT_MAX_DEPTH, but
-  // this also keeps the call stack flat however the value is shaped. Children are pushed in reverse
-  // so issues come out in document order.
-  const stack: PendingNode[] = [];
-  for (let i = value.length - 1; i >= 0; i -= 1) {
-    stack.push({ value: value[i], path: basePointer + pointerToken(i), depth: 1 });
-  }
-  while (stack.length > 0 && issues.length < RICH_TEXT_MAX_ISSUES) {
-    const { value: node, path, depth } = stack.pop()!;
+  // Depth first, in document order, with an explicit stack (the call stack stays flat however the
+  // value is shaped) of one cursor per array: nothing is allocated per node before it is visited,
+  // so a hostile array of a million bad nodes costs only the nodes visited until the issues cap.
+  const frames: Frame[] = [{ nodes: value, next: 0, path: basePointer, depth: 1 }];
+  while (frames.length > 0 && issues.length < RICH_TEXT_MAX_ISSUES) {
+    const frame = frames[frames.length - 1]!;
+    if (frame.next >= frame.nodes.length) {
+      frames.pop();
+      continue;
+    }
+    const index = frame.next;
+    frame.next += 1;
+    const node = frame.nodes[index];
+    const depth = frame.depth;
+    const path = frame.path + pointerToken(index);
     if (!isObject(node)) {
       // Arrays, null and primitives are neither blocks nor leaves.
       report(path, depth === 1 ? 'must be a block object' : 'must be a block or text leaf object');
@@ -109,11 +118,8 @@ function checkStructure(value: unknown, basePointer: string, issues: RichTextIss
       continue;
     }
     const children = checkBlock(node, path, report);
-    if (children === undefined) continue;
-    const childrenPath = path + pointerToken('children');
-    for (let i = children.length - 1; i >= 0; i -= 1) {
-      stack.push({ value: children[i], path: childrenPath + pointerToken(i), depth: depth + 1 });
-    }
+    if (children === undefined || children.length === 0) continue;
+    frames.push({ nodes: children, next: 0, path: path + pointerToken('children'), depth: depth + 1 });
   }
 }
 

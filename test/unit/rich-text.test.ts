@@ -164,6 +164,28 @@ describe('validateRichText: examples', () => {
     expect(issues).toHaveLength(RICH_TEXT_MAX_ISSUES);
     expect(issues[0]).toEqual({ path: `${BASE}/0`, message: 'must be a block object' });
   });
+
+  it('stops reading a hostile document once the issue limit is reached', () => {
+    // A request body can hold hundreds of thousands of bad nodes: the walk must cost only the nodes
+    // up to the limit, not one allocation per node of the whole document.
+    const read = new Set<string>();
+    const counting = (nodes: unknown[]) =>
+      new Proxy(nodes, {
+        get(target, key, receiver) {
+          if (typeof key === 'string' && /^\d+$/.test(key)) read.add(key);
+          return Reflect.get(target, key, receiver) as unknown;
+        },
+      });
+    const top = validateRichText(counting(Array.from({ length: 100_000 }, () => 7)), BASE);
+    expect(top).toHaveLength(RICH_TEXT_MAX_ISSUES);
+    expect(read.size).toBe(RICH_TEXT_MAX_ISSUES);
+
+    read.clear();
+    const leaves = validateRichText([paragraph({ text: 'fine' }), { type: 'p', children: counting(Array.from({ length: 100_000 }, () => ({ text: 1 }))) }], BASE);
+    expect(leaves).toHaveLength(RICH_TEXT_MAX_ISSUES);
+    expect(leaves[0]).toEqual({ path: `${BASE}/1/children/0/text`, message: 'must be a string' });
+    expect(read.size).toBe(RICH_TEXT_MAX_ISSUES);
+  });
 });
 
 describe('validateRichText: nesting depth', () => {
