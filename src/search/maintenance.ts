@@ -33,11 +33,11 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
   return out;
 }
 
-function thingDocument(thing: IndexedThing): IndexDocument | null {
+export function thingDocument(thing: IndexedThing): IndexDocument | null {
   return buildDocument(thing.name, [plainTextOfStored(thing.description)]);
 }
 
-function arcDocument(arc: IndexedArc): IndexDocument | null {
+export function arcDocument(arc: IndexedArc): IndexDocument | null {
   return buildDocument(
     arc.name,
     ARC_TEXT_FIELDS.map((field) => plainTextOfStored(arc[field])),
@@ -45,7 +45,7 @@ function arcDocument(arc: IndexedArc): IndexDocument | null {
 }
 
 // The campaign's own name is not searched: inside a campaign it would match every search for it.
-function campaignDocument(campaign: IndexedCampaign): IndexDocument | null {
+export function campaignDocument(campaign: IndexedCampaign): IndexDocument | null {
   return buildDocument('', [plainTextOfStored(campaign.description)]);
 }
 

@@ -1,5 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../../src/db/database.js';
+import { ARC_TEXT_FIELDS } from '../../src/db/schema.js';
+import { KIND_CODES, type IndexDocument } from '../../src/search/document.js';
+import { arcDocument, campaignDocument, thingDocument } from '../../src/search/maintenance.js';
 
 // Whole-database checks after crashes, races and fuzzing. No vitest imports: scripts/chaos.ts uses it too.
 
@@ -24,7 +27,102 @@ const ORPHAN_QUERIES: Record<string, string> = {
   'duplicate arc slug in a campaign': 'select count(*) as n from (select 1 from arcs group by campaign_id, slug having count(*) > 1) d',
   'duplicate campaign slug': 'select count(*) as n from (select 1 from campaigns group by slug having count(*) > 1) d',
   'malformed thing slug': "select count(*) as n from things where slug = '' or slug like '-%' or slug like '%-' or slug like '%--%' or slug <> lower(slug)",
+  // Images: an asset or a grant outlives neither its campaign nor its user, and no asset points at
+  // bytes queued for deletion.
+  'asset without its campaign': 'select count(*) as n from assets a where not exists (select 1 from campaigns c where c.id = a.campaign_id)',
+  'asset without its user': 'select count(*) as n from assets a where not exists (select 1 from users u where u.id = a.user_id)',
+  'upload grant without its campaign': 'select count(*) as n from upload_grants g where not exists (select 1 from campaigns c where c.id = g.campaign_id)',
+  'asset whose image is queued for removal': `select count(*) as n from assets a
+    where exists (select 1 from image_removals r where r.campaign_id = a.campaign_id and r.image_id = a.image_id)`,
+  'two assets of one image': 'select count(*) as n from (select 1 from assets group by campaign_id, image_id having count(*) > 1) d',
+  // The search index: each record indexed at most once, every posting's word in the vocabulary.
+  'search document without its thing': `select count(*) as n from search_documents d
+    where d.kind = ${KIND_CODES.thing} and not exists (select 1 from things t where t.campaign_id = d.campaign_id and t.id = d.thing_id)`,
+  'search document without its arc': `select count(*) as n from search_documents d
+    where d.kind = ${KIND_CODES.arc} and not exists (select 1 from arcs a where a.campaign_id = d.campaign_id and a.id = d.arc_id)`,
+  'search document without its campaign': 'select count(*) as n from search_documents d where not exists (select 1 from campaigns c where c.id = d.campaign_id)',
+  'record with two search documents': `select count(*) as n from
+    (select 1 from search_documents group by campaign_id, kind, thing_id, arc_id having count(*) > 1) d`,
+  'posting without its document': `select count(*) as n from search_postings p
+    where not exists (select 1 from search_documents d where d.campaign_id = p.campaign_id and d.id = p.doc_id)`,
+  'posting whose word is not in the vocabulary': `select count(*) as n from search_postings p
+    where not exists (select 1 from search_terms t where t.campaign_id = p.campaign_id and t.term = p.term)`,
 };
+
+interface StoredDocument {
+  nameKey: string;
+  nameLength: number;
+  textLength: number;
+  postings: Map<string, string>;
+}
+
+/** A posting as a comparable string: its counts, the document's lengths, and what it points back to. */
+function postingText(kind: number, recordId: number, nameTf: number, textTf: number, nameLen: number, textLen: number): string {
+  return `${kind}:${recordId}:${nameTf}:${textTf}:${nameLen}:${textLen}`;
+}
+
+/**
+ * The search index holds exactly what the records say: for every thing, arc and campaign
+ * description, the document and postings that indexing it now would write, and nothing else. A
+ * write whose record committed without its index (or the reverse) shows up here.
+ */
+async function searchIndexProblems(kysely: Kysely<any>): Promise<string[]> {
+  const problems: string[] = [];
+  const stored = new Map<string, StoredDocument>();
+  const byDocId = new Map<string, StoredDocument>();
+  const documents = await sql<{ id: number; campaign_id: number; kind: number; thing_id: number | null; arc_id: number | null; name_key: string; name_len: number; text_len: number }>`
+    select id, campaign_id, kind, thing_id, arc_id, name_key, name_len, text_len from search_documents`.execute(kysely);
+  for (const d of documents.rows) {
+    const recordId = Number(d.kind) === KIND_CODES.thing ? d.thing_id : Number(d.kind) === KIND_CODES.arc ? d.arc_id : d.campaign_id;
+    const doc: StoredDocument = { nameKey: d.name_key, nameLength: Number(d.name_len), textLength: Number(d.text_len), postings: new Map() };
+    stored.set(`${Number(d.kind)}:${Number(d.campaign_id)}:${Number(recordId)}`, doc);
+    byDocId.set(`${Number(d.campaign_id)}:${Number(d.id)}`, doc);
+  }
+  const postings = await sql<{ campaign_id: number; doc_id: number; term: string; kind: number; record_id: number; name_tf: number; text_tf: number; name_len: number; text_len: number }>`
+    select campaign_id, doc_id, term, kind, record_id, name_tf, text_tf, name_len, text_len from search_postings`.execute(kysely);
+  for (const p of postings.rows) {
+    byDocId
+      .get(`${Number(p.campaign_id)}:${Number(p.doc_id)}`)
+      ?.postings.set(p.term, postingText(Number(p.kind), Number(p.record_id), Number(p.name_tf), Number(p.text_tf), Number(p.name_len), Number(p.text_len)));
+  }
+
+  const report = (what: string) => {
+    if (problems.length < 20) problems.push(what);
+  };
+  const compare = (kind: number, campaignId: number, recordId: number, expected: IndexDocument | null) => {
+    const key = `${kind}:${campaignId}:${recordId}`;
+    const found = stored.get(key);
+    stored.delete(key);
+    if (!expected) {
+      if (found) report(`search index: record ${key} has nothing to index but is indexed`);
+      return;
+    }
+    if (!found) {
+      report(`search index: record ${key} is not indexed`);
+      return;
+    }
+    if (found.nameKey !== expected.nameKey || found.nameLength !== expected.nameLength || found.textLength !== expected.textLength) {
+      report(`search index: record ${key} has a stale document (name key or lengths)`);
+      return;
+    }
+    const wanted = new Map(
+      [...expected.postings].map(([term, counts]) => [term, postingText(kind, recordId, counts.name, counts.text, expected.nameLength, expected.textLength)]),
+    );
+    const same = wanted.size === found.postings.size && [...wanted].every(([term, text]) => found.postings.get(term) === text);
+    if (!same) report(`search index: record ${key} has stale postings (${found.postings.size} stored, ${wanted.size} expected)`);
+  };
+
+  const things = await sql<{ id: number; campaign_id: number; name: string; description: string | null }>`
+    select id, campaign_id, name, description from things`.execute(kysely);
+  for (const t of things.rows) compare(KIND_CODES.thing, Number(t.campaign_id), Number(t.id), thingDocument({ ...t, id: Number(t.id), campaign_id: Number(t.campaign_id) }));
+  const arcs = await sql<Record<string, unknown> & { id: number; campaign_id: number; name: string }>`
+    select id, campaign_id, name, ${sql.join(ARC_TEXT_FIELDS.map((field) => sql.ref(field)))} from arcs`.execute(kysely);
+  for (const a of arcs.rows) compare(KIND_CODES.arc, Number(a.campaign_id), Number(a.id), arcDocument(a as never));
+  const campaigns = await sql<{ id: number; description: string | null }>`select id, description from campaigns`.execute(kysely);
+  for (const c of campaigns.rows) compare(KIND_CODES.campaign, Number(c.id), Number(c.id), campaignDocument({ id: Number(c.id), description: c.description }));
+  for (const key of stored.keys()) report(`search index: document ${key} belongs to no record`);
+  return problems;
+}
 
 /** Every problem found; an empty list means the database is sound. */
 export async function integrityProblems(kysely: Kysely<any>, dialect: Dialect): Promise<string[]> {
@@ -46,6 +144,7 @@ export async function integrityProblems(kysely: Kysely<any>, dialect: Dialect): 
     const n = Number(rows[0]?.n ?? 0);
     if (n > 0) problems.push(`${what}: ${n}`);
   }
+  problems.push(...(await searchIndexProblems(kysely)));
   // The arc tree of every campaign is a forest: following parents from any arc ends at a root.
   const arcs = await sql<{ id: number; campaign_id: number; parent_arc_id: number | null }>`
     select id, campaign_id, parent_arc_id from arcs`.execute(kysely);
