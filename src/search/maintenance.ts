@@ -151,6 +151,34 @@ export async function indexCampaign(db: Db, campaign: IndexedCampaign): Promise<
 }
 
 /**
+ * Indexes a campaign's records of one kind, read in keyset pages by id (`page(after)` returns up to
+ * RECORDS_PER_BATCH records with ids above `after`, in id order): memory stays bounded however
+ * large the campaign. Returns the number of documents indexed.
+ */
+async function indexInPages<R extends { id: number }>(
+  db: Db,
+  campaignId: number,
+  kind: 'thing' | 'arc',
+  toDocument: (record: R) => IndexDocument | null,
+  page: (after: number) => Promise<R[]>,
+): Promise<number> {
+  let documents = 0;
+  for (let after = 0; ; ) {
+    const records = await page(after);
+    const pending: PendingDocument[] = [];
+    for (const record of records) {
+      const document = toDocument(record);
+      if (document) pending.push({ kind, recordId: record.id, document });
+    }
+    await insertDocuments(db, campaignId, pending);
+    documents += pending.length;
+    const last = records.at(-1);
+    if (!last || records.length < RECORDS_PER_BATCH) return documents;
+    after = last.id;
+  }
+}
+
+/**
  * Rebuilds one campaign's index from its records, vocabulary included (which drops words no longer
  * used). Runs in the caller's transaction; returns the number of documents indexed.
  */
@@ -169,48 +197,26 @@ export async function rebuildCampaignIndex(db: Db, campaignId: number): Promise<
     documents += 1;
   }
 
-  // Keyset pages by id: memory stays bounded however large the campaign.
-  for (let after = 0; ; ) {
-    const things = await db
+  documents += await indexInPages(db, campaignId, 'thing', thingDocument, (after) =>
+    db
       .selectFrom('things')
       .select(['id', 'campaign_id', 'name', 'description'])
       .where('campaign_id', '=', campaignId)
       .where('id', '>', after)
       .orderBy('id')
       .limit(RECORDS_PER_BATCH)
-      .execute();
-    const pending: PendingDocument[] = [];
-    for (const thing of things) {
-      const document = thingDocument(thing);
-      if (document) pending.push({ kind: 'thing', recordId: thing.id, document });
-    }
-    await insertDocuments(db, campaignId, pending);
-    documents += pending.length;
-    const last = things.at(-1);
-    if (!last || things.length < RECORDS_PER_BATCH) break;
-    after = last.id;
-  }
-
-  for (let after = 0; ; ) {
-    const arcs = await db
+      .execute(),
+  );
+  documents += await indexInPages(db, campaignId, 'arc', arcDocument, (after) =>
+    db
       .selectFrom('arcs')
       .select(['id', 'campaign_id', 'name', ...ARC_TEXT_FIELDS])
       .where('campaign_id', '=', campaignId)
       .where('id', '>', after)
       .orderBy('id')
       .limit(RECORDS_PER_BATCH)
-      .execute();
-    const pending: PendingDocument[] = [];
-    for (const arc of arcs) {
-      const document = arcDocument(arc);
-      if (document) pending.push({ kind: 'arc', recordId: arc.id, document });
-    }
-    await insertDocuments(db, campaignId, pending);
-    documents += pending.length;
-    const last = arcs.at(-1);
-    if (!last || arcs.length < RECORDS_PER_BATCH) break;
-    after = last.id;
-  }
+      .execute(),
+  );
   return documents;
 }
 
