@@ -17,6 +17,49 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
+  // The layers (README "Layout"): domain/ and search/ are pure rules, db/ holds every statement and
+  // knows no HTTP, and a migration is frozen history that imports no live code.
+  {
+    files: ['src/domain/**/*.ts', 'src/search/**/*.ts', 'src/render/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/db/*', '**/db/**'], message: 'Pure code never imports the database layer; pass it the data.' },
+            { group: ['**/http/*', '**/http/**'], message: 'Pure code never imports the HTTP layer.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/db/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/http/*', '**/http/**'], message: 'Repositories know no HTTP: take values, raise errors.* from domain/errors.ts.' }] },
+      ],
+    },
+  },
+  {
+    // A migration may use Kysely and the types of database.ts and schema.ts (types only, erased at
+    // build): whatever live code does later must not change what an old migration did.
+    files: ['src/db/migrations/**/*.ts'],
+    ignores: ['src/db/migrations/index.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['../../*', '../../**'], message: 'Migrations import no live code outside src/db.' },
+            { group: ['../repositories/*', '../indexes/*', '../migrate.js', '../group-commit.js', '../query-template.js'], message: 'Migrations import no live code.' },
+            { group: ['../database.js', '../schema.js'], allowTypeImports: true, message: 'Only types from database.ts and schema.ts.' },
+          ],
+        },
+      ],
+    },
+  },
   {
     // Tests read response bodies as loosely typed JSON on purpose; the assertions are the types.
     files: ['test/**/*.ts'],

@@ -24,7 +24,7 @@ import { createToken } from '../src/db/repositories/credentials.js';
 import { createThing, updateThing } from '../src/db/repositories/things.js';
 import { createUser } from '../src/db/repositories/users.js';
 import { hashSecret, newSecret } from '../src/domain/secrets.js';
-import { rebuildSearchIndex } from '../src/search/maintenance.js';
+import { rebuildSearchIndex } from '../src/db/indexes/search.js';
 import { startEmbeddedPostgres } from '../test/support/embedded-postgres.js';
 
 const THINGS = Number(process.env.BENCH_THINGS ?? 10_000);
@@ -358,10 +358,10 @@ async function runDialect(target: Target): Promise<string[]> {
   const updates: number[] = [];
   for (let i = 0; i < WRITES; i++) {
     let t = performance.now();
-    const thing = await createThing(database, seeded.campaignId, { name: thingName(THINGS + i), typeId: seeded.typeIds[0]!, description: richDescription() }, '/typeId');
+    const thing = await createThing(database, seeded.campaignId, { name: thingName(THINGS + i), typeId: seeded.typeIds[0]!, description: richDescription() });
     writes.push(performance.now() - t);
     t = performance.now();
-    await updateThing(database, seeded.campaignId, thing.slug, { description: richDescription() }, undefined, '/typeId');
+    await updateThing(database, seeded.campaignId, thing.slug, { description: richDescription() });
     updates.push(performance.now() - t);
   }
   writes.sort((a, b) => a - b);

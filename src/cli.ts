@@ -6,7 +6,7 @@ import { createDatabase, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { setPremiumUntil } from './db/repositories/users.js';
 import { parseDateTime } from './domain/time.js';
-import { rebuildSearchIndex } from './search/maintenance.js';
+import { rebuildSearchIndex } from './db/indexes/search.js';
 
 // The admin command line: `npm run cli -- <command>`, against the same settings as the server.
 // runCli does the work and returns the exit status, so tests run it in-process.

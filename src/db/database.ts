@@ -8,12 +8,20 @@ import type { DB } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
+/** What a repository function runs on: the database, or a transaction of it. */
+export type Db = Kysely<DB> | Transaction<DB>;
+
 export interface Database {
   kysely: Kysely<DB>;
   dialect: Dialect;
   /**
    * Runs `fn` in a write transaction: committed if it returns, rolled back if it throws. On SQLite,
    * writes that wait together share one commit (group-commit.ts); on PostgreSQL each is its own.
+   *
+   * The one way into a write transaction: every write of the service goes through it, so group
+   * commit sees them all (a second way in would wait behind a group for SQLite's one connection,
+   * or hold it while a group waits). Migrations are the exception: Kysely's Migrator opens its
+   * own transaction, before any request is served.
    */
   write<T>(fn: (trx: Transaction<DB>) => Promise<T>): Promise<T>;
   /** Cheap round trip used by the health check. */

@@ -39,11 +39,3 @@ export function classifyDatabaseError(error: unknown): DatabaseErrorKind | undef
       return undefined;
   }
 }
-
-/** The constraint a unique violation names, where the driver says (used to tell a slug clash from a name clash). */
-export function violatedConstraint(error: unknown): string {
-  if (typeof error !== 'object' || error === null) return '';
-  const e = error as { constraint?: unknown; message?: unknown };
-  if (typeof e.constraint === 'string') return e.constraint;
-  return typeof e.message === 'string' ? e.message : '';
-}

@@ -72,8 +72,7 @@ export interface ThingsTable {
   updated_at: string;
 }
 
-export const ARC_TEXT_FIELDS = ['hook', 'protagonist', 'antagonist', 'problem', 'key', 'outcome', 'notes'] as const;
-export type ArcTextField = (typeof ARC_TEXT_FIELDS)[number];
+export { ARC_TEXT_FIELDS, type ArcTextField } from '../domain/arc-fields.js';
 
 export interface ArcsTable {
   id: Generated<number>;
@@ -130,6 +129,11 @@ export interface ImageRemovalsTable {
   queued_at: string;
 }
 
+export interface IndexRebuildsTable {
+  name: string;
+  requested_at: string;
+}
+
 export interface DB {
   users: UsersTable;
   sessions: SessionsTable;
@@ -143,6 +147,7 @@ export interface DB {
   upload_grants: UploadGrantsTable;
   assets: AssetsTable;
   image_removals: ImageRemovalsTable;
+  index_rebuilds: IndexRebuildsTable;
   search_documents: SearchDocumentsTable;
   search_postings: SearchPostingsTable;
   search_terms: SearchTermsTable;

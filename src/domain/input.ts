@@ -1,20 +1,15 @@
-import { DomainError } from './errors.js';
+import { errors, type FieldIssue } from './errors.js';
 import { validateRichText, type RichText } from './rich-text.js';
 import { isValidSlug } from './slugs.js';
 
 export const NAME_MAX_LENGTH = 255;
-
-export interface Issue {
-  path: string;
-  message: string;
-}
 
 /**
  * Collects field problems of one request body so the caller gets all of them at once,
  * then throws a single validation error.
  */
 export class InputChecker {
-  readonly issues: Issue[] = [];
+  readonly issues: FieldIssue[] = [];
 
   /** A name: trimmed, 1 to 255 characters (code points) after trimming. */
   name(value: unknown, path: string): string {
@@ -57,6 +52,6 @@ export class InputChecker {
   }
 
   done(): void {
-    if (this.issues.length > 0) throw new DomainError('validation_failed', 'The request is not valid.', this.issues);
+    if (this.issues.length > 0) throw errors.validationFailed(this.issues);
   }
 }

@@ -2,6 +2,8 @@
 // Parsed by hand rather than by ajv coercion so every bad value gets a clear message and a JSON
 // pointer into the query object, and so a repeated parameter is refused rather than guessed at.
 import { isStorableId, parseIdText } from './ids.js';
+import type { FieldIssue } from './errors.js';
+import { queryObject, singleValue, type Parsed } from './query-params.js';
 
 export const DEFAULT_THING_COUNT = 20;
 export const MAX_THING_COUNT = 1000;
@@ -25,12 +27,7 @@ export interface ThingListQuery {
   after?: ListPosition;
 }
 
-export interface QueryIssue {
-  path: string;
-  message: string;
-}
-
-export type Parsed<T> = { ok: true; value: T } | { ok: false; issues: QueryIssue[] };
+export type { Parsed };
 
 export function encodeCursor(position: ListPosition): string {
   return Buffer.from(JSON.stringify({ u: position.updatedAt, i: position.id }), 'utf8').toString('base64url');
@@ -55,23 +52,12 @@ export function decodeCursor(cursor: string): ListPosition | undefined {
   return { updatedAt: u, id: i };
 }
 
-// A query value as Fastify's parser hands it over: a string, an array when repeated, absent.
-function single(query: Record<string, unknown>, name: string, issues: QueryIssue[]): string | undefined {
-  const value = Object.hasOwn(query, name) ? query[name] : undefined;
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string') {
-    issues.push({ path: `/${name}`, message: 'must be given at most once' });
-    return undefined;
-  }
-  return value;
-}
-
 export function parseThingListQuery(raw: unknown): Parsed<ThingListQuery> {
-  const query = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {};
-  const issues: QueryIssue[] = [];
+  const query = queryObject(raw);
+  const issues: FieldIssue[] = [];
   const result: ThingListQuery = { limit: DEFAULT_THING_COUNT };
 
-  const count = single(query, 'count', issues);
+  const count = singleValue(query, 'count', issues);
   if (count !== undefined) {
     const n = parseIdText(count) ?? NaN;
     if (!(n >= 1 && n <= MAX_THING_COUNT)) {
@@ -81,21 +67,21 @@ export function parseThingListQuery(raw: unknown): Parsed<ThingListQuery> {
     }
   }
 
-  const fetchAll = single(query, 'fetchAll', issues);
+  const fetchAll = singleValue(query, 'fetchAll', issues);
   if (fetchAll !== undefined) {
     if (fetchAll === 'true') result.fetchAll = true;
     else if (fetchAll === 'false') result.fetchAll = false;
     else issues.push({ path: '/fetchAll', message: 'must be true or false' });
   }
 
-  const typeId = single(query, 'typeId', issues);
+  const typeId = singleValue(query, 'typeId', issues);
   if (typeId !== undefined) {
     const id = parseIdText(typeId);
     if (id !== undefined) result.typeId = id;
     else issues.push({ path: '/typeId', message: 'must be a positive integer id' });
   }
 
-  const cursor = single(query, 'cursor', issues);
+  const cursor = singleValue(query, 'cursor', issues);
   if (cursor !== undefined) {
     const position = decodeCursor(cursor);
     if (position) result.after = position;

@@ -1,11 +1,9 @@
-import type { Kysely } from 'kysely';
-import { hit, peek, clear, type WindowState } from '../db/repositories/rate-limits.js';
-import type { DB } from '../db/schema.js';
 import { hashSecret } from './secrets.js';
 
-// The limits of the account routes, on top of the fixed-window counters in the database (shared by
-// every instance). A limit answers "go on" or "wait this many seconds"; the HTTP layer turns the
-// latter into 429 with Retry-After.
+// The rules of the rate limits (the account routes' and the general per-caller one). The counters
+// are fixed windows kept in the database, shared by every instance (db/repositories/rate-limits.ts).
+// A limit answers "go on" or "wait this many seconds"; the HTTP layer turns the latter into 429 with
+// Retry-After.
 
 export interface Limit {
   /** Counter key, e.g. `login:ip:203.0.113.7`. */
@@ -14,7 +12,20 @@ export interface Limit {
   windowMs: number;
 }
 
-export type LimitDecision = { limited: false } | { limited: true; retryAfterSeconds: number };
+/** A counter's live window: its hits so far and when it ends. */
+export interface WindowState {
+  hits: number;
+  /** When the current window ends (ISO). */
+  resetAt: string;
+}
+
+export interface LimitDecision {
+  limited: boolean;
+  /** Attempts left in this window. */
+  remaining: number;
+  /** Whole seconds until the window ends, at least 1 (a client told "0" would retry at once). */
+  resetSeconds: number;
+}
 
 // Keys hold no personal data and stay short whatever the client sent: an email is hashed (a
 // login may name any string, and the key is an indexed primary key).
@@ -23,40 +34,20 @@ export const limitKeys = {
   loginFailuresByIp: (ip: string) => `login:ip:${ip}`,
   loginFailuresByAccount: (normalizedEmail: string) => `login:account:${hashSecret(normalizedEmail)}`,
   tokensByUser: (userId: string) => `tokens:user:${userId}`,
+  apiByUser: (userId: string) => `api:user:${userId}`,
 };
 
 export const MINUTE_MS = 60_000;
 export const HOUR_MS = 60 * MINUTE_MS;
 
-/** Whole seconds until the window ends, at least 1 (a client told "0" would retry at once). */
-export function retryAfterSeconds(resetAt: string, now: Date): number {
-  return Math.max(1, Math.ceil((Date.parse(resetAt) - now.getTime()) / 1000));
-}
-
-function decide(state: WindowState, over: boolean, now: Date): LimitDecision {
-  return over ? { limited: true, retryAfterSeconds: retryAfterSeconds(state.resetAt, now) } : { limited: false };
-}
-
 /**
- * Counts this attempt, then says whether it is beyond the limit. Counting first makes the limit
- * exact under concurrency: two simultaneous requests can never both take the last slot.
+ * The decision for a window. `counted`: the state includes this attempt (limited beyond max);
+ * otherwise it was only looked at (limited once max is reached).
  */
-export async function takeSlot(db: Kysely<DB>, limit: Limit, now = new Date()): Promise<LimitDecision> {
-  const state = await hit(db, limit.key, limit.windowMs, now);
-  return decide(state, state.hits > limit.max, now);
-}
-
-/** Whether the limit is already used up, without counting anything. */
-export async function isExhausted(db: Kysely<DB>, limit: Limit, now = new Date()): Promise<LimitDecision> {
-  const state = await peek(db, limit.key, limit.windowMs, now);
-  return decide(state, state.hits >= limit.max, now);
-}
-
-/** Counts one event (e.g. a failed login) without deciding anything. */
-export async function count(db: Kysely<DB>, limit: Limit, now = new Date()): Promise<void> {
-  await hit(db, limit.key, limit.windowMs, now);
-}
-
-export async function reset(db: Kysely<DB>, limit: Limit): Promise<void> {
-  await clear(db, limit.key);
+export function decide(limit: Limit, state: WindowState, counted: boolean, now: Date): LimitDecision {
+  return {
+    limited: counted ? state.hits > limit.max : state.hits >= limit.max,
+    remaining: Math.max(0, limit.max - state.hits),
+    resetSeconds: Math.max(1, Math.ceil((Date.parse(state.resetAt) - now.getTime()) / 1000)),
+  };
 }

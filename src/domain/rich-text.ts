@@ -2,6 +2,8 @@
 // (blocks or text leaves); a leaf has `text` and optional boolean marks. Any other key on a block or
 // a leaf is the client's own and is kept as given.
 
+import type { FieldIssue } from './errors.js';
+
 export const RICH_TEXT_MARKS = ['bold', 'italic', 'underline', 'code', 'strikethrough'] as const;
 export type RichTextMark = (typeof RICH_TEXT_MARKS)[number];
 
@@ -26,11 +28,6 @@ export const RICH_TEXT_MAX_ISSUES = 20;
 
 export function emptyRichText(): RichText {
   return [{ type: 'paragraph', children: [{ text: '' }] }];
-}
-
-export interface RichTextIssue {
-  path: string;
-  message: string;
 }
 
 function pointerToken(token: string | number): string {
@@ -58,8 +55,8 @@ interface Frame {
   depth: number; // depth a block in this array would have; a top-level block is depth 1
 }
 
-export function validateRichText(value: unknown, basePointer: string): RichTextIssue[] {
-  const issues: RichTextIssue[] = [];
+export function validateRichText(value: unknown, basePointer: string): FieldIssue[] {
+  const issues: FieldIssue[] = [];
   try {
     checkStructure(value, basePointer, issues);
     if (issues.length < RICH_TEXT_MAX_ISSUES) checkSize(value, basePointer, issues);
@@ -70,7 +67,7 @@ export function validateRichText(value: unknown, basePointer: string): RichTextI
   return issues.slice(0, RICH_TEXT_MAX_ISSUES);
 }
 
-function checkStructure(value: unknown, basePointer: string, issues: RichTextIssue[]): void {
+function checkStructure(value: unknown, basePointer: string, issues: FieldIssue[]): void {
   const report = (path: string, message: string): void => {
     issues.push({ path, message });
   };
@@ -159,7 +156,7 @@ function checkLeaf(node: JsonObject, path: string, report: (path: string, messag
   }
 }
 
-function checkSize(value: unknown, basePointer: string, issues: RichTextIssue[]): void {
+function checkSize(value: unknown, basePointer: string, issues: FieldIssue[]): void {
   let json: string | undefined;
   try {
     json = JSON.stringify(value);
@@ -174,10 +171,6 @@ function checkSize(value: unknown, basePointer: string, issues: RichTextIssue[])
   if (Buffer.byteLength(json, 'utf8') > RICH_TEXT_MAX_BYTES) {
     issues.push({ path: basePointer, message: `must be at most ${RICH_TEXT_MAX_BYTES} bytes of JSON` });
   }
-}
-
-export function isRichText(value: unknown): value is RichText {
-  return validateRichText(value, '').length === 0;
 }
 
 // Stored values were validated when written. A column never written (SQL NULL), or holding a JSON

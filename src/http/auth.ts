@@ -3,10 +3,12 @@ import type { Database } from '../db/database.js';
 import { extendSession, findSessionUser, findTokenUser, touchToken } from '../db/repositories/credentials.js';
 import type { CampaignRow, UserRow } from '../db/schema.js';
 import type { Config } from '../config.js';
-import { hit } from '../db/repositories/rate-limits.js';
+import { takeSlot } from '../db/repositories/rate-limits.js';
+import { limitKeys, MINUTE_MS } from '../domain/rate-limit.js';
 import { hashSecret } from '../domain/secrets.js';
 import { isValidSlug } from '../domain/slugs.js';
 import { addMs, nowIso } from '../domain/time.js';
+import { errors } from '../domain/errors.js';
 import { HttpError } from './errors.js';
 
 export const SESSION_COOKIE = 'loreforge_session';
@@ -94,18 +96,24 @@ async function resolveCaller(
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-// A browser will not send a cross-site request with Content-Type: application/json without a CORS
-// preflight (which we never grant), and it always sends Origin on cross-site writes.
-function passesCrossSiteGuard(request: FastifyRequest, config: Config): boolean {
-  if (SAFE_METHODS.has(request.method)) return true;
-  const contentType = request.headers['content-type'];
-  if (contentType !== undefined && /^application\/json\s*(;|$)/i.test(contentType)) return true;
-  const origin = request.headers.origin;
-  return origin !== undefined && origin === new URL(config.publicBaseUrl).origin;
+/**
+ * The cross-origin write guard for requests a session cookie authenticates (CONTRACT "Accounts and
+ * authentication"). Fetch Metadata first: a browser says in Sec-Fetch-Site where the request comes
+ * from, and only `same-origin` and `none` (typed, bookmarked) may write. A browser too old for it
+ * still sends Origin with a cross-origin write, which must then be this service's origin. A request
+ * with neither header is not from a browser's page (curl, scripts, server-side clients) and passes.
+ */
+export function passesCrossSiteGuard(method: string, headers: FastifyRequest['headers'], publicOrigin: string): boolean {
+  if (SAFE_METHODS.has(method)) return true;
+  const site = headers['sec-fetch-site'];
+  if (site !== undefined) return site === 'same-origin' || site === 'none';
+  const origin = headers.origin;
+  return origin === undefined || origin === publicOrigin;
 }
 
 /** Resolves the caller (and the campaign) for every route according to its `config.auth`, in that order: 401, then 404. */
 export function registerAuth(app: FastifyInstance, database: Database, config: Config): void {
+  const publicOrigin = new URL(config.publicBaseUrl).origin;
   app.decorateRequest('caller', null);
   app.decorateRequest('campaign', null);
 
@@ -114,41 +122,34 @@ export function registerAuth(app: FastifyInstance, database: Database, config: C
     const mode = request.routeOptions.config.auth ?? 'none';
     if (mode === 'none') return;
     const slug = mode === 'campaign' ? ((request.params as { campaignSlug?: string }).campaignSlug ?? '') : undefined;
+    // Before any other check, even before the cookie is looked up: a cross-site caller learns nothing.
+    const byCookie = request.headers.authorization === undefined && request.cookies[SESSION_COOKIE] !== undefined;
+    if (byCookie && !passesCrossSiteGuard(request.method, request.headers, publicOrigin)) {
+      throw new HttpError('cross_site_request', 'A write signed in by cookie must come from a page of this service, not from another site.');
+    }
     // A slug that cannot exist (malformed, NUL bytes…) is looked up as no campaign at all.
     const caller = await resolveCaller(database, config, request, reply, slug !== undefined && isValidSlug(slug) ? slug : undefined);
     if (!caller) throw new HttpError('unauthenticated', 'Sign in, or send a valid API token as "Authorization: Bearer <token>".');
-    if (caller.via === 'cookie' && !passesCrossSiteGuard(request, config)) {
-      throw new HttpError(
-        'cross_site_request',
-        'A write authenticated by cookie must be sent as application/json or from this service\'s own origin.',
-      );
-    }
     request.caller = caller;
     if (config.apiRateLimit !== undefined) await applyApiRateLimit(database, config.apiRateLimit, caller, reply);
     if (mode === 'campaign') {
-      if (!caller.campaign) throw new HttpError('campaign_not_found', `No campaign "${slug ?? ''}" was found.`);
+      if (!caller.campaign) throw errors.campaignNotFound(slug ?? '');
       request.campaign = caller.campaign;
     }
   });
 }
 
-const API_WINDOW_MS = 60_000;
-
 // The general per-caller limit (API_RATE_LIMIT requests per minute), off unless configured.
 // Counted in the database like the auth limits, so it holds across instances.
-async function applyApiRateLimit(database: Database, limit: number, caller: Caller, reply: FastifyReply) {
-  const now = new Date();
-  const state = await hit(database.kysely, `api:user:${caller.user.id}`, API_WINDOW_MS, now);
-  const resetSeconds = Math.max(1, Math.ceil((Date.parse(state.resetAt) - now.getTime()) / 1000));
+async function applyApiRateLimit(database: Database, max: number, caller: Caller, reply: FastifyReply) {
+  const decision = await takeSlot(database.kysely, { key: limitKeys.apiByUser(caller.user.id), max, windowMs: MINUTE_MS });
   void reply.headers({
-    'ratelimit-limit': String(limit),
-    'ratelimit-remaining': String(Math.max(0, limit - state.hits)),
-    'ratelimit-reset': String(resetSeconds),
+    'ratelimit-limit': String(max),
+    'ratelimit-remaining': String(decision.remaining),
+    'ratelimit-reset': String(decision.resetSeconds),
   });
-  if (state.hits > limit) {
-    throw new HttpError('rate_limited', `Too many requests: at most ${limit} a minute. Try again in ${resetSeconds} s.`, undefined, {
-      'retry-after': String(resetSeconds),
-    });
+  if (decision.limited) {
+    throw new HttpError('rate_limited', `Too many requests: at most ${max} a minute. Try again in ${decision.resetSeconds} s.`, undefined, decision.resetSeconds);
   }
 }
 
@@ -159,6 +160,6 @@ export function callerOf(request: FastifyRequest): Caller {
 }
 
 export function campaignOf(request: FastifyRequest): CampaignRow {
-  if (!request.campaign) throw new HttpError('campaign_not_found', 'Campaign not found.');
+  if (!request.campaign) throw errors.campaignNotFound();
   return request.campaign;
 }

@@ -1,62 +1,9 @@
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { classifyDatabaseError } from '../db/errors.js';
-import { DomainError, type DomainErrorCode } from '../domain/errors.js';
+import { AppError, errorCatalogue, type ErrorCode, type FieldIssue } from '../domain/errors.js';
 
-// One catalogue: every error code the API can answer with, its HTTP status and title.
-export const errorCatalogue = {
-  validation_failed: { status: 400, title: 'Bad Request' },
-  malformed_json: { status: 400, title: 'Bad Request' },
-  invalid_query: { status: 400, title: 'Bad Request' },
-  invalid_id: { status: 400, title: 'Bad Request' },
-  invalid_reference: { status: 400, title: 'Bad Request' },
-  arc_cycle: { status: 400, title: 'Bad Request' },
-  id_mismatch: { status: 400, title: 'Bad Request' },
-  bad_request: { status: 400, title: 'Bad Request' },
-  image_id_not_issued: { status: 400, title: 'Bad Request' },
-  upload_expired: { status: 400, title: 'Bad Request' },
-  upload_not_completed: { status: 400, title: 'Bad Request' },
-  upload_rejected: { status: 400, title: 'Bad Request' },
-  unauthenticated: { status: 401, title: 'Unauthorized' },
-  invalid_credentials: { status: 401, title: 'Unauthorized' },
-  premium_required: { status: 403, title: 'Forbidden' },
-  cross_site_request: { status: 403, title: 'Forbidden' },
-  route_not_found: { status: 404, title: 'Not Found' },
-  campaign_not_found: { status: 404, title: 'Not Found' },
-  thing_not_found: { status: 404, title: 'Not Found' },
-  thing_type_not_found: { status: 404, title: 'Not Found' },
-  arc_not_found: { status: 404, title: 'Not Found' },
-  link_not_found: { status: 404, title: 'Not Found' },
-  token_not_found: { status: 404, title: 'Not Found' },
-  asset_not_found: { status: 404, title: 'Not Found' },
-  upload_url_not_found: { status: 404, title: 'Not Found' },
-  image_not_found: { status: 404, title: 'Not Found' },
-  method_not_allowed: { status: 405, title: 'Method Not Allowed' },
-  conflict: { status: 409, title: 'Conflict' },
-  slug_taken: { status: 409, title: 'Conflict' },
-  name_taken: { status: 409, title: 'Conflict' },
-  email_taken: { status: 409, title: 'Conflict' },
-  upload_already_received: { status: 409, title: 'Conflict' },
-  request_timeout: { status: 408, title: 'Request Timeout' },
-  precondition_failed: { status: 412, title: 'Precondition Failed' },
-  payload_too_large: { status: 413, title: 'Content Too Large' },
-  image_too_large: { status: 413, title: 'Content Too Large' },
-  uri_too_long: { status: 414, title: 'URI Too Long' },
-  unsupported_media_type: { status: 415, title: 'Unsupported Media Type' },
-  unsupported_image_type: { status: 415, title: 'Unsupported Media Type' },
-  rate_limited: { status: 429, title: 'Too Many Requests' },
-  header_fields_too_large: { status: 431, title: 'Request Header Fields Too Large' },
-  internal_error: { status: 500, title: 'Internal Server Error' },
-  upload_verification_failed: { status: 500, title: 'Internal Server Error' },
-  service_unavailable: { status: 503, title: 'Service Unavailable' },
-} as const satisfies Record<string, { status: number; title: string }>;
-
-export type ErrorCode = keyof typeof errorCatalogue | DomainErrorCode;
-
-export interface FieldIssue {
-  path: string;
-  message: string;
-}
+export type { FieldIssue };
 
 export interface ProblemBody {
   type: string;
@@ -68,15 +15,43 @@ export interface ProblemBody {
   success?: false;
 }
 
-/** An error the HTTP layer answers as a problem document. */
-export class HttpError extends Error {
-  constructor(
-    readonly code: keyof typeof errorCatalogue,
-    detail: string,
-    readonly errors?: FieldIssue[],
-    readonly headers?: Record<string, string>,
-  ) {
-    super(detail);
+/** Codes of failures of the transport itself: the request never reached a rule of the domain. */
+export type TransportErrorCode =
+  | 'malformed_json'
+  | 'bad_request'
+  | 'unauthenticated'
+  | 'cross_site_request'
+  | 'route_not_found'
+  | 'method_not_allowed'
+  | 'request_timeout'
+  | 'payload_too_large'
+  | 'uri_too_long'
+  | 'unsupported_media_type'
+  | 'header_fields_too_large'
+  | 'rate_limited'
+  | 'internal_error'
+  | 'service_unavailable';
+
+/** A failure of the HTTP exchange itself (credentials, encoding, routing, limits); domain failures are errors.* builders. */
+export class HttpError extends AppError {
+  constructor(code: TransportErrorCode, detail: string, issues?: FieldIssue[], retryAfterSeconds?: number) {
+    super(code, detail, issues, retryAfterSeconds);
+  }
+}
+
+/**
+ * Runs a service or repository call whose field errors name fields relative to a record (`typeId`)
+ * and places them under the request body's pointer (`/updatedThing/typeId`).
+ */
+export async function atBody<T>(pointer: string, call: Promise<T>): Promise<T> {
+  try {
+    return await call;
+  } catch (error) {
+    if (error instanceof AppError && error.issues?.some((issue) => !issue.path.startsWith('/'))) {
+      const issues = error.issues.map((issue) => (issue.path.startsWith('/') ? issue : { ...issue, path: `${pointer}/${issue.path}` }));
+      throw new AppError(error.code, error.message, issues, error.retryAfterSeconds);
+    }
+    throw error;
   }
 }
 
@@ -90,7 +65,7 @@ function shortened(detail: string): string {
   return characters.length <= MAX_DETAIL_CHARACTERS ? detail : `${characters.slice(0, MAX_DETAIL_CHARACTERS).join('')}…`;
 }
 
-export function problem(code: keyof typeof errorCatalogue, detail: string, errors?: FieldIssue[]): ProblemBody {
+export function problem(code: ErrorCode, detail: string, errors?: FieldIssue[]): ProblemBody {
   const { status, title } = errorCatalogue[code];
   return { type: 'about:blank', title, status, detail: shortened(detail), code, ...(errors && errors.length > 0 ? { errors } : {}) };
 }
@@ -156,11 +131,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
   });
 
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    if (error instanceof HttpError) {
-      return sendProblem(reply, problem(error.code, error.message, error.errors), error.headers);
-    }
-    if (error instanceof DomainError) {
-      return sendProblem(reply, problem(error.code, error.message, error.issues));
+    if (error instanceof AppError) {
+      const headers = error.retryAfterSeconds === undefined ? undefined : { 'retry-after': String(error.retryAfterSeconds) };
+      return sendProblem(reply, problem(error.code, error.message, error.issues), headers);
     }
     const database = classifyDatabaseError(error);
     if (database === 'unique') {
@@ -214,7 +187,7 @@ export function answerFrameworkError(error: FastifyError, request: FastifyReques
  */
 export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  const code: keyof typeof errorCatalogue =
+  const code: ErrorCode =
     error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'request_timeout' : error.code === 'HPE_HEADER_OVERFLOW' ? 'header_fields_too_large' : 'bad_request';
   const detail =
     code === 'request_timeout'

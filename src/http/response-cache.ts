@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ifNoneMatchAdmits, listEtag } from './conditional.js';
 
 // Serialized GET responses of a campaign, kept in memory and keyed by the campaign's versions.
 // Every write inside a campaign bumps its content_version in the database (beginCampaignWrite),
@@ -71,19 +72,6 @@ export class ResponseCache {
   get bytes(): number {
     return this.size;
   }
-}
-
-function listEtag(campaignId: number, version: number, contentVersion: number): string {
-  return `W/"c${campaignId}-${version}-${contentVersion}"`;
-}
-
-// RFC 9110 weak comparison: a W/ prefix on either side does not matter for If-None-Match.
-function ifNoneMatchAdmits(header: string | undefined, etag: string): boolean {
-  if (header === undefined) return false;
-  const bare = (tag: string) => tag.trim().replace(/^W\//, '');
-  if (header.trim() === '*') return true;
-  const wanted = bare(etag);
-  return header.split(',').some((tag) => bare(tag) === wanted);
 }
 
 function notModified(reply: FastifyReply, etag: string): void {

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { Database } from '../db/database.js';
 import { findUploadGrant, imageIsWanted, markUploadReceived, unmarkUploadReceived } from '../db/repositories/assets.js';
-import { DomainError } from '../domain/errors.js';
+import { errors } from '../domain/errors.js';
 import { nowIso } from '../domain/time.js';
 import type { ImageRef } from './image-host.js';
 import type { LocalImageHost } from './local.js';
@@ -10,19 +10,11 @@ import { IMAGE_FORMATS } from './sniff.js';
 // The local host's side of an upload: the URL is the credential, the grant row says whether it
 // still works, and the database (not the file system) decides which of two racing uploads wins.
 
-function urlGone(): DomainError {
-  return new DomainError('upload_url_not_found', 'This upload URL is unknown or has expired; ask for a new one with upload-url.');
-}
-
-function alreadyReceived(): DomainError {
-  return new DomainError('upload_already_received', 'An image was already uploaded to this URL; each upload URL takes one file.');
-}
-
 /** Checks, before any byte is read, that the grant takes an upload now. */
 export async function checkUploadGrant(database: Database, ref: ImageRef, now: Date): Promise<void> {
   const grant = await findUploadGrant(database.kysely, ref.campaignId, ref.imageId);
-  if (!grant || Date.parse(grant.expires_at) <= now.getTime()) throw urlGone();
-  if (grant.uploaded_at !== null) throw alreadyReceived();
+  if (!grant || Date.parse(grant.expires_at) <= now.getTime()) throw errors.uploadUrlNotFound();
+  if (grant.uploaded_at !== null) throw errors.uploadAlreadyReceived();
 }
 
 export async function receiveLocalUpload(
@@ -35,9 +27,9 @@ export async function receiveLocalUpload(
   const reception = await host.receive(source, ref, wasTruncated);
   switch (reception.kind) {
     case 'too_large':
-      throw new DomainError('image_too_large', `The image is larger than the ${host.maxBytes} bytes this service accepts.`);
+      throw errors.imageTooLarge(host.maxBytes);
     case 'unsupported':
-      throw new DomainError('unsupported_image_type', `${reception.reason} Send a PNG, JPEG, GIF, WebP or AVIF image: the format is read from the content, not the name or the declared type.`);
+      throw errors.unsupportedImageType(reception.reason);
     case 'received':
       break;
   }
@@ -52,7 +44,7 @@ export async function receiveLocalUpload(
   if (!claimed) {
     await host.discard(reception);
     const grant = await findUploadGrant(database.kysely, ref.campaignId, ref.imageId);
-    throw grant?.uploaded_at ? alreadyReceived() : urlGone();
+    throw grant?.uploaded_at ? errors.uploadAlreadyReceived() : errors.uploadUrlNotFound();
   }
 
   try {
@@ -66,7 +58,7 @@ export async function receiveLocalUpload(
   // their removal ran before the file was there, so only we can remove it now.
   if (!(await imageIsWanted(database.kysely, ref.campaignId, ref.imageId))) {
     await host.remove([ref]);
-    throw urlGone();
+    throw errors.uploadUrlNotFound();
   }
   return { imageId: ref.imageId, contentType: IMAGE_FORMATS[reception.format].mime, byteSize: reception.byteSize };
 }

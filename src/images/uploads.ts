@@ -8,12 +8,11 @@ import {
   findAssetByImageId,
   findUploadGrant,
   forgetImageRemovals,
-  notIssued,
   pendingImageRemovals,
   takeExpiredUploadGrants,
 } from '../db/repositories/assets.js';
-import type { AssetRow, ImageRemovalRow, UserRow } from '../db/schema.js';
-import { DomainError } from '../domain/errors.js';
+import type { AssetRow, ImageRemovalRow } from '../db/schema.js';
+import { AppError, errors } from '../domain/errors.js';
 import { addMs, nowIso } from '../domain/time.js';
 import { newImageId, type ImageHost, type UploadTicket } from './image-host.js';
 
@@ -22,11 +21,6 @@ import { newImageId, type ImageHost, type UploadTicket } from './image-host.js';
 /** How long an upload URL works, and how long its imageId can be confirmed. */
 export const UPLOAD_GRANT_MS = 30 * 60_000;
 const SWEEP_BATCH = 500;
-
-/** A user is premium while premiumUntil is in the future. */
-export function isPremium(user: Pick<UserRow, 'premium_until'>, now: Date = new Date()): boolean {
-  return user.premium_until !== null && Date.parse(user.premium_until) > now.getTime();
-}
 
 export async function grantUpload(
   database: Database,
@@ -50,7 +44,7 @@ export async function grantUpload(
     });
   } catch (error) {
     // The campaign was deleted since the request's own check.
-    if (classifyDatabaseError(error) === 'foreign_key') throw new DomainError('campaign_not_found', 'Campaign not found.');
+    if (classifyDatabaseError(error) === 'foreign_key') throw errors.campaignNotFound();
     throw error;
   }
   return { imageId, uploadURL, expiresAt };
@@ -71,7 +65,7 @@ export async function confirmUpload(
   // upload, so before answering "not issued" or "not uploaded" look again for its asset.
   const confirmedAsset = async (): Promise<AssetRow | undefined> => {
     const asset = await findAssetByImageId(database.kysely, campaignId, imageId);
-    if (asset && asset.user_id !== userId) throw notIssued();
+    if (asset && asset.user_id !== userId) throw errors.imageIdNotIssued();
     return asset;
   };
   const existing = await confirmedAsset();
@@ -80,10 +74,10 @@ export async function confirmUpload(
   if (!grant || grant.user_id !== userId) {
     const meanwhile = await confirmedAsset();
     if (meanwhile) return meanwhile;
-    throw notIssued();
+    throw errors.imageIdNotIssued();
   }
   if (Date.parse(grant.expires_at) <= input.now.getTime()) {
-    throw new DomainError('upload_expired', 'The upload URL of this imageId has expired; request a new one and upload again.');
+    throw errors.uploadExpired();
   }
   const ticket: UploadTicket = { campaignId, imageId, expiresAt: grant.expires_at };
 
@@ -94,16 +88,16 @@ export async function confirmUpload(
     const meanwhile = await confirmedAsset();
     if (meanwhile) return meanwhile;
     log.error({ err: error, imageId }, 'the image host could not verify an upload');
-    throw new DomainError('upload_verification_failed', 'The image host could not verify the upload; nothing was saved. Try confirming again.');
+    throw errors.uploadVerificationFailed();
   }
   switch (outcome.kind) {
     case 'missing': {
       const meanwhile = await confirmedAsset();
       if (meanwhile) return meanwhile;
-      throw new DomainError('upload_not_completed', 'No file has been uploaded for this imageId yet; upload it to the uploadURL first.');
+      throw errors.uploadNotCompleted();
     }
     case 'rejected':
-      throw new DomainError('upload_rejected', `The uploaded file was refused and removed: ${outcome.reason} Upload an accepted image and confirm again.`);
+      throw errors.uploadRejected(outcome.reason);
     case 'stored':
       break;
   }
@@ -123,7 +117,7 @@ export async function confirmUpload(
     });
   } catch (error) {
     // The campaign went while we verified: its deletion could not know of what verify stored.
-    if (error instanceof DomainError && error.code === 'campaign_not_found') {
+    if (error instanceof AppError && error.code === 'campaign_not_found') {
       await host.remove([ticket]).catch((e: unknown) => log.warn({ err: e, imageId }, 'could not remove the image of a deleted campaign'));
     }
     throw error;

@@ -1,5 +1,6 @@
 // What the index stores of one record: its folded name key, the length of its name and of its text
 // in terms, and per term how often it occurs in the name and in the text.
+import { ARC_TEXT_FIELDS, type ArcTextField } from '../domain/arc-fields.js';
 import { parseStoredRichText } from '../domain/rich-text.js';
 import { nameKey, tokenize } from './tokenize.js';
 
@@ -85,4 +86,35 @@ export function buildDocument(name: string, texts: readonly string[]): IndexDocu
   }
   if (postings.size === 0) return null;
   return { nameKey: nameKey(name), nameLength: nameTokens.length, textLength, postings };
+}
+
+/** What the index reads of a thing, an arc and a campaign: names and stored rich text (JSON or NULL). */
+export interface IndexedThing {
+  name: string;
+  description: string | null;
+}
+export type IndexedArc = { name: string } & Record<ArcTextField, string | null>;
+export interface IndexedCampaign {
+  description: string | null;
+}
+
+export function thingDocument(thing: IndexedThing): IndexDocument | null {
+  return buildDocument(thing.name, [plainTextOfStored(thing.description)]);
+}
+
+export function arcDocument(arc: IndexedArc): IndexDocument | null {
+  return buildDocument(
+    arc.name,
+    ARC_TEXT_FIELDS.map((field) => plainTextOfStored(arc[field])),
+  );
+}
+
+// The campaign's own name is not searched: inside a campaign it would match every search for it.
+export function campaignDocument(campaign: IndexedCampaign): IndexDocument | null {
+  return buildDocument('', [plainTextOfStored(campaign.description)]);
+}
+
+/** Whether an arc update touches what the index holds of the arc (its name or a text field). */
+export function changesArcSearchText(changes: Partial<Record<'name' | ArcTextField, unknown>>): boolean {
+  return changes.name !== undefined || ARC_TEXT_FIELDS.some((field) => changes[field] !== undefined);
 }

@@ -3,7 +3,8 @@
 // refused rather than guessed at. The search text itself is never invalid: any characters are
 // searched as text.
 import { parseIdText } from '../domain/ids.js';
-import type { Parsed, QueryIssue } from '../domain/list-cursor.js';
+import type { FieldIssue } from '../domain/errors.js';
+import { queryObject, singleValue, type Parsed } from '../domain/query-params.js';
 
 export const DEFAULT_SEARCH_LIMIT = 20;
 export const MAX_SEARCH_LIMIT = 100;
@@ -16,27 +17,17 @@ export interface SearchParams {
   limit: number;
 }
 
-function single(query: Record<string, unknown>, name: string, issues: QueryIssue[]): string | undefined {
-  const value = Object.hasOwn(query, name) ? query[name] : undefined;
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string') {
-    issues.push({ path: `/${name}`, message: 'must be given at most once' });
-    return undefined;
-  }
-  return value;
-}
-
 function isSearchType(value: string): value is SearchType {
   return (SEARCH_TYPES as readonly string[]).includes(value);
 }
 
 export function parseSearchParams(raw: unknown): Parsed<SearchParams> {
-  const query = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {};
-  const issues: QueryIssue[] = [];
+  const query = queryObject(raw);
+  const issues: FieldIssue[] = [];
   const result: SearchParams = { text: '', type: 'any', limit: DEFAULT_SEARCH_LIMIT };
 
-  const q = single(query, 'q', issues);
-  const alias = single(query, 'query', issues);
+  const q = singleValue(query, 'q', issues);
+  const alias = singleValue(query, 'query', issues);
   const given = Object.hasOwn(query, 'q') || Object.hasOwn(query, 'query');
   if (q !== undefined && alias !== undefined) {
     issues.push({ path: '/query', message: 'is another name for q: give one of them, not both' });
@@ -49,13 +40,13 @@ export function parseSearchParams(raw: unknown): Parsed<SearchParams> {
     issues.push({ path: '/q', message: 'is required: the text to search for (q or query)' });
   }
 
-  const type = single(query, 'type', issues);
+  const type = singleValue(query, 'type', issues);
   if (type !== undefined) {
     if (isSearchType(type)) result.type = type;
     else issues.push({ path: '/type', message: 'must be thing, arc or any' });
   }
 
-  const limit = single(query, 'limit', issues);
+  const limit = singleValue(query, 'limit', issues);
   if (limit !== undefined) {
     const n = parseIdText(limit) ?? NaN;
     if (n >= 1 && n <= MAX_SEARCH_LIMIT) result.limit = n;

@@ -278,9 +278,13 @@ describe('me and logout', () => {
     expect((await me(other.headers)).statusCode).toBe(200);
   });
 
-  it('refuses logout without credentials (401) and a cookie logout without JSON or own Origin (403)', async () => {
+  it('refuses logout without credentials (401) and a cross-site cookie logout (403), keeping the session', async () => {
     expect((await ctx.app.inject({ method: 'POST', url: '/api/auth/logout' })).statusCode).toBe(401);
-    const res = await ctx.app.inject({ method: 'POST', url: '/api/auth/logout', headers: cookieHeader(alice.cookie) });
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/auth/logout',
+      headers: { ...cookieHeader(alice.cookie), 'sec-fetch-site': 'cross-site' },
+    });
     expect(res.statusCode).toBe(403);
     expect(problemOf(res).code).toBe('cross_site_request');
     expect((await me(cookieHeader(alice.cookie))).statusCode).toBe(200);
@@ -422,6 +426,32 @@ describe('API tokens', () => {
     }
   });
 
+  it('answers the Location of a new token with that token, never its secret, and only to its owner', async () => {
+    const created = await createToken({ name: 'located' });
+    const location = created.headers.location as string;
+    const token = json<NewToken>(created);
+    const res = await ctx.app.inject({ method: 'GET', url: location, headers: cookieHeader(alice.cookie) });
+    expect(res.statusCode).toBe(200);
+    const body = json<Record<string, unknown>>(res);
+    expect(Object.keys(body).sort()).toEqual(TOKEN_KEYS);
+    expect(body).toMatchObject({ id: token.id, name: 'located', createdAt: token.createdAt, expiresAt: null, lastUsedAt: null });
+    expect(res.body).not.toContain(token.token);
+
+    const foreign = await ctx.app.inject({ method: 'GET', url: location, headers: other.headers });
+    expect(foreign.statusCode).toBe(404);
+    expect(problemOf(foreign).code).toBe('token_not_found');
+    for (const id of ['abc', '0', '01']) {
+      const bad = await ctx.app.inject({ method: 'GET', url: `/api/auth/tokens/${id}`, headers: cookieHeader(alice.cookie) });
+      expect(bad.statusCode, id).toBe(400);
+      expect(problemOf(bad).code).toBe('invalid_id');
+    }
+    expect((await ctx.app.inject({ method: 'GET', url: '/api/auth/tokens/2147483648', headers: cookieHeader(alice.cookie) })).statusCode).toBe(404);
+    expect((await ctx.app.inject({ method: 'GET', url: location })).statusCode).toBe(401);
+    // Revoked: gone from this route too.
+    expect((await revoke(token.id)).statusCode).toBe(204);
+    expect((await ctx.app.inject({ method: 'GET', url: location, headers: cookieHeader(alice.cookie) })).statusCode).toBe(404);
+  });
+
   it('requires a caller on every token route', async () => {
     expect((await createToken({ name: 'x' }, {})).statusCode).toBe(401);
     expect((await listTokens({})).statusCode).toBe(401);
@@ -430,45 +460,103 @@ describe('API tokens', () => {
 });
 
 describe('cross-site write guard', () => {
+  // A session of its own, so that a write the guard lets through (a logout) cannot end alice's.
+  let cookie: string;
+  beforeAll(async () => {
+    const res = await register({ email: 'guarded@example.com', password: PASSWORD });
+    expect(res.statusCode).toBe(201);
+    cookie = sessionCookie(res).value;
+  });
+
   async function campaignFor(headers: Record<string, string>) {
     const res = await ctx.app.inject({ method: 'POST', url: '/api/campaigns', headers, payload: { newCampaign: { name: 'Guarded' } } });
     expect(res.statusCode).toBe(201);
     return json<{ slug: string }>(res).slug;
   }
+  const exists = async (slug: string) =>
+    (await ctx.app.inject({ method: 'GET', url: `/api/campaigns/${slug}`, headers: cookieHeader(cookie) })).statusCode === 200;
+  const deleteWith = (slug: string, headers: Record<string, string>) =>
+    ctx.app.inject({ method: 'DELETE', url: `/api/campaigns/${slug}`, headers: { ...cookieHeader(cookie), ...headers } });
+  const own = () => new URL(ctx.config.publicBaseUrl).origin;
 
-  it('lets a cookie write through when sent as application/json', async () => {
-    // inject sets Content-Type: application/json for an object payload.
-    await campaignFor(cookieHeader(alice.cookie));
-  });
+  // Sec-Fetch-Site decides when present, whatever Origin says; Origin decides only without it.
+  const cases: { name: string; headers: () => Record<string, string>; passes: boolean }[] = [
+    { name: 'Sec-Fetch-Site: cross-site', headers: () => ({ 'sec-fetch-site': 'cross-site' }), passes: false },
+    { name: 'Sec-Fetch-Site: same-site', headers: () => ({ 'sec-fetch-site': 'same-site' }), passes: false },
+    { name: 'Sec-Fetch-Site: same-origin', headers: () => ({ 'sec-fetch-site': 'same-origin' }), passes: true },
+    { name: 'Sec-Fetch-Site: none (typed or bookmarked)', headers: () => ({ 'sec-fetch-site': 'none' }), passes: true },
+    { name: 'Sec-Fetch-Site: same-origin with a foreign Origin', headers: () => ({ 'sec-fetch-site': 'same-origin', origin: 'https://evil.example' }), passes: true },
+    { name: 'Sec-Fetch-Site: cross-site with this service’s Origin', headers: () => ({ 'sec-fetch-site': 'cross-site', origin: own() }), passes: false },
+    { name: 'a foreign Origin', headers: () => ({ origin: 'https://evil.example' }), passes: false },
+    { name: 'Origin: null (sandboxed or opaque page)', headers: () => ({ origin: 'null' }), passes: false },
+    { name: 'this service’s Origin', headers: () => ({ origin: own() }), passes: true },
+    { name: 'neither header (curl, scripts)', headers: () => ({}), passes: true },
+  ];
 
-  it('refuses a cookie write with neither a JSON content type nor this service’s Origin (403), changing nothing', async () => {
-    const slug = await campaignFor(cookieHeader(alice.cookie));
-    const refused = await ctx.app.inject({ method: 'DELETE', url: `/api/campaigns/${slug}`, headers: cookieHeader(alice.cookie) });
-    expect(refused.statusCode).toBe(403);
-    expect(problemOf(refused)).toMatchObject({ code: 'cross_site_request', status: 403 });
-    const foreign = await ctx.app.inject({
-      method: 'DELETE',
-      url: `/api/campaigns/${slug}`,
-      headers: { ...cookieHeader(alice.cookie), origin: 'https://evil.example' },
+  for (const { name, headers, passes } of cases) {
+    it(`${passes ? 'lets through' : 'refuses (403, changing nothing)'} a cookie DELETE with ${name}`, async () => {
+      const slug = await campaignFor(cookieHeader(cookie));
+      const res = await deleteWith(slug, headers());
+      if (passes) {
+        expect(res.statusCode).toBe(204);
+        expect(await exists(slug)).toBe(false);
+      } else {
+        expect(res.statusCode).toBe(403);
+        expect(problemOf(res)).toMatchObject({ code: 'cross_site_request', status: 403 });
+        expect(await exists(slug)).toBe(true);
+      }
     });
-    expect(foreign.statusCode).toBe(403);
-    expect((await ctx.app.inject({ method: 'GET', url: `/api/campaigns/${slug}`, headers: cookieHeader(alice.cookie) })).statusCode).toBe(200);
-  });
+  }
 
-  it('lets a cookie write through with an Origin equal to PUBLIC_BASE_URL', async () => {
-    const slug = await campaignFor(cookieHeader(alice.cookie));
-    const res = await ctx.app.inject({
-      method: 'DELETE',
-      url: `/api/campaigns/${slug}`,
-      headers: { ...cookieHeader(alice.cookie), origin: new URL(ctx.config.publicBaseUrl).origin },
+  it('answers a cross-site cookie write with 403 before anything else: a missing campaign, a bad body', async () => {
+    const missing = await deleteWith('no-such-campaign', { 'sec-fetch-site': 'cross-site' });
+    expect(problemOf(missing).code).toBe('cross_site_request');
+    const form = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/campaigns',
+      headers: { ...cookieHeader(cookie), origin: 'https://evil.example', 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'name=x',
     });
-    expect(res.statusCode).toBe(204);
+    expect(problemOf(form).code).toBe('cross_site_request');
   });
 
-  it('never applies to bearer-token requests', async () => {
-    const slug = await campaignFor(other.headers);
-    const res = await ctx.app.inject({ method: 'DELETE', url: `/api/campaigns/${slug}`, headers: { ...other.headers, origin: 'https://evil.example' } });
-    expect(res.statusCode).toBe(204);
+  it('never checks safe methods: a cross-site GET by cookie is answered', async () => {
+    const res = await ctx.app.inject({ method: 'GET', url: '/api/campaigns', headers: { ...cookieHeader(cookie), 'sec-fetch-site': 'cross-site' } });
+    expect(res.statusCode).toBe(200);
+  });
+
+  it('never applies to bearer-token requests, whatever their headers say', async () => {
+    for (const headers of [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }, { origin: 'null' }]) {
+      const slug = await campaignFor(other.headers);
+      const res = await ctx.app.inject({ method: 'DELETE', url: `/api/campaigns/${slug}`, headers: { ...other.headers, ...headers } });
+      expect(res.statusCode).toBe(204);
+    }
+  });
+
+  it('answers what a terminal sends by cookie as it would by token: curl -X DELETE, a form body, a missing campaign', async () => {
+    // curl -b jar -X DELETE …/campaigns/{slug}: no Origin, no Sec-Fetch-Site, no body.
+    const slug = await campaignFor(cookieHeader(cookie));
+    expect((await deleteWith(slug, {})).statusCode).toBe(204);
+    // curl -b jar -d 'name=x' …: a form body is 415, not 403.
+    const form = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/campaigns',
+      headers: { ...cookieHeader(cookie), 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'name=x',
+    });
+    expect(form.statusCode).toBe(415);
+    // curl -b jar -X DELETE of a campaign that does not exist: 404.
+    const missing = await deleteWith('no-such-campaign', {});
+    expect(missing.statusCode).toBe(404);
+    expect(problemOf(missing).code).toBe('campaign_not_found');
+  });
+
+  it('lets a terminal log out by cookie: curl -b jar -X POST /api/auth/logout', async () => {
+    const res = await register({ email: 'terminal@example.com', password: PASSWORD });
+    const terminal = sessionCookie(res).value;
+    const out = await ctx.app.inject({ method: 'POST', url: '/api/auth/logout', headers: cookieHeader(terminal) });
+    expect(out.statusCode).toBe(204);
+    expect((await me(cookieHeader(terminal))).statusCode).toBe(401);
   });
 });
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrateToLatest } from '../../src/db/migrate.js';
+import { migrateToLatest, migrator } from '../../src/db/migrate.js';
+import { searchCampaign } from '../../src/db/repositories/search.js';
 import { migrations } from '../../src/db/migrations/index.js';
 import { createTestDatabase, dialect, type TestDatabase } from '../support/test-db.js';
 
@@ -12,6 +13,40 @@ describe(`migrations on ${dialect}`, () => {
     try {
       expect(await migrateToLatest(database)).toEqual(Object.keys(migrations));
       expect(await migrateToLatest(database)).toEqual([]);
+    } finally {
+      await database.close();
+    }
+  });
+
+  it('gives a database from before search its index, through the rebuild a migration requests', async () => {
+    const database = await createTestDatabase({ migrate: false });
+    try {
+      const { error } = await migrator(database).migrateTo('2026-11-21-0002-assets');
+      expect(error).toBeUndefined();
+      const db = database.kysely;
+      await db
+        .insertInto('users')
+        .values({ id: 'u1', email: 'a@example.com', email_normalized: 'a@example.com', name: 'A', password_hash: 'x', created_at: now })
+        .execute();
+      const campaign = await db
+        .insertInto('campaigns')
+        .values({ slug: 'old', name: 'Old', user_id: 'u1', version: 1, created_at: now, updated_at: now })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      const type = await db
+        .insertInto('thing_types')
+        .values({ campaign_id: campaign.id, name: 'NPCs', name_key: 'npcs', version: 1, created_at: now, updated_at: now })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      await db
+        .insertInto('things')
+        .values({ campaign_id: campaign.id, type_id: type.id, slug: 'nezznar', name: 'Nezznar the Black Spider', version: 1, created_at: now, updated_at: now })
+        .execute();
+
+      await migrateToLatest(database);
+      expect(await db.selectFrom('index_rebuilds').selectAll().execute()).toEqual([]);
+      const found = await searchCampaign(database, { ...campaign, content_version: 0 }, { text: 'spider', type: 'any', limit: 20 });
+      expect(found.hits.map((hit) => hit.slug)).toEqual(['nezznar']);
     } finally {
       await database.close();
     }

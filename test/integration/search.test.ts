@@ -7,7 +7,7 @@ import { runCli } from '../../src/cli.js';
 import { loadConfig } from '../../src/config.js';
 import { createDatabase } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
-import { rebuildCampaignIndex } from '../../src/search/maintenance.js';
+import { rebuildCampaignIndex } from '../../src/db/indexes/search.js';
 import { createTestContext, createTestUser, json, type TestContext, type TestUser } from '../support/app.js';
 import { createTestDatabase, dialect, type TestDatabase } from '../support/test-db.js';
 

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../../src/db/database.js';
 import { ARC_TEXT_FIELDS } from '../../src/db/schema.js';
 import { KIND_CODES, type IndexDocument } from '../../src/search/document.js';
-import { arcDocument, campaignDocument, thingDocument } from '../../src/search/maintenance.js';
+import { arcDocument, campaignDocument, thingDocument } from '../../src/search/document.js';
 
 // Whole-database checks after crashes, races and fuzzing. No vitest imports: scripts/chaos.ts uses it too.
 
@@ -114,12 +114,12 @@ async function searchIndexProblems(kysely: Kysely<any>): Promise<string[]> {
 
   const things = await sql<{ id: number; campaign_id: number; name: string; description: string | null }>`
     select id, campaign_id, name, description from things`.execute(kysely);
-  for (const t of things.rows) compare(KIND_CODES.thing, Number(t.campaign_id), Number(t.id), thingDocument({ ...t, id: Number(t.id), campaign_id: Number(t.campaign_id) }));
+  for (const t of things.rows) compare(KIND_CODES.thing, Number(t.campaign_id), Number(t.id), thingDocument(t));
   const arcs = await sql<Record<string, unknown> & { id: number; campaign_id: number; name: string }>`
     select id, campaign_id, name, ${sql.join(ARC_TEXT_FIELDS.map((field) => sql.ref(field)))} from arcs`.execute(kysely);
   for (const a of arcs.rows) compare(KIND_CODES.arc, Number(a.campaign_id), Number(a.id), arcDocument(a as never));
   const campaigns = await sql<{ id: number; description: string | null }>`select id, description from campaigns`.execute(kysely);
-  for (const c of campaigns.rows) compare(KIND_CODES.campaign, Number(c.id), Number(c.id), campaignDocument({ id: Number(c.id), description: c.description }));
+  for (const c of campaigns.rows) compare(KIND_CODES.campaign, Number(c.id), Number(c.id), campaignDocument(c));
   for (const key of stored.keys()) report(`search index: document ${key} belongs to no record`);
   return problems;
 }

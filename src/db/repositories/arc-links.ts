@@ -1,10 +1,10 @@
-import type { Database } from '../database.js';
+import type { Database, Db } from '../database.js';
 import { classifyDatabaseError } from '../errors.js';
 import type { ArcRow } from '../schema.js';
-import { DomainError } from '../../domain/errors.js';
+import { errors } from '../../domain/errors.js';
 import { isValidSlug } from '../../domain/slugs.js';
 import { nowIso } from '../../domain/time.js';
-import { campaignWrite, type Db } from './common.js';
+import { campaignWrite } from './common.js';
 
 // Links between things and arcs. A link is not an edit of either record: linking and unlinking
 // leave both records' version and updatedAt as they were.
@@ -29,13 +29,13 @@ function findArcRef(db: Db, campaignId: number, slug: string): Promise<NamedReco
 
 async function requireThing(db: Db, campaignId: number, slug: string): Promise<NamedRecord> {
   const thing = await findThingRef(db, campaignId, slug);
-  if (!thing) throw new DomainError('thing_not_found', `No thing "${slug}" was found in this campaign.`);
+  if (!thing) throw errors.thingNotFound(slug);
   return thing;
 }
 
 async function requireArc(db: Db, campaignId: number, slug: string): Promise<NamedRecord> {
   const arc = await findArcRef(db, campaignId, slug);
-  if (!arc) throw new DomainError('arc_not_found', `No arc "${slug}" was found in this campaign.`);
+  if (!arc) throw errors.arcNotFound(slug);
   return arc;
 }
 
@@ -87,7 +87,7 @@ export async function linkThingToArc(
   } catch (error) {
     // The thing or the arc was deleted between our read and the insert.
     if (classifyDatabaseError(error) === 'foreign_key') {
-      throw new DomainError('arc_not_found', 'The thing or the arc was deleted meanwhile.');
+      throw errors.linkedRecordGone();
     }
     throw error;
   }
@@ -105,7 +105,7 @@ export async function unlinkThingFromArc(database: Database, campaignId: number,
       .where('thing_id', '=', thing.id)
       .executeTakeFirst();
     if (result.numDeletedRows === 0n) {
-      throw new DomainError('link_not_found', `The thing "${thingSlug}" is not linked to the arc "${arcSlug}".`);
+      throw errors.linkNotFound(thingSlug, arcSlug);
     }
   });
 }

@@ -1,13 +1,15 @@
-import type { Database } from '../database.js';
+import type { Database, Db } from '../database.js';
 import { classifyDatabaseError } from '../errors.js';
+import { indexArc } from '../indexes/search.js';
 import type { ArcRow, ArcTextField, ThingRow } from '../schema.js';
 import { wouldCreateCycle } from '../../domain/arc-tree.js';
-import { DomainError } from '../../domain/errors.js';
+import { errors } from '../../domain/errors.js';
 import { MAX_RECORD_ID } from '../../domain/ids.js';
 import { isValidSlug, nextFreeSlug, slugifyName } from '../../domain/slugs.js';
 import { nowIso } from '../../domain/time.js';
-import { changesArcSearchText, indexArc } from '../../search/maintenance.js';
-import { campaignWrite, type Db, ifMatchAdmits, takenSlugs } from './common.js';
+import type { ExpectedVersion } from '../../domain/versions.js';
+import { changesArcSearchText } from '../../search/document.js';
+import { campaignWrite, checkExpected, takenSlugs } from './common.js';
 
 export interface ArcRef {
   id: number;
@@ -136,37 +138,19 @@ export function findArcBySlug(db: Db, campaignId: number, slug: string): Promise
   return db.selectFrom('arcs').selectAll().where('campaign_id', '=', campaignId).where('slug', '=', slug).executeTakeFirst();
 }
 
-function arcNotFound(slug: string): DomainError {
-  return new DomainError('arc_not_found', `No arc "${slug}" was found in this campaign.`);
-}
-
 /** One arc with parent, children and things: three statements. */
 export async function findArcDetail(db: Db, campaignId: number, slug: string): Promise<ArcDetail> {
   const arc = await findArcBySlug(db, campaignId, slug);
-  if (!arc) throw arcNotFound(slug);
+  if (!arc) throw errors.arcNotFound(slug);
   return loadArcDetail(db, arc);
-}
-
-function invalidParent(pointer: string, parentArcId: number): DomainError {
-  return new DomainError('invalid_reference', 'The parent arc does not exist in this campaign.', [
-    { path: pointer, message: `names no arc of this campaign (${parentArcId})` },
-  ]);
 }
 
 function isUniqueViolation(error: unknown): boolean {
   return classifyDatabaseError(error) === 'unique';
 }
 
-/**
- * Creates an arc with a generated slug. `parentPointer` is where the parent id sits in the request,
- * for the error that names it.
- */
-export async function createArc(
-  database: Database,
-  campaignId: number,
-  input: NewArcInput,
-  parentPointer: string,
-): Promise<ArcDetail> {
+/** Creates an arc with a generated slug. */
+export async function createArc(database: Database, campaignId: number, input: NewArcInput): Promise<ArcDetail> {
   return campaignWrite(database, campaignId, async (trx) => {
     let parent: ArcRef | undefined;
     if (input.parentArcId !== null) {
@@ -178,7 +162,7 @@ export async function createArc(
           .where('id', '=', input.parentArcId)
           .executeTakeFirst();
       }
-      if (!parent) throw invalidParent(parentPointer, input.parentArcId);
+      if (!parent) throw errors.unknownParentArc(input.parentArcId, 'parentArcId');
     }
     const base = slugifyName(input.name) || FALLBACK_SLUG;
     const slug = nextFreeSlug(base, await takenSlugs(trx, database.dialect, 'arcs', campaignId, base));
@@ -196,7 +180,7 @@ export async function createArc(
 }
 
 /**
- * Applies a partial update: 412 when `ifMatch` no longer admits the arc, 409 on a taken slug, 400 on
+ * Applies a partial update: 412 when `expected` does not admit the arc, 409 on a taken slug, 400 on
  * a parent of another campaign or one that would close a loop.
  */
 export async function updateArc(
@@ -204,17 +188,14 @@ export async function updateArc(
   campaignId: number,
   arcSlug: string,
   changes: ArcChanges,
-  ifMatch: string | undefined,
-  parentPointer: string,
+  expected?: ExpectedVersion,
 ): Promise<ArcDetail> {
   try {
     return await campaignWrite(database, campaignId, async (trx) => {
       const newParent = changes.parentArcId ?? null;
       const current = await findArcBySlug(trx, campaignId, arcSlug);
-      if (!current) throw arcNotFound(arcSlug);
-      if (!ifMatchAdmits(ifMatch, current.id, current.version)) {
-        throw new DomainError('precondition_failed', 'The arc has changed since the given ETag.');
-      }
+      if (!current) throw errors.arcNotFound(arcSlug);
+      checkExpected(expected, 'arc', current);
       if (changes.slug !== undefined && changes.slug !== current.slug) {
         const taken = await trx
           .selectFrom('arcs')
@@ -222,19 +203,17 @@ export async function updateArc(
           .where('campaign_id', '=', campaignId)
           .where('slug', '=', changes.slug)
           .executeTakeFirst();
-        if (taken) throw new DomainError('slug_taken', `The slug "${changes.slug}" is already taken in this campaign.`);
+        if (taken) throw errors.slugTaken('arc', changes.slug);
       }
       if (newParent !== null) {
         if (newParent === current.id) {
-          throw new DomainError('arc_cycle', 'An arc cannot be its own parent.', [{ path: parentPointer, message: 'must not be the arc itself' }]);
+          throw errors.arcOwnParent('parentArcId');
         }
         const edges = await trx.selectFrom('arcs').select(['id', 'parent_arc_id']).where('campaign_id', '=', campaignId).execute();
-        if (!edges.some((edge) => edge.id === newParent)) throw invalidParent(parentPointer, newParent);
+        if (!edges.some((edge) => edge.id === newParent)) throw errors.unknownParentArc(newParent, 'parentArcId');
         const pairs = edges.map((edge) => ({ id: edge.id, parentArcId: edge.parent_arc_id }));
         if (wouldCreateCycle(current.id, newParent, pairs)) {
-          throw new DomainError('arc_cycle', 'The parent arc lies below this arc; the hierarchy would become a loop.', [
-            { path: parentPointer, message: 'must not be one of the arc’s descendants' },
-          ]);
+          throw errors.arcCycle('parentArcId');
         }
       }
       const { parentArcId, ...fields } = changes;
@@ -248,16 +227,16 @@ export async function updateArc(
         }))
         .where('campaign_id', '=', campaignId)
         .where('id', '=', current.id);
-      // Without If-Match the last writer wins; with it, the version check in the UPDATE itself
-      // makes the comparison atomic even if another writer commits between our read and write.
-      if (ifMatch !== undefined) update = update.where('version', '=', current.version);
+      // With an expected version, the version check in the UPDATE itself makes the comparison atomic
+      // even if another writer commits between our read and write; without one the last write wins.
+      if (expected) update = update.where('version', '=', current.version);
       const updated = await update.returningAll().executeTakeFirst();
-      if (!updated) throw new DomainError('precondition_failed', 'The arc was changed by another request; reload it and try again.');
+      if (!updated) throw errors.preconditionFailed('arc');
       if (changesArcSearchText(changes)) await indexArc(trx, updated);
       return loadArcDetail(trx, updated);
     });
   } catch (error) {
-    if (isUniqueViolation(error)) throw new DomainError('slug_taken', `The slug "${changes.slug ?? ''}" is already taken in this campaign.`);
+    if (isUniqueViolation(error)) throw errors.slugTaken('arc', changes.slug ?? '');
     throw error;
   }
 }
@@ -270,7 +249,7 @@ export async function updateArc(
 export async function deleteArc(database: Database, campaignId: number, arcSlug: string): Promise<void> {
   await campaignWrite(database, campaignId, async (trx) => {
     const arc = await findArcBySlug(trx, campaignId, arcSlug);
-    if (!arc) throw arcNotFound(arcSlug);
+    if (!arc) throw errors.arcNotFound(arcSlug);
     await trx
       .updateTable('arcs')
       .set((eb) => ({ parent_arc_id: null, version: eb('version', '+', 1), updated_at: nowIso() }))

@@ -1,8 +1,8 @@
 import type { Transaction } from 'kysely';
-import type { Database } from '../database.js';
+import type { Database, Db } from '../database.js';
 import type { AssetRow, DB, ImageRemovalRow, UploadGrantRow } from '../schema.js';
-import { DomainError } from '../../domain/errors.js';
-import { campaignWrite, type Db } from './common.js';
+import { errors } from '../../domain/errors.js';
+import { campaignWrite } from './common.js';
 
 // Upload grants, asset records and the queue of image bytes to remove from the image host.
 // Rows only: moving bytes is the image host's business (src/images).
@@ -76,7 +76,7 @@ export function confirmAsset(database: Database, input: ConfirmedImage): Promise
   return campaignWrite(database, input.campaignId, async (trx) => {
     const existing = await findAssetByImageId(trx, input.campaignId, input.imageId);
     if (existing) {
-      if (existing.user_id !== input.userId) throw notIssued();
+      if (existing.user_id !== input.userId) throw errors.imageIdNotIssued();
       return { asset: existing, created: false };
     }
     const consumed = await trx
@@ -87,7 +87,7 @@ export function confirmAsset(database: Database, input: ConfirmedImage): Promise
       .where('expires_at', '>', input.now)
       .executeTakeFirst();
     if (Number(consumed.numDeletedRows) === 0) {
-      throw new DomainError('upload_expired', 'The upload URL of this imageId has expired; request a new one and upload again.');
+      throw errors.uploadExpired();
     }
     const asset = await trx
       .insertInto('assets')
@@ -108,10 +108,6 @@ export function confirmAsset(database: Database, input: ConfirmedImage): Promise
   });
 }
 
-export function notIssued(): DomainError {
-  return new DomainError('image_id_not_issued', 'This imageId was not issued to you for this campaign.');
-}
-
 /** Deletes an asset record and queues its bytes for removal, in one transaction. */
 export function deleteAsset(database: Database, campaignId: number, assetId: number, now: string): Promise<ImageRemovalRow> {
   return campaignWrite(database, campaignId, async (trx) => {
@@ -121,7 +117,7 @@ export function deleteAsset(database: Database, campaignId: number, assetId: num
       .where('id', '=', assetId)
       .returning('image_id')
       .executeTakeFirst();
-    if (!deleted) throw new DomainError('asset_not_found', `This campaign has no asset ${assetId}.`);
+    if (!deleted) throw errors.assetNotFound(assetId);
     const [removal] = await queueImageRemovals(trx, [{ campaignId, imageId: deleted.image_id }], now);
     return removal!;
   });
@@ -156,7 +152,7 @@ export async function queueCampaignImageRemovals(trx: Transaction<DB>, campaignI
  * transaction. Instances sweeping at once each get their own rows: a row is deleted once.
  */
 export function takeExpiredUploadGrants(database: Database, now: string, limit: number): Promise<ImageRemovalRow[]> {
-  return database.kysely.transaction().execute(async (trx) => {
+  return database.write(async (trx) => {
     const expired = await trx
       .deleteFrom('upload_grants')
       .where('expires_at', '<=', now)

@@ -1,12 +1,13 @@
-import type { Database } from '../database.js';
+import type { Database, Db } from '../database.js';
 import { classifyDatabaseError } from '../errors.js';
+import { indexCampaign } from '../indexes/search.js';
 import type { CampaignRow, ImageRemovalRow } from '../schema.js';
-import { DomainError } from '../../domain/errors.js';
+import { errors } from '../../domain/errors.js';
 import { randomSlugSuffix, slugifyName, withSuffix } from '../../domain/slugs.js';
 import { nowIso } from '../../domain/time.js';
-import { indexCampaign } from '../../search/maintenance.js';
+import type { ExpectedVersion } from '../../domain/versions.js';
 import { queueCampaignImageRemovals } from './assets.js';
-import { beginCampaignWrite, type Db, ifMatchAdmits } from './common.js';
+import { beginCampaignWrite, checkExpected } from './common.js';
 
 export const DEFAULT_THING_TYPES = ['NPCs', 'Locations', 'Items'] as const;
 
@@ -36,7 +37,7 @@ export async function createCampaign(
     const slug = attempt === 0 ? base : withSuffix(base, randomSlugSuffix());
     const now = nowIso();
     try {
-      return await database.kysely.transaction().execute(async (trx) => {
+      return await database.write(async (trx) => {
         const campaign = await trx
           .insertInto('campaigns')
           .values({ slug, name: input.name, description: input.description, user_id: userId, version: 1, created_at: now, updated_at: now })
@@ -71,42 +72,40 @@ export interface CampaignChanges {
   description?: string;
 }
 
-/** Applies a partial update; 412 when `ifMatch` no longer admits the record, 409 on a taken slug. */
+/** Applies a partial update; 412 when `expected` does not admit the record, 409 on a taken slug. */
 export async function updateCampaign(
   database: Database,
   campaign: CampaignRow,
   changes: CampaignChanges,
-  ifMatch: string | undefined,
+  expected?: ExpectedVersion,
 ): Promise<CampaignRow> {
   try {
-    return await database.kysely.transaction().execute(async (trx) => {
+    return await database.write(async (trx) => {
       const current = await trx.selectFrom('campaigns').selectAll().where('id', '=', campaign.id).executeTakeFirst();
-      if (!current) throw new DomainError('campaign_not_found', 'Campaign not found.');
-      if (!ifMatchAdmits(ifMatch, current.id, current.version)) {
-        throw new DomainError('precondition_failed', 'The campaign has changed since the given ETag.');
-      }
+      if (!current) throw errors.campaignNotFound(campaign.slug);
+      checkExpected(expected, 'campaign', current);
       if (changes.slug !== undefined && changes.slug !== current.slug) {
         const taken = await trx.selectFrom('campaigns').select('id').where('slug', '=', changes.slug).executeTakeFirst();
-        if (taken) throw new DomainError('slug_taken', `The slug "${changes.slug}" is already taken.`);
+        if (taken) throw errors.slugTaken('campaign', changes.slug);
       }
-      // Without If-Match the last writer wins; with it, the version check in the UPDATE itself
-      // makes the comparison atomic even if another writer commits between our read and write.
+      // With an expected version, the version check in the UPDATE itself makes the comparison atomic
+      // even if another writer commits between our read and write; without one the last write wins.
       let update = trx
         .updateTable('campaigns')
         .set((eb) => ({ ...changes, version: eb('version', '+', 1), updated_at: nowIso() }))
         .where('id', '=', current.id);
-      if (ifMatch !== undefined) update = update.where('version', '=', current.version);
+      if (expected) update = update.where('version', '=', current.version);
       const updated = await update.returningAll().executeTakeFirst();
       if (!updated) {
-        // Without If-Match the only way to miss the row is that it was deleted meanwhile.
-        if (ifMatch === undefined) throw new DomainError('campaign_not_found', 'Campaign not found.');
-        throw new DomainError('precondition_failed', 'The campaign was changed by another request; reload it and try again.');
+        // Without an expected version the only way to miss the row is that it was deleted meanwhile.
+        if (!expected) throw errors.campaignNotFound(campaign.slug);
+        throw errors.preconditionFailed('campaign');
       }
       if (changes.description !== undefined) await indexCampaign(trx, updated);
       return updated;
     });
   } catch (error) {
-    if (isUniqueViolation(error)) throw new DomainError('slug_taken', `The slug "${changes.slug ?? ''}" is already taken.`);
+    if (isUniqueViolation(error)) throw errors.slugTaken('campaign', changes.slug ?? '');
     throw error;
   }
 }
@@ -117,11 +116,11 @@ export async function updateCampaign(
  * retries them). A campaign already gone (deleted by a concurrent request) is campaign_not_found.
  */
 export function deleteCampaign(database: Database, campaignId: number): Promise<ImageRemovalRow[]> {
-  return database.kysely.transaction().execute(async (trx) => {
+  return database.write(async (trx) => {
     // The campaign's lock first, so a confirm-upload in flight either commits its asset before we
     // list the images or finds the campaign gone.
     // Gone meanwhile (a concurrent delete committed first): 404, as for any write to it.
-    if (!(await beginCampaignWrite(trx, campaignId))) throw new DomainError('campaign_not_found', 'Campaign not found.');
+    if (!(await beginCampaignWrite(trx, campaignId))) throw errors.campaignNotFound();
     const removals = await queueCampaignImageRemovals(trx, campaignId, nowIso());
     await trx.deleteFrom('campaigns').where('id', '=', campaignId).execute();
     return removals;

@@ -1,9 +1,9 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { Database, Dialect } from '../database.js';
 import type { DB } from '../schema.js';
-import { DomainError } from '../../domain/errors.js';
+import { errors, type RecordKind } from '../../domain/errors.js';
+import type { ExpectedVersion } from '../../domain/versions.js';
 
-export type Db = Kysely<DB> | Transaction<DB>;
 
 /**
  * The first statement of every write transaction inside a campaign. It bumps the campaign's
@@ -29,7 +29,7 @@ export async function beginCampaignWrite(trx: Transaction<DB>, campaignId: numbe
  */
 export function campaignWrite<T>(database: Database, campaignId: number, fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
   return database.write(async (trx) => {
-    if (!(await beginCampaignWrite(trx, campaignId))) throw new DomainError('campaign_not_found', 'Campaign not found.');
+    if (!(await beginCampaignWrite(trx, campaignId))) throw errors.campaignNotFound();
     return fn(trx);
   });
 }
@@ -66,16 +66,7 @@ export async function takenSlugs(
   return rows.map((r) => r.slug).filter((slug) => slug === base || slug.startsWith(prefix));
 }
 
-/** Strong ETag for a record: its id and its version, so a re-created record never matches an old tag. */
-export function etagOf(id: number, version: number): string {
-  return `"${id}-${version}"`;
-}
-
-/** Whether an If-Match header value admits the record's current ETag (RFC 9110 strong comparison). */
-export function ifMatchAdmits(header: string | undefined, id: number, version: number): boolean {
-  if (header === undefined) return true;
-  const value = header.trim();
-  if (value === '*') return true;
-  const current = etagOf(id, version);
-  return value.split(',').some((tag) => tag.trim() === current);
+/** Throws precondition_failed when the client expects another version of the record than `current`. */
+export function checkExpected(expected: ExpectedVersion | undefined, kind: RecordKind, current: { id: number; version: number }): void {
+  if (expected && !expected.admits(current.id, current.version)) throw errors.preconditionFailed(kind);
 }

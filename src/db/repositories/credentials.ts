@@ -1,8 +1,7 @@
-import type { JoinBuilder, Kysely, Transaction } from 'kysely';
+import type { JoinBuilder, Kysely } from 'kysely';
 import { queryTemplate } from '../query-template.js';
+import type { Db } from '../database.js';
 import type { CampaignRow, DB, UserRow } from '../schema.js';
-
-type Db = Kysely<DB> | Transaction<DB>;
 
 const userColumns = [
   'users.id',
@@ -157,6 +156,16 @@ export function listTokens(db: Db, userId: string) {
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .execute();
+}
+
+/** One of the user's tokens, without its secret. */
+export function findToken(db: Db, userId: string, tokenId: number) {
+  return db
+    .selectFrom('api_tokens')
+    .select(['id', 'name', 'created_at', 'expires_at', 'last_used_at'])
+    .where('id', '=', tokenId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
 }
 
 /** Deletes the caller's token; false when the caller has no token with that id. */

@@ -1,22 +1,15 @@
-import type { Database } from '../database.js';
+import type { Database, Db } from '../database.js';
 import { classifyDatabaseError } from '../errors.js';
 import type { ThingTypeRow } from '../schema.js';
-import { DomainError } from '../../domain/errors.js';
+import { errors } from '../../domain/errors.js';
 import { MAX_RECORD_ID } from '../../domain/ids.js';
 import { nowIso } from '../../domain/time.js';
-import { campaignWrite, type Db, ifMatchAdmits } from './common.js';
+import type { ExpectedVersion } from '../../domain/versions.js';
+import { campaignWrite, checkExpected } from './common.js';
 
 /** The key that makes type names unique within a campaign regardless of case. */
 export function thingTypeNameKey(name: string): string {
   return name.toLowerCase();
-}
-
-function nameTaken(name: string): DomainError {
-  return new DomainError('name_taken', `This campaign already has a thing type named "${name}" (names are compared case-insensitively).`);
-}
-
-function typeNotFound(id: number): DomainError {
-  return new DomainError('thing_type_not_found', `No thing type ${id} was found in this campaign.`);
 }
 
 export function listThingTypes(db: Db, campaignId: number): Promise<ThingTypeRow[]> {
@@ -52,7 +45,7 @@ export async function createThingType(database: Database, campaignId: number, na
         .where('campaign_id', '=', campaignId)
         .where('name_key', '=', nameKey)
         .executeTakeFirst();
-      if (clash) throw nameTaken(name);
+      if (clash) throw errors.thingTypeNameTaken(name);
       const now = nowIso();
       return trx
         .insertInto('thing_types')
@@ -62,9 +55,9 @@ export async function createThingType(database: Database, campaignId: number, na
     });
   } catch (error) {
     const kind = classifyDatabaseError(error);
-    if (kind === 'unique') throw nameTaken(name);
+    if (kind === 'unique') throw errors.thingTypeNameTaken(name);
     // The campaign was deleted under us.
-    if (kind === 'foreign_key') throw new DomainError('campaign_not_found', 'Campaign not found.');
+    if (kind === 'foreign_key') throw errors.campaignNotFound();
     throw error;
   }
 }
@@ -73,22 +66,20 @@ export interface ThingTypeChanges {
   name?: string;
 }
 
-/** Applies a partial update; 412 when `ifMatch` no longer admits the record, 409 on a taken name. */
+/** Applies a partial update; 412 when `expected` does not admit the record, 409 on a taken name. */
 export async function updateThingType(
   database: Database,
   campaignId: number,
   id: number,
   changes: ThingTypeChanges,
-  ifMatch: string | undefined,
+  expected?: ExpectedVersion,
 ): Promise<ThingTypeRow> {
-  if (id > MAX_RECORD_ID) throw typeNotFound(id);
+  if (id > MAX_RECORD_ID) throw errors.thingTypeNotFound(id);
   try {
     return await campaignWrite(database, campaignId, async (trx) => {
       const current = await findThingType(trx, campaignId, id);
-      if (!current) throw typeNotFound(id);
-      if (!ifMatchAdmits(ifMatch, current.id, current.version)) {
-        throw new DomainError('precondition_failed', 'The thing type has changed since the given ETag.');
-      }
+      if (!current) throw errors.thingTypeNotFound(id);
+      checkExpected(expected, 'thing type', current);
       const set: { name?: string; name_key?: string } = {};
       if (changes.name !== undefined) {
         const nameKey = thingTypeNameKey(changes.name);
@@ -100,7 +91,7 @@ export async function updateThingType(
           .where('name_key', '=', nameKey)
           .where('id', '<>', current.id)
           .executeTakeFirst();
-        if (clash) throw nameTaken(changes.name);
+        if (clash) throw errors.thingTypeNameTaken(changes.name);
         set.name = changes.name;
         set.name_key = nameKey;
       }
@@ -109,15 +100,13 @@ export async function updateThingType(
         .set((eb) => ({ ...set, version: eb('version', '+', 1), updated_at: nowIso() }))
         .where('campaign_id', '=', campaignId)
         .where('id', '=', current.id);
-      if (ifMatch !== undefined) update = update.where('version', '=', current.version);
+      if (expected) update = update.where('version', '=', current.version);
       const updated = await update.returningAll().executeTakeFirst();
-      if (!updated) {
-        throw new DomainError('precondition_failed', 'The thing type was changed by another request; reload it and try again.');
-      }
+      if (!updated) throw errors.preconditionFailed('thing type');
       return updated;
     });
   } catch (error) {
-    if (classifyDatabaseError(error) === 'unique') throw nameTaken(changes.name ?? '');
+    if (classifyDatabaseError(error) === 'unique') throw errors.thingTypeNameTaken(changes.name ?? '');
     throw error;
   }
 }
@@ -128,7 +117,7 @@ export async function deleteThingType(database: Database, campaignId: number, id
   return campaignWrite(database, campaignId, async (trx) => {
     const result = await trx.deleteFrom('thing_types').where('campaign_id', '=', campaignId).where('id', '=', id).executeTakeFirst();
     // Throwing rolls the version bump back: a delete that finds nothing changes nothing.
-    if (result.numDeletedRows === 0n) throw typeNotFound(id);
+    if (result.numDeletedRows === 0n) throw errors.thingTypeNotFound(id);
     return true;
   });
 }

@@ -1,30 +1,17 @@
 import type { ThingRow } from '../schema.js';
-import type { Database } from '../database.js';
+import type { Database, Db } from '../database.js';
 import { classifyDatabaseError } from '../errors.js';
-import { DomainError } from '../../domain/errors.js';
+import { indexThing } from '../indexes/search.js';
+import { errors } from '../../domain/errors.js';
 import type { ListPosition } from '../../domain/list-cursor.js';
 import { isValidSlug, nextFreeSlug, slugifyName } from '../../domain/slugs.js';
 import { nowIso } from '../../domain/time.js';
-import { indexThing } from '../../search/maintenance.js';
-import { campaignWrite, type Db, ifMatchAdmits, takenSlugs } from './common.js';
+import type { ExpectedVersion } from '../../domain/versions.js';
+import { campaignWrite, checkExpected, takenSlugs } from './common.js';
 import { thingTypeExists } from './thing-types.js';
 
 /** The base of a generated slug when nothing of the name survives slugification. */
 export const THING_SLUG_FALLBACK = 'thing';
-
-function thingNotFound(slug: string): DomainError {
-  return new DomainError('thing_not_found', `No thing "${slug}" was found in this campaign.`);
-}
-
-function slugTaken(slug: string): DomainError {
-  return new DomainError('slug_taken', `The slug "${slug}" is already taken by another thing of this campaign.`);
-}
-
-function unknownType(typeId: number, path: string): DomainError {
-  return new DomainError('invalid_reference', `No thing type ${typeId} exists in this campaign.`, [
-    { path, message: 'must be the id of a thing type of this campaign' },
-  ]);
-}
 
 export interface ThingListPage {
   rows: ThingRow[];
@@ -67,14 +54,11 @@ export interface NewThingInput {
   description: string | null;
 }
 
-/**
- * Creates a thing with a slug generated from its name (`-2`, `-3`… on a clash). `typeIdPath` is
- * where the caller's input carried the type id, for the error that names it.
- */
-export async function createThing(database: Database, campaignId: number, input: NewThingInput, typeIdPath: string): Promise<ThingRow> {
+/** Creates a thing with a slug generated from its name (`-2`, `-3`… on a clash). */
+export async function createThing(database: Database, campaignId: number, input: NewThingInput): Promise<ThingRow> {
   try {
     return await campaignWrite(database, campaignId, async (trx) => {
-      if (!(await thingTypeExists(trx, campaignId, input.typeId))) throw unknownType(input.typeId, typeIdPath);
+      if (!(await thingTypeExists(trx, campaignId, input.typeId))) throw errors.unknownThingType(input.typeId, 'typeId');
       const base = slugifyName(input.name) || THING_SLUG_FALLBACK;
       const slug = nextFreeSlug(base, await takenSlugs(trx, database.dialect, 'things', campaignId, base));
       const now = nowIso();
@@ -97,7 +81,7 @@ export async function createThing(database: Database, campaignId: number, input:
     });
   } catch (error) {
     // The type was deleted between our check and the insert.
-    if (classifyDatabaseError(error) === 'foreign_key') throw unknownType(input.typeId, typeIdPath);
+    if (classifyDatabaseError(error) === 'foreign_key') throw errors.unknownThingType(input.typeId, 'typeId');
     throw error;
   }
 }
@@ -111,29 +95,26 @@ export interface ThingChanges {
 
 /**
  * Applies a partial update to the thing `slug`. A new name keeps the slug (slugs are stable
- * identifiers); only an explicit `slug` changes it. 412 when `ifMatch` no longer admits the record.
+ * identifiers); only an explicit `slug` changes it. 412 when `expected` does not admit the record.
  */
 export async function updateThing(
   database: Database,
   campaignId: number,
   slug: string,
   changes: ThingChanges,
-  ifMatch: string | undefined,
-  typeIdPath: string,
+  expected?: ExpectedVersion,
 ): Promise<ThingRow> {
-  if (!isValidSlug(slug)) throw thingNotFound(slug);
+  if (!isValidSlug(slug)) throw errors.thingNotFound(slug);
   try {
     return await campaignWrite(database, campaignId, async (trx) => {
       const newSlug = changes.slug !== undefined && changes.slug !== slug ? changes.slug : undefined;
       const current = await findThingBySlug(trx, campaignId, slug);
-      if (!current) throw thingNotFound(slug);
-      if (!ifMatchAdmits(ifMatch, current.id, current.version)) {
-        throw new DomainError('precondition_failed', 'The thing has changed since the given ETag.');
-      }
+      if (!current) throw errors.thingNotFound(slug);
+      checkExpected(expected, 'thing', current);
       if (changes.typeId !== undefined && changes.typeId !== current.type_id && !(await thingTypeExists(trx, campaignId, changes.typeId))) {
-        throw unknownType(changes.typeId, typeIdPath);
+        throw errors.unknownThingType(changes.typeId, 'typeId');
       }
-      if (newSlug !== undefined && (await findThingBySlug(trx, campaignId, newSlug))) throw slugTaken(newSlug);
+      if (newSlug !== undefined && (await findThingBySlug(trx, campaignId, newSlug))) throw errors.slugTaken('thing', newSlug);
       const set: { slug?: string; name?: string; type_id?: number; description?: string } = {};
       if (newSlug !== undefined) set.slug = newSlug;
       if (changes.name !== undefined) set.name = changes.name;
@@ -144,17 +125,19 @@ export async function updateThing(
         .set((eb) => ({ ...set, version: eb('version', '+', 1), updated_at: nowIso() }))
         .where('campaign_id', '=', campaignId)
         .where('id', '=', current.id);
-      if (ifMatch !== undefined) update = update.where('version', '=', current.version);
+      // With an expected version, the version check in the UPDATE itself makes the comparison atomic
+      // even if another writer commits between our read and write; without one the last write wins.
+      if (expected) update = update.where('version', '=', current.version);
       const updated = await update.returningAll().executeTakeFirst();
-      if (!updated) throw new DomainError('precondition_failed', 'The thing was changed by another request; reload it and try again.');
+      if (!updated) throw errors.preconditionFailed('thing');
       if (changes.name !== undefined || changes.description !== undefined) await indexThing(trx, updated);
       return updated;
     });
   } catch (error) {
     const kind = classifyDatabaseError(error);
-    if (kind === 'unique') throw slugTaken(changes.slug ?? slug);
+    if (kind === 'unique') throw errors.slugTaken('thing', changes.slug ?? slug);
     // The type was deleted between our check and the write.
-    if (kind === 'foreign_key' && changes.typeId !== undefined) throw unknownType(changes.typeId, typeIdPath);
+    if (kind === 'foreign_key' && changes.typeId !== undefined) throw errors.unknownThingType(changes.typeId, 'typeId');
     throw error;
   }
 }
@@ -165,7 +148,7 @@ export async function deleteThing(database: Database, campaignId: number, slug: 
   return campaignWrite(database, campaignId, async (trx) => {
     const result = await trx.deleteFrom('things').where('campaign_id', '=', campaignId).where('slug', '=', slug).executeTakeFirst();
     // Throwing rolls the version bump back: a delete that finds nothing changes nothing.
-    if (result.numDeletedRows === 0n) throw thingNotFound(slug);
+    if (result.numDeletedRows === 0n) throw errors.thingNotFound(slug);
     return true;
   });
 }

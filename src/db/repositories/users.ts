@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely, Transaction } from 'kysely';
-import type { DB, UserRow } from '../schema.js';
-
-type Db = Kysely<DB> | Transaction<DB>;
+import type { Db } from '../database.js';
+import type { UserRow } from '../schema.js';
 
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
@@ -27,10 +25,6 @@ export async function createUser(
 
 export function findUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {
   return db.selectFrom('users').selectAll().where('email_normalized', '=', normalizeEmail(email)).executeTakeFirst();
-}
-
-export function findUserById(db: Db, id: string): Promise<UserRow | undefined> {
-  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
 /** Sets or clears premium; returns false when no user has that email. */

@@ -8,12 +8,13 @@ import {
   type ArcChanges,
   type ArcTexts,
 } from '../../db/repositories/arcs.js';
-import { etagOf } from '../../db/repositories/common.js';
-import { ARC_TEXT_FIELDS, type ArcTextField } from '../../db/schema.js';
+import { ARC_TEXT_FIELDS, type ArcTextField } from '../../domain/arc-fields.js';
 import { InputChecker } from '../../domain/input.js';
 import { serializeRichText } from '../../domain/rich-text.js';
 import { campaignOf } from '../auth.js';
 import type { AppInstance } from '../app-types.js';
+import { etagOf, expectedVersion } from '../conditional.js';
+import { atBody } from '../errors.js';
 import { Arc, ArcParams, NewArcBody, presentArc, serializeArcs, UpdatedArcBody } from '../schemas/arc.js';
 import { CampaignParams, problems } from '../schemas/common.js';
 
@@ -69,7 +70,7 @@ export function arcsRoutes(app: AppInstance) {
       const texts = checkTexts(check, input, '/newArc');
       check.done();
       const campaign = campaignOf(request);
-      const detail = await createArc(database, campaign.id, { ...texts, name, parentArcId: input.parentArcId ?? null }, '/newArc/parentArcId');
+      const detail = await atBody('/newArc', createArc(database, campaign.id, { ...texts, name, parentArcId: input.parentArcId ?? null }));
       return reply
         .code(201)
         .header('location', `/api/campaigns/${campaign.slug}/arcs/${detail.arc.slug}`)
@@ -111,13 +112,9 @@ export function arcsRoutes(app: AppInstance) {
       if (input.parentArcId !== undefined) changes.parentArcId = input.parentArcId;
       Object.assign(changes, checkTexts(check, input, '/updatedArc'));
       check.done();
-      const detail = await updateArc(
-        database,
-        campaignOf(request).id,
-        request.params.arcSlug,
-        changes,
-        request.headers['if-match'],
-        '/updatedArc/parentArcId',
+      const detail = await atBody(
+        '/updatedArc',
+        updateArc(database, campaignOf(request).id, request.params.arcSlug, changes, expectedVersion(request)),
       );
       return reply.header('etag', etagOf(detail.arc.id, detail.arc.version)).send(presentArc(detail));
     },

@@ -2,12 +2,13 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { listAssets } from '../../db/repositories/assets.js';
 import { isStorableId, parseIdText } from '../../domain/ids.js';
+import { isPremium } from '../../domain/accounts.js';
+import { errors } from '../../domain/errors.js';
 import { InputChecker } from '../../domain/input.js';
 import { IMAGE_ID_PATTERN } from '../../images/image-host.js';
-import { confirmUpload, deleteAssetAndImage, grantUpload, isPremium } from '../../images/uploads.js';
+import { confirmUpload, deleteAssetAndImage, grantUpload } from '../../images/uploads.js';
 import type { AppInstance } from '../app-types.js';
 import { callerOf, campaignOf } from '../auth.js';
-import { HttpError } from '../errors.js';
 import { Asset, AssetParams, ConfirmUploadBody, ConfirmUploadResponse, presentAsset, UploadUrlBody, UploadUrlResponse } from '../schemas/asset.js';
 import { CampaignParams, problems } from '../schemas/common.js';
 
@@ -15,7 +16,7 @@ import { CampaignParams, problems } from '../schemas/common.js';
 // parsed or validated, which gives the contract's order: 401, 404, 403, 400.
 function requirePremium(request: FastifyRequest): Promise<void> {
   if (!isPremium(callerOf(request).user)) {
-    throw new HttpError('premium_required', 'Uploading images needs an active premium subscription. Images by external URL need none.');
+    throw errors.premiumRequired();
   }
   return Promise.resolve();
 }
@@ -107,8 +108,8 @@ export function assetsRoutes(app: AppInstance) {
     async (request, reply) => {
       const raw = request.params.id;
       const id = parseIdText(raw);
-      if (id === undefined) throw new HttpError('invalid_id', 'An asset id is a positive whole number.');
-      if (!isStorableId(id)) throw new HttpError('asset_not_found', `This campaign has no asset ${raw}.`);
+      if (id === undefined) throw errors.invalidId('an asset', raw);
+      if (!isStorableId(id)) throw errors.assetNotFound(raw);
       await deleteAssetAndImage(database, imageHost, { campaignId: campaignOf(request).id, assetId: id, now: new Date() }, request.log);
       return reply.code(204).send(null);
     },

@@ -6,12 +6,12 @@ import {
   updateCampaign,
   type CampaignChanges,
 } from '../../db/repositories/campaigns.js';
-import { etagOf } from '../../db/repositories/common.js';
 import { removeQueuedImages } from '../../images/uploads.js';
 import { InputChecker } from '../../domain/input.js';
 import { serializeRichText } from '../../domain/rich-text.js';
 import { callerOf, campaignOf } from '../auth.js';
 import type { AppInstance } from '../app-types.js';
+import { etagOf, expectedVersion } from '../conditional.js';
 import { Campaign, NewCampaignBody, presentCampaign, UpdatedCampaignBody } from '../schemas/campaign.js';
 import { CampaignParams, problems } from '../schemas/common.js';
 
@@ -86,7 +86,7 @@ export function campaignRoutes(app: AppInstance) {
         changes.description = serializeRichText(check.richText(input.description, '/updatedCampaign/description'));
       }
       check.done();
-      const row = await updateCampaign(database, campaignOf(request), changes, request.headers['if-match']);
+      const row = await updateCampaign(database, campaignOf(request), changes, expectedVersion(request));
       return reply.header('etag', etagOf(row.id, row.version)).send(presentCampaign(row));
     },
   );

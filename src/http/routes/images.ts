@@ -6,6 +6,8 @@ import type { Readable } from 'node:stream';
 import { IMAGE_CACHE_CONTROL, parseImageRef } from '../../images/image-host.js';
 import { checkUploadGrant, receiveLocalUpload } from '../../images/local-uploads.js';
 import type { LocalImageHost } from '../../images/local.js';
+import { errors } from '../../domain/errors.js';
+import { ifNoneMatchAdmits } from '../conditional.js';
 import { HttpError } from '../errors.js';
 import { problems } from '../schemas/common.js';
 
@@ -36,18 +38,6 @@ const UploadReceived = Type.Object({
   byteSize: Type.Integer(),
 });
 
-function urlGone(): HttpError {
-  return new HttpError('upload_url_not_found', 'This upload URL is unknown or has expired; ask for a new one with upload-url.');
-}
-
-function etagMatches(header: string | undefined, etag: string): boolean {
-  if (header === undefined) return false;
-  return header.split(',').some((tag) => {
-    const t = tag.trim();
-    return t === '*' || t === etag || t === `W/${etag}`;
-  });
-}
-
 export async function localImageRoutes(instance: FastifyInstance, options: { host: LocalImageHost }): Promise<void> {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const { database } = app;
@@ -62,11 +52,11 @@ export async function localImageRoutes(instance: FastifyInstance, options: { hos
     void reply.headers(CORS);
     try {
       const ref = parseImageRef(request.params.campaignId, request.params.imageId);
-      if (!ref) throw urlGone();
+      if (!ref) throw errors.uploadUrlNotFound();
       const multipart = request.method === 'POST';
       const declared = Number(request.headers['content-length']);
       if (Number.isFinite(declared) && declared > host.maxBytes + (multipart ? MULTIPART_OVERHEAD : 0)) {
-        throw new HttpError('image_too_large', `The image is larger than the ${host.maxBytes} bytes this service accepts.`);
+        throw errors.imageTooLarge(host.maxBytes);
       }
       await checkUploadGrant(database, ref, new Date());
 
@@ -130,7 +120,7 @@ export async function localImageRoutes(instance: FastifyInstance, options: { hos
     },
     async (request, reply) => {
       const image = await host.open(request.params.campaignId, request.params.file);
-      if (!image) throw new HttpError('image_not_found', 'There is no image at this address.');
+      if (!image) throw errors.imageNotFound();
       void reply.headers({
         ...CORS,
         'content-type': image.contentType,
@@ -140,7 +130,7 @@ export async function localImageRoutes(instance: FastifyInstance, options: { hos
         'content-security-policy': "default-src 'none'",
         'cross-origin-resource-policy': 'cross-origin',
       });
-      if (etagMatches(request.headers['if-none-match'], image.etag)) {
+      if (ifNoneMatchAdmits(request.headers['if-none-match'], image.etag)) {
         await image.close();
         return reply.code(304).send();
       }

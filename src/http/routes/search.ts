@@ -2,7 +2,7 @@ import { searchCampaign } from '../../db/repositories/search.js';
 import { parseSearchParams } from '../../search/params.js';
 import { campaignOf } from '../auth.js';
 import type { AppInstance } from '../app-types.js';
-import { HttpError } from '../errors.js';
+import { errors } from '../../domain/errors.js';
 import { CampaignParams, problems } from '../schemas/common.js';
 import { presentSearch, SearchQuerystring, SearchResults } from '../schemas/search.js';
 
@@ -32,7 +32,7 @@ export function searchRoutes(app: AppInstance) {
     },
     async (request) => {
       const parsed = parseSearchParams(request.query);
-      if (!parsed.ok) throw new HttpError('invalid_query', 'The query string is not valid.', parsed.issues);
+      if (!parsed.ok) throw errors.invalidQuery(parsed.issues);
       return presentSearch(await searchCampaign(database, campaignOf(request), parsed.value));
     },
   );

@@ -2,7 +2,8 @@ import { Type } from '@sinclair/typebox';
 import { linkThingToArc, listArcsOfThing, unlinkThingFromArc } from '../../db/repositories/arc-links.js';
 import { campaignOf } from '../auth.js';
 import type { AppInstance } from '../app-types.js';
-import { LinkArcBody, LinkedArcSchema, LinkMessage, presentLinkedArc, ThingArcParams, ThingParams } from '../schemas/arc.js';
+import { LinkArcBody, LinkedArcSchema, LinkMessage, presentLinkedArc, ThingArcParams } from '../schemas/arc.js';
+import { ThingParams } from '../schemas/thing.js';
 import { problems } from '../schemas/common.js';
 
 export function thingArcsRoutes(app: AppInstance) {

@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { etagOf } from '../../db/repositories/common.js';
 import {
   createThingType,
   deleteThingType,
@@ -8,10 +7,11 @@ import {
   updateThingType,
   type ThingTypeChanges,
 } from '../../db/repositories/thing-types.js';
+import { errors } from '../../domain/errors.js';
 import { InputChecker } from '../../domain/input.js';
 import { campaignOf } from '../auth.js';
 import type { AppInstance } from '../app-types.js';
-import { HttpError } from '../errors.js';
+import { etagOf, expectedVersion } from '../conditional.js';
 import { parseIdText } from '../../domain/ids.js';
 import { CampaignParams, problems } from '../schemas/common.js';
 import { NewThingTypeBody, presentThingType, ThingType, ThingTypeParams, UpdatedThingTypeBody } from '../schemas/thing-type.js';
@@ -19,12 +19,8 @@ import { NewThingTypeBody, presentThingType, ThingType, ThingTypeParams, Updated
 /** A record id from the path: malformed is 400; well-formed but out of range simply names nothing (404 later). */
 function parseThingTypeId(value: string): number {
   const id = parseIdText(value);
-  if (id === undefined) throw new HttpError('invalid_id', `"${value}" is not a thing type id (a positive integer).`);
+  if (id === undefined) throw errors.invalidId('a thing type', value);
   return id;
-}
-
-function notFound(id: number): HttpError {
-  return new HttpError('thing_type_not_found', `No thing type ${id} was found in this campaign.`);
 }
 
 export function thingTypesRoutes(app: AppInstance) {
@@ -82,7 +78,7 @@ export function thingTypesRoutes(app: AppInstance) {
     async (request, reply) => {
       const id = parseThingTypeId(request.params.thingTypeId);
       const row = await findThingType(database.kysely, campaignOf(request).id, id);
-      if (!row) throw notFound(id);
+      if (!row) throw errors.thingTypeNotFound(id);
       return reply.header('etag', etagOf(row.id, row.version)).send(presentThingType(row));
     },
   );
@@ -107,11 +103,9 @@ export function thingTypesRoutes(app: AppInstance) {
       if (input.name !== undefined) changes.name = check.name(input.name, '/updatedThingType/name');
       check.done();
       if (input.id !== undefined && input.id !== id) {
-        throw new HttpError('id_mismatch', `The body names thing type ${input.id} but the path names ${id}.`, [
-          { path: '/updatedThingType/id', message: 'must equal the id in the path' },
-        ]);
+        throw errors.idMismatch(input.id, id, '/updatedThingType/id');
       }
-      const row = await updateThingType(database, campaignOf(request).id, id, changes, request.headers['if-match']);
+      const row = await updateThingType(database, campaignOf(request).id, id, changes, expectedVersion(request));
       return reply.header('etag', etagOf(row.id, row.version)).send(presentThingType(row));
     },
   );
@@ -129,7 +123,7 @@ export function thingTypesRoutes(app: AppInstance) {
     },
     async (request, reply) => {
       const id = parseThingTypeId(request.params.thingTypeId);
-      if (!(await deleteThingType(database, campaignOf(request).id, id))) throw notFound(id);
+      if (!(await deleteThingType(database, campaignOf(request).id, id))) throw errors.thingTypeNotFound(id);
       return reply.code(204).send(null);
     },
   );

@@ -1,19 +1,16 @@
 import { Type } from '@sinclair/typebox';
-import { etagOf } from '../../db/repositories/common.js';
 import { thingTypeExists } from '../../db/repositories/thing-types.js';
 import { createThing, deleteThing, findThingBySlug, listThings, updateThing, type ThingChanges } from '../../db/repositories/things.js';
+import { errors } from '../../domain/errors.js';
 import { InputChecker } from '../../domain/input.js';
 import { nextPageQueryString, parseThingListQuery } from '../../domain/list-cursor.js';
 import { serializeRichText } from '../../domain/rich-text.js';
 import { campaignOf } from '../auth.js';
 import type { AppInstance } from '../app-types.js';
-import { HttpError } from '../errors.js';
+import { etagOf, expectedVersion } from '../conditional.js';
+import { atBody } from '../errors.js';
 import { CampaignParams, problems } from '../schemas/common.js';
 import { NewThingBody, presentThing, Thing, ThingListQuerystring, ThingParams, UpdatedThingBody } from '../schemas/thing.js';
-
-function notFound(slug: string): HttpError {
-  return new HttpError('thing_not_found', `No thing "${slug}" was found in this campaign.`);
-}
 
 export function thingsRoutes(app: AppInstance) {
   const { database } = app;
@@ -38,13 +35,11 @@ export function thingsRoutes(app: AppInstance) {
     },
     async (request, reply) => {
       const parsed = parseThingListQuery(request.query);
-      if (!parsed.ok) throw new HttpError('invalid_query', 'The query string is not valid.', parsed.issues);
+      if (!parsed.ok) throw errors.invalidQuery(parsed.issues);
       const query = parsed.value;
       const campaign = campaignOf(request);
       if (query.typeId !== undefined && !(await thingTypeExists(database.kysely, campaign.id, query.typeId))) {
-        throw new HttpError('invalid_reference', `No thing type ${query.typeId} exists in this campaign.`, [
-          { path: '/typeId', message: 'must be the id of a thing type of this campaign' },
-        ]);
+        throw errors.unknownThingType(query.typeId, '/typeId');
       }
       const page = await listThings(database.kysely, campaign.id, { limit: query.limit, typeId: query.typeId, after: query.after });
       const last = page.rows.at(-1);
@@ -76,7 +71,7 @@ export function thingsRoutes(app: AppInstance) {
       const description = input.description === undefined ? null : serializeRichText(check.richText(input.description, '/newThing/description'));
       check.done();
       const campaign = campaignOf(request);
-      const row = await createThing(database, campaign.id, { name, typeId, description }, '/newThing/typeId');
+      const row = await atBody('/newThing', createThing(database, campaign.id, { name, typeId, description }));
       return reply
         .code(201)
         .header('location', `/api/campaigns/${campaign.slug}/things/${row.slug}`)
@@ -94,7 +89,7 @@ export function thingsRoutes(app: AppInstance) {
     async (request, reply) => {
       const { thingSlug } = request.params;
       const row = await findThingBySlug(database.kysely, campaignOf(request).id, thingSlug);
-      if (!row) throw notFound(thingSlug);
+      if (!row) throw errors.thingNotFound(thingSlug);
       return reply.header('etag', etagOf(row.id, row.version)).send(presentThing(row));
     },
   );
@@ -122,13 +117,9 @@ export function thingsRoutes(app: AppInstance) {
         changes.description = serializeRichText(check.richText(input.description, '/updatedThing/description'));
       }
       check.done();
-      const row = await updateThing(
-        database,
-        campaignOf(request).id,
-        request.params.thingSlug,
-        changes,
-        request.headers['if-match'],
-        '/updatedThing/typeId',
+      const row = await atBody(
+        '/updatedThing',
+        updateThing(database, campaignOf(request).id, request.params.thingSlug, changes, expectedVersion(request)),
       );
       return reply.header('etag', etagOf(row.id, row.version)).send(presentThing(row));
     },
@@ -147,7 +138,7 @@ export function thingsRoutes(app: AppInstance) {
     },
     async (request, reply) => {
       const { thingSlug } = request.params;
-      if (!(await deleteThing(database, campaignOf(request).id, thingSlug))) throw notFound(thingSlug);
+      if (!(await deleteThing(database, campaignOf(request).id, thingSlug))) throw errors.thingNotFound(thingSlug);
       return reply.code(204).send(null);
     },
   );

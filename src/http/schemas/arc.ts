@@ -82,7 +82,6 @@ export const LinkArcBody = Type.Object({ arcSlug: Type.String({ minLength: 1 }) 
 export const LinkMessage = Type.Object({ message: Type.String() });
 
 export const ArcParams = Type.Object({ campaignSlug: Type.String(), arcSlug: Type.String() });
-export const ThingParams = Type.Object({ campaignSlug: Type.String(), thingSlug: Type.String() });
 export const ThingArcParams = Type.Object({ campaignSlug: Type.String(), thingSlug: Type.String(), arcSlug: Type.String() });
 
 function presentStoryFields(row: Pick<ArcRow, 'hook' | 'protagonist' | 'antagonist' | 'problem' | 'key' | 'outcome'>) {

@@ -1,14 +1,28 @@
-// Keeping the search index exact. Every write that changes searchable text calls one of the index*
-// functions inside its own transaction, so the index commits (or rolls back) with the record.
-// Deletes need no call: index rows cascade from their thing, arc or campaign (see the migration).
-import type { Kysely } from 'kysely';
-import type { Database } from '../db/database.js';
-import { campaignWrite, type Db } from '../db/repositories/common.js';
-import { DomainError } from '../domain/errors.js';
-import { ARC_TEXT_FIELDS, type ArcRow, type CampaignRow, type DB, type ThingRow } from '../db/schema.js';
-import { buildDocument, KIND_CODES, plainTextOfStored, type DocumentKind, type IndexDocument } from './document.js';
-import { deletionVariants } from './fuzzy.js';
-import { isFuzzyCandidate } from './tokenize.js';
+// The search index's write side (the read side is db/repositories/search.ts; what a document holds
+// is src/search/, pure).
+//
+// How a derived index is kept (this one, and the mentions index beside it): every write that changes
+// what the index derives from calls the index's `index*` function inside its own transaction, so
+// the index commits or rolls back with the record; deletes need no call, index rows cascade from
+// their record through foreign keys; and `rebuild*` recomputes a campaign's index from its records
+// (`npm run cli -- search reindex`, and after a migration that asks for it: db/migrate.ts).
+import type { Database, Db } from '../database.js';
+import { campaignWrite } from '../repositories/common.js';
+import { ARC_TEXT_FIELDS } from '../schema.js';
+import { AppError } from '../../domain/errors.js';
+import {
+  arcDocument,
+  campaignDocument,
+  KIND_CODES,
+  thingDocument,
+  type DocumentKind,
+  type IndexDocument,
+  type IndexedArc,
+  type IndexedCampaign,
+  type IndexedThing,
+} from '../../search/document.js';
+import { deletionVariants } from '../../search/fuzzy.js';
+import { isFuzzyCandidate } from '../../search/tokenize.js';
 
 // Rows per INSERT: well below SQLite's 32,766 and PostgreSQL's 65,535 bound parameters.
 const DOCUMENTS_PER_INSERT = 500;
@@ -16,10 +30,6 @@ const POSTINGS_PER_INSERT = 1000;
 const TERMS_PER_INSERT = 2000;
 const VARIANTS_PER_INSERT = 2000;
 const RECORDS_PER_BATCH = 500;
-
-export type IndexedThing = Pick<ThingRow, 'id' | 'campaign_id' | 'name' | 'description'>;
-export type IndexedArc = Pick<ArcRow, 'id' | 'campaign_id' | 'name' | (typeof ARC_TEXT_FIELDS)[number]>;
-export type IndexedCampaign = Pick<CampaignRow, 'id' | 'description'>;
 
 interface PendingDocument {
   kind: DocumentKind;
@@ -31,22 +41,6 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
-}
-
-export function thingDocument(thing: IndexedThing): IndexDocument | null {
-  return buildDocument(thing.name, [plainTextOfStored(thing.description)]);
-}
-
-export function arcDocument(arc: IndexedArc): IndexDocument | null {
-  return buildDocument(
-    arc.name,
-    ARC_TEXT_FIELDS.map((field) => plainTextOfStored(arc[field])),
-  );
-}
-
-// The campaign's own name is not searched: inside a campaign it would match every search for it.
-export function campaignDocument(campaign: IndexedCampaign): IndexDocument | null {
-  return buildDocument('', [plainTextOfStored(campaign.description)]);
 }
 
 /** Inserts documents with their postings, and adds their new words (and those words' typo keys) to the vocabulary. */
@@ -125,26 +119,21 @@ async function insertDocuments(db: Db, campaignId: number, pending: readonly Pen
  * (Re)indexes one thing: call inside the transaction that created it (`created`: it has no document
  * yet, nothing to delete) or changed its name or description.
  */
-export async function indexThing(db: Db, thing: IndexedThing, created = false): Promise<void> {
+export async function indexThing(db: Db, thing: IndexedThing & { id: number; campaign_id: number }, created = false): Promise<void> {
   if (!created) await db.deleteFrom('search_documents').where('campaign_id', '=', thing.campaign_id).where('thing_id', '=', thing.id).execute();
   const document = thingDocument(thing);
   if (document) await insertDocuments(db, thing.campaign_id, [{ kind: 'thing', recordId: thing.id, document }]);
 }
 
 /** (Re)indexes one arc: call inside the transaction that created it (`created`) or changed its name or a text field. */
-export async function indexArc(db: Db, arc: IndexedArc, created = false): Promise<void> {
+export async function indexArc(db: Db, arc: IndexedArc & { id: number; campaign_id: number }, created = false): Promise<void> {
   if (!created) await db.deleteFrom('search_documents').where('campaign_id', '=', arc.campaign_id).where('arc_id', '=', arc.id).execute();
   const document = arcDocument(arc);
   if (document) await insertDocuments(db, arc.campaign_id, [{ kind: 'arc', recordId: arc.id, document }]);
 }
 
-/** Whether an arc update touches what the index holds of the arc (its name or a text field). */
-export function changesArcSearchText(changes: Partial<Record<'name' | (typeof ARC_TEXT_FIELDS)[number], unknown>>): boolean {
-  return changes.name !== undefined || ARC_TEXT_FIELDS.some((field) => changes[field] !== undefined);
-}
-
 /** (Re)indexes a campaign's description: call inside the transaction that created the campaign or changed it. */
-export async function indexCampaign(db: Db, campaign: IndexedCampaign): Promise<void> {
+export async function indexCampaign(db: Db, campaign: IndexedCampaign & { id: number }): Promise<void> {
   await db.deleteFrom('search_documents').where('campaign_id', '=', campaign.id).where('kind', '=', KIND_CODES.campaign).execute();
   const document = campaignDocument(campaign);
   if (document) await insertDocuments(db, campaign.id, [{ kind: 'campaign', recordId: campaign.id, document }]);
@@ -197,7 +186,7 @@ export async function rebuildCampaignIndex(db: Db, campaignId: number): Promise<
     documents += 1;
   }
 
-  documents += await indexInPages(db, campaignId, 'thing', thingDocument, (after) =>
+  documents += await indexInPages<IndexedThing & { id: number }>(db, campaignId, 'thing', thingDocument, (after) =>
     db
       .selectFrom('things')
       .select(['id', 'campaign_id', 'name', 'description'])
@@ -207,7 +196,7 @@ export async function rebuildCampaignIndex(db: Db, campaignId: number): Promise<
       .limit(RECORDS_PER_BATCH)
       .execute(),
   );
-  documents += await indexInPages(db, campaignId, 'arc', arcDocument, (after) =>
+  documents += await indexInPages<IndexedArc & { id: number }>(db, campaignId, 'arc', arcDocument, (after) =>
     db
       .selectFrom('arcs')
       .select(['id', 'campaign_id', 'name', ...ARC_TEXT_FIELDS])
@@ -225,14 +214,6 @@ export interface RebuildSummary {
   documents: number;
 }
 
-/** Rebuilds every campaign's index inside the caller's transaction, without locking (the migration's use). */
-export async function rebuildAllInPlace(db: Kysely<DB>): Promise<RebuildSummary> {
-  const campaigns = await db.selectFrom('campaigns').select('id').orderBy('id').execute();
-  let documents = 0;
-  for (const { id } of campaigns) documents += await rebuildCampaignIndex(db, id);
-  return { campaigns: campaigns.length, documents };
-}
-
 /**
  * Rebuilds every campaign's index, one transaction per campaign, each holding the campaign's write
  * lock so no write interleaves with it (`npm run cli -- search reindex`). A campaign deleted
@@ -247,7 +228,7 @@ export async function rebuildSearchIndex(database: Database): Promise<RebuildSum
       documents += await campaignWrite(database, id, (trx) => rebuildCampaignIndex(trx, id));
       rebuilt += 1;
     } catch (error) {
-      if (!(error instanceof DomainError && error.code === 'campaign_not_found')) throw error;
+      if (!(error instanceof AppError && error.code === 'campaign_not_found')) throw error;
     }
   }
   return { campaigns: rebuilt, documents };

@@ -1,0 +1,162 @@
+// Accounts: registration, sign-in and sessions, API tokens, and the rate limits that guard them.
+// A service because the work spans stores (users, sessions, tokens, the rate-limit counters) and
+// rules (password hashing, limits); the routes (http/routes/auth.ts) only check input and answer.
+import type { Transaction } from 'kysely';
+import type { Config } from '../config.js';
+import type { Database } from '../db/database.js';
+import { classifyDatabaseError } from '../db/errors.js';
+import { createSession, createToken, deleteSession, deleteToken, findToken, listTokens } from '../db/repositories/credentials.js';
+import { count, isExhausted, reset, takeSlot } from '../db/repositories/rate-limits.js';
+import { createUser, findUserByEmail, normalizeEmail } from '../db/repositories/users.js';
+import type { DB, UserRow } from '../db/schema.js';
+import { PASSWORD_MAX_LENGTH } from '../domain/accounts.js';
+import { errors } from '../domain/errors.js';
+import { isStorableId } from '../domain/ids.js';
+import { HOUR_MS, limitKeys, MINUTE_MS, type LimitDecision } from '../domain/rate-limit.js';
+import { hashPassword, hashSecret, newSecret, verifyPassword } from '../domain/secrets.js';
+import { addMs, nowIso } from '../domain/time.js';
+
+type AccountSettings = Pick<
+  Config,
+  | 'sessionDays'
+  | 'loginWindowMinutes'
+  | 'loginMaxFailuresPerIp'
+  | 'loginMaxFailuresPerAccount'
+  | 'registerMaxPerIpPerHour'
+  | 'tokensMaxPerUserPerHour'
+>;
+
+/** A signed-in user and the secret of the new session (the cookie's value). */
+export interface StartedSession {
+  user: UserRow;
+  secret: string;
+  /** Seconds the session lives (the cookie's Max-Age). */
+  maxAgeSeconds: number;
+}
+
+export interface NewToken {
+  id: number;
+  name: string;
+  /** The secret, returned this once; only its hash is stored. */
+  token: string;
+  createdAt: string;
+  expiresAt: string | null;
+}
+
+function refuseIfLimited(decision: LimitDecision, what: string): void {
+  if (decision.limited) throw errors.rateLimited(what, decision.resetSeconds);
+}
+
+export class Accounts {
+  constructor(
+    private readonly database: Database,
+    private readonly settings: AccountSettings,
+  ) {}
+
+  private get sessionMs(): number {
+    return this.settings.sessionDays * 86_400_000;
+  }
+
+  /** Counts a registration attempt from `ip` (every attempt, valid or not): 429 beyond the limit. */
+  async countRegistration(ip: string, now = new Date()): Promise<void> {
+    const limit = { key: limitKeys.registerByIp(ip), max: this.settings.registerMaxPerIpPerHour, windowMs: HOUR_MS };
+    refuseIfLimited(await takeSlot(this.database.kysely, limit, now), 'Too many registrations from this address');
+  }
+
+  /**
+   * Creates the account and its first session, replacing the session the browser presented, if any
+   * (`previousSecret`). The input is already checked (domain/accounts.ts).
+   */
+  async register(input: { email: string; password: string; name: string }, previousSecret: string | undefined, now = new Date()): Promise<StartedSession> {
+    if (await findUserByEmail(this.database.kysely, input.email)) throw errors.emailTaken();
+    const passwordHash = await hashPassword(input.password);
+    const createdAt = nowIso(now);
+    try {
+      return await this.database.write(async (trx) => {
+        const user = await createUser(trx, { email: input.email, name: input.name, passwordHash, now: createdAt });
+        return { user, ...(await this.startSession(trx, user.id, previousSecret, createdAt)) };
+      });
+    } catch (error) {
+      // Two registrations of one address at the same moment: the unique index decides.
+      if (classifyDatabaseError(error) === 'unique') throw errors.emailTaken();
+      throw error;
+    }
+  }
+
+  /**
+   * Signs in. The same error, and similar work, for an unknown email and a wrong password. The
+   * account's limit slot is taken before the (slow) password check and cleared on success, so
+   * parallel guesses cannot overrun it while their hashes are computed; the IP counts failures.
+   */
+  async login(input: { email: string; password: string; ip: string }, previousSecret: string | undefined, now = new Date()): Promise<StartedSession> {
+    const windowMs = this.settings.loginWindowMinutes * MINUTE_MS;
+    const ipLimit = { key: limitKeys.loginFailuresByIp(input.ip), max: this.settings.loginMaxFailuresPerIp, windowMs };
+    const accountLimit = {
+      key: limitKeys.loginFailuresByAccount(normalizeEmail(input.email)),
+      max: this.settings.loginMaxFailuresPerAccount,
+      windowMs,
+    };
+    const db = this.database.kysely;
+    refuseIfLimited(await isExhausted(db, ipLimit, now), 'Too many failed sign-ins from this address');
+    refuseIfLimited(await takeSlot(db, accountLimit, now), 'Too many failed sign-ins for this account');
+
+    // No stored password is that long, so it is wrong without spending a hash on it.
+    const tooLong = [...input.password].length > PASSWORD_MAX_LENGTH;
+    const user = tooLong ? undefined : await findUserByEmail(db, input.email);
+    const valid = !tooLong && (await verifyPassword(user?.password_hash, input.password));
+    if (!valid || !user) {
+      await count(db, ipLimit, now);
+      throw errors.invalidCredentials();
+    }
+    await reset(db, accountLimit);
+    const createdAt = nowIso(now);
+    const session = await this.database.write((trx) => this.startSession(trx, user.id, previousSecret, createdAt));
+    return { user, ...session };
+  }
+
+  /** Ends the session of this secret (server-side). */
+  async endSession(secret: string): Promise<void> {
+    await this.database.write((trx) => deleteSession(trx, hashSecret(secret)));
+  }
+
+  // Signing in never leaves the previous secret of this browser alive.
+  private async startSession(
+    trx: Transaction<DB>,
+    userId: string,
+    previousSecret: string | undefined,
+    createdAt: string,
+  ): Promise<{ secret: string; maxAgeSeconds: number }> {
+    const secret = newSecret('lfs_');
+    if (previousSecret) await deleteSession(trx, hashSecret(previousSecret));
+    await createSession(trx, { userId, secretHash: hashSecret(secret), now: createdAt, expiresAt: addMs(createdAt, this.sessionMs) });
+    return { secret, maxAgeSeconds: this.sessionMs / 1000 };
+  }
+
+  /** A new API token for the user (rate limited per user); its secret is in the answer only. */
+  async createToken(userId: string, input: { name: string; expiresAt: string | null }, now = new Date()): Promise<NewToken> {
+    const limit = { key: limitKeys.tokensByUser(userId), max: this.settings.tokensMaxPerUserPerHour, windowMs: HOUR_MS };
+    refuseIfLimited(await takeSlot(this.database.kysely, limit, now), 'Too many new API tokens for this account');
+    const token = newSecret('lf_');
+    const row = await this.database.write((trx) =>
+      createToken(trx, { userId, name: input.name, secretHash: hashSecret(token), now: nowIso(now), expiresAt: input.expiresAt }),
+    );
+    return { id: row.id, name: row.name, token, createdAt: row.created_at, expiresAt: row.expires_at };
+  }
+
+  listTokens(userId: string) {
+    return listTokens(this.database.kysely, userId);
+  }
+
+  /** One of the user's tokens (never its secret); token_not_found for any other id. */
+  async token(userId: string, id: number) {
+    const row = isStorableId(id) ? await findToken(this.database.kysely, userId, id) : undefined;
+    if (!row) throw errors.tokenNotFound(id);
+    return row;
+  }
+
+  /** Revokes one of the user's tokens: it stops working at once. */
+  async revokeToken(userId: string, id: number): Promise<void> {
+    const deleted = isStorableId(id) && (await this.database.write((trx) => deleteToken(trx, userId, id)));
+    if (!deleted) throw errors.tokenNotFound(id);
+  }
+}

@@ -1,0 +1,22 @@
+// Query strings parsed by hand (the things list, search, and every route with options): each bad
+// value gets a message and a JSON pointer into the query object, and a repeated parameter is refused
+// rather than guessed at.
+import type { FieldIssue } from './errors.js';
+
+export type Parsed<T> = { ok: true; value: T } | { ok: false; issues: FieldIssue[] };
+
+/** The query object as Fastify's parser hands it over (anything else reads as empty). */
+export function queryObject(raw: unknown): Record<string, unknown> {
+  return typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {};
+}
+
+/** A parameter's one value: a string, absent, or (repeated) an issue. */
+export function singleValue(query: Record<string, unknown>, name: string, issues: FieldIssue[]): string | undefined {
+  const value = Object.hasOwn(query, name) ? query[name] : undefined;
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') {
+    issues.push({ path: `/${name}`, message: 'must be given at most once' });
+    return undefined;
+  }
+  return value;
+}

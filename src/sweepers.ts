@@ -1,0 +1,40 @@
+import type { Database } from './db/database.js';
+import { sweepExpired } from './db/repositories/housekeeping.js';
+import type { AppInstance } from './http/app-types.js';
+import type { ImageHost } from './images/image-host.js';
+import { sweepUploads } from './images/uploads.js';
+
+// Background work every instance does on a timer, started when the app is ready and stopped when it
+// closes: nothing here holds state another instance would need.
+
+const SWEEP_INTERVAL_MS = 10 * 60_000;
+const UPLOAD_SWEEP_INTERVAL_MS = 5 * 60_000;
+
+export function registerSweepers(app: AppInstance, database: Database, imageHost: ImageHost): void {
+  const { config } = app;
+  // Expired sessions and finished rate-limit windows would otherwise pile up forever.
+  const longestWindowMs = Math.max(3_600_000, config.loginWindowMinutes * 60_000);
+  let sweeper: NodeJS.Timeout | undefined;
+  app.addHook('onReady', () => {
+    sweeper = setInterval(() => {
+      sweepExpired(database.kysely, new Date(), longestWindowMs).catch((error: unknown) => app.log.warn({ err: error }, 'sweep failed'));
+    }, SWEEP_INTERVAL_MS);
+    sweeper.unref();
+  });
+  app.addHook('onClose', () => clearInterval(sweeper));
+
+  // Upload grants never confirmed expire and their bytes go; image removals that failed are retried.
+  let uploadSweeper: NodeJS.Timeout | undefined;
+  let uploadSweepRunning = false;
+  app.addHook('onReady', () => {
+    uploadSweeper = setInterval(() => {
+      if (uploadSweepRunning) return;
+      uploadSweepRunning = true;
+      sweepUploads(database, imageHost, new Date(), app.log)
+        .catch((error: unknown) => app.log.warn({ err: error }, 'upload sweep failed'))
+        .finally(() => (uploadSweepRunning = false));
+    }, UPLOAD_SWEEP_INTERVAL_MS);
+    uploadSweeper.unref();
+  });
+  app.addHook('onClose', () => clearInterval(uploadSweeper));
+}
