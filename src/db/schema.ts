@@ -115,7 +115,8 @@ export interface AssetsTable {
   user_id: string;
   image_id: string;
   label: string;
-  host_id: string;
+  /** Where the image host keeps the file (a path, an object key): internal, never answered. */
+  storage_key: string;
   url: string;
   content_type: string;
   byte_size: number;

@@ -17,7 +17,7 @@ export interface UploadTicket extends ImageRef {
 
 export interface StoredImage {
   /** The image's name at its host (a path or an object key). */
-  hostId: string;
+  storageKey: string;
   /** Where anyone can fetch it. */
   url: string;
   contentType: string;

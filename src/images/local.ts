@@ -172,7 +172,7 @@ export class LocalImageHost implements ImageHost {
       return {
         kind: 'stored',
         image: {
-          hostId: `${ticket.campaignId}/${ticket.imageId}.${ext}`,
+          storageKey: `${ticket.campaignId}/${ticket.imageId}.${ext}`,
           url: `${this.options.publicBaseUrl}/images/${ticket.campaignId}/${ticket.imageId}.${ext}`,
           contentType: mime,
           byteSize: found.size,

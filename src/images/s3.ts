@@ -151,7 +151,7 @@ export class S3ImageHost implements ImageHost {
       }
       return {
         kind: 'stored',
-        image: { hostId: target, url: `${this.settings.publicBaseUrl}/${target}`, contentType: mime, byteSize: size },
+        image: { storageKey: target, url: `${this.settings.publicBaseUrl}/${target}`, contentType: mime, byteSize: size },
       };
     } catch (error) {
       if (error instanceof ImageHostError) throw error;

@@ -109,7 +109,7 @@ export async function confirmUpload(
       userId,
       imageId,
       label: input.label,
-      hostId: outcome.image.hostId,
+      storageKey: outcome.image.storageKey,
       url: outcome.image.url,
       contentType: outcome.image.contentType,
       byteSize: outcome.image.byteSize,

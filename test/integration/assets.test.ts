@@ -109,7 +109,15 @@ async function confirmed(label = 'Confirmed', user = gm, slug = campaign.slug) {
   const granted = await uploaded(user, slug);
   const res = await post('confirm-upload', { imageId: granted.imageId, label }, user, slug);
   expect(res.statusCode, res.body).toBe(200);
-  return json(res).asset as { id: number; url: string; imageHostId: string; createdAt: string };
+  const asset = json(res).asset as { id: number; url: string; imageHostId: string; campaignId: number; createdAt: string };
+  // imageHostId is the imageId the upload was granted under.
+  expect(asset.imageHostId).toBe(granted.imageId);
+  return asset;
+}
+
+/** Where the local host keeps a confirmed PNG: relative to DATA_DIR/images. */
+function storedFile(asset: { campaignId: number; imageHostId: string }): string {
+  return path.join(String(asset.campaignId), `${asset.imageHostId}.png`);
 }
 
 const counts = async () => ({
@@ -333,7 +341,7 @@ describe('list and delete', () => {
 
   it('deletes an asset and its stored image; 404 for unknown ids and other campaigns’ assets, 400 for malformed ids', async () => {
     const asset = await confirmed('Doomed');
-    const file = path.join(dataDir, 'images', asset.imageHostId);
+    const file = path.join(dataDir, 'images', storedFile(asset));
     expect(fs.existsSync(file)).toBe(true);
     const other = await newCampaign(gm, 'Other');
     const url = (slug: string, id: string | number) => `/api/campaigns/${slug}/assets/${id}`;
@@ -359,7 +367,7 @@ describe('list and delete', () => {
 
   it('deletes the record even when the host fails; the bytes wait in the queue for the sweeper', async () => {
     const asset = await confirmed('Stubborn');
-    const file = path.join(dataDir, 'images', asset.imageHostId);
+    const file = path.join(dataDir, 'images', storedFile(asset));
     host.failRemove = true;
     try {
       expect((await app.inject({ method: 'DELETE', url: `/api/campaigns/${campaign.slug}/assets/${asset.id}`, headers: gm.headers })).statusCode).toBe(204);
@@ -383,7 +391,7 @@ describe('campaign deletion and the sweeper', () => {
     const asset = await confirmed('Kept until the end', gm, doomed.slug);
     const pending = await uploaded(gm, doomed.slug, IMAGES.gif.bytes);
     await grant(gm, doomed.slug);
-    expect(filesOf(doomed.id)).toEqual([asset.imageHostId.split('/')[1], `${pending.imageId}.gif`].sort());
+    expect(filesOf(doomed.id)).toEqual([`${asset.imageHostId}.png`, `${pending.imageId}.gif`].sort());
     const survivor = await confirmed('Other campaign');
 
     const res = await app.inject({ method: 'DELETE', url: `/api/campaigns/${doomed.slug}`, headers: gm.headers });
@@ -393,7 +401,7 @@ describe('campaign deletion and the sweeper', () => {
     expect(await database.kysely.selectFrom('assets').select('id').where('campaign_id', '=', doomed.id).execute()).toEqual([]);
     expect(await database.kysely.selectFrom('upload_grants').select('id').where('campaign_id', '=', doomed.id).execute()).toEqual([]);
     expect(await database.kysely.selectFrom('image_removals').selectAll().execute()).toEqual([]);
-    expect(fs.existsSync(path.join(dataDir, 'images', survivor.imageHostId))).toBe(true);
+    expect(fs.existsSync(path.join(dataDir, 'images', storedFile(survivor)))).toBe(true);
   });
 
   it('deleting a campaign while the host fails still deletes it, leaving the bytes queued', async () => {
@@ -426,7 +434,7 @@ describe('campaign deletion and the sweeper', () => {
     const results = await Promise.all([1, 2, 3].map(() => sweepUploads(database, host, new Date(), app.log)));
     expect(results.reduce((sum, r) => sum + r.expiredGrants, 0)).toBe(3);
     expect(await database.kysely.selectFrom('upload_grants').select('id').where('campaign_id', '=', swept.id).execute()).toEqual([{ id: live.imageId }]);
-    expect(filesOf(swept.id)).toEqual([kept.imageHostId.split('/')[1], `${live.imageId}.png`].sort());
+    expect(filesOf(swept.id)).toEqual([`${kept.imageHostId}.png`, `${live.imageId}.png`].sort());
     expect(await database.kysely.selectFrom('image_removals').selectAll().execute()).toEqual([]);
     for (const g of stale) {
       expectProblem(await post('confirm-upload', { imageId: g.imageId, label: 'late' }, gm, swept.slug), 400, 'image_id_not_issued');

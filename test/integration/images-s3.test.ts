@@ -133,7 +133,7 @@ describe('the S3 image host against s3rver', () => {
     const { url, asset } = json(res);
     const key = `images/${campaign.id}/${imageId}.png`;
     expect(url).toBe(objectUrl(key));
-    expect(asset).toMatchObject({ imageHostId: key, url, label: 'From the bucket', campaignId: campaign.id, userId: gm.id });
+    expect(asset).toMatchObject({ imageHostId: imageId, url, label: 'From the bucket', campaignId: campaign.id, userId: gm.id });
 
     const image = await call(url);
     expect(image.status).toBe(200);
@@ -200,11 +200,11 @@ describe('the S3 image host against s3rver', () => {
     const asset = json(await post('confirm-upload', { imageId: done.imageId, label: 'x' }, ctx, doomed.slug)).asset;
     const pending = await grant(ctx, doomed.slug);
     await fetch(pending.uploadURL, { method: 'PUT', body: png() });
-    expect(await exists(asset.imageHostId)).toBe(true);
+    expect(await exists(`images/${doomed.id}/${asset.imageHostId}.png`)).toBe(true);
     expect(await exists(stagingKey(pending.imageId, doomed.id))).toBe(true);
 
     expect((await ctx.app.inject({ method: 'DELETE', url: `/api/campaigns/${doomed.slug}`, headers: gm.headers })).statusCode).toBe(204);
-    expect(await exists(asset.imageHostId)).toBe(false);
+    expect(await exists(`images/${doomed.id}/${asset.imageHostId}.png`)).toBe(false);
     expect(await exists(stagingKey(pending.imageId, doomed.id))).toBe(false);
     expect(await ctx.database.kysely.selectFrom('image_removals').selectAll().execute()).toEqual([]);
   });

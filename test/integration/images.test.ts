@@ -70,7 +70,7 @@ describe('the local image host over HTTP', () => {
     expect(asset).toEqual({
       id: expect.any(Number),
       label: 'The Sword Coast, north',
-      imageHostId: `${campaign.id}/${granted.imageId}.png`,
+      imageHostId: granted.imageId,
       url,
       campaignId: campaign.id,
       userId: gm.id,

@@ -92,7 +92,7 @@ describe('the integrity checks', () => {
           user_id: owner.id,
           image_id: imageId,
           label: 'map',
-          host_id: 'local',
+          storage_key: 'local',
           url: `http://127.0.0.1/images/${imageId}`,
           content_type: 'image/png',
           byte_size: 1,

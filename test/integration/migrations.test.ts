@@ -1,6 +1,8 @@
+import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateToLatest, migrator } from '../../src/db/migrate.js';
 import { searchCampaign } from '../../src/db/repositories/search.js';
+import { presentAsset } from '../../src/http/schemas/asset.js';
 import { migrations } from '../../src/db/migrations/index.js';
 import { createTestDatabase, dialect, type TestDatabase } from '../support/test-db.js';
 
@@ -47,6 +49,45 @@ describe(`migrations on ${dialect}`, () => {
       expect(await db.selectFrom('index_rebuilds').selectAll().execute()).toEqual([]);
       const found = await searchCampaign(database, { ...campaign, content_version: 0 }, { text: 'spider', type: 'any', limit: 20 });
       expect(found.hits.map((hit) => hit.slug)).toEqual(['nezznar']);
+    } finally {
+      await database.close();
+    }
+  });
+
+  it('keeps an asset’s storage key and answers its imageId as imageHostId after migration 0007', async () => {
+    const database = await createTestDatabase({ migrate: false });
+    try {
+      expect((await migrator(database).migrateTo('2026-11-22-0006-index-rebuilds')).error).toBeUndefined();
+      const db = database.kysely as unknown as Kysely<any>;
+      await db
+        .insertInto('users')
+        .values({ id: 'u1', email: 'a@example.com', email_normalized: 'a@example.com', name: 'A', password_hash: 'x', created_at: now })
+        .execute();
+      const { id: campaignId } = await db
+        .insertInto('campaigns')
+        .values({ slug: 'old', name: 'Old', user_id: 'u1', version: 1, created_at: now, updated_at: now })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const imageId = 'ab'.repeat(16);
+      await db
+        .insertInto('assets')
+        .values({
+          campaign_id: campaignId,
+          user_id: 'u1',
+          image_id: imageId,
+          label: 'Map',
+          host_id: `${campaignId}/${imageId}.png`,
+          url: `http://127.0.0.1:3000/images/${campaignId}/${imageId}.png`,
+          content_type: 'image/png',
+          byte_size: 10,
+          created_at: now,
+        })
+        .execute();
+
+      await migrateToLatest(database);
+      const row = await database.kysely.selectFrom('assets').selectAll().executeTakeFirstOrThrow();
+      expect(row.storage_key).toBe(`${campaignId}/${imageId}.png`);
+      expect(presentAsset(row)).toMatchObject({ imageHostId: imageId, label: 'Map', url: `http://127.0.0.1:3000/images/${campaignId}/${imageId}.png` });
     } finally {
       await database.close();
     }

@@ -6,6 +6,7 @@ import * as search from './2026-11-21-0003-search.js';
 import * as contentVersion from './2026-11-21-0004-content-version.js';
 import * as postingsByDocument from './2026-11-21-0005-postings-by-document.js';
 import * as indexRebuilds from './2026-11-22-0006-index-rebuilds.js';
+import * as assetStorageKey from './2026-11-22-0007-asset-storage-key.js';
 
 export interface DialectMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -19,4 +20,5 @@ export const migrations: Record<string, DialectMigration> = {
   '2026-11-21-0004-content-version': contentVersion,
   '2026-11-21-0005-postings-by-document': postingsByDocument,
   '2026-11-22-0006-index-rebuilds': indexRebuilds,
+  '2026-11-22-0007-asset-storage-key': assetStorageKey,
 };

@@ -61,7 +61,7 @@ export interface ConfirmedImage {
   userId: string;
   imageId: string;
   label: string;
-  hostId: string;
+  storageKey: string;
   url: string;
   contentType: string;
   byteSize: number;
@@ -96,7 +96,7 @@ export function confirmAsset(database: Database, input: ConfirmedImage): Promise
         user_id: input.userId,
         image_id: input.imageId,
         label: input.label,
-        host_id: input.hostId,
+        storage_key: input.storageKey,
         url: input.url,
         content_type: input.contentType,
         byte_size: input.byteSize,

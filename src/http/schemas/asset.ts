@@ -5,7 +5,7 @@ import { Name, Timestamp } from './common.js';
 export const Asset = Type.Object({
   id: Type.Integer(),
   label: Type.String({ description: 'alt text and caption of the image where it is used' }),
-  imageHostId: Type.String({ description: "the image's name at the image host (a path or an object key)" }),
+  imageHostId: Type.String({ description: 'the imageId that upload-url returned and confirm-upload took (32 hex digits)' }),
   url: Type.String({ description: 'public URL of the image' }),
   campaignId: Type.Integer(),
   userId: Type.String({ description: 'the user who uploaded it' }),
@@ -41,7 +41,7 @@ export function presentAsset(row: AssetRow) {
   return {
     id: row.id,
     label: row.label,
-    imageHostId: row.host_id,
+    imageHostId: row.image_id,
     url: row.url,
     campaignId: row.campaign_id,
     userId: row.user_id,
