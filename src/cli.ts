@@ -1,8 +1,9 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.js';
-import { createDatabase, type Database } from './db/database.js';
+import { createDatabase, describeDatabase, isPostgresUrl, sqliteFileOf, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { setPremiumUntil } from './db/repositories/users.js';
 import { parseDateTime } from './domain/time.js';
@@ -27,15 +28,18 @@ Commands:
   search reindex                           rebuild the search index of every campaign from its records
   help                                     show this text
 
-Settings are read from the same environment variables as the server (DATABASE_URL, DATA_DIR, …);
-pending migrations are applied before every command.
+Settings are read from the same environment variables as the server: DATABASE_URL (PostgreSQL), or
+else DATA_DIR (the SQLite file DATA_DIR/loreforge.sqlite; default ./data). Every command first says
+which database it opened. Commands that work on existing data (user premium, search reindex) refuse
+to create a new SQLite file: give the server's DATA_DIR, or add --create to start an empty database.
+Pending migrations are applied before every command.
 Exit status: 0 done, 1 failed (bad setting, unknown user, database error), 2 bad command line.`;
 
 type Command =
   | { kind: 'help' }
   | { kind: 'migrate' }
-  | { kind: 'premium'; email: string; until: string | null }
-  | { kind: 'reindex' };
+  | { kind: 'premium'; email: string; until: string | null; create: boolean }
+  | { kind: 'reindex'; create: boolean };
 
 class UsageError extends Error {}
 
@@ -54,7 +58,7 @@ function parseCommand(argv: string[]): Command {
       args: argv,
       allowPositionals: true,
       strict: true,
-      options: { until: { type: 'string' }, off: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      options: { until: { type: 'string' }, off: { type: 'boolean' }, create: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
     });
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
@@ -64,21 +68,22 @@ function parseCommand(argv: string[]): Command {
   if (values.help || name === 'help') return { kind: 'help' };
   if (name === undefined) throw new UsageError('no command given');
   const noOptions = values.until === undefined && values.off === undefined;
+  const create = values.create === true;
 
   if (name === 'migrate') {
-    if (rest.length > 0 || !noOptions) throw new UsageError('migrate takes no arguments');
+    if (rest.length > 0 || !noOptions || create) throw new UsageError('migrate takes no arguments');
     return { kind: 'migrate' };
   }
   if (name === 'search' && rest[0] === 'reindex') {
-    if (rest.length > 1 || !noOptions) throw new UsageError('search reindex takes no arguments');
-    return { kind: 'reindex' };
+    if (rest.length > 1 || !noOptions) throw new UsageError('search reindex takes no arguments but --create');
+    return { kind: 'reindex', create };
   }
   if (name === 'user' && rest[0] === 'premium') {
     const [, email, ...extra] = rest;
     if (email === undefined || email.trim() === '') throw new UsageError('user premium needs an email address');
     if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
     if (values.off && values.until !== undefined) throw new UsageError('give either --until <date> or --off, not both');
-    if (values.off) return { kind: 'premium', email: email.trim(), until: null };
+    if (values.off) return { kind: 'premium', email: email.trim(), until: null, create };
     if (values.until === undefined) throw new UsageError('user premium needs --until <date> or --off');
     const until = parseUntil(values.until.trim());
     if (until === undefined) {
@@ -86,7 +91,7 @@ function parseCommand(argv: string[]): Command {
         `--until must be an ISO 8601 date (2027-01-31) or date-time with a time zone (2027-01-31T18:00:00Z), got "${values.until}"`,
       );
     }
-    return { kind: 'premium', email: email.trim(), until };
+    return { kind: 'premium', email: email.trim(), until, create };
   }
   throw new UsageError(`unknown command "${positionals.join(' ')}"`);
 }
@@ -158,9 +163,23 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     return 1;
   }
 
+  const target = { url: config.databaseUrl, dataDir: config.dataDir };
+  io.out(`Database: ${describeDatabase(target)}`);
+  // A mistyped or missing DATA_DIR would otherwise open a new, empty database and report that the
+  // user does not exist: commands on existing data need the file to be there.
+  if (command.kind !== 'migrate' && !command.create && !isPostgresUrl(config.databaseUrl)) {
+    const file = path.resolve(sqliteFileOf(target));
+    if (!fs.existsSync(file)) {
+      io.err(
+        `loreforge: there is no database at ${file}. Run the command with the server's settings (DATA_DIR, or DATABASE_URL for PostgreSQL), or add --create to start a new, empty database there.`,
+      );
+      return 1;
+    }
+  }
+
   let database: Database | undefined;
   try {
-    database = createDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
+    database = createDatabase(target);
     return await execute(command, database, io);
   } catch (error) {
     io.err(`loreforge: ${describeError(error)}`);

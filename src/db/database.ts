@@ -88,6 +88,22 @@ function withStatementCache(sqlite: SQLite.Database) {
   };
 }
 
+/** The SQLite file the options select (only meaningful when they do not select PostgreSQL). */
+export function sqliteFileOf(options: Pick<DatabaseOptions, 'sqliteFile' | 'dataDir'>): string {
+  return options.sqliteFile ?? path.join(options.dataDir ?? 'data', 'loreforge.sqlite');
+}
+
+/** Which database the options select, for people: the SQLite file's full path, or PostgreSQL's host, port and database (never the credentials). */
+export function describeDatabase(options: Pick<DatabaseOptions, 'url' | 'sqliteFile' | 'dataDir'>): string {
+  if (isPostgresUrl(options.url)) {
+    const url = new URL(options.url);
+    const database = decodeURIComponent(url.pathname.replace(/^\//, '')) || '(default)';
+    return `PostgreSQL database "${database}" on ${url.hostname}:${url.port || '5432'}`;
+  }
+  const file = sqliteFileOf(options);
+  return file === ':memory:' ? 'SQLite in memory' : `SQLite file ${path.resolve(file)}`;
+}
+
 export function createDatabase(options: DatabaseOptions): Database {
   const log = logger(options.onQuery);
   if (isPostgresUrl(options.url)) {
@@ -113,7 +129,7 @@ export function createDatabase(options: DatabaseOptions): Database {
     };
   }
 
-  const file = options.sqliteFile ?? path.join(options.dataDir ?? 'data', 'loreforge.sqlite');
+  const file = sqliteFileOf(options);
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const sqlite = new SQLite(file);
   // WAL lets readers run beside the single writer; synchronous=FULL makes every acknowledged

@@ -169,6 +169,57 @@ describe(`cli on ${dialect}`, () => {
     });
   });
 
+  describe('which database', () => {
+    it('every command says which database it opened, never with a password', async () => {
+      const target = await emptyTarget();
+      try {
+        for (const args of [['migrate'], ['search', 'reindex'], ['user', 'premium', 'nobody@example.com', '--off']]) {
+          const res = await cli(args, target.env);
+          const first = res.out.split('\n')[0]!;
+          if (dialect === 'postgres') {
+            const url = new URL(target.env.DATABASE_URL!);
+            expect(first).toBe(`Database: PostgreSQL database "${url.pathname.slice(1)}" on ${url.hostname}:${url.port}`);
+            expect(res.out + res.err).not.toContain(decodeURIComponent(url.password));
+          } else {
+            expect(first).toBe(`Database: SQLite file ${path.resolve(target.env.DATA_DIR!, 'loreforge.sqlite')}`);
+          }
+        }
+      } finally {
+        await target.cleanup();
+      }
+    });
+
+    // SQLite only: a PostgreSQL database is never created by opening it.
+    if (dialect === 'sqlite') it('refuses to create a new SQLite file for user premium and search reindex, unless told to with --create', async () => {
+      const dir = temporaryDir();
+      const file = path.join(dir, 'loreforge.sqlite');
+      for (const args of [['user', 'premium', 'gm@example.com', '--until', '2099-01-01'], ['search', 'reindex']]) {
+        const res = await cli(args, { DATA_DIR: dir, LOG_LEVEL: 'silent' });
+        expect(res.status).toBe(1);
+        expect(res.out).toBe(`Database: SQLite file ${file}`);
+        expect(res.err.split('\n')).toHaveLength(1);
+        expect(res.err).toContain(`there is no database at ${file}`);
+        expect(res.err).toContain('DATA_DIR');
+        expect(res.err).toContain('--create');
+        expect(fs.existsSync(file)).toBe(false);
+      }
+      const reindex = await cli(['search', 'reindex', '--create'], { DATA_DIR: dir, LOG_LEVEL: 'silent' });
+      expect(reindex.status).toBe(0);
+      expect(fs.existsSync(file)).toBe(true);
+      // Now the file exists, the data commands run against it without --create.
+      const premium = await cli(['user', 'premium', 'gm@example.com', '--off'], { DATA_DIR: dir, LOG_LEVEL: 'silent' });
+      expect(premium.status).toBe(1);
+      expect(premium.err).toContain('no user has the email address "gm@example.com"');
+    });
+
+    if (dialect === 'sqlite') it('lets migrate create the SQLite file: it is how a database is set up', async () => {
+      const dir = temporaryDir();
+      const res = await cli(['migrate'], { DATA_DIR: dir, LOG_LEVEL: 'silent' });
+      expect(res.status).toBe(0);
+      expect(fs.existsSync(path.join(dir, 'loreforge.sqlite'))).toBe(true);
+    });
+  });
+
   describe('usage and failures', () => {
     it('help (and --help) prints the usage on stdout with exit status 0', async () => {
       for (const args of [['help'], ['--help'], ['user', 'premium', '-h']]) {
