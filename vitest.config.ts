@@ -11,6 +11,7 @@ export default defineConfig({
     // Leaves time for the PostgreSQL global teardown before vitest gives up and exits anyway.
     teardownTimeout: 30_000,
     pool: 'forks',
+    reporters: ['default', './test/support/openapi-check-reporter.ts'],
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
       { extends: true, test: { name: 'sqlite', include: integration, env: { TEST_DIALECT: 'sqlite' } } },

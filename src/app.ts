@@ -2,6 +2,7 @@ import fastifyCookie from '@fastify/cookie';
 import type { Config } from './config.js';
 import { createDatabase, type Database } from './db/database.js';
 import { registerApiDocs } from './http/api-docs.js';
+import { requireOperationDocs } from './http/openapi.js';
 import type { AppInstance } from './http/app-types.js';
 import { registerAuth } from './http/auth.js';
 import { registerResponseCache, ResponseCache } from './http/response-cache.js';
@@ -33,6 +34,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.decorate('imageHost', imageHost);
   app.decorate('routeTable', [] as { method: string; url: string; auth: string }[]);
   app.addHook('onRoute', (route) => {
+    requireOperationDocs(route);
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     for (const method of methods) {
       if (method === 'HEAD') continue;

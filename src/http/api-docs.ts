@@ -1,6 +1,7 @@
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { AppInstance } from './app-types.js';
+import { documentRoute, documentService } from './openapi.js';
 import { version } from '../version.js';
 
 // /api/docs is swagger-ui's own page: its scripts and styles from this origin (and the inline ones
@@ -21,20 +22,36 @@ function docsCsp(hashes: { script: string[]; style: string[] }): string {
   ].join('; ');
 }
 
+const DESCRIPTION = [
+  'Campaign content for game masters: campaigns hold things, thing types, story arcs and images.',
+  '',
+  'Bodies are `application/json; charset=utf-8`; errors are RFC 9457 problem documents (`application/problem+json`) with a stable `code`.',
+  'Requests the HTTP parser refuses before any route (a malformed request line, headers over the limit, a request not received within REQUEST_TIMEOUT_MS, a URL that does not decode) are answered 400, 408, 414 or 431 with a problem document as well.',
+].join('\n');
+
 /** The OpenAPI document (built from the route schemas) and swagger-ui's readable docs at /api/docs. */
 export async function registerApiDocs(app: AppInstance): Promise<void> {
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Loreforge', version, description: 'Campaign content for game masters: things, thing types, story arcs.' },
+      info: {
+        title: 'Loreforge',
+        version,
+        description: DESCRIPTION,
+        license: { name: 'Proprietary: all rights reserved', identifier: 'LicenseRef-Proprietary' },
+        contact: { name: 'Loreforge' },
+      },
       components: {
         securitySchemes: {
-          bearer: { type: 'http', scheme: 'bearer' },
-          session: { type: 'apiKey', in: 'cookie', name: 'loreforge_session' },
+          bearer: { type: 'http', scheme: 'bearer', description: 'An API token (`lf_…`) from POST /api/auth/tokens.' },
+          session: { type: 'apiKey', in: 'cookie', name: 'loreforge_session', description: 'The session cookie set by register and login.' },
         },
       },
-      security: [{ bearer: [] }, { session: [] }],
     },
+    // HEAD is answered for every GET (Fastify's exposeHeadRoutes), so the document lists it too.
+    exposeHeadRoutes: true,
+    transform: documentRoute(app.config),
+    transformObject: (document) => documentService('openapiObject' in document ? document.openapiObject : document.swaggerObject),
   });
   await app.register(fastifySwaggerUi, {
     routePrefix: '/api/docs',

@@ -107,7 +107,8 @@ export async function createTransport(config: Config, options: TransportOptions 
     frameworkErrors: answerFrameworkError,
     clientErrorHandler: answerClientError,
     forceCloseConnections: 'idle',
-    return503OnClosing: true,
+    // Requests arriving while closing are answered below, as a problem document like every error.
+    return503OnClosing: false,
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -140,7 +141,9 @@ export async function createTransport(config: Config, options: TransportOptions 
   // while closing, idle connections are closed as they appear: close() ends once the last request
   // in flight is answered. (This hook runs before Fastify's own server close, the onClose below after.)
   let idleCloser: NodeJS.Timeout | undefined;
+  let closing = false;
   app.addHook('preClose', (done) => {
+    closing = true;
     idleCloser = setInterval(() => app.server.closeIdleConnections(), 100);
     idleCloser.unref();
     done();
@@ -150,9 +153,17 @@ export async function createTransport(config: Config, options: TransportOptions 
   registerErrorHandling(app);
   // Before the auth hook, so a 401 carries the headers too. (The docs routes replace the CSP.)
   const securityHeaders = await helmetHeaders(API_HELMET);
-  app.addHook('onRequest', (_request, reply, done) => {
+  app.addHook('onRequest', (request, reply, done) => {
     const raw = reply.raw;
     for (const [name, value] of securityHeaders) raw.setHeader(name, value);
+    // While closing, a request on a connection still open is refused at once (its client retries
+    // elsewhere); the requests already in progress finish. The health check still answers for
+    // itself, so a load balancer sees its 503 "unavailable" once the database goes.
+    if (closing && request.routeOptions.url !== '/api/health') {
+      void reply.header('connection', 'close');
+      done(new HttpError('service_unavailable', 'The service is shutting down; try again in a moment.'));
+      return;
+    }
     done();
   });
   return app;

@@ -4,13 +4,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
 import { runCli } from '../../src/cli.js';
 import { loadConfig } from '../../src/config.js';
 import { createDatabase, type Database } from '../../src/db/database.js';
 import { migrations } from '../../src/db/migrations/index.js';
 import type { AppInstance } from '../../src/http/app-types.js';
-import { createTestUser, json, type TestUser } from '../support/app.js';
+import { buildCheckedApp, createTestUser, json, type TestUser } from '../support/app.js';
 import { createTestDatabase, dialect } from '../support/test-db.js';
 
 // The command line opens its own connection, so each target is a database another connection can
@@ -78,7 +77,7 @@ describe(`cli on ${dialect}`, () => {
     beforeAll(async () => {
       target = await emptyTarget();
       expect((await cli(['migrate'], target.env)).status).toBe(0);
-      app = await buildApp(loadConfig(target.env), { database: target.database, logger: false });
+      app = await buildCheckedApp(loadConfig(target.env), { database: target.database, logger: false });
       await app.ready();
       user = await createTestUser(target.database, `Premium-${Date.now()}@Example.com`);
     });

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import type { AppInstance } from '../../src/http/app-types.js';
-import { createTestContext, json, type TestContext, type TestUser } from '../support/app.js';
+import { buildCheckedApp, createTestContext, json, type TestContext, type TestUser } from '../support/app.js';
 import { seedCampaign, type Seed } from '../support/seed.js';
 import { createDatabase } from '../../src/db/database.js';
 import { createTestDatabase, dialect } from '../support/test-db.js';
@@ -216,7 +216,7 @@ describe('size and time limits on real connections', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    app = await buildApp(loadConfig({ LOG_LEVEL: 'silent', REQUEST_TIMEOUT_MS: '1000', BODY_LIMIT: '2048' }), { database, logger: false });
+    app = await buildCheckedApp(loadConfig({ LOG_LEVEL: 'silent', REQUEST_TIMEOUT_MS: '1000', BODY_LIMIT: '2048' }), { database, logger: false });
     await app.listen({ port: 0, host: '127.0.0.1' });
     port = (app.server.address() as net.AddressInfo).port;
   });
@@ -401,7 +401,7 @@ describe('GET /api/health when the database goes away and comes back', () => {
     const viaProxy = new URL(real.url!);
     viaProxy.port = String(proxy.port());
     const database = createDatabase({ url: viaProxy.toString(), poolSize: 4 });
-    const app = await buildApp(loadConfig({ LOG_LEVEL: 'silent' }), { database, logger: false });
+    const app = await buildCheckedApp(loadConfig({ LOG_LEVEL: 'silent' }), { database, logger: false });
     await app.ready();
     const health = () => app.inject({ method: 'GET', url: '/api/health' });
     const pollHealth = async (status: number) => {

@@ -1,9 +1,8 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
 import { createDatabase, type Database } from '../../src/db/database.js';
 import type { AppInstance } from '../../src/http/app-types.js';
-import { createTestContext, json, type TestContext, type TestUser } from '../support/app.js';
+import { buildCheckedApp, createTestContext, json, type TestContext, type TestUser } from '../support/app.js';
 import { integrityProblems } from '../support/integrity.js';
 
 // Races between writers, each on both databases. On PostgreSQL the requests of every race are
@@ -25,7 +24,7 @@ beforeAll(async () => {
   apps = [ctx.app];
   if (ctx.database.url !== undefined) {
     secondDatabase = createDatabase({ url: ctx.database.url, poolSize: 10 });
-    const second = await buildApp(ctx.config, { database: secondDatabase, logger: false });
+    const second = await buildCheckedApp(ctx.config, { database: secondDatabase, logger: false });
     await second.ready();
     apps.push(second);
   }

@@ -1,8 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
 import type { AppInstance } from '../../src/http/app-types.js';
-import { createTestContext, json, type TestContext } from '../support/app.js';
+import { buildCheckedApp, createTestContext, json, type TestContext } from '../support/app.js';
 
 const PASSWORD = 'correct horse battery';
 const LOGIN_WINDOW_S = 15 * 60;
@@ -22,7 +21,7 @@ beforeAll(async () => {
     TOKENS_MAX_PER_USER_PER_HOUR: '3',
   });
   // A second instance over the same database, as when several run behind a load balancer.
-  second = await buildApp(ctx.config, { database: ctx.database, logger: false });
+  second = await buildCheckedApp(ctx.config, { database: ctx.database, logger: false });
   await second.ready();
 });
 afterAll(async () => {

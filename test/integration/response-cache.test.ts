@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
 import { createDatabase, type Database } from '../../src/db/database.js';
 import type { AppInstance } from '../../src/http/app-types.js';
-import { createTestContext, json, type TestContext, type TestUser } from '../support/app.js';
+import { buildCheckedApp, createTestContext, json, type TestContext, type TestUser } from '../support/app.js';
 import { dialect } from '../support/test-db.js';
 
 // The response cache is keyed by the campaign's content_version, which every write bumps in the
@@ -20,7 +19,7 @@ beforeAll(async () => {
   owner = await ctx.createUser();
   // A second instance with its own cache (and on PostgreSQL its own connection pool).
   secondDatabase = dialect === 'postgres' ? createDatabase({ url: ctx.database.url }) : undefined;
-  second = await buildApp(ctx.config, { database: secondDatabase ?? ctx.database, logger: false });
+  second = await buildCheckedApp(ctx.config, { database: secondDatabase ?? ctx.database, logger: false });
   const campaign = json(await post(ctx.app, '/api/campaigns', { newCampaign: { name: 'Cached' } }));
   slug = campaign.slug;
   typeId = json(await get(ctx.app, `/api/campaigns/${slug}/thing-types`))[0].id;

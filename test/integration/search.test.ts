@@ -2,13 +2,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
 import { runCli } from '../../src/cli.js';
 import { loadConfig } from '../../src/config.js';
 import { createDatabase } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { rebuildCampaignIndex } from '../../src/db/indexes/search.js';
-import { createTestContext, createTestUser, json, type TestContext, type TestUser } from '../support/app.js';
+import { buildCheckedApp, createTestContext, createTestUser, json, type TestContext, type TestUser } from '../support/app.js';
 import { createTestDatabase, dialect, type TestDatabase } from '../support/test-db.js';
 
 const text = (...paragraphs: string[]) => paragraphs.map((p) => ({ type: 'paragraph', children: [{ text: p }] }));
@@ -423,7 +422,7 @@ describe(`npm run cli -- search reindex on ${dialect}`, () => {
   });
 
   it('rebuilds the index of every campaign from its records', async () => {
-    const app = await buildApp(loadConfig(env), { database, logger: false });
+    const app = await buildCheckedApp(loadConfig(env), { database, logger: false });
     try {
       const user = await createTestUser(database);
       const campaign = json(await app.inject({ method: 'POST', url: '/api/campaigns', headers: user.headers, payload: { newCampaign: { name: 'Reindexed', description: text('Old tales.') } } }));

@@ -59,6 +59,9 @@ describe('graceful shutdown', () => {
                 server.child.kill('SIGTERM');
               }
             } else if (res.status === 503) {
+              // Refused like every error: a problem document, with the connection closed.
+              expect(res.headers.get('content-type')).toBe('application/problem+json; charset=utf-8');
+              expect(res.body).toMatchObject({ status: 503, code: 'service_unavailable' });
               refused.push(name);
               return;
             } else {

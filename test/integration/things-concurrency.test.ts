@@ -1,9 +1,8 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
 import { createDatabase, type Database } from '../../src/db/database.js';
 import type { AppInstance } from '../../src/http/app-types.js';
-import { createTestContext, json, type TestContext, type TestUser } from '../support/app.js';
+import { buildCheckedApp, createTestContext, json, type TestContext, type TestUser } from '../support/app.js';
 
 interface Problem {
   type: string;
@@ -35,7 +34,7 @@ beforeAll(async () => {
     // The test context's own pool has 10 connections (createDatabase's default); the second
     // instance gets as many, so the writers really do run side by side.
     secondDatabase = createDatabase({ url: ctx.database.url, poolSize: 10 });
-    const second = await buildApp(ctx.config, { database: secondDatabase, logger: false });
+    const second = await buildCheckedApp(ctx.config, { database: secondDatabase, logger: false });
     await second.ready();
     apps.push(second);
   }

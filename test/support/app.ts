@@ -1,5 +1,5 @@
 import type { LightMyRequestResponse } from 'fastify';
-import { buildApp } from '../../src/app.js';
+import { buildApp, type BuildOptions } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { Database } from '../../src/db/database.js';
 import { createToken } from '../../src/db/repositories/credentials.js';
@@ -7,6 +7,7 @@ import { createUser } from '../../src/db/repositories/users.js';
 import { hashSecret, newSecret } from '../../src/domain/secrets.js';
 import { nowIso } from '../../src/domain/time.js';
 import type { AppInstance } from '../../src/http/app-types.js';
+import { attachOpenApiCheck } from './openapi-check.js';
 import { createTestDatabase } from './test-db.js';
 
 export interface TestUser {
@@ -40,11 +41,41 @@ export async function createTestUser(database: Database, email?: string): Promis
   return { id: user.id, email: address, token, headers: { authorization: `Bearer ${token}` } };
 }
 
+/**
+ * buildApp for tests: every response the app gives (through inject or a real socket) is checked
+ * against the OpenAPI document it serves (openapi-check.ts). A response of an inject that does not
+ * match fails that inject; one over a socket fails at close(). Call `ready()` or `listen()` after.
+ */
+export async function buildCheckedApp(config: Config, options: BuildOptions): Promise<AppInstance> {
+  const app = await buildApp(config, options);
+  const check = attachOpenApiCheck(app);
+  const inject = app.inject.bind(app) as (opts: unknown) => Promise<LightMyRequestResponse>;
+  const failIfDrifted = () => {
+    const problems = check.takeProblems();
+    if (problems.length > 0) throw new Error(`The response does not match the OpenAPI document:\n${problems.join('\n')}`);
+  };
+  (app as { inject: unknown }).inject = async (opts: unknown) => {
+    const response = await inject(opts);
+    failIfDrifted();
+    return response;
+  };
+  app.addHook('onClose', (_instance, done) => {
+    check.flush();
+    try {
+      failIfDrifted();
+      done();
+    } catch (error) {
+      done(error as Error);
+    }
+  });
+  return app;
+}
+
 export async function createTestContext(env: Record<string, string> = {}): Promise<TestContext> {
   const queries: string[] = [];
   const database = await createTestDatabase({ onQuery: (sql) => queries.push(sql) });
   const config = loadConfig({ LOG_LEVEL: 'silent', ...env });
-  const app = await buildApp(config, { database, logger: false });
+  const app = await buildCheckedApp(config, { database, logger: false });
   await app.ready();
   return {
     app,

@@ -36,8 +36,10 @@ export function arcsRoutes(app: AppInstance) {
     {
       config: { auth: 'campaign', cache: 'list' },
       schema: {
+        operationId: 'listArcs',
+        summary: 'The campaign’s arcs',
+        description: 'Every arc of the campaign, newest first, each with `parentArc`, `childArcs` (oldest first) and its full `things` (in link order).',
         tags: ['arcs'],
-        summary: 'Every arc of the campaign, newest first, each with parentArc, childArcs and its full things',
         params: CampaignParams,
         response: { 200: Type.Array(Arc), ...problems(401, 404) },
       },
@@ -56,10 +58,13 @@ export function arcsRoutes(app: AppInstance) {
     {
       config: { auth: 'campaign' },
       schema: {
+        operationId: 'createArc',
+        summary: 'Create an arc',
+        description: 'Creates an arc, optionally under a parent arc of the campaign and with any of the seven narrative fields; its slug is generated from the name.',
         tags: ['arcs'],
-        summary: 'Create an arc; its slug is generated from the name',
         params: CampaignParams,
         body: NewArcBody,
+        responseHeaders: { 201: ['location', 'etag'] },
         response: { 201: Arc, ...problems(400, 401, 404, 415) },
       },
     },
@@ -83,7 +88,14 @@ export function arcsRoutes(app: AppInstance) {
     '/campaigns/:campaignSlug/arcs/:arcSlug',
     {
       config: { auth: 'campaign', cache: 'record' },
-      schema: { tags: ['arcs'], params: ArcParams, response: { 200: Arc, ...problems(401, 404) } },
+      schema: {
+        operationId: 'getArc',
+        summary: 'One arc',
+        description: 'The arc with its narrative fields, `parentArc`, `childArcs` and linked `things`.',
+        tags: ['arcs'],
+        params: ArcParams,
+        response: { 200: Arc, ...problems(401, 404) },
+      },
     },
     async (request, reply) => {
       const detail = await findArcDetail(database.kysely, campaignOf(request).id, request.params.arcSlug);
@@ -96,10 +108,13 @@ export function arcsRoutes(app: AppInstance) {
     {
       config: { auth: 'campaign' },
       schema: {
+        operationId: 'updateArc',
+        summary: 'Change an arc',
+        description: 'Changes the fields given; omitted fields keep their value. `parentArcId` must name another arc of the campaign (400 `invalid_reference`) and may not make a loop (400 `arc_cycle`); null makes the arc top-level. With If-Match, a stale version is 412.',
         tags: ['arcs'],
-        summary: 'Change some fields of an arc; omitted fields keep their value. Honours If-Match.',
         params: ArcParams,
         body: UpdatedArcBody,
+        responseHeaders: { 200: ['etag'] },
         response: { 200: Arc, ...problems(400, 401, 404, 409, 412, 415) },
       },
     },
@@ -125,8 +140,10 @@ export function arcsRoutes(app: AppInstance) {
     {
       config: { auth: 'campaign' },
       schema: {
+        operationId: 'deleteArc',
+        summary: 'Delete an arc',
+        description: 'Deletes the arc and its links to things; its child arcs become top-level.',
         tags: ['arcs'],
-        summary: 'Delete an arc: its child arcs become top-level and its links to things go',
         params: ArcParams,
         response: { 204: Type.Null(), ...problems(401, 404) },
       },

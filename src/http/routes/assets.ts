@@ -30,8 +30,10 @@ export function assetsRoutes(app: AppInstance) {
       config: { auth: 'campaign', problemSuccessFlag: true },
       onRequest: requirePremium,
       schema: {
+        operationId: 'requestUploadUrl',
+        summary: 'Ask for an image upload URL',
+        description: 'Premium only. Answers an `uploadURL` to send one image to within 30 minutes and the `imageId` to confirm it with. Checks in this order: caller (401), campaign (404), premium (403), body (400).',
         tags: ['assets'],
-        summary: 'Ask for a URL to upload one image to (premium); it works for 30 minutes',
         params: CampaignParams,
         body: UploadUrlBody,
         response: { 200: UploadUrlResponse, ...problems(400, 401, 403, 404, 415, 500) },
@@ -57,8 +59,10 @@ export function assetsRoutes(app: AppInstance) {
       config: { auth: 'campaign', problemSuccessFlag: true },
       onRequest: requirePremium,
       schema: {
+        operationId: 'confirmUpload',
+        summary: 'Confirm an uploaded image',
+        description: 'Premium only. Asks the image host for the uploaded file and saves the asset; confirming again returns the same asset. 400 when the upload has not arrived, expired or was refused; 500 when the host cannot be asked.',
         tags: ['assets'],
-        summary: 'Confirm an upload (premium): the image host is asked for the file, and the asset is saved. A repeat returns the same asset.',
         params: CampaignParams,
         body: ConfirmUploadBody,
         response: { 200: ConfirmUploadResponse, ...problems(400, 401, 403, 404, 415, 500) },
@@ -85,8 +89,10 @@ export function assetsRoutes(app: AppInstance) {
     {
       config: { auth: 'campaign' },
       schema: {
+        operationId: 'listAssets',
+        summary: 'The campaign’s images',
+        description: 'The campaign’s uploaded images, newest first. Needs no premium.',
         tags: ['assets'],
-        summary: "The campaign's uploaded images, newest first",
         params: CampaignParams,
         response: { 200: Type.Array(Asset), ...problems(401, 404) },
       },
@@ -99,8 +105,10 @@ export function assetsRoutes(app: AppInstance) {
     {
       config: { auth: 'campaign' },
       schema: {
+        operationId: 'deleteAsset',
+        summary: 'Delete an image',
+        description: 'Deletes the asset and its stored image. Needs no premium.',
         tags: ['assets'],
-        summary: 'Delete an asset and its stored image',
         params: AssetParams,
         response: { 204: Type.Null(), ...problems(400, 401, 404) },
       },

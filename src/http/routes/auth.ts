@@ -39,11 +39,14 @@ export function authRoutes(app: AppInstance) {
   app.post(
     '/auth/register',
     {
-      config: { auth: 'none' },
+      config: { auth: 'none', rateLimited: true },
       schema: {
+        operationId: 'register',
+        summary: 'Create an account and sign in',
+        description: 'Creates the account (email unique ignoring case; password 10 to 1024 characters; name optional, else the part of the email before @) and answers 201 `{user}` with the session cookie set. Rate limited per IP (every attempt counts).',
         tags: ['auth'],
-        summary: 'Create an account and sign in (sets the session cookie)',
         body: RegisterBody,
+        responseHeaders: { 201: ['location', 'set-cookie'] },
         response: { 201: UserEnvelope, ...problems(400, 409, 415, 429) },
       },
       // Before the body is validated: every attempt counts, valid or not.
@@ -68,11 +71,14 @@ export function authRoutes(app: AppInstance) {
   app.post(
     '/auth/login',
     {
-      config: { auth: 'none' },
+      config: { auth: 'none', rateLimited: true },
       schema: {
+        operationId: 'login',
+        summary: 'Sign in',
+        description: 'Checks the email and password and answers `{user}` with a new session cookie (a session cookie sent along is replaced). A wrong password and an unknown email get the same 401. Rate limited: failed sign-ins per IP and attempts per account.',
         tags: ['auth'],
-        summary: 'Sign in (sets the session cookie)',
         body: LoginBody,
+        responseHeaders: { 200: ['set-cookie'] },
         response: { 200: UserEnvelope, ...problems(400, 401, 415, 429) },
       },
     },
@@ -89,7 +95,13 @@ export function authRoutes(app: AppInstance) {
     '/auth/logout',
     {
       config: { auth: 'user' },
-      schema: { tags: ['auth'], summary: 'End the session of this cookie (server-side) and clear the cookie', response: { 204: Type.Null(), ...problems(401, 403) } },
+      schema: {
+        operationId: 'logout',
+        summary: 'Sign out',
+        description: 'Ends the session of the cookie sent, server-side, and clears the cookie. With a bearer token it ends nothing (tokens are revoked with DELETE /api/auth/tokens/{id}).',
+        tags: ['auth'],
+        response: { 204: Type.Null(), ...problems(401, 403) },
+      },
     },
     async (request, reply) => {
       callerOf(request);
@@ -106,7 +118,13 @@ export function authRoutes(app: AppInstance) {
     '/auth/me',
     {
       config: { auth: 'user' },
-      schema: { tags: ['auth'], summary: 'The signed-in user', response: { 200: User, ...problems(401) } },
+      schema: {
+        operationId: 'getCurrentUser',
+        summary: 'The signed-in user',
+        description: 'The caller: id, email, name, whether premium (premiumUntil in the future) and until when, and when the account was created.',
+        tags: ['auth'],
+        response: { 200: User, ...problems(401) },
+      },
     },
     (request) => presentUser(callerOf(request).user),
   );
@@ -114,11 +132,14 @@ export function authRoutes(app: AppInstance) {
   app.post(
     '/auth/tokens',
     {
-      config: { auth: 'user' },
+      config: { auth: 'user', rateLimited: true },
       schema: {
+        operationId: 'createToken',
+        summary: 'Create an API token',
+        description: 'Creates a token for scripts and apps, sent as `Authorization: Bearer <token>`. The secret (`token`) is in this answer only (`Cache-Control: no-store`); only its hash is stored. `expiresAt`: a future date-time with a zone, or null for never. Rate limited per user.',
         tags: ['auth'],
-        summary: 'Create an API token; the secret is in this response only',
         body: NewTokenBody,
+        responseHeaders: { 201: ['location', 'cache-control'] },
         response: { 201: CreatedToken, ...problems(400, 401, 403, 415, 429) },
       },
     },
@@ -142,7 +163,13 @@ export function authRoutes(app: AppInstance) {
     '/auth/tokens',
     {
       config: { auth: 'user' },
-      schema: { tags: ['auth'], summary: "The caller's API tokens, newest first (never their secrets)", response: { 200: Type.Array(TokenSummary), ...problems(401) } },
+      schema: {
+        operationId: 'listTokens',
+        summary: 'The caller’s API tokens',
+        description: 'Every token of the caller, newest first, without secrets; `lastUsedAt` is updated at most once a minute.',
+        tags: ['auth'],
+        response: { 200: Type.Array(TokenSummary), ...problems(401) },
+      },
     },
     async (request) => (await accounts.listTokens(callerOf(request).user.id)).map(presentToken),
   );
@@ -152,8 +179,10 @@ export function authRoutes(app: AppInstance) {
     {
       config: { auth: 'user' },
       schema: {
+        operationId: 'getToken',
+        summary: 'One of the caller’s API tokens',
+        description: 'The token named by `id` (the `Location` of its creation), without its secret. Another user’s token is 404, like one that does not exist.',
         tags: ['auth'],
-        summary: "One of the caller's API tokens (never its secret)",
         params: TokenParams,
         response: { 200: TokenSummary, ...problems(400, 401, 404) },
       },
@@ -166,8 +195,10 @@ export function authRoutes(app: AppInstance) {
     {
       config: { auth: 'user' },
       schema: {
+        operationId: 'revokeToken',
+        summary: 'Revoke an API token',
+        description: 'Deletes the token; it stops working at once. Another user’s token is 404.',
         tags: ['auth'],
-        summary: 'Revoke an API token; it stops working at once',
         params: TokenParams,
         response: { 204: Type.Null(), ...problems(400, 401, 403, 404) },
       },

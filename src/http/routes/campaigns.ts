@@ -22,7 +22,13 @@ export function campaignRoutes(app: AppInstance) {
     '/campaigns',
     {
       config: { auth: 'user' },
-      schema: { tags: ['campaigns'], summary: "The caller's campaigns, most recently updated first", response: { 200: Type.Array(Campaign), ...problems(401) } },
+      schema: {
+        operationId: 'listCampaigns',
+        summary: 'The caller’s campaigns',
+        description: 'Every campaign of the caller, most recently updated first.',
+        tags: ['campaigns'],
+        response: { 200: Type.Array(Campaign), ...problems(401) },
+      },
     },
     async (request) => {
       const rows = await listCampaignsByUser(database.kysely, callerOf(request).user.id);
@@ -35,9 +41,12 @@ export function campaignRoutes(app: AppInstance) {
     {
       config: { auth: 'user' },
       schema: {
+        operationId: 'createCampaign',
+        summary: 'Create a campaign',
+        description: 'Creates a campaign with the thing types NPCs, Locations and Items, in that order. Its slug is generated from the name and unique across the service (a short random suffix on a clash).',
         tags: ['campaigns'],
-        summary: 'Create a campaign with the thing types NPCs, Locations and Items',
         body: NewCampaignBody,
+        responseHeaders: { 201: ['location', 'etag'] },
         response: { 201: Campaign, ...problems(400, 401, 415) },
       },
     },
@@ -56,7 +65,14 @@ export function campaignRoutes(app: AppInstance) {
     '/campaigns/:campaignSlug',
     {
       config: { auth: 'campaign', cache: 'record' },
-      schema: { tags: ['campaigns'], params: CampaignParams, response: { 200: Campaign, ...problems(401, 404) } },
+      schema: {
+        operationId: 'getCampaign',
+        summary: 'One campaign',
+        description: 'The campaign with its rich-text description. A campaign of another user is 404, exactly like one that does not exist.',
+        tags: ['campaigns'],
+        params: CampaignParams,
+        response: { 200: Campaign, ...problems(401, 404) },
+      },
     },
     async (request, reply) => {
       const campaign = campaignOf(request);
@@ -69,10 +85,13 @@ export function campaignRoutes(app: AppInstance) {
     {
       config: { auth: 'campaign' },
       schema: {
+        operationId: 'updateCampaign',
+        summary: 'Change a campaign',
+        description: 'Changes the fields given (`slug`, `name`, `description`); omitted fields keep their value. A taken slug is 409. With If-Match, a stale version is 412 and nothing changes.',
         tags: ['campaigns'],
-        summary: 'Change some fields of a campaign; omitted fields keep their value. Honours If-Match.',
         params: CampaignParams,
         body: UpdatedCampaignBody,
+        responseHeaders: { 200: ['etag'] },
         response: { 200: Campaign, ...problems(400, 401, 404, 409, 412, 415) },
       },
     },
@@ -96,8 +115,10 @@ export function campaignRoutes(app: AppInstance) {
     {
       config: { auth: 'campaign' },
       schema: {
+        operationId: 'deleteCampaign',
+        summary: 'Delete a campaign',
+        description: 'Deletes the campaign and everything in it: thing types, things, arcs, links, assets and their stored images.',
         tags: ['campaigns'],
-        summary: 'Delete a campaign and everything in it',
         params: CampaignParams,
         response: { 204: Type.Null(), ...problems(401, 404) },
       },

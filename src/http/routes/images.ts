@@ -90,21 +90,45 @@ export async function localImageRoutes(instance: FastifyInstance, options: { hos
     }
   }
 
+  const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/avif'];
   const uploadSchema = {
     tags: ['images'],
     params: UploadParams,
-    response: { 200: UploadReceived, ...problems(400, 404, 409, 413, 415) },
+    response: { 200: UploadReceived, ...problems(400, 404, 409, 413, 415, 500) },
+    responseHeaders: Object.fromEntries([200, 400, 404, 409, 413, 415, 500].map((status) => [status, ['access-control-allow-origin'] as const])),
   };
+  const Bytes = Type.String({ contentMediaType: 'application/octet-stream', description: 'the image file' });
   app.put(
     '/images/uploads/:campaignId/:imageId',
-    { config: { auth: 'none' }, schema: { ...uploadSchema, summary: 'Local image host: upload the raw bytes of one image to an upload URL' } },
+    {
+      config: { auth: 'none' },
+      schema: {
+        ...uploadSchema,
+        operationId: 'uploadImage',
+        summary: 'Upload an image to an upload URL',
+        description:
+          'The local image host. Send the raw bytes of one image (PNG, JPEG, GIF, WebP or AVIF, recognised from the bytes; at most MAX_UPLOAD_BYTES) to the `uploadURL` from upload-url, within 30 minutes. The URL itself is the credential: no cookie or token. Then confirm the upload.',
+        documentedBody: { contentTypes: ['application/octet-stream', ...IMAGE_TYPES], schema: Bytes, description: 'The image file, as it is' },
+      },
+    },
     upload,
   );
   app.post(
     '/images/uploads/:campaignId/:imageId',
     {
       config: { auth: 'none' },
-      schema: { ...uploadSchema, summary: 'Local image host: upload one image as multipart/form-data in a field named "file"' },
+      schema: {
+        ...uploadSchema,
+        operationId: 'uploadImageForm',
+        summary: 'Upload an image to an upload URL, as a form',
+        description:
+          'The local image host, for HTML forms: the same as PUT, with the image sent as multipart/form-data in a field named `file` (other fields are ignored).',
+        documentedBody: {
+          contentTypes: ['multipart/form-data'],
+          schema: Type.Object({ file: Bytes }),
+          description: 'A form with the image in the field `file`',
+        },
+      },
     },
     upload,
   );
@@ -116,7 +140,24 @@ export async function localImageRoutes(instance: FastifyInstance, options: { hos
     '/images/:campaignId/:file',
     {
       config: { auth: 'none' },
-      schema: { tags: ['images'], summary: 'Local image host: a stored image', params: ImageParams, response: problems(404) },
+      schema: {
+        operationId: 'getImage',
+        summary: 'A stored image',
+        description:
+          'The local image host: the image at an asset’s `url`, with the type detected at upload. Its bytes never change (`Cache-Control: immutable`); If-None-Match with its ETag answers 304. Public: no cookie or token.',
+        tags: ['images'],
+        params: ImageParams,
+        headers: Type.Object({ 'if-none-match': Type.Optional(Type.String({ description: 'The ETag of the copy you hold' })) }),
+        response: {
+          200: {
+            description: 'The image',
+            content: Object.fromEntries(IMAGE_TYPES.map((type) => [type, { schema: Type.String({ contentMediaType: type }) }])),
+          },
+          304: { description: 'Not Modified: the copy you hold is the image; no body', type: 'null' },
+          ...problems(404, 500),
+        },
+        responseHeaders: { 200: ['etag', 'cache-control', 'access-control-allow-origin'], 304: ['etag', 'cache-control', 'access-control-allow-origin'] },
+      },
     },
     async (request, reply) => {
       const image = await host.open(request.params.campaignId, request.params.file);

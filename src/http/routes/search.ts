@@ -17,14 +17,16 @@ export function searchRoutes(app: AppInstance) {
       // parameter is answered there as invalid_query, with a pointer into the query object.
       attachValidation: true,
       schema: {
-        tags: ['search'],
-        summary: 'Search the names and texts of the campaign’s things and arcs, and its description',
+        operationId: 'searchCampaign',
+        summary: 'Search a campaign',
         description:
+          'Searches the names and every rich-text field of the campaign’s things and arcs, and its description. ' +
           'Finds words as written, other word forms (harper → Harpers), prefixes (nezz → Nezznar), words with typos ' +
           '(one edit for words of 4–5 letters, two from 6; golbin → goblin), with case and accents ignored, in any script. ' +
           'A `campaign` result is a match in the campaign’s description (type=any only). ' +
           'Exact name matches come first, then records whose name has every query word, then text matches; within each, ' +
           'more query words matched, fewer typos, then BM25 relevance. Any text is a valid query; an empty one is refused.',
+        tags: ['search'],
         params: CampaignParams,
         querystring: SearchQuerystring,
         response: { 200: SearchResults, ...problems(400, 401, 404) },

@@ -14,8 +14,10 @@ export function thingArcsRoutes(app: AppInstance) {
     {
       config: { auth: 'campaign', cache: 'list' },
       schema: {
+        operationId: 'listThingArcs',
+        summary: 'The arcs of a thing',
+        description: 'The arcs the thing is linked to, in the order it was linked to them, with the fields the spec lists for this route.',
         tags: ['arcs'],
-        summary: 'The arcs a thing is linked to, in the order it was linked to them',
         params: ThingParams,
         response: { 200: Type.Array(LinkedArcSchema), ...problems(401, 404) },
       },
@@ -31,8 +33,10 @@ export function thingArcsRoutes(app: AppInstance) {
     {
       config: { auth: 'campaign' },
       schema: {
+        operationId: 'linkThingToArc',
+        summary: 'Link a thing to an arc',
+        description: 'Links the thing to the arc named by `arcSlug`; linking a pair that is already linked also succeeds. Neither record’s version changes.',
         tags: ['arcs'],
-        summary: 'Link a thing to an arc; linking a pair that is already linked also succeeds',
         params: ThingParams,
         body: LinkArcBody,
         response: { 200: LinkMessage, ...problems(400, 401, 404, 415) },
@@ -49,8 +53,10 @@ export function thingArcsRoutes(app: AppInstance) {
     {
       config: { auth: 'campaign' },
       schema: {
-        tags: ['arcs'],
+        operationId: 'unlinkThingFromArc',
         summary: 'Unlink a thing from an arc',
+        description: 'Removes the link; a pair that is not linked is 404 `link_not_found`.',
+        tags: ['arcs'],
         params: ThingArcParams,
         response: { 204: Type.Null(), ...problems(401, 404) },
       },

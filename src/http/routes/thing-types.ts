@@ -31,8 +31,10 @@ export function thingTypesRoutes(app: AppInstance) {
     {
       config: { auth: 'campaign', cache: 'list' },
       schema: {
+        operationId: 'listThingTypes',
+        summary: 'The campaign’s thing types',
+        description: 'Every thing type of the campaign, oldest first (ids ascending).',
         tags: ['thing types'],
-        summary: "The campaign's thing types, oldest first (ids ascending)",
         params: CampaignParams,
         response: { 200: Type.Array(ThingType), ...problems(401, 404) },
       },
@@ -48,10 +50,13 @@ export function thingTypesRoutes(app: AppInstance) {
     {
       config: { auth: 'campaign' },
       schema: {
+        operationId: 'createThingType',
+        summary: 'Create a thing type',
+        description: 'Creates a thing type; names are unique within the campaign ignoring case (409 `name_taken`).',
         tags: ['thing types'],
-        summary: 'Create a thing type; names are unique within the campaign, ignoring case',
         params: CampaignParams,
         body: NewThingTypeBody,
+        responseHeaders: { 201: ['location', 'etag'] },
         response: { 201: ThingType, ...problems(400, 401, 404, 409, 415) },
       },
     },
@@ -73,7 +78,14 @@ export function thingTypesRoutes(app: AppInstance) {
     '/campaigns/:campaignSlug/thing-types/:thingTypeId',
     {
       config: { auth: 'campaign', cache: 'record' },
-      schema: { tags: ['thing types'], params: ThingTypeParams, response: { 200: ThingType, ...problems(400, 401, 404) } },
+      schema: {
+        operationId: 'getThingType',
+        summary: 'One thing type',
+        description: 'The thing type with this id; a malformed id is 400 `invalid_id`.',
+        tags: ['thing types'],
+        params: ThingTypeParams,
+        response: { 200: ThingType, ...problems(400, 401, 404) },
+      },
     },
     async (request, reply) => {
       const id = parseThingTypeId(request.params.thingTypeId);
@@ -88,10 +100,13 @@ export function thingTypesRoutes(app: AppInstance) {
     {
       config: { auth: 'campaign' },
       schema: {
+        operationId: 'updateThingType',
+        summary: 'Rename a thing type',
+        description: 'Renames the type (409 if another type of the campaign has the name, ignoring case). An `id` in the body must equal the path (400 `id_mismatch`). With If-Match, a stale version is 412.',
         tags: ['thing types'],
-        summary: 'Rename a thing type; an `id` in the body must equal the path. Honours If-Match.',
         params: ThingTypeParams,
         body: UpdatedThingTypeBody,
+        responseHeaders: { 200: ['etag'] },
         response: { 200: ThingType, ...problems(400, 401, 404, 409, 412, 415) },
       },
     },
@@ -115,8 +130,10 @@ export function thingTypesRoutes(app: AppInstance) {
     {
       config: { auth: 'campaign' },
       schema: {
+        operationId: 'deleteThingType',
+        summary: 'Delete a thing type',
+        description: 'Deletes the type together with all its things and their arc links.',
         tags: ['thing types'],
-        summary: 'Delete a thing type together with all its things and their arc links',
         params: ThingTypeParams,
         response: { 204: Type.Null(), ...problems(400, 401, 404) },
       },

@@ -23,13 +23,13 @@ export function thingsRoutes(app: AppInstance) {
       // parameter is answered there as invalid_query, with a pointer into the query object.
       attachValidation: true,
       schema: {
+        operationId: 'listThings',
+        summary: 'The campaign’s things',
+        description: 'Things, most recently updated first (then id descending): `count` of them (1 to 1000, default 20), or up to 1000 with `fetchAll=true` (which wins over `count`); `typeId` filters by type. While more remain, a `Link: <…>; rel="next"` header gives the next page; the body is always a plain array.',
         tags: ['things'],
-        summary: 'Things of the campaign, most recently updated first',
-        description:
-          'Returns `count` things (default 20), or up to 1000 with `fetchAll=true` (which wins over `count`). ' +
-          'When more remain, a `Link: <…>; rel="next"` header gives the next page; the body is always a plain array.',
         params: CampaignParams,
         querystring: ThingListQuerystring,
+        responseHeaders: { 200: ['link'] },
         response: { 200: Type.Array(Thing), ...problems(400, 401, 404) },
       },
     },
@@ -56,10 +56,13 @@ export function thingsRoutes(app: AppInstance) {
     {
       config: { auth: 'campaign' },
       schema: {
+        operationId: 'createThing',
+        summary: 'Create a thing',
+        description: 'Creates a thing of a type of the campaign (400 `invalid_reference` otherwise); its slug is generated from the name (`-2`, `-3`… on a clash).',
         tags: ['things'],
-        summary: 'Create a thing; its slug is generated from the name',
         params: CampaignParams,
         body: NewThingBody,
+        responseHeaders: { 201: ['location', 'etag'] },
         response: { 201: Thing, ...problems(400, 401, 404, 415) },
       },
     },
@@ -84,7 +87,14 @@ export function thingsRoutes(app: AppInstance) {
     '/campaigns/:campaignSlug/things/:thingSlug',
     {
       config: { auth: 'campaign', cache: 'record' },
-      schema: { tags: ['things'], params: ThingParams, response: { 200: Thing, ...problems(401, 404) } },
+      schema: {
+        operationId: 'getThing',
+        summary: 'One thing',
+        description: 'The thing with this slug, with its rich-text description.',
+        tags: ['things'],
+        params: ThingParams,
+        response: { 200: Thing, ...problems(401, 404) },
+      },
     },
     async (request, reply) => {
       const { thingSlug } = request.params;
@@ -99,10 +109,13 @@ export function thingsRoutes(app: AppInstance) {
     {
       config: { auth: 'campaign' },
       schema: {
+        operationId: 'updateThing',
+        summary: 'Change a thing',
+        description: 'Changes the fields given; omitted fields keep their value. A new name keeps the slug; only an explicit `slug` changes it (409 if taken). With If-Match, a stale version is 412 and nothing changes.',
         tags: ['things'],
-        summary: 'Change some fields of a thing; omitted fields keep their value. A new name keeps the slug. Honours If-Match.',
         params: ThingParams,
         body: UpdatedThingBody,
+        responseHeaders: { 200: ['etag'] },
         response: { 200: Thing, ...problems(400, 401, 404, 409, 412, 415) },
       },
     },
@@ -130,8 +143,10 @@ export function thingsRoutes(app: AppInstance) {
     {
       config: { auth: 'campaign' },
       schema: {
+        operationId: 'deleteThing',
+        summary: 'Delete a thing',
+        description: 'Deletes the thing and its links to arcs.',
         tags: ['things'],
-        summary: 'Delete a thing and its arc links',
         params: ThingParams,
         response: { 204: Type.Null(), ...problems(401, 404) },
       },
