@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import SQLite from 'better-sqlite3';
+import { SQLite, type SQLiteDatabase, type SQLiteStatement } from './sqlite-driver.js';
 import { Kysely, PostgresDialect, SqliteDialect, sql, type LogEvent, type Transaction } from 'kysely';
 import pg from 'pg';
 import { GroupCommit } from './group-commit.js';
@@ -69,8 +69,8 @@ const STATEMENT_CACHE_SIZE = 500;
 // Kysely prepares every statement anew; SQLite compiles it each time. Our SQL texts are few and
 // parameterised, so keeping the compiled statements by their text saves that work on every request.
 // Safe because better-sqlite3 runs each statement to completion before the next one starts.
-function withStatementCache(sqlite: SQLite.Database) {
-  const statements = new Map<string, SQLite.Statement>();
+function withStatementCache(sqlite: SQLiteDatabase) {
+  const statements = new Map<string, SQLiteStatement>();
   return {
     prepare(sqlText: string) {
       let statement = statements.get(sqlText);
