@@ -13,9 +13,14 @@ import { png } from '../fixtures/images.js';
 
 // An upload is streamed to disk, never held in memory: the real server, in its own process, takes
 // a large upload while we watch its resident memory. Prints the figures; the assertion only says
-// the peak grew by far less than the upload. LOREFORGE_UPLOAD_TEST_MB sets the size (default 96).
+// the peak grew by far less than the upload. LOREFORGE_UPLOAD_TEST_MB sets the size (default 256:
+// large beside the fixed ~50-65 MiB a streaming server settles at, so holding the upload would show).
 
-const UPLOAD_MB = Number(process.env.LOREFORGE_UPLOAD_TEST_MB ?? 96);
+const UPLOAD_MB = Number(process.env.LOREFORGE_UPLOAD_TEST_MB ?? 256);
+// The warm-up upload also lets V8 grow its young generation to the size streaming settles at (Node 24
+// keeps a larger one than Node 20, a fixed ~60 MiB that does not grow with the upload), so the
+// measured growth is what the big upload itself holds.
+const WARM_UP_MB = Math.min(32, UPLOAD_MB);
 const root = path.resolve(import.meta.dirname, '../..');
 const children: ChildProcess[] = [];
 afterAll(() => {
@@ -103,7 +108,7 @@ describe('memory while streaming an upload', () => {
 
       // Warm up: the upload path's modules loaded and its code compiled before we measure.
       const warm = await grant();
-      expect((await putLarge(warm.url, 1)).status).toBe(200);
+      expect((await putLarge(warm.url, WARM_UP_MB)).status).toBe(200);
       const before = memoryOf(server.child.pid!);
       const big = await grant();
       const started = Date.now();
@@ -124,7 +129,7 @@ describe('memory while streaming an upload', () => {
         `[upload memory] ${UPLOAD_MB} MiB streamed in ${seconds.toFixed(2)} s; server RSS before ${before.rssMiB} MiB (peak so far ${before.peakMiB}), ` +
           `after ${after.rssMiB} MiB (peak ${after.peakMiB} MiB)`,
       );
-      expect(after.peakMiB - before.peakMiB).toBeLessThan(Math.max(48, UPLOAD_MB / 2));
+      expect(after.peakMiB - before.peakMiB).toBeLessThan(Math.max(48, UPLOAD_MB / 3));
       if (!testDb) await database.close();
     } finally {
       server.child.kill('SIGTERM');
