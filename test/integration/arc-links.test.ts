@@ -1,13 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, json, type TestContext, type TestUser } from '../support/app.js';
+import { json, type TestContext, type TestUser } from '../support/app.js';
+import { contextWithUsers, createThing as createThingAs, newCampaign as newCampaignAs, problemOf, type TestCampaign } from '../support/fixtures.js';
 
 const EMPTY = [{ type: 'paragraph', children: [{ text: '' }] }];
 const LINKED_ARC_KEYS = ['antagonist', 'campaignId', 'createdAt', 'hook', 'id', 'key', 'name', 'outcome', 'problem', 'protagonist', 'slug', 'updatedAt'];
 
-interface Campaign {
-  id: number;
-  slug: string;
-}
 
 interface RecordBody {
   id: number;
@@ -20,48 +17,19 @@ interface RecordBody {
 type ThingBody = RecordBody & { typeId: number; description: unknown; campaignId: number };
 type ArcBody = RecordBody & { campaignId: number; things: ThingBody[] };
 
-interface ProblemBody {
-  status: number;
-  code: string;
-  errors?: { path: string; message: string }[];
-}
 
-type Response = Awaited<ReturnType<TestContext['app']['inject']>>;
 
-function problemOf(res: Response): ProblemBody {
-  return json<ProblemBody>(res);
-}
 
 let ctx: TestContext;
 let owner: TestUser;
 let stranger: TestUser;
-
-beforeAll(async () => {
-  ctx = await createTestContext();
-  owner = await ctx.createUser();
-  stranger = await ctx.createUser();
-});
+beforeAll(async () => ({ ctx, owner, stranger } = await contextWithUsers()));
 afterAll(() => ctx.close());
 
-let counter = 0;
-async function newCampaign(user = owner): Promise<Campaign> {
-  counter += 1;
-  const res = await ctx.app.inject({ method: 'POST', url: '/api/campaigns', headers: user.headers, payload: { newCampaign: { name: `Links ${counter}` } } });
-  expect(res.statusCode).toBe(201);
-  return json<Campaign>(res);
-}
+type Campaign = TestCampaign;
+const newCampaign = (user = owner) => newCampaignAs(ctx.app, user);
+const createThing = (c: Campaign, name: string, user = owner) => createThingAs(ctx.app, user, c, name);
 
-async function createThing(c: Campaign, name: string, user = owner): Promise<ThingBody> {
-  const types = json<{ id: number }[]>(await ctx.app.inject({ method: 'GET', url: `/api/campaigns/${c.slug}/thing-types`, headers: user.headers }));
-  const res = await ctx.app.inject({
-    method: 'POST',
-    url: `/api/campaigns/${c.slug}/things`,
-    headers: user.headers,
-    payload: { newThing: { name, typeId: types[0]!.id } },
-  });
-  expect(res.statusCode, res.body).toBe(201);
-  return json<ThingBody>(res);
-}
 
 async function createArc(c: Campaign, name: string, extra: Record<string, unknown> = {}, user = owner): Promise<ArcBody> {
   const res = await ctx.app.inject({ method: 'POST', url: `/api/campaigns/${c.slug}/arcs`, headers: user.headers, payload: { newArc: { name, ...extra } } });

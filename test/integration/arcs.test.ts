@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, json, type TestContext, type TestUser } from '../support/app.js';
+import { json, type TestContext, type TestUser } from '../support/app.js';
+import { contextWithUsers, errorPathsOf, newCampaign as newCampaignAs, problemOf } from '../support/fixtures.js';
 
 const EMPTY = [{ type: 'paragraph', children: [{ text: '' }] }];
 const TEXT_FIELDS = ['hook', 'protagonist', 'antagonist', 'problem', 'key', 'outcome', 'notes'] as const;
@@ -62,13 +63,6 @@ type ArcBody = ArcChildBody &
     things: ThingBody[];
   };
 
-interface ProblemBody {
-  type: string;
-  title: string;
-  status: number;
-  code: string;
-  errors?: { path: string; message: string }[];
-}
 
 type Response = Awaited<ReturnType<TestContext['app']['inject']>>;
 
@@ -76,33 +70,16 @@ function arcOf(res: Response): ArcBody {
   return json<ArcBody>(res);
 }
 
-function problemOf(res: Response): ProblemBody {
-  return json<ProblemBody>(res);
-}
 
-function errorPaths(res: Response): string[] {
-  return (problemOf(res).errors ?? []).map((e) => e.path);
-}
 
 
 let ctx: TestContext;
 let owner: TestUser;
 let stranger: TestUser;
-
-beforeAll(async () => {
-  ctx = await createTestContext();
-  owner = await ctx.createUser();
-  stranger = await ctx.createUser();
-});
+beforeAll(async () => ({ ctx, owner, stranger } = await contextWithUsers()));
 afterAll(() => ctx.close());
 
-let campaignCounter = 0;
-async function newCampaign(user = owner): Promise<Campaign> {
-  campaignCounter += 1;
-  const res = await ctx.app.inject({ method: 'POST', url: '/api/campaigns', headers: user.headers, payload: { newCampaign: { name: `Arcs ${campaignCounter}` } } });
-  expect(res.statusCode).toBe(201);
-  return json<Campaign>(res);
-}
+const newCampaign = (user = owner) => newCampaignAs(ctx.app, user);
 
 function arcsUrl(c: Campaign, rest = '') {
   return `/api/campaigns/${c.slug}/arcs${rest}`;
@@ -226,11 +203,11 @@ describe('POST arcs', () => {
       const res = await ctx.app.inject({ method: 'POST', url: arcsUrl(c), headers: owner.headers, payload: payload as object });
       expect(res.statusCode, JSON.stringify(payload)).toBe(400);
       expect(problemOf(res)).toMatchObject({ status: 400, code: 'validation_failed', title: 'Bad Request' });
-      expect(errorPaths(res), JSON.stringify(payload)).toContain(path);
+      expect(errorPathsOf(res), JSON.stringify(payload)).toContain(path);
     }
     // Every issue at once, one pointer per field.
     const all = await postArc(c, { name: '', ...Object.fromEntries(TEXT_FIELDS.map((f) => [f, badLeaf])) });
-    expect(errorPaths(all).sort()).toEqual(
+    expect(errorPathsOf(all).sort()).toEqual(
       ['/newArc/name', ...TEXT_FIELDS.map((f) => `/newArc/${f}/0/children/0/text`)].sort(),
     );
     // A parent of another campaign, or none at all.
@@ -396,7 +373,7 @@ describe('PUT arcs', () => {
     for (const slug of ['Bad Slug', '-x', 'x-', 'a--b', '', 'x'.repeat(101), 5, null]) {
       const res = await putArc(c, b.slug, { slug, name: 'Changed' });
       expect(res.statusCode, JSON.stringify(slug)).toBe(400);
-      expect(errorPaths(res)).toContain('/updatedArc/slug');
+      expect(errorPathsOf(res)).toContain('/updatedArc/slug');
     }
     expect(arcOf(await getArc(c, b.slug)).name).toBe('Beta');
 
@@ -428,7 +405,7 @@ describe('PUT arcs', () => {
     for (const [payload, path] of cases) {
       const res = await ctx.app.inject({ method: 'PUT', url: arcsUrl(c, `/${arc.slug}`), headers: owner.headers, payload: payload as object });
       expect(res.statusCode, JSON.stringify(payload)).toBe(400);
-      expect(errorPaths(res), JSON.stringify(payload)).toContain(path);
+      expect(errorPathsOf(res), JSON.stringify(payload)).toContain(path);
     }
     const res = await getArc(c, arc.slug);
     expect(json(res)).toMatchObject({ name: 'Steady', hook: doc('kept') });

@@ -2,6 +2,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashSecret } from '../../src/domain/secrets.js';
 import { createTestContext, json, type TestContext, type TestUser } from '../support/app.js';
+import type { Problem } from '../support/fixtures.js';
 
 const COOKIE = 'loreforge_session';
 const PASSWORD = 'correct horse battery';
@@ -15,14 +16,6 @@ interface ApiUser {
   premium: boolean;
   premiumUntil: string | null;
   createdAt: string;
-}
-interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: string;
-  errors?: { path: string; message: string }[];
 }
 interface NewToken {
   id: number;

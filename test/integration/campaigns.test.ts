@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deleteCampaign } from '../../src/db/repositories/campaigns.js';
-import { createTestContext, json, type TestContext, type TestUser } from '../support/app.js';
+import { json, type TestContext, type TestUser } from '../support/app.js';
+import { contextWithUsers } from '../support/fixtures.js';
 
 const EMPTY = [{ type: 'paragraph', children: [{ text: '' }] }];
 const DOC = [{ type: 'paragraph', children: [{ text: 'The Sword Coast', bold: true }] }, { type: 'image', url: 'https://example.com/x.png', children: [{ text: '' }] }];
@@ -8,12 +9,7 @@ const DOC = [{ type: 'paragraph', children: [{ text: 'The Sword Coast', bold: tr
 let ctx: TestContext;
 let owner: TestUser;
 let stranger: TestUser;
-
-beforeAll(async () => {
-  ctx = await createTestContext();
-  owner = await ctx.createUser();
-  stranger = await ctx.createUser();
-});
+beforeAll(async () => ({ ctx, owner, stranger } = await contextWithUsers()));
 afterAll(() => ctx.close());
 
 async function create(name: string, extra: Record<string, unknown> = {}, user = owner) {

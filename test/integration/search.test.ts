@@ -7,7 +7,8 @@ import { loadConfig } from '../../src/config.js';
 import { createDatabase } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { rebuildCampaignIndex } from '../../src/db/indexes/search.js';
-import { buildCheckedApp, createTestContext, createTestUser, json, type TestContext, type TestUser } from '../support/app.js';
+import { buildCheckedApp, createTestUser, json, type TestContext, type TestUser } from '../support/app.js';
+import { contextWithUsers, createThing as createThingAs, newCampaign as newCampaignAs, type TestCampaign } from '../support/fixtures.js';
 import { createTestDatabase, dialect, type TestDatabase } from '../support/test-db.js';
 
 const text = (...paragraphs: string[]) => paragraphs.map((p) => ({ type: 'paragraph', children: [{ text: p }] }));
@@ -17,38 +18,19 @@ const INDEX_TABLES = ['search_documents', 'search_postings', 'search_terms', 'se
 let ctx: TestContext;
 let owner: TestUser;
 let stranger: TestUser;
-
-beforeAll(async () => {
-  ctx = await createTestContext();
-  owner = await ctx.createUser();
-  stranger = await ctx.createUser();
-});
+beforeAll(async () => ({ ctx, owner, stranger } = await contextWithUsers()));
 afterAll(() => ctx.close());
 
-async function newCampaign(name: string, description?: string) {
-  const res = await ctx.app.inject({
-    method: 'POST',
-    url: '/api/campaigns',
-    headers: owner.headers,
-    payload: { newCampaign: { name, ...(description ? { description: text(description) } : {}) } },
-  });
-  expect(res.statusCode).toBe(201);
-  const campaign = json(res);
-  const types = json<{ id: number }[]>(await ctx.app.inject({ method: 'GET', url: `/api/campaigns/${campaign.slug}/thing-types`, headers: owner.headers }));
-  return { id: campaign.id as number, slug: campaign.slug as string, base: `/api/campaigns/${campaign.slug}`, typeId: types[0]!.id };
-}
 
-type Campaign = Awaited<ReturnType<typeof newCampaign>>;
+type Campaign = TestCampaign;
+const newCampaign = (name: string, description?: string) => newCampaignAs(ctx.app, owner, name, description ? { description: text(description) } : {});
+const createThing = (c: Campaign, name: string, description?: string, typeId = c.typeId) =>
+  createThingAs(ctx.app, owner, c, name, { typeId, ...(description ? { description: text(description) } : {}) });
 
 async function call(method: 'POST' | 'PUT' | 'DELETE', url: string, payload?: object, headers: Record<string, string> = {}) {
   return ctx.app.inject({ method, url, headers: { ...owner.headers, ...headers }, ...(payload === undefined ? {} : { payload }) });
 }
 
-async function createThing(c: Campaign, name: string, description?: string, typeId = c.typeId) {
-  const res = await call('POST', `${c.base}/things`, { newThing: { name, typeId, ...(description ? { description: text(description) } : {}) } });
-  expect(res.statusCode, res.body).toBe(201);
-  return json<{ id: number; slug: string }>(res);
-}
 
 async function search(c: Campaign, q: string, extra = '') {
   const res = await ctx.app.inject({ method: 'GET', url: `${c.base}/search?q=${encodeURIComponent(q)}${extra}`, headers: owner.headers });

@@ -1,18 +1,8 @@
-import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, json, type TestContext, type TestUser } from '../support/app.js';
+import { json, type TestContext, type TestUser } from '../support/app.js';
+import { contextWithUsers, errorPathsOf, newCampaign as newCampaignAs, problemOf } from '../support/fixtures.js';
 
-interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: string;
-  errors?: { path: string; message: string }[];
-}
 
-const problemOf = (res: LightMyRequestResponse) => json<Problem>(res);
-const pathsOf = (res: LightMyRequestResponse) => (json<Problem>(res).errors ?? []).map((e) => e.path);
 
 interface ThingTypeBody {
   id: number;
@@ -23,19 +13,11 @@ interface ThingTypeBody {
 let ctx: TestContext;
 let owner: TestUser;
 let stranger: TestUser;
-
-beforeAll(async () => {
-  ctx = await createTestContext();
-  owner = await ctx.createUser();
-  stranger = await ctx.createUser();
-});
+beforeAll(async () => ({ ctx, owner, stranger } = await contextWithUsers()));
 afterAll(() => ctx.close());
 
-async function newCampaign(name: string, user = owner): Promise<{ id: number; slug: string }> {
-  const res = await ctx.app.inject({ method: 'POST', url: '/api/campaigns', headers: user.headers, payload: { newCampaign: { name } } });
-  expect(res.statusCode).toBe(201);
-  return json(res);
-}
+const newCampaign = (name: string, user = owner) => newCampaignAs(ctx.app, user, name);
+
 
 function typesUrl(campaignSlug: string, id?: number | string) {
   return `/api/campaigns/${campaignSlug}/thing-types${id === undefined ? '' : `/${id}`}`;
@@ -142,7 +124,7 @@ describe('thing types', () => {
       expect(res.statusCode, JSON.stringify(payload)).toBe(400);
       const body = problemOf(res);
       expect(body).toMatchObject({ status: 400, code: 'validation_failed' });
-      expect(pathsOf(res), JSON.stringify(payload)).toContain(path);
+      expect(errorPathsOf(res), JSON.stringify(payload)).toContain(path);
     }
     expect(await typeCount(campaign.id)).toBe(3);
     const long = await postType(campaign.slug, { newThingType: { name: 'y'.repeat(255) } });
@@ -213,7 +195,7 @@ describe('thing types', () => {
     expect(json(res)).toMatchObject({ code: 'id_mismatch', errors: [{ path: '/updatedThingType/id' }] });
     const wrongType = await putType(campaign.slug, npcs!.id, { updatedThingType: { id: String(npcs!.id), name: 'Renamed' } });
     expect(wrongType.statusCode).toBe(400);
-    expect(pathsOf(wrongType)[0]).toBe('/updatedThingType/id');
+    expect(errorPathsOf(wrongType)[0]).toBe('/updatedThingType/id');
     expect((await listTypes(campaign.slug)).map((t) => t.name)).toEqual(['NPCs', 'Locations', 'Items']);
   });
 
@@ -229,7 +211,7 @@ describe('thing types', () => {
     for (const [payload, path] of cases) {
       const res = await putType(campaign.slug, npcs!.id, payload);
       expect(res.statusCode, JSON.stringify(payload)).toBe(400);
-      expect(pathsOf(res)).toContain(path);
+      expect(errorPathsOf(res)).toContain(path);
     }
     expect((await listTypes(campaign.slug))[0]!.name).toBe('NPCs');
     expect((await putType(campaign.slug, npcs!.id, { updatedThingType: { name: 'n'.repeat(255) } })).statusCode).toBe(200);

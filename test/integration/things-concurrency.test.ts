@@ -1,19 +1,10 @@
-import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/database.js';
 import type { AppInstance } from '../../src/http/app-types.js';
 import { buildCheckedApp, createTestContext, json, type TestContext, type TestUser } from '../support/app.js';
+import { newCampaign as newCampaignAs, problemOf } from '../support/fixtures.js';
 
-interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: string;
-  errors?: { path: string; message: string }[];
-}
 
-const problemOf = (res: LightMyRequestResponse) => json<Problem>(res);
 
 // Simultaneous writers of one campaign must never collide on a generated slug: creation locks the
 // campaign (PostgreSQL) or runs in SQLite's single writer. On PostgreSQL the requests are spread over
@@ -46,13 +37,8 @@ afterAll(async () => {
   await ctx.close();
 });
 
-async function newCampaign(name: string): Promise<{ id: number; slug: string; typeId: number }> {
-  const res = await ctx.app.inject({ method: 'POST', url: '/api/campaigns', headers: owner.headers, payload: { newCampaign: { name } } });
-  expect(res.statusCode).toBe(201);
-  const campaign = json<{ id: number; slug: string }>(res);
-  const type = await ctx.database.kysely.selectFrom('thing_types').select('id').where('campaign_id', '=', campaign.id).orderBy('id').executeTakeFirstOrThrow();
-  return { ...campaign, typeId: type.id };
-}
+
+const newCampaign = (name: string) => newCampaignAs(ctx.app, owner, name);
 
 function appFor(i: number): AppInstance {
   return apps[i % apps.length]!;

@@ -1,35 +1,8 @@
-import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, json, type TestContext, type TestUser } from '../support/app.js';
+import { json, type TestContext, type TestUser } from '../support/app.js';
+import { contextWithUsers, createThing as createThingAs, errorPathsOf, newCampaign as newCampaignAs, problemOf, type TestCampaign, type ThingBody } from '../support/fixtures.js';
 
-interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: string;
-  errors?: { path: string; message: string }[];
-}
-
-const problemOf = (res: LightMyRequestResponse) => json<Problem>(res);
-const pathsOf = (res: LightMyRequestResponse) => (json<Problem>(res).errors ?? []).map((e) => e.path);
-
-interface ThingBody {
-  id: number;
-  slug: string;
-  typeId: number;
-  name: string;
-  description: unknown;
-  campaignId: number;
-  createdAt: string;
-  updatedAt: string;
-}
-
-interface Campaign {
-  id: number;
-  slug: string;
-  types: { id: number; name: string }[];
-}
+type Campaign = TestCampaign;
 
 const THING_KEYS = ['campaignId', 'createdAt', 'description', 'id', 'name', 'slug', 'typeId', 'updatedAt'];
 const EMPTY = [{ type: 'paragraph', children: [{ text: '' }] }];
@@ -42,26 +15,10 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 let ctx: TestContext;
 let owner: TestUser;
 let stranger: TestUser;
-
-beforeAll(async () => {
-  ctx = await createTestContext();
-  owner = await ctx.createUser();
-  stranger = await ctx.createUser();
-});
+beforeAll(async () => ({ ctx, owner, stranger } = await contextWithUsers()));
 afterAll(() => ctx.close());
 
-async function newCampaign(name: string): Promise<Campaign> {
-  const res = await ctx.app.inject({ method: 'POST', url: '/api/campaigns', headers: owner.headers, payload: { newCampaign: { name } } });
-  expect(res.statusCode).toBe(201);
-  const campaign = json<{ id: number; slug: string }>(res);
-  const types = await ctx.database.kysely
-    .selectFrom('thing_types')
-    .select(['id', 'name'])
-    .where('campaign_id', '=', campaign.id)
-    .orderBy('id')
-    .execute();
-  return { ...campaign, types };
-}
+const newCampaign = (name: string) => newCampaignAs(ctx.app, owner, name);
 
 function thingsUrl(c: Campaign, slug?: string, query = '') {
   return `/api/campaigns/${c.slug}/things${slug === undefined ? '' : `/${slug}`}${query === '' ? '' : `?${query}`}`;
@@ -71,11 +28,7 @@ function postThing(c: Campaign, payload: unknown) {
   return ctx.app.inject({ method: 'POST', url: thingsUrl(c), headers: owner.headers, payload: payload as object });
 }
 
-async function createThing(c: Campaign, name: string, extra: Record<string, unknown> = {}): Promise<ThingBody> {
-  const res = await postThing(c, { newThing: { name, typeId: c.types[0]!.id, ...extra } });
-  expect(res.statusCode, res.body).toBe(201);
-  return json(res);
-}
+const createThing = (c: Campaign, name: string, extra: Record<string, unknown> = {}) => createThingAs(ctx.app, owner, c, name, extra);
 
 function putThing(c: Campaign, slug: string, payload: unknown, headers: Record<string, string> = {}) {
   return ctx.app.inject({ method: 'PUT', url: thingsUrl(c, slug), headers: { ...owner.headers, ...headers }, payload: payload as object });
@@ -225,11 +178,11 @@ describe('creating things', () => {
       expect(res.statusCode, JSON.stringify(payload)).toBe(400);
       const body = problemOf(res);
       expect(body).toMatchObject({ type: 'about:blank', title: 'Bad Request', status: 400, code: 'validation_failed' });
-      expect(pathsOf(res), JSON.stringify(payload)).toContain(path);
+      expect(errorPathsOf(res), JSON.stringify(payload)).toContain(path);
     }
     // All the problems of one body at once.
     const both = await postThing(c, { newThing: { name: ' ', typeId: 0, description: [{ type: 'p', children: [{ text: 2 }] }] } });
-    expect(pathsOf(both).sort()).toEqual(['/newThing/description/0/children/0/text', '/newThing/name', '/newThing/typeId']);
+    expect(errorPathsOf(both).sort()).toEqual(['/newThing/description/0/children/0/text', '/newThing/name', '/newThing/typeId']);
     expect(await thingCount(c.id)).toBe(before);
     expect((await createThing(c, `  ${'b'.repeat(255)}  `)).name).toBe('b'.repeat(255));
   });
@@ -306,7 +259,7 @@ describe('reading, changing and deleting one thing', () => {
     for (const slug of ['Bad Slug', 'UPPER', '-x', 'x-', 'a--b', '', 'x'.repeat(101), 5, null]) {
       const res = await putThing(c, b.slug, { updatedThing: { slug, name: 'Changed' } });
       expect(res.statusCode, JSON.stringify(slug)).toBe(400);
-      expect(pathsOf(res)).toContain('/updatedThing/slug');
+      expect(errorPathsOf(res)).toContain('/updatedThing/slug');
     }
     expect(json(await getThing(c, b.slug))).toEqual(b);
     // A freed slug can be taken by another thing, and generation then skips the taken one.
@@ -341,7 +294,7 @@ describe('reading, changing and deleting one thing', () => {
     for (const [payload, path] of cases) {
       const res = await putThing(c, thing.slug, payload);
       expect(res.statusCode, JSON.stringify(payload)).toBe(400);
-      expect(pathsOf(res), JSON.stringify(payload)).toContain(path);
+      expect(errorPathsOf(res), JSON.stringify(payload)).toContain(path);
     }
     expect(json(await getThing(c, thing.slug))).toEqual(thing);
     expect(json<ThingBody>(await putThing(c, thing.slug, { updatedThing: { name: 'd'.repeat(255) } })).name).toBe('d'.repeat(255));
@@ -553,12 +506,12 @@ describe('listing things', () => {
       expect(res.statusCode, query).toBe(400);
       const body = problemOf(res);
       expect(body, query).toMatchObject({ status: 400, code: 'invalid_query', title: 'Bad Request' });
-      expect(pathsOf(res), query).toContain(path);
+      expect(errorPathsOf(res), query).toContain(path);
       expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
     }
     // Every bad parameter is reported at once.
     const { res } = await list(thingsUrl(c, undefined, 'count=0&fetchAll=maybe&typeId=x&cursor=%25'));
-    expect(pathsOf(res)).toEqual(['/count', '/fetchAll', '/typeId', '/cursor']);
+    expect(errorPathsOf(res)).toEqual(['/count', '/fetchAll', '/typeId', '/cursor']);
     // A cursor that is well-formed continues after its position.
     const position = await ctx.database.kysely.selectFrom('things').select(['id', 'updated_at']).where('campaign_id', '=', c.id).orderBy('updated_at', 'desc').orderBy('id', 'desc').executeTakeFirstOrThrow();
     const after = await list(thingsUrl(c, undefined, `count=1000&cursor=${cursorOf({ u: position.updated_at, i: position.id })}`));
