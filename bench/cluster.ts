@@ -9,12 +9,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseFlags, UsageError } from './lib/args.js';
 import { num, table } from './lib/format.js';
-import { Api, createAccount } from './lib/http.js';
+import { Api, createAccount } from '../toolkit/http.js';
 import { errorsOf, runLoad, type LoadSpec, type LoadStats } from './lib/load.js';
 import { mixedRequests, WriteLog } from './lib/mixed-load.js';
-import { providePostgres, type PostgresServer } from './lib/postgres.js';
-import { cpuDelta, cpuMsOfAll, runMain, waitUntilIdle } from './lib/processes.js';
-import { buildServer, ROOT, startServer, tempDir, type RunningServer } from './lib/server.js';
+import { providePostgres, type PostgresServer } from '../toolkit/postgres.js';
+import { cpuDelta, cpuMsOfAll, runMain, waitUntilIdle } from '../toolkit/processes.js';
+import { buildServer, repoRoot, startServer, tempDir, type ServerProcess } from '../toolkit/server.js';
 import { verifyCluster, verifySharedRateLimit, type CampaignLoad, type Check } from './lib/verify.js';
 import { seedCampaign, type SeedSize, type SeededCampaign } from './seed.js';
 
@@ -93,7 +93,7 @@ interface StepResult {
 interface Cluster {
   options: Options;
   postgres: PostgresServer;
-  servers: RunningServer[];
+  servers: ServerProcess[];
   token: string;
   targets: CampaignLoad[];
 }
@@ -114,10 +114,10 @@ async function step(cluster: Cluster, count: number): Promise<StepResult> {
   const offsets = connections.map((_, k) => connections.slice(0, k).reduce((a, b) => a + b, 0));
   const flushes: (() => void)[] = [];
   const specFor = (k: number, tag: string): LoadSpec => {
-    const server = active[k] as RunningServer;
+    const server = active[k] as ServerProcess;
     let local = 0;
     return {
-      url: server.url,
+      url: server.base,
       connections: connections[k] ?? 1,
       duration: options.duration,
       warmup: 0,
@@ -157,7 +157,7 @@ async function step(cluster: Cluster, count: number): Promise<StepResult> {
   return {
     instances: count,
     seconds,
-    perInstance: active.map((server, k) => ({ name: server.name, url: server.url, connections: connections[k] ?? 0, stats: stats[k] as LoadStats })),
+    perInstance: active.map((server, k) => ({ name: server.name, url: server.base, connections: connections[k] ?? 0, stats: stats[k] as LoadStats })),
     totalRps: stats.reduce((sum, s) => sum + s.rps, 0),
     acknowledgedWritesPerSecond: (acknowledged() - writesBefore) / seconds,
     cores: {
@@ -205,31 +205,34 @@ async function main(): Promise<number> {
     `Loreforge cluster benchmark: up to ${options.instances} instances on one PostgreSQL; ${os.cpus().length} CPUs, node ${process.version}, ` +
       `load average ${loadStart.map((l) => l.toFixed(2)).join(' ')}${options.quick ? ' — QUICK MODE: smoke check, not a measurement' : ''}`,
   );
-  await buildServer();
+  const entry = await buildServer();
   const postgres = await providePostgres();
   const dir = tempDir('loreforge-cluster-');
-  const servers: RunningServer[] = [];
+  const servers: ServerProcess[] = [];
   const startInstance = async () => {
     const n = servers.length + 1;
     const server = await startServer({
       name: `instance ${n}`,
-      dataDir: path.join(dir, `data-${n}`),
-      databaseUrl: postgres.url,
-      logLevel: options.logLevel,
-      env: { LOGIN_MAX_FAILURES_PER_ACCOUNT: String(LOGIN_MAX_FAILURES) },
+      entry,
+      env: {
+        DATA_DIR: path.join(dir, `data-${n}`),
+        DATABASE_URL: postgres.url,
+        LOG_LEVEL: options.logLevel,
+        LOGIN_MAX_FAILURES_PER_ACCOUNT: String(LOGIN_MAX_FAILURES),
+      },
     });
-    console.log(`${server.name}: node dist/main.js on ${server.url} (pid ${server.process.pid})`);
+    console.log(`${server.name}: node dist/main.js on ${server.base} (pid ${server.pid})`);
     servers.push(server);
   };
   await startInstance();
-  const first = servers[0] as RunningServer;
-  const account = await createAccount(first.url, 'cluster');
+  const first = servers[0] as ServerProcess;
+  const account = await createAccount(first.base, 'cluster');
   const { seed } = options;
   console.log(
     `seeding ${options.campaigns} campaign(s) of ${seed.things} things, ${seed.arcs} arcs, ${seed.arcs * seed.linksPerArc} links through ${first.name}…`,
   );
   const seedStarted = Date.now();
-  const api = new Api(first.url).withToken(account.token);
+  const api = new Api(first.base).withToken(account.token);
   const campaigns = await Promise.all(
     Array.from({ length: options.campaigns }, (_, i) =>
       seedCampaign(api, `Cluster campaign ${i + 1}`, seed, Math.max(2, Math.ceil(SEED_CONCURRENCY / options.campaigns))),
@@ -258,7 +261,7 @@ async function main(): Promise<number> {
   for (const c of checks) console.log(`${c.pass ? 'PASS' : 'FAIL'}  ${c.name} — ${c.detail}`);
   console.log(`\nLoad average before ${loadStart.map((l) => l.toFixed(2)).join(' ')}, after ${loadEnd.map((l) => l.toFixed(2)).join(' ')}.`);
 
-  const resultsDir = path.join(ROOT, 'bench', 'results');
+  const resultsDir = path.join(repoRoot, 'bench', 'results');
   fs.mkdirSync(resultsDir, { recursive: true });
   const file = path.join(resultsDir, `cluster-${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
   const { seed: _seed, ...settings } = options;
@@ -288,7 +291,7 @@ async function main(): Promise<number> {
       2,
     )}\n`,
   );
-  console.log(`written: ${path.relative(ROOT, file)}`);
+  console.log(`written: ${path.relative(repoRoot, file)}`);
   const failed = checks.filter((c) => !c.pass).length;
   console.log(failed === 0 ? 'cluster: all checks passed' : `cluster: ${failed} check(s) FAILED`);
   return failed === 0 ? 0 : 1;

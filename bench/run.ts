@@ -9,13 +9,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseFlags, UsageError } from './lib/args.js';
 import { kib, num } from './lib/format.js';
-import { Api, createAccount } from './lib/http.js';
+import { Api, createAccount } from '../toolkit/http.js';
 import { errorsOf, measure, unloadedLatency, type LoadRequest, type LoadSpec, type LoadStats } from './lib/load.js';
-import { providePostgres, type PostgresServer } from './lib/postgres.js';
-import { freePort, RssSampler, runMain, startProcess, waitUntilIdle, type ManagedProcess } from './lib/processes.js';
+import { providePostgres, type PostgresServer } from '../toolkit/postgres.js';
+import { freePort, RssSampler, runMain, startProcess, waitUntilIdle, type ManagedProcess } from '../toolkit/processes.js';
 import { cpuMicrosPerRequest, growthTable, mainTable, type GrowthPoint, type ScenarioResult } from './lib/report.js';
 import { capture, postThingRequests, probeSearch, putThingRequests, readScenarios, type Captured } from './lib/scenarios.js';
-import { buildServer, ROOT, startServer, tempDir, waitForHealth, type RunningServer } from './lib/server.js';
+import { buildServer, repoRoot, startServer, tempDir, waitForHealth, type ServerProcess } from '../toolkit/server.js';
 import { seedCampaign, type SeedSize, type SeededCampaign } from './seed.js';
 
 const USAGE = `npm run bench -- [options]
@@ -104,7 +104,7 @@ function readOptions(argv: string[]): Options {
 
 interface Context {
   options: Options;
-  server: RunningServer;
+  server: ServerProcess;
   postgres: PostgresServer | undefined;
   api: Api;
   token: string;
@@ -155,7 +155,7 @@ async function startBaseline(captured: Captured[], dir: string, logLevel: string
   const file = path.join(dir, 'baseline-responses.json');
   fs.writeFileSync(file, JSON.stringify(captured.map((c) => ({ url: c.url, contentType: c.contentType, body: c.body.toString('base64') }))));
   const port = await freePort();
-  const child = startProcess('baseline', process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'baseline.ts'), file, String(port), logLevel], { cwd: ROOT });
+  const child = startProcess('baseline', process.execPath, ['--import', 'tsx', path.join(repoRoot, 'bench', 'baseline.ts'), file, String(port), logLevel], { cwd: repoRoot });
   const url = `http://127.0.0.1:${port}`;
   await waitForHealth(url, child, 30_000, '/__baseline/ready');
   return { url, process: child };
@@ -173,7 +173,7 @@ async function runScenarios(context: Context, campaign: SeededCampaign, dir: str
   const reads = readScenarios(campaign, searchProblem === undefined).filter((r) => selected(options, r.name));
   // The bytes the baseline will serve, fetched from Loreforge just before (GETs change nothing).
   const captured: Captured[] = [];
-  for (const read of reads) captured.push(await capture(server.url, context.token, read.path));
+  for (const read of reads) captured.push(await capture(server.base, context.token, read.path));
   const baseline = reads.length > 0 ? await startBaseline(captured, dir, options.logLevel) : undefined;
   const results: ScenarioResult[] = [];
   const pids = serverPids(context);
@@ -184,8 +184,8 @@ async function runScenarios(context: Context, campaign: SeededCampaign, dir: str
     const warmup = heavy ? 0 : options.warmup;
     const request: LoadRequest[] = [{ method: 'GET', path: read.path }];
     console.log(`${read.name} (${kib(bytes)})`);
-    const unloaded = await unloadedLatency(`${server.url}${read.path}`, auth, options.quick ? 0.5 : 2, heavy ? 5 : 200);
-    const loreforge = await measure(loadSpec(context, server.url, request, options.duration, warmup, context.serverCpu), () => settle(pids));
+    const unloaded = await unloadedLatency(`${server.base}${read.path}`, auth, options.quick ? 0.5 : 2, heavy ? 5 : 200);
+    const loreforge = await measure(loadSpec(context, server.base, request, options.duration, warmup, context.serverCpu), () => settle(pids));
     console.log(`  loreforge: ${describeStats(loreforge)}; alone ${num(unloaded.medianMs)} ms`);
     await settle(pids);
     let base: LoadStats | undefined;
@@ -219,7 +219,7 @@ async function runScenarios(context: Context, campaign: SeededCampaign, dir: str
   ].filter((w) => selected(options, w.name));
   for (const write of writes) {
     console.log(write.name);
-    const stats = await measure(loadSpec(context, server.url, write.requests, options.duration, options.warmup, context.serverCpu), () => settle(pids));
+    const stats = await measure(loadSpec(context, server.base, write.requests, options.duration, options.warmup, context.serverCpu), () => settle(pids));
     console.log(`  loreforge: ${describeStats(stats)}`);
     await settle(pids);
     results.push({ name: write.name, method: write.method, path: `/api/campaigns/${campaign.slug}/things`, loreforge: stats });
@@ -240,10 +240,10 @@ async function runGrowth(context: Context, withSearch: boolean): Promise<GrowthP
     await settle(pids);
     const point: GrowthPoint = { size, links: campaign.links, seedSeconds: campaign.seconds, scenarios: [] };
     for (const read of readScenarios(campaign, withSearch).filter((r) => selected(options, r.name))) {
-      const captured = await capture(server.url, context.token, read.path);
+      const captured = await capture(server.base, context.token, read.path);
       const heavy = captured.body.length > HEAVY_RESPONSE_BYTES;
-      const unloaded = await unloadedLatency(`${server.url}${read.path}`, auth, options.quick ? 0.5 : 2, heavy ? 5 : 200);
-      const spec = loadSpec(context, server.url, [{ method: 'GET', path: read.path }], options.growthDuration, heavy ? 0 : options.growthWarmup, context.serverCpu);
+      const unloaded = await unloadedLatency(`${server.base}${read.path}`, auth, options.quick ? 0.5 : 2, heavy ? 5 : 200);
+      const spec = loadSpec(context, server.base, [{ method: 'GET', path: read.path }], options.growthDuration, heavy ? 0 : options.growthWarmup, context.serverCpu);
       const stats = await measure(spec, () => settle(pids));
       console.log(`  ${read.name} (${kib(captured.body.length)}): ${describeStats(stats)}; alone ${num(unloaded.medianMs)} ms`);
       await settle(pids);
@@ -263,21 +263,20 @@ async function main(): Promise<number> {
     `Loreforge benchmark on ${options.db}: ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), node ${process.version}, ` +
       `load average ${loadStart.map((l) => l.toFixed(2)).join(' ')}${options.quick ? ' — QUICK MODE: smoke check, not a measurement' : ''}`,
   );
-  await buildServer();
+  const entry = await buildServer();
   const dir = tempDir('loreforge-bench-');
   const postgres = options.db === 'postgres' ? await providePostgres() : undefined;
   const profileDir = options.cpuProf ? path.join(os.tmpdir(), `loreforge-cpu-profile-${stamp}`) : undefined;
   const server = await startServer({
     name: 'loreforge',
-    dataDir: path.join(dir, 'data'),
-    databaseUrl: postgres?.url,
-    logLevel: options.logLevel,
+    entry,
+    env: { DATA_DIR: path.join(dir, 'data'), LOG_LEVEL: options.logLevel, ...(postgres ? { DATABASE_URL: postgres.url } : {}) },
     ...(profileDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {}),
   });
-  console.log(`server: node dist/main.js on ${server.url} (pid ${server.process.pid})`);
+  console.log(`server: node dist/main.js on ${server.base} (pid ${server.pid})`);
   const rss = new RssSampler(server.process.pid).start();
-  const account = await createAccount(server.url, 'main');
-  const api = new Api(server.url).withToken(account.token);
+  const account = await createAccount(server.base, 'main');
+  const api = new Api(server.base).withToken(account.token);
   const postgresPids = postgres?.embedded ? () => postgres.pids() : undefined;
   const context: Context = {
     options,
@@ -321,7 +320,7 @@ async function main(): Promise<number> {
   console.log(`\n${output.join('\n\n')}\n`);
   if (profileDir) console.log(`CPU profile of the server: ${profileDir} (open the .cpuprofile in Chrome DevTools or VS Code)`);
 
-  const resultsDir = path.join(ROOT, 'bench', 'results');
+  const resultsDir = path.join(repoRoot, 'bench', 'results');
   fs.mkdirSync(resultsDir, { recursive: true });
   const file = path.join(resultsDir, `${options.db}-${stamp}.json`);
   const { mainSize: _m, growthSizes: _g, ...settings } = options;
@@ -346,7 +345,7 @@ async function main(): Promise<number> {
       2,
     )}\n`,
   );
-  console.log(`written: ${path.relative(ROOT, file)}`);
+  console.log(`written: ${path.relative(repoRoot, file)}`);
   return 0;
 }
 

@@ -25,7 +25,7 @@ import { createThing, updateThing } from '../src/db/repositories/things.js';
 import { createUser } from '../src/db/repositories/users.js';
 import { hashSecret, newSecret } from '../src/domain/secrets.js';
 import { rebuildSearchIndex } from '../src/db/indexes/search.js';
-import { startEmbeddedPostgres } from '../test/support/embedded-postgres.js';
+import { startEmbeddedPostgres } from '../toolkit/embedded-postgres.js';
 
 const THINGS = Number(process.env.BENCH_THINGS ?? 10_000);
 const ARCS = 300;

@@ -1,7 +1,7 @@
 // Seeds a campaign through the public API, as a client would: thing types, things with rich
 // descriptions, arcs three levels deep with a few narrative fields, and links between them.
 import { arcName, description, shortText, thingName } from './lib/content.js';
-import { mapLimit, type Api } from './lib/http.js';
+import { mapLimit, type Api } from '../toolkit/http.js';
 
 export interface SeedSize {
   things: number;

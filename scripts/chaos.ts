@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 import { createDatabase } from '../src/db/database.js';
 import { runChaos, type ChaosReport } from '../test/support/chaos.js';
 import { startScriptPostgres } from '../test/support/script-postgres.js';
-import { buildServer, killAllStarted } from '../test/support/server-process.js';
+import { buildServer, killAllStarted } from '../toolkit/server.js';
 
 const { values } = parseArgs({
   options: {

@@ -6,7 +6,7 @@
 // (FUZZ_SEED=…). Exits with vitest's exit code.
 import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
-import { repoRoot } from '../test/support/server-process.js';
+import { repoRoot } from '../toolkit/server.js';
 
 const { values } = parseArgs({
   options: {

@@ -10,9 +10,9 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { api, registerWithToken } from '../test/support/http-client.js';
+import { api, registerWithToken } from '../toolkit/http.js';
 import { startScriptPostgres } from '../test/support/script-postgres.js';
-import { buildServer, killAllStarted, startServer, stopServer } from '../test/support/server-process.js';
+import { buildServer, killAllStarted, startServer, stopServer } from '../toolkit/server.js';
 
 const { values } = parseArgs({
   options: {
@@ -58,7 +58,7 @@ const postgres = values.db === 'postgres' ? await startScriptPostgres() : undefi
 const env: Record<string, string> = { DATA_DIR: dataDir };
 if (postgres) env.DATABASE_URL = await postgres.newDatabase();
 const server = await startServer({ env, entry });
-const pid = server.child.pid!;
+const pid = server.pid;
 try {
   // Seed: a campaign with 200 things in 3 types, 20 arcs, and links.
   const token = await registerWithToken(server.base, 'soak@example.test');

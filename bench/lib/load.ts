@@ -2,7 +2,7 @@
 // with the CPU time the measured processes spent during it.
 import { createRequire } from 'node:module';
 import autocannon from 'autocannon';
-import { cpuDelta, cpuMsOfAll, isExiting } from './processes.js';
+import { cpuDelta, cpuMsOfAll, isExiting } from '../../toolkit/processes.js';
 
 // autocannon appends every response body to a string, whether or not anything reads it; on
 // responses of a megabyte that alone halves the rate the load generator can take in. Keep bodies

@@ -2,7 +2,7 @@
 // makes every request different.
 import type { SeededCampaign } from '../seed.js';
 import { description } from './content.js';
-import type { Api } from './http.js';
+import type { Api } from '../../toolkit/http.js';
 import type { LoadRequest } from './load.js';
 
 export const SEARCH_QUERY = 'lantern';
@@ -29,7 +29,7 @@ export function readScenarios(campaign: SeededCampaign, withSearch: boolean): Re
 export async function probeSearch(api: Api, campaign: SeededCampaign): Promise<string | undefined> {
   const response = await api.request('GET', `/api/campaigns/${campaign.slug}/search?q=${SEARCH_QUERY}`);
   if (response.status === 200) return undefined;
-  const code = (response.json as { code?: string } | undefined)?.code;
+  const code = (response.body as { code?: string } | undefined)?.code;
   if (response.status === 404 && code === 'route_not_found') return 'the search route does not exist yet (404 route_not_found)';
   return `the search route answered ${response.status}${code ? ` ${code}` : ''}, not 200`;
 }

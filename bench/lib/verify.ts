@@ -1,9 +1,9 @@
 // After the cluster load: reads every acknowledged write back through every instance, and checks
 // the invariants that must hold however many instances share the database.
 import type { SeededCampaign } from '../seed.js';
-import { Api, mapLimit } from './http.js';
+import { Api, mapLimit } from '../../toolkit/http.js';
 import type { WriteLog } from './mixed-load.js';
-import type { RunningServer } from './server.js';
+import type { ServerProcess } from '../../toolkit/server.js';
 
 export interface Check {
   name: string;
@@ -47,7 +47,7 @@ class Reader {
       if (++pages > 10_000) throw new Error('the things list did not end after 10,000 pages');
       const response = await this.get(next);
       if (response.status !== 200) throw new Error(`GET ${next}: ${response.status} ${response.text.slice(0, 300)}`);
-      things.push(...(response.json as ListedThing[]));
+      things.push(...(response.body as ListedThing[]));
       next = /<([^>]+)>;\s*rel="next"/.exec(response.headers.get('link') ?? '')?.[1];
     }
     return { things, pages };
@@ -69,11 +69,11 @@ export interface CampaignLoad {
 }
 
 /** Every check over every campaign the load wrote to, through every instance. */
-export async function verifyCluster(instances: RunningServer[], token: string, targets: CampaignLoad[]): Promise<Check[]> {
+export async function verifyCluster(instances: ServerProcess[], token: string, targets: CampaignLoad[]): Promise<Check[]> {
   const checks: Check[] = [];
   const check = (name: string, failures: string[], passDetail: string) =>
     checks.push({ name, pass: failures.length === 0, detail: failures.length === 0 ? passDetail : `${failures.length} problem(s): ${failures.slice(0, 5).join('; ')}` });
-  const readers = instances.map((server) => ({ server, reader: new Reader(new Api(server.url).withToken(token)) }));
+  const readers = instances.map((server) => ({ server, reader: new Reader(new Api(server.base).withToken(token)) }));
   const fmt = (n: number) => n.toLocaleString('en-US');
 
   // What the load itself saw.
@@ -138,7 +138,7 @@ export async function verifyCluster(instances: RunningServer[], token: string, t
     for (const { server, reader } of readers) {
       await mapLimit(createdSample, CONCURRENCY, async ([slug, thingName]) => {
         const response = await reader.get(`${base}/things/${slug}`);
-        const name = (response.json as { name?: string } | undefined)?.name;
+        const name = (response.body as { name?: string } | undefined)?.name;
         if (response.status !== 200 || name !== thingName) created.push(`GET ${slug} via ${where(server.name)}: ${response.status} ${name ?? ''}`);
       });
     }
@@ -162,7 +162,7 @@ export async function verifyCluster(instances: RunningServer[], token: string, t
     for (const { server, reader } of readers) {
       await mapLimit(updated, CONCURRENCY, async ([slug, entry]) => {
         const response = await reader.get(`${base}/things/${slug}`);
-        const revision = revisionOf((response.json as { description?: unknown } | undefined)?.description);
+        const revision = revisionOf((response.body as { description?: unknown } | undefined)?.description);
         if (response.status !== 200 || !accepts(slug, revision)) {
           updates.push(`GET ${slug} via ${where(server.name)}: ${response.status} "${revision}", last acknowledged "${entry.acked}"`);
         }
@@ -174,7 +174,7 @@ export async function verifyCluster(instances: RunningServer[], token: string, t
     // Links: in the arcs list, and in the arcs of each thing.
     for (const { server, reader } of readers) {
       const response = await reader.get(`${base}/arcs`);
-      const arcs = (response.json ?? []) as { slug: string; things: { slug: string }[] }[];
+      const arcs = (response.status === 200 ? response.body : []) as { slug: string; things: { slug: string }[] }[];
       const pairs = new Set(arcs.flatMap((arc) => arc.things.map((t) => `${t.slug} ${arc.slug}`)));
       for (const pair of log.links) if (!pairs.has(pair)) links.push(`${pair} missing from GET /arcs via ${where(server.name)}`);
     }
@@ -182,7 +182,7 @@ export async function verifyCluster(instances: RunningServer[], token: string, t
     for (const { server, reader } of readers) {
       await mapLimit(linkedThings, CONCURRENCY, async (slug) => {
         const response = await reader.get(`${base}/things/${slug}/arcs`);
-        const arcSlugs = new Set(((response.json ?? []) as { slug: string }[]).map((a) => a.slug));
+        const arcSlugs = new Set(((response.status === 200 ? response.body : []) as { slug: string }[]).map((a) => a.slug));
         for (const pair of log.links) {
           const [thing, arc] = pair.split(' ');
           if (thing === slug && arc !== undefined && !arcSlugs.has(arc)) links.push(`${pair} missing from GET /things/${slug}/arcs via ${where(server.name)}`);
@@ -225,7 +225,7 @@ export async function verifyCluster(instances: RunningServer[], token: string, t
  * attempt max+1 must be refused (429) whichever instance receives it. Once per instance, each time
  * with a new account, so each instance gets to answer the refused attempt.
  */
-export async function verifySharedRateLimit(instances: RunningServer[], max: number): Promise<Check> {
+export async function verifySharedRateLimit(instances: ServerProcess[], max: number): Promise<Check> {
   const failures: string[] = [];
   const run = Date.now().toString(36);
   for (let round = 0; round < instances.length; round++) {
@@ -233,8 +233,8 @@ export async function verifySharedRateLimit(instances: RunningServer[], max: num
     const seen: string[] = [];
     for (let attempt = 0; attempt <= max; attempt++) {
       // The last attempt (index max) lands on instance `round`.
-      const target = instances[(((round - max + attempt) % instances.length) + instances.length) % instances.length] as RunningServer;
-      const response = await new Api(target.url).request('POST', '/api/auth/login', { email, password: 'not the password 123' });
+      const target = instances[(((round - max + attempt) % instances.length) + instances.length) % instances.length] as ServerProcess;
+      const response = await new Api(target.base).request('POST', '/api/auth/login', { email, password: 'not the password 123' });
       seen.push(`${response.status}@${target.name}`);
       const expected = attempt < max ? 401 : 429;
       if (response.status !== expected) failures.push(`round ${round + 1}, attempt ${attempt + 1} via ${target.name}: ${response.status}, expected ${expected}`);

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '../../src/db/database.js';
 import { runChaos } from '../support/chaos.js';
-import { killAllStarted } from '../support/server-process.js';
+import { killAllStarted } from '../../toolkit/server.js';
 import { createTestDatabase, dialect } from '../support/test-db.js';
 
 // The short pass of the crash test (`npm run chaos` is the long one): writers against the real

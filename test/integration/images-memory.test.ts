@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -8,6 +7,8 @@ import { createDatabase, type Database } from '../../src/db/database.js';
 import { setPremiumUntil } from '../../src/db/repositories/users.js';
 import { createTestUser } from '../support/app.js';
 import { createTestDatabase, dialect } from '../support/test-db.js';
+import { memoryOf } from '../../toolkit/processes.js';
+import { killAllStarted, startServer, stopServer } from '../../toolkit/server.js';
 import { IN_A_YEAR } from '../fixtures/image-app.js';
 import { png } from '../fixtures/images.js';
 
@@ -21,38 +22,7 @@ const UPLOAD_MB = Number(process.env.LOREFORGE_UPLOAD_TEST_MB ?? 256);
 // keeps a larger one than Node 20, a fixed ~60 MiB that does not grow with the upload), so the
 // measured growth is what the big upload itself holds.
 const WARM_UP_MB = Math.min(32, UPLOAD_MB);
-const root = path.resolve(import.meta.dirname, '../..');
-const children: ChildProcess[] = [];
-afterAll(() => {
-  for (const child of children) child.kill('SIGKILL');
-});
-
-function memoryOf(pid: number): { rssMiB: number; peakMiB: number } {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
-  return { rssMiB: Math.round(kib('VmRSS') / 102.4) / 10, peakMiB: Math.round(kib('VmHWM') / 102.4) / 10 };
-}
-
-function startServer(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: root,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let output = '';
-  const listening = new Promise<string>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (match) resolve(match[1]!);
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
-  });
-  return { child, listening };
-}
+afterAll(killAllStarted);
 
 /** PUTs `megabytes` MiB (a PNG followed by filler) in 64 KiB chunks generated on the fly. */
 function putLarge(url: string, megabytes: number): Promise<{ status: number; body: string }> {
@@ -92,9 +62,9 @@ describe('memory while streaming an upload', () => {
       testDb = await createTestDatabase({ migrate: false });
       env = { ...env, DATABASE_URL: testDb.url! };
     }
-    const server = startServer(env);
+    const server = await startServer({ env });
     try {
-      const base = await server.listening;
+      const base = server.base;
       database = testDb ?? createDatabase({ dataDir });
       const user = await createTestUser(database);
       await setPremiumUntil(database.kysely, user.email, IN_A_YEAR);
@@ -109,13 +79,13 @@ describe('memory while streaming an upload', () => {
       // Warm up: the upload path's modules loaded and its code compiled before we measure.
       const warm = await grant();
       expect((await putLarge(warm.url, WARM_UP_MB)).status).toBe(200);
-      const before = memoryOf(server.child.pid!);
+      const before = memoryOf(server.pid)!;
       const big = await grant();
       const started = Date.now();
       const res = await putLarge(big.url, UPLOAD_MB);
       const seconds = (Date.now() - started) / 1000;
       expect(res.status, res.body).toBe(200);
-      const after = memoryOf(server.child.pid!);
+      const after = memoryOf(server.pid)!;
       const confirm = await fetch(`${base}/api/campaigns/${campaign.slug}/assets/confirm-upload`, {
         method: 'POST',
         headers,
@@ -126,13 +96,13 @@ describe('memory while streaming an upload', () => {
       expect(fs.statSync(stored).size).toBe(UPLOAD_MB * 1024 * 1024);
 
       console.log(
-        `[upload memory] ${UPLOAD_MB} MiB streamed in ${seconds.toFixed(2)} s; server RSS before ${before.rssMiB} MiB (peak so far ${before.peakMiB}), ` +
-          `after ${after.rssMiB} MiB (peak ${after.peakMiB} MiB)`,
+        `[upload memory] ${UPLOAD_MB} MiB streamed in ${seconds.toFixed(2)} s; server RSS before ${before.rssMiB.toFixed(1)} MiB (peak so far ${before.peakMiB.toFixed(1)}), ` +
+          `after ${after.rssMiB.toFixed(1)} MiB (peak ${after.peakMiB.toFixed(1)} MiB)`,
       );
       expect(after.peakMiB - before.peakMiB).toBeLessThan(Math.max(48, UPLOAD_MB / 3));
       if (!testDb) await database.close();
     } finally {
-      server.child.kill('SIGTERM');
+      await stopServer(server);
       await testDb?.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
     }

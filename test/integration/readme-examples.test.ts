@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot, startServer, stopServer, type ServerProcess } from '../support/server-process.js';
+import { repoRoot, startServer, stopServer, type ServerProcess } from '../../toolkit/server.js';
 import { createTestDatabase, dialect, type TestDatabase } from '../support/test-db.js';
 
 // Every example of the README is a script under docs/examples/, quoted in the README word for word,

@@ -3,9 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/database.js';
-import { api, isNetworkError, registerWithToken } from '../support/http-client.js';
+import { api, isNetworkError, registerWithToken } from '../../toolkit/http.js';
 import { integrityProblems } from '../support/integrity.js';
-import { killAllStarted, startServer } from '../support/server-process.js';
+import { killAllStarted, startServer } from '../../toolkit/server.js';
 import { createTestDatabase, dialect } from '../support/test-db.js';
 
 // SIGTERM under load, against the real server process: every request the server accepted is
@@ -56,7 +56,7 @@ describe('graceful shutdown', () => {
               if (acks >= ACKS_BEFORE_SIGTERM && !sigtermSent) {
                 sigtermSent = true;
                 sigtermAt = Date.now();
-                server.child.kill('SIGTERM');
+                server.kill('SIGTERM');
               }
             } else if (res.status === 503) {
               // Refused like every error: a problem document, with the connection closed.

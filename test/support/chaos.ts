@@ -2,9 +2,9 @@ import { sql } from 'kysely';
 import type { Database } from '../../src/db/database.js';
 import { emptyRichText } from '../../src/domain/rich-text.js';
 import { slugifyName } from '../../src/domain/slugs.js';
-import { api, isNetworkError, registerWithToken, type ApiResponse } from './http-client.js';
+import { api, isNetworkError, registerWithToken, type ApiResponse } from '../../toolkit/http.js';
 import { integrityProblems } from './integrity.js';
-import { startServer, stopServer, type ServerProcess } from './server-process.js';
+import { startServer, stopServer, type ServerProcess } from '../../toolkit/server.js';
 
 // Crash durability: writers create, update, link, unlink and delete through the real server while it
 // is SIGKILLed at random moments and restarted. Each writer owns one campaign and keeps a model of
@@ -571,7 +571,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       const running = writers.map((w) => w.run(server.base, () => killed));
       const runMs = options.minRunMs + pick(Math.max(1, options.maxRunMs - options.minRunMs));
       await sleep(runMs);
-      server.child.kill('SIGKILL');
+      server.kill('SIGKILL');
       await server.exited;
       killed = true;
       report.kills += 1;

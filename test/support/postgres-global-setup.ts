@@ -3,7 +3,7 @@ import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { createDatabase } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
-import { startEmbeddedPostgres } from './embedded-postgres.js';
+import { startEmbeddedPostgres } from '../../toolkit/embedded-postgres.js';
 
 /** What the `postgres` project's test files receive through `inject('postgres')`. */
 export interface PostgresTestServer {

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
-import { startEmbeddedPostgres } from '../../test/support/embedded-postgres.js';
+import { startEmbeddedPostgres } from './embedded-postgres.js';
 import { onCleanup, processTree } from './processes.js';
 
 export interface PostgresServer {

@@ -1,18 +1,42 @@
-// Child processes of a benchmark run, and making sure none outlives it: every process started here
-// is stopped by the cleanup that runs on a normal end, on an error and on Ctrl-C, and a detached
-// watchdog stops it even if this process is killed outright.
+// Child processes of a test, script or benchmark run, and making sure none outlives it: every
+// process started here is stopped by the cleanup that runs on a normal end, on an error and on
+// Ctrl-C (runMain), and a detached watchdog stops it even if this process is killed outright.
+// Also what /proc tells about a process (memory, CPU). No vitest imports.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import { freePort, withTimeout } from '../../test/support/process-utils.js';
+import net from 'node:net';
 
-export { freePort, withTimeout };
+/** A port free right now on 127.0.0.1 (another process may still take it before we bind). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.unref();
+    probe.on('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => {
+        if (address && typeof address === 'object') resolve(address.port);
+        else reject(new Error('no port assigned'));
+      });
+    });
+  });
+}
+
+/** `promise`, or a rejection naming `what` once `ms` have passed. */
+export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
 
 type Cleanup = () => Promise<void> | void;
 const cleanups: Cleanup[] = [];
 const running = new Set<ManagedProcess>();
 let exiting = false;
 
-/** Runs `fn` when the benchmark ends, however it ends (last registered, first run). */
+/** Runs `fn` when the run ends, however it ends (last registered, first run). */
 export function onCleanup(fn: Cleanup): () => void {
   cleanups.push(fn);
   return () => {
@@ -43,7 +67,7 @@ export function runMain(main: () => Promise<number>): void {
       process.exit(1);
     }
     exiting = true;
-    console.error(`\n${signal}: stopping the benchmark and its processes…`);
+    console.error(`\n${signal}: stopping the run and its processes…`);
     void runCleanups().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
   };
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, onSignal);
@@ -56,7 +80,7 @@ export function runMain(main: () => Promise<number>): void {
     },
     async (error: unknown) => {
       exiting = true;
-      console.error(`\nbenchmark failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      console.error(`\nfailed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
       await runCleanups();
       process.exit(1);
     },
@@ -67,7 +91,8 @@ export function isExiting(): boolean {
   return exiting;
 }
 
-function killAllNow(): void {
+/** SIGKILLs every process started here that is still running (afterAll hooks, exit handlers). */
+export function killAllNow(): void {
   for (const managed of running) {
     try {
       managed.child.kill('SIGKILL');
@@ -169,7 +194,7 @@ function startWatchdog(pid: number, comm: string): number | undefined {
       kill -KILL "$2" 2>/dev/null
     fi
   `;
-  const watchdog = spawn('sh', ['-c', script, 'loreforge-bench-watchdog', String(process.pid), String(pid), comm], {
+  const watchdog = spawn('sh', ['-c', script, 'loreforge-watchdog', String(process.pid), String(pid), comm], {
     detached: true,
     stdio: 'ignore',
   });
@@ -206,13 +231,19 @@ export async function runToCompletion(command: string, args: string[], cwd: stri
 
 /** Resident set size of a process, in MiB (VmRSS of /proc/<pid>/status), or undefined once it is gone. */
 export function rssMb(pid: number): number | undefined {
+  return memoryOf(pid)?.rssMiB;
+}
+
+/** Resident memory now and its peak so far (VmRSS and VmHWM), in MiB, or undefined once it is gone. */
+export function memoryOf(pid: number): { rssMiB: number; peakMiB: number } | undefined {
+  let status: string;
   try {
-    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-    const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
-    return match?.[1] === undefined ? undefined : Number(match[1]) / 1024;
+    status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   } catch {
     return undefined;
   }
+  const mib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) / 1024;
+  return { rssMiB: mib('VmRSS'), peakMiB: mib('VmHWM') };
 }
 
 // USER_HZ: the unit of utime/stime in /proc/<pid>/stat; 100 on every mainstream Linux build.

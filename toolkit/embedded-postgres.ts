@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort, withTimeout } from './process-utils.js';
+import { freePort, withTimeout } from './processes.js';
 
 export interface EmbeddedPostgresOptions {
   /** The start of the data folder's name under the system temp dir, and of the watchdog's. */
