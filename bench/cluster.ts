@@ -7,13 +7,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseFlags, UsageError } from './lib/args.js';
+import { parseFlags, runCommand, UsageError } from './lib/args.js';
 import { num, table } from './lib/format.js';
 import { Api, createAccount } from '../toolkit/http.js';
 import { errorsOf, runLoad, type LoadSpec, type LoadStats } from './lib/load.js';
 import { mixedRequests, WriteLog } from './lib/mixed-load.js';
 import { providePostgres, type PostgresServer } from '../toolkit/postgres.js';
-import { cpuDelta, cpuMsOfAll, runMain, waitUntilIdle } from '../toolkit/processes.js';
+import { cpuDelta, cpuMsOfAll, waitUntilIdle } from '../toolkit/processes.js';
 import { buildServer, repoRoot, startServer, tempDir, type ServerProcess } from '../toolkit/server.js';
 import { verifyCluster, verifySharedRateLimit, type CampaignLoad, type Check } from './lib/verify.js';
 import { seedCampaign, type SeedSize, type SeededCampaign } from './seed.js';
@@ -297,14 +297,4 @@ async function main(): Promise<number> {
   return failed === 0 ? 0 : 1;
 }
 
-runMain(async () => {
-  try {
-    return await main();
-  } catch (error) {
-    if (error instanceof UsageError) {
-      console.error(`${error.message}\n\n${USAGE}`);
-      return 2;
-    }
-    throw error;
-  }
-});
+runCommand(main, USAGE);

@@ -7,12 +7,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseFlags, UsageError } from './lib/args.js';
+import { parseFlags, runCommand, UsageError } from './lib/args.js';
 import { kib, num } from './lib/format.js';
 import { Api, createAccount } from '../toolkit/http.js';
 import { errorsOf, measure, unloadedLatency, type LoadRequest, type LoadSpec, type LoadStats } from './lib/load.js';
 import { providePostgres, type PostgresServer } from '../toolkit/postgres.js';
-import { freePort, RssSampler, runMain, startProcess, waitUntilIdle, type ManagedProcess } from '../toolkit/processes.js';
+import { freePort, RssSampler, startProcess, waitUntilIdle, type ManagedProcess } from '../toolkit/processes.js';
 import { cpuMicrosPerRequest, growthTable, mainTable, type GrowthPoint, type ScenarioResult } from './lib/report.js';
 import { capture, postThingRequests, probeSearch, putThingRequests, readScenarios, type Captured } from './lib/scenarios.js';
 import { buildServer, repoRoot, startServer, tempDir, waitForHealth, type ServerProcess } from '../toolkit/server.js';
@@ -349,14 +349,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-runMain(async () => {
-  try {
-    return await main();
-  } catch (error) {
-    if (error instanceof UsageError) {
-      console.error(`${error.message}\n\n${USAGE}`);
-      return 2;
-    }
-    throw error;
-  }
-});
+runCommand(main, USAGE);

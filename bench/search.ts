@@ -26,6 +26,7 @@ import { createUser } from '../src/db/repositories/users.js';
 import { hashSecret, newSecret } from '../src/domain/secrets.js';
 import { rebuildSearchIndex } from '../src/db/indexes/search.js';
 import { startEmbeddedPostgres } from '../toolkit/embedded-postgres.js';
+import { prng } from './lib/content.js';
 
 const THINGS = Number(process.env.BENCH_THINGS ?? 10_000);
 const ARCS = 300;
@@ -36,16 +37,6 @@ const DIALECTS = (process.env.BENCH_DIALECTS ?? 'sqlite,postgres').split(',').ma
 
 // ---------------------------------------------------------------- deterministic content
 
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // Reset before seeding each database, so both get the very same campaign.
 let random = prng(20261121);

@@ -1,5 +1,7 @@
 // Command-line flags: `--name value`, `--name=value`, `--flag`, `--no-flag`.
 
+import { runMain } from '../../toolkit/processes.js';
+
 export type FlagKind = 'string' | 'number' | 'boolean';
 
 export class UsageError extends Error {}
@@ -44,4 +46,19 @@ export function parseFlags<S extends Record<string, FlagKind>>(
     }
   }
   return out as { [K in keyof S]?: S[K] extends 'number' ? number : S[K] extends 'boolean' ? boolean : string };
+}
+
+/** Runs a benchmark's main (see runMain): a UsageError prints its message and the usage, exit 2. */
+export function runCommand(main: () => Promise<number>, usage: string): void {
+  runMain(async () => {
+    try {
+      return await main();
+    } catch (error) {
+      if (error instanceof UsageError) {
+        console.error(`${error.message}\n\n${usage}`);
+        return 2;
+      }
+      throw error;
+    }
+  });
 }

@@ -1,8 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type Database } from '../../src/db/database.js';
 import type { AppInstance } from '../../src/http/app-types.js';
-import { buildCheckedApp, createTestContext, json, type TestContext, type TestUser } from '../support/app.js';
+import { createScaledOutContext, json, type TestContext, type TestUser } from '../support/app.js';
 import { integrityProblems } from '../support/integrity.js';
 
 // Races between writers, each on both databases. On PostgreSQL the requests of every race are
@@ -13,28 +12,16 @@ import { integrityProblems } from '../support/integrity.js';
 // racing creations (things-concurrency.test.ts), of one arc name and two arcs re-parented onto each
 // other (arcs.test.ts), of one thing type name (thing-types.test.ts).
 
-let ctx: TestContext;
+let ctx: TestContext & { apps: AppInstance[] };
 let owner: TestUser;
 let apps: AppInstance[];
-let secondDatabase: Database | undefined;
 
 beforeAll(async () => {
-  ctx = await createTestContext();
+  ctx = await createScaledOutContext();
   owner = await ctx.createUser();
-  apps = [ctx.app];
-  if (ctx.database.url !== undefined) {
-    secondDatabase = createDatabase({ url: ctx.database.url, poolSize: 10 });
-    const second = await buildCheckedApp(ctx.config, { database: secondDatabase, logger: false });
-    await second.ready();
-    apps.push(second);
-  }
+  apps = ctx.apps;
 });
-
-afterAll(async () => {
-  if (apps.length > 1) await apps[1]!.close();
-  await secondDatabase?.close();
-  await ctx.close();
-});
+afterAll(() => ctx.close());
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type Database } from '../../src/db/database.js';
 import type { AppInstance } from '../../src/http/app-types.js';
-import { buildCheckedApp, createTestContext, json, type TestContext, type TestUser } from '../support/app.js';
+import { createScaledOutContext, json, type TestContext, type TestUser } from '../support/app.js';
 import { newCampaign as newCampaignAs, problemOf } from '../support/fixtures.js';
 
 
@@ -12,30 +11,16 @@ import { newCampaign as newCampaignAs, problemOf } from '../support/fixtures.js'
 
 const SIMULTANEOUS = 25;
 
-let ctx: TestContext;
+let ctx: TestContext & { apps: AppInstance[] };
 let owner: TestUser;
 let apps: AppInstance[];
-let secondDatabase: Database | undefined;
 
 beforeAll(async () => {
-  ctx = await createTestContext();
+  ctx = await createScaledOutContext();
   owner = await ctx.createUser();
-  apps = [ctx.app];
-  if (ctx.database.url !== undefined) {
-    // The test context's own pool has 10 connections (createDatabase's default); the second
-    // instance gets as many, so the writers really do run side by side.
-    secondDatabase = createDatabase({ url: ctx.database.url, poolSize: 10 });
-    const second = await buildCheckedApp(ctx.config, { database: secondDatabase, logger: false });
-    await second.ready();
-    apps.push(second);
-  }
+  apps = ctx.apps;
 });
-
-afterAll(async () => {
-  if (apps.length > 1) await apps[1]!.close();
-  await secondDatabase?.close();
-  await ctx.close();
-});
+afterAll(() => ctx.close());
 
 
 const newCampaign = (name: string) => newCampaignAs(ctx.app, owner, name);

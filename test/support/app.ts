@@ -1,7 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { buildApp, type BuildOptions } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
-import type { Database } from '../../src/db/database.js';
+import { createDatabase, type Database } from '../../src/db/database.js';
 import { createToken } from '../../src/db/repositories/credentials.js';
 import { createUser } from '../../src/db/repositories/users.js';
 import { hashSecret, newSecret } from '../../src/domain/secrets.js';
@@ -93,4 +93,30 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
 /** The parsed JSON body of a response (throws with the body text when it is not JSON). */
 export function json<T = any>(response: LightMyRequestResponse): T {
   return JSON.parse(response.body) as T;
+}
+
+/**
+ * A test context with the app as it runs scaled out: on PostgreSQL a second app instance with its
+ * own pool of 10 connections on the same database (as behind a load balancer), so writers really
+ * run side by side; on SQLite the one app, where requests interleave at every await as in production.
+ */
+export async function createScaledOutContext(): Promise<TestContext & { apps: AppInstance[] }> {
+  const ctx = await createTestContext();
+  const apps = [ctx.app];
+  let secondDatabase: Database | undefined;
+  if (ctx.database.url !== undefined) {
+    secondDatabase = createDatabase({ url: ctx.database.url, poolSize: 10 });
+    const second = await buildCheckedApp(ctx.config, { database: secondDatabase, logger: false });
+    await second.ready();
+    apps.push(second);
+  }
+  return {
+    ...ctx,
+    apps,
+    async close() {
+      if (apps.length > 1) await apps[1]!.close();
+      await secondDatabase?.close();
+      await ctx.close();
+    },
+  };
 }
