@@ -7,6 +7,7 @@ import { createDatabase, describeDatabase, isPostgresUrl, sqliteFileOf, type Dat
 import { migrateToLatest } from './db/migrate.js';
 import { setPremiumUntil } from './db/repositories/users.js';
 import { parseDateTime } from './domain/time.js';
+import { rebuildMentionsIndex } from './db/indexes/mentions.js';
 import { rebuildSearchIndex } from './db/indexes/search.js';
 
 // The admin command line: `npm run cli -- <command>`, against the same settings as the server.
@@ -25,7 +26,8 @@ Commands:
                                            (2027-01-31, meaning 00:00 UTC that day) or date-time
                                            with a time zone (2027-01-31T18:00:00Z, …+01:00)
   user premium <email> --off               end the user's premium
-  search reindex                           rebuild the search index of every campaign from its records
+  search reindex                           rebuild the search and mentions indexes of every campaign
+                                           from its records
   help                                     show this text
 
 Settings are read from the same environment variables as the server: DATABASE_URL (PostgreSQL), or
@@ -108,6 +110,12 @@ function describeError(error: unknown): string {
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
+async function timed<T>(work: () => Promise<T>): Promise<{ result: T; seconds: string }> {
+  const started = Date.now();
+  const result = await work();
+  return { result, seconds: ((Date.now() - started) / 1000).toFixed(1) };
+}
+
 async function execute(command: Exclude<Command, { kind: 'help' }>, database: Database, io: CliIo): Promise<number> {
   const applied = await migrateToLatest(database);
   if (applied.length > 0) io.out(`Applied ${plural(applied.length, 'migration')}: ${applied.join(', ')}`);
@@ -116,10 +124,10 @@ async function execute(command: Exclude<Command, { kind: 'help' }>, database: Da
       if (applied.length === 0) io.out('No pending migrations: the database is up to date.');
       return 0;
     case 'reindex': {
-      const started = Date.now();
-      const summary = await rebuildSearchIndex(database);
-      const seconds = ((Date.now() - started) / 1000).toFixed(1);
-      io.out(`Rebuilt the search index: ${plural(summary.campaigns, 'campaign')}, ${plural(summary.documents, 'document')} in ${seconds} s.`);
+      const search = await timed(() => rebuildSearchIndex(database));
+      io.out(`Rebuilt the search index: ${plural(search.result.campaigns, 'campaign')}, ${plural(search.result.documents, 'document')} in ${search.seconds} s.`);
+      const mentions = await timed(() => rebuildMentionsIndex(database));
+      io.out(`Rebuilt the mentions index: ${plural(mentions.result.campaigns, 'campaign')}, ${plural(mentions.result.mentions, 'mention')} in ${mentions.seconds} s.`);
       return 0;
     }
     case 'premium': {

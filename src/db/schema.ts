@@ -153,6 +153,7 @@ export interface DB {
   search_postings: SearchPostingsTable;
   search_terms: SearchTermsTable;
   search_term_variants: SearchTermVariantsTable;
+  mentions: MentionsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
@@ -201,4 +202,18 @@ export interface SearchTermVariantsTable {
   campaign_id: number;
   variant: string;
   term: string;
+}
+
+// The mentions index (see migrations/2026-11-22-0008-mentions.ts). Kinds: 1 thing, 2 arc, 3 campaign.
+export interface MentionsTable {
+  id: Generated<number>;
+  campaign_id: number;
+  source_kind: number;
+  thing_id: number | null;
+  arc_id: number | null;
+  field: string;
+  target_kind: number;
+  target_id: number | null;
+  target_slug: string | null;
+  secret: number;
 }

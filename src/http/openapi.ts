@@ -187,6 +187,7 @@ const TAGS = [
   { name: 'arcs', description: 'Story arcs with seven narrative fields; they nest and link to things.' },
   { name: 'assets', description: 'Uploaded images of a campaign (premium).' },
   { name: 'search', description: 'Full-text search over a campaign’s names and rich text.' },
+  { name: 'rich content', description: 'Rich text rendered to HTML or Markdown, and backlinks: where a thing or an arc is mentioned.' },
   { name: 'images', description: 'The local image host: upload URLs and stored images (not under /api).' },
 ];
 

@@ -3,6 +3,7 @@ import type { Dialect } from '../../src/db/database.js';
 import { ARC_TEXT_FIELDS } from '../../src/db/schema.js';
 import { KIND_CODES, type IndexDocument } from '../../src/search/document.js';
 import { arcDocument, campaignDocument, thingDocument } from '../../src/search/document.js';
+import { mentionsIndexProblems } from './mentions-integrity.js';
 
 // Whole-database checks after crashes, races and fuzzing. No vitest imports: scripts/chaos.ts uses it too.
 
@@ -145,6 +146,7 @@ export async function integrityProblems(kysely: Kysely<any>, dialect: Dialect): 
     if (n > 0) problems.push(`${what}: ${n}`);
   }
   problems.push(...(await searchIndexProblems(kysely)));
+  problems.push(...(await mentionsIndexProblems(kysely)));
   // The arc tree of every campaign is a forest: following parents from any arc ends at a root.
   const arcs = await sql<{ id: number; campaign_id: number; parent_arc_id: number | null }>`
     select id, campaign_id, parent_arc_id from arcs`.execute(kysely);

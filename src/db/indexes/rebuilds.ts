@@ -1,11 +1,13 @@
 // Rebuilds of derived indexes that migrations requested (migrations create and change tables; the
 // live code that keeps an index fills it: see migrations/2026-11-22-0006-index-rebuilds.ts).
 import type { Database } from '../database.js';
+import { rebuildMentionsIndex } from './mentions.js';
 import { rebuildSearchIndex } from './search.js';
 
 /** Each derived index by the name a migration requests its rebuild with. */
 const REBUILDS: Record<string, (database: Database) => Promise<unknown>> = {
   search: rebuildSearchIndex,
+  mentions: rebuildMentionsIndex,
 };
 
 /** Carries out the requested rebuilds; each request is removed once its rebuild is done. Returns their names. */

@@ -7,6 +7,7 @@ import * as contentVersion from './2026-11-21-0004-content-version.js';
 import * as postingsByDocument from './2026-11-21-0005-postings-by-document.js';
 import * as indexRebuilds from './2026-11-22-0006-index-rebuilds.js';
 import * as assetStorageKey from './2026-11-22-0007-asset-storage-key.js';
+import * as mentions from './2026-11-22-0008-mentions.js';
 
 export interface DialectMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -21,4 +22,5 @@ export const migrations: Record<string, DialectMigration> = {
   '2026-11-21-0005-postings-by-document': postingsByDocument,
   '2026-11-22-0006-index-rebuilds': indexRebuilds,
   '2026-11-22-0007-asset-storage-key': assetStorageKey,
+  '2026-11-22-0008-mentions': mentions,
 };

@@ -1,7 +1,8 @@
 import type { Database, Db } from '../database.js';
 import { classifyDatabaseError } from '../errors.js';
+import { indexArcMentions, rewriteSlugLinks } from '../indexes/mentions.js';
 import { indexArc } from '../indexes/search.js';
-import type { ArcRow, ArcTextField, ThingRow } from '../schema.js';
+import { ARC_TEXT_FIELDS, type ArcRow, type ArcTextField, type ThingRow } from '../schema.js';
 import { wouldCreateCycle } from '../../domain/arc-tree.js';
 import { errors } from '../../domain/errors.js';
 import { MAX_RECORD_ID } from '../../domain/ids.js';
@@ -174,6 +175,7 @@ export async function createArc(database: Database, campaignId: number, input: N
       .returningAll()
       .executeTakeFirstOrThrow();
     await indexArc(trx, arc, true);
+    await indexArcMentions(trx, arc, true);
     // A new arc has no children and no links yet.
     return { arc, parent: parent ?? null, children: [], things: [] };
   });
@@ -233,6 +235,11 @@ export async function updateArc(
       const updated = await update.returningAll().executeTakeFirst();
       if (!updated) throw errors.preconditionFailed('arc');
       if (changesArcSearchText(changes)) await indexArc(trx, updated);
+      if (ARC_TEXT_FIELDS.some((field) => changes[field] !== undefined)) await indexArcMentions(trx, updated);
+      // No [[arc#old-slug]] link of the campaign breaks; the arc itself may be one it rewrote.
+      if (updated.slug !== current.slug && (await rewriteSlugLinks(trx, campaignId, 'arc', current.slug, updated.slug)) > 0) {
+        return loadArcDetail(trx, (await findArcBySlug(trx, campaignId, updated.slug)) ?? updated);
+      }
       return loadArcDetail(trx, updated);
     });
   } catch (error) {

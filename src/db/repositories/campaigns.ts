@@ -1,5 +1,6 @@
 import type { Database, Db } from '../database.js';
 import { classifyDatabaseError } from '../errors.js';
+import { indexCampaignMentions } from '../indexes/mentions.js';
 import { indexCampaign } from '../indexes/search.js';
 import type { CampaignRow, ImageRemovalRow } from '../schema.js';
 import { errors } from '../../domain/errors.js';
@@ -58,6 +59,7 @@ export async function createCampaign(
           )
           .execute();
         await indexCampaign(trx, campaign);
+        await indexCampaignMentions(trx, campaign, true);
         return campaign;
       });
     } catch (error) {
@@ -101,7 +103,10 @@ export async function updateCampaign(
         if (!expected) throw errors.campaignNotFound(campaign.slug);
         throw errors.preconditionFailed('campaign');
       }
-      if (changes.description !== undefined) await indexCampaign(trx, updated);
+      if (changes.description !== undefined) {
+        await indexCampaign(trx, updated);
+        await indexCampaignMentions(trx, updated);
+      }
       return updated;
     });
   } catch (error) {

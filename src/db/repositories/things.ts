@@ -1,6 +1,7 @@
 import type { ThingRow } from '../schema.js';
 import type { Database, Db } from '../database.js';
 import { classifyDatabaseError } from '../errors.js';
+import { indexThingMentions, rewriteSlugLinks } from '../indexes/mentions.js';
 import { indexThing } from '../indexes/search.js';
 import { errors } from '../../domain/errors.js';
 import type { ListPosition } from '../../domain/list-cursor.js';
@@ -77,6 +78,7 @@ export async function createThing(database: Database, campaignId: number, input:
         .returningAll()
         .executeTakeFirstOrThrow();
       await indexThing(trx, thing, true);
+      await indexThingMentions(trx, thing, true);
       return thing;
     });
   } catch (error) {
@@ -131,6 +133,11 @@ export async function updateThing(
       const updated = await update.returningAll().executeTakeFirst();
       if (!updated) throw errors.preconditionFailed('thing');
       if (changes.name !== undefined || changes.description !== undefined) await indexThing(trx, updated);
+      if (changes.description !== undefined) await indexThingMentions(trx, updated);
+      // No [[thing#old-slug]] link of the campaign breaks; the thing itself may be one it rewrote.
+      if (newSlug !== undefined && (await rewriteSlugLinks(trx, campaignId, 'thing', slug, newSlug)) > 0) {
+        return (await findThingBySlug(trx, campaignId, newSlug)) ?? updated;
+      }
       return updated;
     });
   } catch (error) {

@@ -4,6 +4,7 @@ import { assetsRoutes } from './assets.js';
 import { authRoutes } from './auth.js';
 import { campaignRoutes } from './campaigns.js';
 import { healthRoutes } from './health.js';
+import { richContentRoutes } from './rich-content.js';
 import { searchRoutes } from './search.js';
 import { thingArcsRoutes } from './thing-arcs.js';
 import { thingTypesRoutes } from './thing-types.js';
@@ -19,4 +20,5 @@ export function registerApiRoutes(app: AppInstance): void {
   thingArcsRoutes(app);
   assetsRoutes(app);
   searchRoutes(app);
+  richContentRoutes(app);
 }

@@ -15,7 +15,12 @@ export const Name = Type.String({ description: 'trimmed; 1 to 255 characters aft
 // object per bad node before any cap applies: a 600 KB array of numbers cost 0.3-0.5 s of CPU.
 export const RichTextSchema = Type.Array(Type.Unknown(), {
   description:
-    'Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB',
+    'Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. ' +
+    'Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; ' +
+    '`code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; ' +
+    'inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}. ' +
+    'In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image; a top-level block with `isSecret: true` is GM-only. ' +
+    'Unknown element types and extra keys are kept as given and render as their children.',
 });
 export const RichTextOut = Type.Array(Type.Unknown(), { description: RichTextSchema.description });
 

@@ -1,0 +1,206 @@
+// The mentions index's write side: which field of which record mentions which thing or arc (the
+// read side is db/repositories/mentions.ts; what a field mentions is src/render/references.ts,
+// pure). Kept the way the search index is (see indexes/search.ts): every write that changes rich
+// text calls index*Mentions in its own transaction, deletes cascade, and rebuildMentionsIndex
+// recomputes it (`npm run cli -- search reindex`, and after the migration that created it).
+import type { Database, Db } from '../database.js';
+import { campaignWrite } from '../repositories/common.js';
+import { ARC_TEXT_FIELDS } from '../schema.js';
+import { indexArc, indexCampaign, indexThing } from './search.js';
+import { AppError } from '../../domain/errors.js';
+import { parseStoredRichText, serializeRichText } from '../../domain/rich-text.js';
+import { nowIso } from '../../domain/time.js';
+import { mentionsOf, rewriteMentionSlugs } from '../../render/index.js';
+
+export const SOURCE_CODES = { thing: 1, arc: 2, campaign: 3 } as const;
+export const TARGET_CODES = { thing: 1, arc: 2 } as const;
+export type SourceKind = keyof typeof SOURCE_CODES;
+export type TargetKind = keyof typeof TARGET_CODES;
+
+const ROWS_PER_INSERT = 500;
+const RECORDS_PER_BATCH = 500;
+
+/** A record's rich-text fields as stored (JSON text, or null for never written). */
+export interface MentionSource {
+  kind: SourceKind;
+  id: number;
+  campaignId: number;
+  fields: Record<string, string | null>;
+}
+
+const thingSource = (thing: { id: number; campaign_id: number; description: string | null }): MentionSource => ({
+  kind: 'thing',
+  id: thing.id,
+  campaignId: thing.campaign_id,
+  fields: { description: thing.description },
+});
+
+const arcSource = (arc: { id: number; campaign_id: number } & Record<(typeof ARC_TEXT_FIELDS)[number], string | null>): MentionSource => ({
+  kind: 'arc',
+  id: arc.id,
+  campaignId: arc.campaign_id,
+  fields: Object.fromEntries(ARC_TEXT_FIELDS.map((field) => [field, arc[field]])),
+});
+
+const campaignSource = (campaign: { id: number; description: string | null }): MentionSource => ({
+  kind: 'campaign',
+  id: campaign.id,
+  campaignId: campaign.id,
+  fields: { description: campaign.description },
+});
+
+function rowsOf(source: MentionSource) {
+  const rows = [];
+  for (const [field, stored] of Object.entries(source.fields)) {
+    if (stored === null) continue;
+    for (const mention of mentionsOf(parseStoredRichText(stored))) {
+      rows.push({
+        campaign_id: source.campaignId,
+        source_kind: SOURCE_CODES[source.kind],
+        thing_id: source.kind === 'thing' ? source.id : null,
+        arc_id: source.kind === 'arc' ? source.id : null,
+        field,
+        target_kind: TARGET_CODES[mention.target],
+        target_id: mention.id ?? null,
+        target_slug: mention.slug ?? null,
+        secret: mention.secret ? 1 : 0,
+      });
+    }
+  }
+  return rows;
+}
+
+async function insertRows(db: Db, sources: readonly MentionSource[]): Promise<number> {
+  const rows = sources.flatMap(rowsOf);
+  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) await db.insertInto('mentions').values(rows.slice(i, i + ROWS_PER_INSERT)).execute();
+  return rows.length;
+}
+
+async function reindex(db: Db, source: MentionSource, created: boolean): Promise<void> {
+  if (!created) {
+    let remove = db.deleteFrom('mentions').where('campaign_id', '=', source.campaignId).where('source_kind', '=', SOURCE_CODES[source.kind]);
+    if (source.kind === 'thing') remove = remove.where('thing_id', '=', source.id);
+    if (source.kind === 'arc') remove = remove.where('arc_id', '=', source.id);
+    await remove.execute();
+  }
+  await insertRows(db, [source]);
+}
+
+/** (Re)indexes a thing's mentions: in the transaction that created it (`created`) or changed its description. */
+export function indexThingMentions(db: Db, thing: Parameters<typeof thingSource>[0], created = false): Promise<void> {
+  return reindex(db, thingSource(thing), created);
+}
+
+/** (Re)indexes an arc's mentions: in the transaction that created it (`created`) or changed a text field. */
+export function indexArcMentions(db: Db, arc: Parameters<typeof arcSource>[0], created = false): Promise<void> {
+  return reindex(db, arcSource(arc), created);
+}
+
+/** (Re)indexes the mentions of a campaign's description: in the transaction that created or changed it. */
+export function indexCampaignMentions(db: Db, campaign: Parameters<typeof campaignSource>[0], created = false): Promise<void> {
+  return reindex(db, campaignSource(campaign), created);
+}
+
+/**
+ * After an explicit slug change of a thing or arc: every `[[kind#from]]` text link of the campaign
+ * now reads `[[kind#to]]`, so no link breaks. Each rewritten record gets a new version and
+ * updatedAt, and its search and mentions index entries are renewed. Call after beginCampaignWrite,
+ * in the transaction that changed the slug. Returns how many records were rewritten.
+ */
+export async function rewriteSlugLinks(db: Db, campaignId: number, kind: TargetKind, from: string, to: string): Promise<number> {
+  const sources = await db
+    .selectFrom('mentions')
+    .select(['source_kind', 'thing_id', 'arc_id'])
+    .distinct()
+    .where('campaign_id', '=', campaignId)
+    .where('target_kind', '=', TARGET_CODES[kind])
+    .where('target_slug', '=', from)
+    .execute();
+  const rewrite = (stored: string | null): string | undefined => {
+    if (stored === null) return undefined;
+    const rewritten = rewriteMentionSlugs(parseStoredRichText(stored), kind, from, to);
+    return rewritten && serializeRichText(rewritten);
+  };
+  const now = nowIso();
+  for (const source of sources) {
+    if (source.thing_id !== null) {
+      const thing = await db.selectFrom('things').selectAll().where('campaign_id', '=', campaignId).where('id', '=', source.thing_id).executeTakeFirstOrThrow();
+      const description = rewrite(thing.description);
+      if (description === undefined) continue;
+      const updated = await db
+        .updateTable('things')
+        .set((eb) => ({ description, version: eb('version', '+', 1), updated_at: now }))
+        .where('id', '=', thing.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      await indexThing(db, updated);
+      await indexThingMentions(db, updated);
+    } else if (source.arc_id !== null) {
+      const arc = await db.selectFrom('arcs').selectAll().where('campaign_id', '=', campaignId).where('id', '=', source.arc_id).executeTakeFirstOrThrow();
+      const set: Partial<Record<(typeof ARC_TEXT_FIELDS)[number], string>> = {};
+      for (const field of ARC_TEXT_FIELDS) {
+        const value = rewrite(arc[field]);
+        if (value !== undefined) set[field] = value;
+      }
+      if (Object.keys(set).length === 0) continue;
+      const updated = await db
+        .updateTable('arcs')
+        .set((eb) => ({ ...set, version: eb('version', '+', 1), updated_at: now }))
+        .where('id', '=', arc.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      await indexArc(db, updated);
+      await indexArcMentions(db, updated);
+    } else {
+      const campaign = await db.selectFrom('campaigns').selectAll().where('id', '=', campaignId).executeTakeFirstOrThrow();
+      const description = rewrite(campaign.description);
+      if (description === undefined) continue;
+      const updated = await db
+        .updateTable('campaigns')
+        .set((eb) => ({ description, version: eb('version', '+', 1), updated_at: now }))
+        .where('id', '=', campaignId)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      await indexCampaign(db, updated);
+      await indexCampaignMentions(db, updated);
+    }
+  }
+  return sources.length;
+}
+
+/** Rebuilds one campaign's mentions from its records, in keyset pages; runs in the caller's transaction. */
+export async function rebuildCampaignMentions(db: Db, campaignId: number): Promise<number> {
+  await db.deleteFrom('mentions').where('campaign_id', '=', campaignId).execute();
+  const campaign = await db.selectFrom('campaigns').select(['id', 'description']).where('id', '=', campaignId).executeTakeFirst();
+  if (!campaign) return 0;
+  let rows = await insertRows(db, [campaignSource(campaign)]);
+  for (let after = 0; ; ) {
+    const things = await db.selectFrom('things').select(['id', 'campaign_id', 'description']).where('campaign_id', '=', campaignId).where('id', '>', after).orderBy('id').limit(RECORDS_PER_BATCH).execute();
+    rows += await insertRows(db, things.map(thingSource));
+    if (things.length < RECORDS_PER_BATCH) break;
+    after = things.at(-1)!.id;
+  }
+  for (let after = 0; ; ) {
+    const arcs = await db.selectFrom('arcs').select(['id', 'campaign_id', ...ARC_TEXT_FIELDS]).where('campaign_id', '=', campaignId).where('id', '>', after).orderBy('id').limit(RECORDS_PER_BATCH).execute();
+    rows += await insertRows(db, arcs.map(arcSource));
+    if (arcs.length < RECORDS_PER_BATCH) break;
+    after = arcs.at(-1)!.id;
+  }
+  return rows;
+}
+
+/** Rebuilds every campaign's mentions, one transaction per campaign holding its write lock. */
+export async function rebuildMentionsIndex(database: Database): Promise<{ campaigns: number; mentions: number }> {
+  const campaigns = await database.kysely.selectFrom('campaigns').select('id').orderBy('id').execute();
+  let rebuilt = 0;
+  let mentions = 0;
+  for (const { id } of campaigns) {
+    try {
+      mentions += await campaignWrite(database, id, (trx) => rebuildCampaignMentions(trx, id));
+      rebuilt += 1;
+    } catch (error) {
+      if (!(error instanceof AppError && error.code === 'campaign_not_found')) throw error;
+    }
+  }
+  return { campaigns: rebuilt, mentions };
+}

@@ -1,0 +1,133 @@
+// The mentions index's read side (its write side is db/indexes/mentions.ts): backlinks, and the
+// records and assets a rendering refers to. Each is a fixed number of statements whatever the size
+// of the campaign or the content: lists of ids and slugs travel as one parameter.
+import { sql, type Expression, type SqlBool } from 'kysely';
+import type { Db, Dialect } from '../database.js';
+import { SOURCE_CODES, TARGET_CODES, type SourceKind, type TargetKind } from '../indexes/mentions.js';
+import { parseStoredRichText } from '../../domain/rich-text.js';
+import {
+  collectReferences,
+  emptyReferences,
+  renderRichText,
+  type AssetTarget,
+  type MentionTarget,
+  type References,
+  type RenderContext,
+  type RenderFormat,
+} from '../../render/index.js';
+
+export interface Backlink {
+  type: SourceKind;
+  id: number;
+  slug: string;
+  name: string;
+  fields: string[];
+  updatedAt: string;
+}
+
+/**
+ * Every thing, arc and campaign description that mentions the target (by id, or by a `[[kind#slug]]`
+ * link to its current slug), with the fields that do, most recently updated first. One statement.
+ */
+export async function listBacklinks(db: Db, campaignId: number, kind: TargetKind, target: { id: number; slug: string }): Promise<Backlink[]> {
+  const rows = await db
+    .selectFrom('mentions as m')
+    .leftJoin('things as t', 't.id', 'm.thing_id')
+    .leftJoin('arcs as a', 'a.id', 'm.arc_id')
+    .innerJoin('campaigns as c', 'c.id', 'm.campaign_id')
+    .select(['m.source_kind', 'm.field', 't.id as thingId', 't.slug as thingSlug', 't.name as thingName', 't.updated_at as thingUpdatedAt'])
+    .select(['a.id as arcId', 'a.slug as arcSlug', 'a.name as arcName', 'a.updated_at as arcUpdatedAt'])
+    .select(['c.id as campaignId', 'c.slug as campaignSlug', 'c.name as campaignName', 'c.updated_at as campaignUpdatedAt'])
+    .where('m.campaign_id', '=', campaignId)
+    .where('m.target_kind', '=', TARGET_CODES[kind])
+    .where((eb) => eb.or([eb('m.target_id', '=', target.id), eb('m.target_slug', '=', target.slug)]))
+    .execute();
+  const bySource = new Map<string, Backlink>();
+  for (const row of rows) {
+    const source: Omit<Backlink, 'fields'> | undefined =
+      row.source_kind === SOURCE_CODES.thing && row.thingId !== null
+        ? { type: 'thing', id: row.thingId, slug: row.thingSlug!, name: row.thingName!, updatedAt: row.thingUpdatedAt! }
+        : row.source_kind === SOURCE_CODES.arc && row.arcId !== null
+          ? { type: 'arc', id: row.arcId, slug: row.arcSlug!, name: row.arcName!, updatedAt: row.arcUpdatedAt! }
+          : row.source_kind === SOURCE_CODES.campaign
+            ? { type: 'campaign', id: row.campaignId, slug: row.campaignSlug, name: row.campaignName, updatedAt: row.campaignUpdatedAt }
+            : undefined;
+    if (!source) continue;
+    const key = `${source.type}:${source.id}`;
+    const seen = bySource.get(key);
+    if (!seen) bySource.set(key, { ...source, fields: [row.field] });
+    else if (!seen.fields.includes(row.field)) seen.fields.push(row.field);
+  }
+  const order = { campaign: 0, thing: 1, arc: 2 };
+  return [...bySource.values()]
+    .map((backlink) => ({ ...backlink, fields: backlink.fields.sort() }))
+    .sort((x, y) => (x.updatedAt === y.updatedAt ? order[x.type] - order[y.type] || y.id - x.id : x.updatedAt < y.updatedAt ? 1 : -1));
+}
+
+/** `column` is one of `values`, passed as a single parameter (a JSON array on SQLite, an array on PostgreSQL). */
+function oneOf(dialect: Dialect, column: string, values: readonly (number | string)[], type: 'integer' | 'text'): Expression<SqlBool> {
+  return dialect === 'sqlite'
+    ? sql<SqlBool>`${sql.ref(column)} in (select value from json_each(${JSON.stringify(values)}))`
+    : sql<SqlBool>`${sql.ref(column)} = any(cast(${values} as ${sql.raw(type)}[]))`;
+}
+
+function targetMaps(rows: { id: number; slug: string; name: string }[]) {
+  return { byId: new Map(rows.map((row) => [row.id, row] as const)), bySlug: new Map(rows.map((row) => [row.slug, row] as const)) };
+}
+
+/**
+ * What a rendering of content with these references needs, as the campaign holds it now: the
+ * mentioned things and arcs (by id or slug) and the images' assets (by id or URL). At most three
+ * statements, none when there is nothing to look up.
+ */
+export async function loadRenderContext(
+  db: Db,
+  dialect: Dialect,
+  campaign: { id: number; slug: string },
+  refs: References,
+  showSecrets: boolean,
+): Promise<RenderContext> {
+  const records = async (table: 'things' | 'arcs', ids: Set<number>, slugs: Set<string>): Promise<MentionTarget[]> => {
+    if (ids.size === 0 && slugs.size === 0) return [];
+    return db
+      .selectFrom(table)
+      .select(['id', 'slug', 'name'])
+      .where('campaign_id', '=', campaign.id)
+      .where((eb) => eb.or([oneOf(dialect, 'id', [...ids], 'integer'), oneOf(dialect, 'slug', [...slugs], 'text')]))
+      .orderBy('id')
+      .execute();
+  };
+  const [things, arcs, assets] = await Promise.all([
+    records('things', refs.thingIds, refs.thingSlugs),
+    records('arcs', refs.arcIds, refs.arcSlugs),
+    refs.assetIds.size === 0 && refs.imageUrls.size === 0
+      ? Promise.resolve([])
+      : db
+          .selectFrom('assets')
+          .select(['id', 'url', 'label'])
+          .where('campaign_id', '=', campaign.id)
+          .where((eb) => eb.or([oneOf(dialect, 'id', [...refs.assetIds], 'integer'), oneOf(dialect, 'url', [...refs.imageUrls], 'text')]))
+          .execute(),
+  ]);
+  const assetTargets = (rows: { id: number; url: string; label: string }[]) => ({
+    byId: new Map<number, AssetTarget>(rows.map((row) => [row.id, row])),
+    byUrl: new Map<string, AssetTarget>(rows.map((row) => [row.url, row])),
+  });
+  return { campaignSlug: campaign.slug, showSecrets, things: targetMaps(things), arcs: targetMaps(arcs), assets: assetTargets(assets) };
+}
+
+/** Renders stored rich-text fields (JSON text, or null for never written) with one lookup of what they refer to. */
+export async function renderStoredFields<F extends string>(
+  db: Db,
+  dialect: Dialect,
+  campaign: { id: number; slug: string },
+  fields: Record<F, string | null>,
+  format: RenderFormat,
+  showSecrets: boolean,
+): Promise<Record<F, string>> {
+  const entries = Object.entries<string | null>(fields).map(([name, stored]) => [name, parseStoredRichText(stored)] as const);
+  const refs = emptyReferences();
+  for (const [, value] of entries) collectReferences(value, refs);
+  const context = await loadRenderContext(db, dialect, campaign, refs, showSecrets);
+  return Object.fromEntries(entries.map(([name, value]) => [name, renderRichText(value, format, context)])) as Record<F, string>;
+}

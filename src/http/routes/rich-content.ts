@@ -1,0 +1,153 @@
+import { findArcBySlug } from '../../db/repositories/arcs.js';
+import { listBacklinks, renderStoredFields } from '../../db/repositories/mentions.js';
+import { findThingBySlug } from '../../db/repositories/things.js';
+import { ARC_TEXT_FIELDS } from '../../domain/arc-fields.js';
+import { errors } from '../../domain/errors.js';
+import { RENDER_FORMATS, type RenderFormat } from '../../render/index.js';
+import { campaignOf } from '../auth.js';
+import type { AppInstance } from '../app-types.js';
+import { ArcParams } from '../schemas/arc.js';
+import { CampaignParams, problems } from '../schemas/common.js';
+import { Backlinks, RenderedArc, RenderedCampaign, RenderedQuerystring, RenderedThing } from '../schemas/rich-content.js';
+import { ThingParams } from '../schemas/thing.js';
+
+// Rendered rich text and backlinks (CONTRACT "Rich content"). Their answers depend on other records
+// (a mentioned record's name, an asset's label), so they are cached and conditional as lists are:
+// keyed by the campaign's content version, which every write in the campaign changes.
+
+/** The `format` query parameter: exactly one of RENDER_FORMATS, html when absent. */
+function formatOf(query: { format?: unknown }): RenderFormat {
+  const value = query.format;
+  if (value === undefined) return 'html';
+  if (typeof value === 'string' && (RENDER_FORMATS as readonly string[]).includes(value)) return value as RenderFormat;
+  throw errors.invalidQuery([{ path: '/format', message: Array.isArray(value) ? 'must be given once' : 'must be html or markdown' }]);
+}
+
+const RENDERED_DESCRIPTION =
+  'Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target ' +
+  'with its current name (a missing target renders as plain text); an image of an asset of the campaign takes the asset’s URL, its label as ' +
+  'alt text and as a caption; secret blocks are shown in a `section.secret` (HTML) or a `> [!secret]` callout (Markdown). ' +
+  'Any other text is literal. Cached and conditional like a list: the weak ETag changes with every write in the campaign.';
+
+const BACKLINKS_DESCRIPTION =
+  'Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, ' +
+  'with the fields that do, most recently updated first. Cached and conditional like a list.';
+
+export function richContentRoutes(app: AppInstance) {
+  const { database } = app;
+  const render = <F extends string>(campaign: { id: number; slug: string }, fields: Record<F, string | null>, format: RenderFormat) =>
+    renderStoredFields(database.kysely, database.dialect, campaign, fields, format, true);
+
+  app.get(
+    '/campaigns/:campaignSlug/rendered',
+    {
+      config: { auth: 'campaign', cache: 'list' },
+      attachValidation: true,
+      schema: {
+        operationId: 'renderCampaign',
+        summary: 'The campaign’s description, rendered',
+        description: RENDERED_DESCRIPTION,
+        tags: ['rich content'],
+        params: CampaignParams,
+        querystring: RenderedQuerystring,
+        response: { 200: RenderedCampaign, ...problems(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const format = formatOf(request.query);
+      const campaign = campaignOf(request);
+      return { format, fields: await render(campaign, { description: campaign.description }, format) };
+    },
+  );
+
+  app.get(
+    '/campaigns/:campaignSlug/things/:thingSlug/rendered',
+    {
+      config: { auth: 'campaign', cache: 'list' },
+      attachValidation: true,
+      schema: {
+        operationId: 'renderThing',
+        summary: 'A thing’s description, rendered',
+        description: RENDERED_DESCRIPTION,
+        tags: ['rich content'],
+        params: ThingParams,
+        querystring: RenderedQuerystring,
+        response: { 200: RenderedThing, ...problems(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const format = formatOf(request.query);
+      const campaign = campaignOf(request);
+      const thing = await findThingBySlug(database.kysely, campaign.id, request.params.thingSlug);
+      if (!thing) throw errors.thingNotFound(request.params.thingSlug);
+      return { format, fields: await render(campaign, { description: thing.description }, format) };
+    },
+  );
+
+  app.get(
+    '/campaigns/:campaignSlug/arcs/:arcSlug/rendered',
+    {
+      config: { auth: 'campaign', cache: 'list' },
+      attachValidation: true,
+      schema: {
+        operationId: 'renderArc',
+        summary: 'An arc’s narrative fields, rendered',
+        description: RENDERED_DESCRIPTION,
+        tags: ['rich content'],
+        params: ArcParams,
+        querystring: RenderedQuerystring,
+        response: { 200: RenderedArc, ...problems(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const format = formatOf(request.query);
+      const campaign = campaignOf(request);
+      const arc = await findArcBySlug(database.kysely, campaign.id, request.params.arcSlug);
+      if (!arc) throw errors.arcNotFound(request.params.arcSlug);
+      const fields = Object.fromEntries(ARC_TEXT_FIELDS.map((field) => [field, arc[field]])) as Record<(typeof ARC_TEXT_FIELDS)[number], string | null>;
+      return { format, fields: await render(campaign, fields, format) };
+    },
+  );
+
+  app.get(
+    '/campaigns/:campaignSlug/things/:thingSlug/backlinks',
+    {
+      config: { auth: 'campaign', cache: 'list' },
+      schema: {
+        operationId: 'listThingBacklinks',
+        summary: 'Where a thing is mentioned',
+        description: BACKLINKS_DESCRIPTION,
+        tags: ['rich content'],
+        params: ThingParams,
+        response: { 200: Backlinks, ...problems(401, 404) },
+      },
+    },
+    async (request) => {
+      const campaign = campaignOf(request);
+      const thing = await findThingBySlug(database.kysely, campaign.id, request.params.thingSlug);
+      if (!thing) throw errors.thingNotFound(request.params.thingSlug);
+      return listBacklinks(database.kysely, campaign.id, 'thing', thing);
+    },
+  );
+
+  app.get(
+    '/campaigns/:campaignSlug/arcs/:arcSlug/backlinks',
+    {
+      config: { auth: 'campaign', cache: 'list' },
+      schema: {
+        operationId: 'listArcBacklinks',
+        summary: 'Where an arc is mentioned',
+        description: BACKLINKS_DESCRIPTION,
+        tags: ['rich content'],
+        params: ArcParams,
+        response: { 200: Backlinks, ...problems(401, 404) },
+      },
+    },
+    async (request) => {
+      const campaign = campaignOf(request);
+      const arc = await findArcBySlug(database.kysely, campaign.id, request.params.arcSlug);
+      if (!arc) throw errors.arcNotFound(request.params.arcSlug);
+      return listBacklinks(database.kysely, campaign.id, 'arc', arc);
+    },
+  );
+}

@@ -1,0 +1,41 @@
+// Table cells hold phrasing only, in HTML as in a GFM table (one line per row). A cell whose
+// content has blocks (a client's own shape, or a pasted list) keeps every word: its blocks are
+// flattened to phrasing, separated by spaces, images kept inline.
+
+import { NO_MARKS, type Flow, type Inline } from './tree.js';
+
+export function flowsToPhrasing(flows: Flow[]): Inline[] {
+  const out: Inline[] = [];
+  const add = (inlines: Inline[]) => {
+    if (out.length > 0 && inlines.length > 0) out.push({ kind: 'text', text: ' ', marks: NO_MARKS });
+    out.push(...inlines);
+  };
+  const flatten = (flow: Flow): void => {
+    switch (flow.kind) {
+      case 'paragraph':
+      case 'heading':
+        add(flow.content);
+        break;
+      case 'code':
+        add([{ kind: 'text', text: flow.text, marks: { ...NO_MARKS, code: true } }]);
+        break;
+      case 'figure':
+        add([{ kind: 'image', src: flow.src, alt: flow.alt }]);
+        break;
+      case 'quote':
+      case 'secret':
+        flow.children.forEach(flatten);
+        break;
+      case 'list':
+        flow.items.forEach((item) => item.forEach(flatten));
+        break;
+      case 'table':
+        flow.rows.forEach((row) => row.forEach((inlines) => add(inlines)));
+        break;
+      case 'divider':
+        break;
+    }
+  };
+  flows.forEach(flatten);
+  return out.map((inline) => (inline.kind === 'text' ? { ...inline, text: inline.text.replace(/\n/g, ' ') } : inline));
+}

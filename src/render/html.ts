@@ -1,0 +1,102 @@
+// The rendering model as HTML: a hast tree serialized by hast-util-to-html, which escapes text and
+// attribute values; no user text is ever pasted into markup. Only the elements and attributes of
+// the CONTRACT's table are produced.
+
+import type { Element, ElementContent, Root } from 'hast';
+import { toHtml } from 'hast-util-to-html';
+import type { Flow, Inline, Marks } from './tree.js';
+
+const LINK_REL = ['noopener', 'noreferrer', 'nofollow', 'ugc'];
+
+function el(tagName: string, properties: Element['properties'], children: ElementContent[] = []): Element {
+  return { type: 'element', tagName, properties, children };
+}
+
+function textWithBreaks(text: string): ElementContent[] {
+  const out: ElementContent[] = [];
+  text.split('\n').forEach((line, i) => {
+    if (i > 0) out.push(el('br', {}));
+    if (line !== '') out.push({ type: 'text', value: line });
+  });
+  return out;
+}
+
+function marked(content: ElementContent[], marks: Marks): ElementContent[] {
+  let out = content;
+  if (marks.code) out = [el('code', {}, out)];
+  if (marks.strikethrough) out = [el('s', {}, out)];
+  if (marks.underline) out = [el('u', {}, out)];
+  if (marks.italic) out = [el('em', {}, out)];
+  if (marks.bold) out = [el('strong', {}, out)];
+  return out;
+}
+
+function inline(node: Inline): ElementContent[] {
+  switch (node.kind) {
+    case 'text':
+      return node.text === '' ? [] : marked(textWithBreaks(node.text), node.marks);
+    case 'link':
+      return [el('a', { href: node.href, rel: LINK_REL }, node.children.flatMap(inline))];
+    case 'mention':
+      return marked([el('a', { className: ['mention'], dataType: node.target, dataId: String(node.id), href: node.href }, [{ type: 'text', value: node.name }])], node.marks);
+    case 'missing':
+      return marked([el('span', { className: ['mention', 'missing'] }, [{ type: 'text', value: node.text }])], node.marks);
+    case 'image':
+      return [el('img', { src: node.src, alt: node.alt, loading: 'lazy' })];
+  }
+}
+
+function flow(node: Flow): Element {
+  switch (node.kind) {
+    case 'paragraph':
+      return el('p', {}, node.content.flatMap(inline));
+    case 'heading':
+      return el(`h${node.depth}`, {}, node.content.flatMap(inline));
+    case 'quote':
+      return el('blockquote', {}, node.children.map(flow));
+    case 'list':
+      return el(node.ordered ? 'ol' : 'ul', {}, node.items.map(listItem));
+    case 'code':
+      return el('pre', {}, [el('code', {}, node.text === '' ? [] : [{ type: 'text', value: node.text }])]);
+    case 'divider':
+      return el('hr', {});
+    case 'table': {
+      const [head, ...body] = node.rows;
+      const row = (cells: Inline[][], tag: string) => el('tr', {}, cells.map((cell) => el(tag, {}, cell.flatMap(inline))));
+      const parts: Element[] = [];
+      if (head) parts.push(el('thead', {}, [row(head, 'th')]));
+      if (body.length > 0) parts.push(el('tbody', {}, body.map((cells) => row(cells, 'td'))));
+      return el('table', {}, parts);
+    }
+    case 'figure': {
+      const children: ElementContent[] = [el('img', { src: node.src, alt: node.alt, loading: 'lazy' })];
+      if (node.caption !== undefined) children.push(el('figcaption', {}, [{ type: 'text', value: node.caption }]));
+      return el('figure', {}, children);
+    }
+    case 'secret':
+      return el('section', { className: ['secret'] }, node.children.map(flow));
+  }
+}
+
+// A list item's paragraphs are its own lines (a tight list, as an editor shows it); other blocks
+// (a nested list, a figure) stay blocks.
+function listItem(item: Flow[]): Element {
+  const children: ElementContent[] = [];
+  let afterParagraph = false;
+  for (const block of item) {
+    if (block.kind === 'paragraph') {
+      if (afterParagraph) children.push(el('br', {}));
+      children.push(...block.content.flatMap(inline));
+      afterParagraph = true;
+    } else {
+      children.push(flow(block));
+      afterParagraph = false;
+    }
+  }
+  return el('li', {}, children);
+}
+
+export function toHtmlString(blocks: Flow[]): string {
+  const root: Root = { type: 'root', children: blocks.map(flow) };
+  return toHtml(root, { characterReferences: { useNamedReferences: false } });
+}

@@ -1,0 +1,281 @@
+// Rich text → the rendering model: a small, always well-formed tree of flow blocks and phrasing,
+// with mentions and images resolved and every URL checked. The HTML and Markdown serializers
+// (html.ts, markdown.ts) only translate this model, so both formats show the same content and
+// neither can be handed a shape its syntax cannot hold (a block inside a paragraph, a link inside
+// a link, a figure in a heading): such content is lifted out here, once.
+//
+// Total over every stored value: any JSON the wire format admits renders; unknown element types
+// render their children; unknown keys are ignored.
+
+import type { RichText, RichTextBlock, RichTextNode } from '../domain/rich-text.js';
+import { flowsToPhrasing } from './cells.js';
+import { NO_MARKS, type Flow, type Inline, type Marks } from './tree.js';
+import { segmentText, type TargetKind } from './conventions.js';
+import { safeImageUrl, safeLinkUrl } from './urls.js';
+
+
+export interface MentionTarget {
+  id: number;
+  slug: string;
+  name: string;
+}
+
+export interface AssetTarget {
+  url: string;
+  label: string;
+}
+
+/** What the content refers to, as the campaign holds it now (a repository loads it). */
+export interface RenderContext {
+  campaignSlug: string;
+  /** Whether secret blocks (`isSecret: true` at the top level) are shown. */
+  showSecrets: boolean;
+  things: { byId: ReadonlyMap<number, MentionTarget>; bySlug: ReadonlyMap<string, MentionTarget> };
+  arcs: { byId: ReadonlyMap<number, MentionTarget>; bySlug: ReadonlyMap<string, MentionTarget> };
+  assets: { byId: ReadonlyMap<number, AssetTarget>; byUrl: ReadonlyMap<string, AssetTarget> };
+}
+
+const HEADINGS: Record<string, 1 | 2 | 3 | 4 | 5 | 6> = {
+  'heading-one': 1,
+  'heading-two': 2,
+  'heading-three': 3,
+  'heading-four': 4,
+  'heading-five': 5,
+  'heading-six': 6,
+};
+const BLOCK_TYPES = new Set([
+  'paragraph',
+  ...Object.keys(HEADINGS),
+  'block-quote',
+  'bulleted-list',
+  'numbered-list',
+  'list-item',
+  'code-block',
+  'divider',
+  'table',
+  'table-row',
+  'table-cell',
+  'image',
+]);
+
+export function isLeaf(node: RichTextNode): node is RichTextNode & { text: string } {
+  return Object.hasOwn(node, 'text');
+}
+
+function childrenOf(node: RichTextNode): RichTextNode[] {
+  const children = (node as RichTextBlock).children;
+  return Array.isArray(children) ? children : [];
+}
+
+function typeOf(node: RichTextNode): string {
+  const type = (node as RichTextBlock).type;
+  return typeof type === 'string' ? type : '';
+}
+
+/** Phrasing content: a leaf, a link, a mention, or an unknown element holding only phrasing. */
+export function isInline(node: RichTextNode): boolean {
+  if (isLeaf(node)) return true;
+  const type = typeOf(node);
+  if (type === 'link' || type === 'mention') return true;
+  if (BLOCK_TYPES.has(type)) return false;
+  return childrenOf(node).every(isInline);
+}
+
+function marksOf(node: RichTextNode): Marks {
+  const n = node as Record<string, unknown>;
+  return { bold: n.bold === true, italic: n.italic === true, underline: n.underline === true, code: n.code === true, strikethrough: n.strikethrough === true };
+}
+
+/** The text of a node's leaves, blocks separated by line breaks (code blocks, missing mentions). */
+export function plainText(node: RichTextNode): string {
+  if (isLeaf(node)) return typeof node.text === 'string' ? node.text : '';
+  const children = childrenOf(node);
+  return children.map(plainText).join(children.some((child) => !isInline(child)) ? '\n' : '');
+}
+
+type Item = Inline | Flow;
+const FLOW_KINDS = new Set<string>(['paragraph', 'heading', 'quote', 'list', 'code', 'divider', 'table', 'figure', 'secret']);
+const isFlow = (item: Item): item is Flow => FLOW_KINDS.has(item.kind);
+
+/** Groups runs of phrasing into `wrap(run)`, passing flow items through in order. */
+function splitRuns(items: Item[], wrap: (run: Inline[]) => Flow | undefined): Flow[] {
+  const out: Flow[] = [];
+  let run: Inline[] = [];
+  const flush = () => {
+    if (run.length > 0) {
+      const block = wrap(run);
+      if (block) out.push(block);
+    }
+    run = [];
+  };
+  for (const item of items) {
+    if (isFlow(item)) {
+      flush();
+      out.push(item);
+    } else {
+      run.push(item);
+    }
+  }
+  flush();
+  return out;
+}
+
+/** A run of phrasing without white space at its two ends (text leaves only; empty ones dropped). */
+function trimRun(run: Inline[]): Inline[] {
+  const out = [...run];
+  const edge = (index: number, trim: (text: string) => string) => {
+    const inline = out[index];
+    if (inline?.kind !== 'text') return;
+    const text = trim(inline.text);
+    if (text === '') out.splice(index, 1);
+    else out[index] = { ...inline, text };
+  };
+  edge(out.length - 1, (text) => text.trimEnd());
+  edge(0, (text) => text.trimStart());
+  return out;
+}
+
+export class Renderer {
+  constructor(private readonly ctx: RenderContext) {}
+
+  /** A rich-text field as the model: top-level secret blocks kept or dropped by the context. */
+  document(value: RichText): Flow[] {
+    const out: Flow[] = [];
+    for (const block of Array.isArray(value) ? value : []) {
+      const rendered = this.blocks([block]);
+      if ((block as Record<string, unknown>).isSecret !== true) out.push(...rendered);
+      else if (this.ctx.showSecrets) out.push({ kind: 'secret', children: rendered });
+    }
+    return out;
+  }
+
+  private blocks(nodes: RichTextNode[]): Flow[] {
+    const items: Item[] = [];
+    for (const node of nodes) {
+      if (isInline(node)) items.push(...this.inline(node, false));
+      else items.push(...this.block(node));
+    }
+    return splitRuns(items, (content) => ({ kind: 'paragraph', content }));
+  }
+
+  private block(node: RichTextNode): Flow[] {
+    const type = typeOf(node);
+    const children = childrenOf(node);
+    const depth = HEADINGS[type];
+    if (type === 'paragraph') return this.phrasingBlock(children, (content) => ({ kind: 'paragraph', content }));
+    if (depth !== undefined) return this.phrasingBlock(children, (content) => ({ kind: 'heading', depth, content }));
+    switch (type) {
+      case 'block-quote':
+        return [{ kind: 'quote', children: this.blocks(children) }];
+      case 'bulleted-list':
+      case 'numbered-list':
+        return [{ kind: 'list', ordered: type === 'numbered-list', items: children.map((item) => this.blocks(typeOf(item) === 'list-item' ? childrenOf(item) : [item])) }];
+      case 'code-block':
+        return [{ kind: 'code', text: plainText(node) }];
+      case 'divider':
+        return [{ kind: 'divider' }];
+      case 'table':
+        return [{ kind: 'table', rows: children.map((row) => (typeOf(row) === 'table-row' ? childrenOf(row) : [row]).map((cell) => this.cell(cell))) }];
+      case 'image':
+        return this.imageElement(node);
+      default:
+        return this.blocks(children);
+    }
+  }
+
+  /** A block that holds phrasing only: split around anything that is not (lifted blocks, figures). */
+  private phrasingBlock(children: RichTextNode[], wrap: (content: Inline[]) => Flow): Flow[] {
+    const items = children.flatMap((child) => (isInline(child) ? this.inline(child, false) : this.block(child)));
+    // Where a figure or block was lifted out, the white space around it separated it from the text:
+    // it is the split itself now, and would otherwise render as an escaped space at a line's edge.
+    const lifted = items.some(isFlow);
+    const blocks = splitRuns(items, (run) => {
+      const content = lifted ? trimRun(run) : run;
+      return content.length > 0 || !lifted ? wrap(content) : undefined;
+    });
+    return blocks.length > 0 ? blocks : [wrap([])];
+  }
+
+  /** A table cell: phrasing only in both formats (cells.ts flattens any blocks in it). */
+  private cell(node: RichTextNode): Inline[] {
+    return flowsToPhrasing(typeOf(node) === 'table-cell' ? this.blocks(childrenOf(node)) : this.blocks([node]));
+  }
+
+  private imageElement(node: RichTextNode): Flow[] {
+    const n = node as Record<string, unknown>;
+    const asset = typeof n.assetId === 'number' ? this.ctx.assets.byId.get(n.assetId) : undefined;
+    if (asset) {
+      const src = safeImageUrl(asset.url);
+      return src ? [{ kind: 'figure', src, alt: asset.label, caption: asset.label || undefined }] : [];
+    }
+    const src = safeImageUrl(n.url);
+    if (!src) return [];
+    const caption = typeof n.caption === 'string' && n.caption !== '' ? n.caption : undefined;
+    return [{ kind: 'figure', src, alt: typeof n.alt === 'string' ? n.alt : '', caption }];
+  }
+
+  private textImage(label: string, url: string): Flow[] {
+    const asset = this.ctx.assets.byUrl.get(url);
+    const src = safeImageUrl(asset ? asset.url : url);
+    if (!src) return [];
+    const text = asset ? asset.label : label;
+    return [{ kind: 'figure', src, alt: text, caption: text || undefined }];
+  }
+
+  private target(kind: TargetKind, key: { id?: number; slug?: string }): MentionTarget | undefined {
+    const table = kind === 'thing' ? this.ctx.things : this.ctx.arcs;
+    return key.id !== undefined ? table.byId.get(key.id) : table.bySlug.get(key.slug ?? '');
+  }
+
+  private mention(kind: TargetKind, target: MentionTarget | undefined, ownText: string, marks: Marks, inLink: boolean): Inline[] {
+    if (!target) return ownText === '' ? [] : [{ kind: 'missing', text: ownText, marks }];
+    // A link cannot hold a link: inside one, a mention is its target's name.
+    if (inLink) return [{ kind: 'text', text: target.name, marks }];
+    const href = `/campaigns/${this.ctx.campaignSlug}/${kind === 'thing' ? 'things' : 'arcs'}/${target.slug}`;
+    return [{ kind: 'mention', target: kind, id: target.id, name: target.name, href, marks }];
+  }
+
+  /** Phrasing (and any flow lifted out of it) of an inline node. */
+  private inline(node: RichTextNode, inLink: boolean): Item[] {
+    if (isLeaf(node)) return this.leaf(node, inLink);
+    const type = typeOf(node);
+    const n = node as Record<string, unknown>;
+    if (type === 'mention') {
+      const kind = n.targetType === 'thing' || n.targetType === 'arc' ? n.targetType : undefined;
+      const id = n.targetId;
+      const target = kind && typeof id === 'number' && Number.isSafeInteger(id) ? this.target(kind, { id }) : undefined;
+      return this.mention(kind ?? 'thing', target, plainText(node), NO_MARKS, inLink);
+    }
+    const items = childrenOf(node).flatMap((child) => (isInline(child) ? this.inline(child, inLink || type === 'link') : this.block(child)));
+    if (type !== 'link' || inLink) return items;
+    const href = safeLinkUrl(n.url);
+    if (href === undefined) return items;
+    const out: Item[] = [];
+    let run: Inline[] = [];
+    const flush = () => {
+      if (run.length > 0) out.push({ kind: 'link', href, children: run });
+      run = [];
+    };
+    for (const item of items) {
+      if (isFlow(item)) {
+        flush();
+        out.push(item);
+      } else run.push(item);
+    }
+    flush();
+    return out;
+  }
+
+  private leaf(node: RichTextNode & { text: string }, inLink: boolean): Item[] {
+    const text = typeof node.text === 'string' ? node.text : '';
+    const marks = marksOf(node);
+    if (marks.code) return [{ kind: 'text', text, marks }];
+    const out: Item[] = [];
+    for (const segment of segmentText(text)) {
+      if (segment.kind === 'text') out.push({ kind: 'text', text: segment.text, marks });
+      else if (segment.kind === 'image') out.push(...this.textImage(segment.label, segment.url));
+      else out.push(...this.mention(segment.target, this.target(segment.target, { slug: segment.slug }), segment.source, marks, inLink));
+    }
+    return out.length > 0 ? out : [{ kind: 'text', text: '', marks }];
+  }
+}
