@@ -2,7 +2,7 @@
 // content has blocks (a client's own shape, or a pasted list) keeps every word: its blocks are
 // flattened to phrasing, separated by spaces, images kept inline.
 
-import { NO_MARKS, type Flow, type Inline } from './tree.js';
+import { LINE_ENDING, NO_MARKS, type Flow, type Inline } from './tree.js';
 
 export function flowsToPhrasing(flows: Flow[]): Inline[] {
   const out: Inline[] = [];
@@ -37,5 +37,5 @@ export function flowsToPhrasing(flows: Flow[]): Inline[] {
     }
   };
   flows.forEach(flatten);
-  return out.map((inline) => (inline.kind === 'text' ? { ...inline, text: inline.text.replace(/\n/g, ' ') } : inline));
+  return out.map((inline) => (inline.kind === 'text' ? { ...inline, text: inline.text.replace(LINE_ENDING, ' ') } : inline));
 }

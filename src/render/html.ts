@@ -4,7 +4,7 @@
 
 import type { Element, ElementContent, Root } from 'hast';
 import { toHtml } from 'hast-util-to-html';
-import type { Flow, Inline, Marks } from './tree.js';
+import { LINE_ENDING, type Flow, type Inline, type Marks } from './tree.js';
 
 const LINK_REL = ['noopener', 'noreferrer', 'nofollow', 'ugc'];
 
@@ -14,7 +14,7 @@ function el(tagName: string, properties: Element['properties'], children: Elemen
 
 function textWithBreaks(text: string): ElementContent[] {
   const out: ElementContent[] = [];
-  text.split('\n').forEach((line, i) => {
+  text.split(LINE_ENDING).forEach((line, i) => {
     if (i > 0) out.push(el('br', {}));
     if (line !== '') out.push({ type: 'text', value: line });
   });

@@ -5,13 +5,13 @@
 import type { BlockContent, PhrasingContent, Root } from 'mdast';
 import { gfmToMarkdown } from 'mdast-util-gfm';
 import { toMarkdown } from 'mdast-util-to-markdown';
-import type { Flow, Inline, Marks } from './tree.js';
+import { LINE_ENDING, trimRun, type Flow, type Inline, type Marks } from './tree.js';
 
 const SECRET_MARKER = '[!secret]';
 
 function textWithBreaks(text: string): PhrasingContent[] {
   const out: PhrasingContent[] = [];
-  text.split('\n').forEach((line, i) => {
+  text.split(LINE_ENDING).forEach((line, i) => {
     if (i > 0) out.push({ type: 'break' });
     if (line !== '') out.push({ type: 'text', value: line });
   });
@@ -27,13 +27,37 @@ function marked(content: PhrasingContent[], marks: Marks): PhrasingContent[] {
   return out;
 }
 
+type Parent = Extract<PhrasingContent, { type: 'strong' | 'emphasis' | 'delete' }>;
+const isParent = (node: PhrasingContent): node is Parent => node.type === 'strong' || node.type === 'emphasis' || node.type === 'delete';
+
+/**
+ * Neighbours of one kind as one node (`**a****b**` is not `**ab**` in Markdown, and two code
+ * spans side by side would meet as one longer backtick run): leaves that differ only in marks
+ * Markdown cannot show (underline), or in marks on part of them, come out as one span.
+ */
+function mergeAdjacent(nodes: PhrasingContent[]): PhrasingContent[] {
+  const out: PhrasingContent[] = [];
+  for (const node of nodes) {
+    const last = out.at(-1);
+    if (last?.type === 'text' && node.type === 'text') out[out.length - 1] = { ...last, value: last.value + node.value };
+    else if (last?.type === 'inlineCode' && node.type === 'inlineCode') out[out.length - 1] = { ...last, value: last.value + node.value };
+    else if (last && isParent(last) && isParent(node) && last.type === node.type) out[out.length - 1] = { ...last, children: mergeAdjacent([...last.children, ...node.children]) } as Parent;
+    else out.push(node);
+  }
+  return out;
+}
+
+const phrasing = (content: Inline[]): PhrasingContent[] => mergeAdjacent(content.flatMap(inline));
+
 function inline(node: Inline): PhrasingContent[] {
   switch (node.kind) {
     case 'text':
       if (node.text === '') return [];
-      return marked(node.marks.code ? [{ type: 'inlineCode', value: node.text }] : textWithBreaks(node.text), node.marks);
+      // A code span cannot hold a line ending (two would end the paragraph): CommonMark shows one
+      // as a space, so that is what it becomes.
+      return marked(node.marks.code ? [{ type: 'inlineCode', value: node.text.replace(LINE_ENDING, ' ') }] : textWithBreaks(node.text), node.marks);
     case 'link':
-      return [{ type: 'link', url: node.href, children: node.children.flatMap(inline) }];
+      return [{ type: 'link', url: node.href, children: phrasing(node.children) }];
     case 'mention':
       return marked([{ type: 'link', url: node.href, children: [{ type: 'text', value: node.name }] }], node.marks);
     case 'missing':
@@ -46,12 +70,14 @@ function inline(node: Inline): PhrasingContent[] {
 function flow(node: Flow): BlockContent[] {
   switch (node.kind) {
     case 'paragraph': {
-      const children = node.content.flatMap(inline);
+      // White space at a paragraph's edges shows in neither format; Markdown would have to spell
+      // it as a character reference to keep it.
+      const children = phrasing(trimRun(node.content));
       // An empty paragraph is an empty line of the editor: Markdown has no such thing.
       return children.length === 0 ? [] : [{ type: 'paragraph', children }];
     }
     case 'heading':
-      return [{ type: 'heading', depth: node.depth, children: node.content.flatMap(inline) }];
+      return [{ type: 'heading', depth: node.depth, children: phrasing(trimRun(node.content)) }];
     case 'quote':
       return [{ type: 'blockquote', children: node.children.flatMap(flow) }];
     case 'list':
@@ -74,7 +100,7 @@ function flow(node: Flow): BlockContent[] {
           type: 'table',
           children: node.rows.map((row) => ({
             type: 'tableRow',
-            children: Array.from({ length: width }, (_, i) => ({ type: 'tableCell', children: (row[i] ?? []).flatMap(inline) })),
+            children: Array.from({ length: width }, (_, i) => ({ type: 'tableCell', children: phrasing(row[i] ?? []) })),
           })),
         },
       ];
@@ -102,7 +128,9 @@ export function toMarkdownString(blocks: Flow[]): string {
     fences: true,
     listItemIndent: 'one',
     extensions: [gfmToMarkdown()],
-    // The callout's marker line and its first line of content belong together.
-    join: [(left, _right, parent) => (parent.type === 'blockquote' && left.type === 'html' && left.value === SECRET_MARKER ? 0 : undefined)],
+    // The callout's marker line and a first paragraph belong together (Obsidian's callout title
+    // line, then its content). Any other block keeps a blank line after the marker: a list or an
+    // empty list item could not start right under it, they would continue its paragraph.
+    join: [(left, right, parent) => (parent.type === 'blockquote' && left.type === 'html' && left.value === SECRET_MARKER && right.type === 'paragraph' ? 0 : undefined)],
   });
 }

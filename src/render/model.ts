@@ -9,7 +9,7 @@
 
 import type { RichText, RichTextBlock, RichTextNode } from '../domain/rich-text.js';
 import { flowsToPhrasing } from './cells.js';
-import { NO_MARKS, type Flow, type Inline, type Marks } from './tree.js';
+import { mergeText, NO_MARKS, trimRun, type Flow, type Inline, type Marks } from './tree.js';
 import { segmentText, type TargetKind } from './conventions.js';
 import { safeImageUrl, safeLinkUrl } from './urls.js';
 
@@ -35,17 +35,18 @@ export interface RenderContext {
   assets: { byId: ReadonlyMap<number, AssetTarget>; byUrl: ReadonlyMap<string, AssetTarget> };
 }
 
-const HEADINGS: Record<string, 1 | 2 | 3 | 4 | 5 | 6> = {
-  'heading-one': 1,
-  'heading-two': 2,
-  'heading-three': 3,
-  'heading-four': 4,
-  'heading-five': 5,
-  'heading-six': 6,
-};
+// A Map, not an object: a stored type may be `__proto__` or `constructor`.
+const HEADINGS = new Map<string, 1 | 2 | 3 | 4 | 5 | 6>([
+  ['heading-one', 1],
+  ['heading-two', 2],
+  ['heading-three', 3],
+  ['heading-four', 4],
+  ['heading-five', 5],
+  ['heading-six', 6],
+]);
 const BLOCK_TYPES = new Set([
   'paragraph',
-  ...Object.keys(HEADINGS),
+  ...HEADINGS.keys(),
   'block-quote',
   'bulleted-list',
   'numbered-list',
@@ -103,7 +104,7 @@ function splitRuns(items: Item[], wrap: (run: Inline[]) => Flow | undefined): Fl
   let run: Inline[] = [];
   const flush = () => {
     if (run.length > 0) {
-      const block = wrap(run);
+      const block = wrap(mergeText(run));
       if (block) out.push(block);
     }
     run = [];
@@ -117,21 +118,6 @@ function splitRuns(items: Item[], wrap: (run: Inline[]) => Flow | undefined): Fl
     }
   }
   flush();
-  return out;
-}
-
-/** A run of phrasing without white space at its two ends (text leaves only; empty ones dropped). */
-function trimRun(run: Inline[]): Inline[] {
-  const out = [...run];
-  const edge = (index: number, trim: (text: string) => string) => {
-    const inline = out[index];
-    if (inline?.kind !== 'text') return;
-    const text = trim(inline.text);
-    if (text === '') out.splice(index, 1);
-    else out[index] = { ...inline, text };
-  };
-  edge(out.length - 1, (text) => text.trimEnd());
-  edge(0, (text) => text.trimStart());
   return out;
 }
 
@@ -161,7 +147,7 @@ export class Renderer {
   private block(node: RichTextNode): Flow[] {
     const type = typeOf(node);
     const children = childrenOf(node);
-    const depth = HEADINGS[type];
+    const depth = HEADINGS.get(type);
     if (type === 'paragraph') return this.phrasingBlock(children, (content) => ({ kind: 'paragraph', content }));
     if (depth !== undefined) return this.phrasingBlock(children, (content) => ({ kind: 'heading', depth, content }));
     switch (type) {
@@ -198,7 +184,7 @@ export class Renderer {
 
   /** A table cell: phrasing only in both formats (cells.ts flattens any blocks in it). */
   private cell(node: RichTextNode): Inline[] {
-    return flowsToPhrasing(typeOf(node) === 'table-cell' ? this.blocks(childrenOf(node)) : this.blocks([node]));
+    return mergeText(flowsToPhrasing(typeOf(node) === 'table-cell' ? this.blocks(childrenOf(node)) : this.blocks([node])));
   }
 
   private imageElement(node: RichTextNode): Flow[] {
@@ -253,7 +239,7 @@ export class Renderer {
     const out: Item[] = [];
     let run: Inline[] = [];
     const flush = () => {
-      if (run.length > 0) out.push({ kind: 'link', href, children: run });
+      if (run.length > 0) out.push({ kind: 'link', href, children: mergeText(run) });
       run = [];
     };
     for (const item of items) {

@@ -28,4 +28,38 @@ export type Flow =
   | { kind: 'figure'; src: string; alt: string; caption: string | undefined }
   | { kind: 'secret'; children: Flow[] };
 
+/** A line ending as CommonMark and HTML count them: CR LF, CR or LF. */
+export const LINE_ENDING = /\r\n|\r|\n/g;
+
 export const NO_MARKS: Marks = { bold: false, italic: false, underline: false, code: false, strikethrough: false };
+
+/** A run of phrasing without white space at its two ends (text leaves only, code kept as typed; empty ones dropped). */
+export function trimRun(run: Inline[]): Inline[] {
+  const out = [...run];
+  const edge = (index: number, trim: (text: string) => string) => {
+    const inline = out[index];
+    if (inline?.kind !== 'text' || inline.marks.code) return;
+    const text = trim(inline.text);
+    if (text === '') out.splice(index, 1);
+    else out[index] = { ...inline, text };
+  };
+  edge(out.length - 1, (text) => text.trimEnd());
+  edge(0, (text) => text.trimStart());
+  return out;
+}
+
+const sameMarks = (a: Marks, b: Marks) => a.bold === b.bold && a.italic === b.italic && a.underline === b.underline && a.code === b.code && a.strikethrough === b.strikethrough;
+
+/**
+ * Adjacent text with the same marks as one text: an editor splits leaves freely, and two code
+ * spans side by side would otherwise meet as a longer backtick run in Markdown and change meaning.
+ */
+export function mergeText(run: Inline[]): Inline[] {
+  const out: Inline[] = [];
+  for (const inline of run) {
+    const last = out.at(-1);
+    if (inline.kind === 'text' && last?.kind === 'text' && sameMarks(last.marks, inline.marks)) out[out.length - 1] = { ...last, text: last.text + inline.text };
+    else out.push(inline);
+  }
+  return out;
+}
