@@ -41,7 +41,7 @@ function mergeAdjacent(nodes: PhrasingContent[]): PhrasingContent[] {
     const last = out.at(-1);
     if (last?.type === 'text' && node.type === 'text') out[out.length - 1] = { ...last, value: last.value + node.value };
     else if (last?.type === 'inlineCode' && node.type === 'inlineCode') out[out.length - 1] = { ...last, value: last.value + node.value };
-    else if (last && isParent(last) && isParent(node) && last.type === node.type) out[out.length - 1] = { ...last, children: mergeAdjacent([...last.children, ...node.children]) } as Parent;
+    else if (last && isParent(last) && isParent(node) && last.type === node.type) out[out.length - 1] = { ...last, children: mergeAdjacent([...last.children, ...node.children]) };
     else out.push(node);
   }
   return out;

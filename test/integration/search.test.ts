@@ -4,11 +4,11 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli.js';
 import { loadConfig } from '../../src/config.js';
-import { createDatabase } from '../../src/db/database.js';
+import type { Database } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { rebuildCampaignIndex } from '../../src/db/indexes/search.js';
 import { buildCheckedApp, createTestUser, json, type TestContext, type TestUser } from '../support/app.js';
-import { contextWithUsers, createThing as createThingAs, newCampaign as newCampaignAs, type TestCampaign } from '../support/fixtures.js';
+import { contextWithUsers, createThing as createThingAs, databaseForCli, newCampaign as newCampaignAs, type TestCampaign } from '../support/fixtures.js';
 import { createTestDatabase, dialect, type TestDatabase } from '../support/test-db.js';
 
 const text = (...paragraphs: string[]) => paragraphs.map((p) => ({ type: 'paragraph', children: [{ text: p }] }));
@@ -383,25 +383,12 @@ describe(`statements per search on ${dialect}`, () => {
 });
 
 describe(`npm run cli -- search reindex on ${dialect}`, () => {
-  let dir: string | undefined;
-  let database: TestDatabase | ReturnType<typeof createDatabase>;
+  let database: Database;
   let env: Record<string, string>;
+  let close: () => Promise<void>;
 
-  beforeAll(async () => {
-    if (dialect === 'postgres') {
-      database = await createTestDatabase();
-      env = { DATABASE_URL: (database as TestDatabase).url!, LOG_LEVEL: 'silent' };
-    } else {
-      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loreforge-search-'));
-      database = createDatabase({ dataDir: dir });
-      await migrateToLatest(database);
-      env = { DATA_DIR: dir, LOG_LEVEL: 'silent' };
-    }
-  });
-  afterAll(async () => {
-    await database.close();
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
-  });
+  beforeAll(async () => ({ database, env, close } = await databaseForCli()));
+  afterAll(() => close());
 
   it('rebuilds the index of every campaign from its records', async () => {
     const app = await buildCheckedApp(loadConfig(env), { database, logger: false });

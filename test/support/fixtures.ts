@@ -1,10 +1,16 @@
 // What the integration suites share: the error body type, a context with two users, and campaigns
 // and things made through the API (so every fixture response is checked against the OpenAPI
 // document like any other).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
+import { createDatabase, type Database } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
 import type { AppInstance } from '../../src/http/app-types.js';
 import { createTestContext, json, type TestContext, type TestUser } from './app.js';
+import { createTestDatabase, dialect } from './test-db.js';
 
 /** An error response: application/problem+json. */
 export interface Problem {
@@ -81,4 +87,26 @@ export async function createThing(app: AppInstance, user: TestUser, campaign: Te
   });
   expect(res.statusCode, res.body).toBe(201);
   return json<ThingBody>(res);
+}
+
+/**
+ * A migrated database the command line can open by its settings (`env`), as the server's would be:
+ * on SQLite a file in a fresh DATA_DIR, on PostgreSQL a fresh test database by DATABASE_URL.
+ */
+export async function databaseForCli(): Promise<{ database: Database; env: Record<string, string>; close(): Promise<void> }> {
+  if (dialect === 'postgres') {
+    const database = await createTestDatabase();
+    return { database, env: { DATABASE_URL: database.url!, LOG_LEVEL: 'silent' }, close: () => database.close() };
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loreforge-cli-'));
+  const database = createDatabase({ dataDir: dir });
+  await migrateToLatest(database);
+  return {
+    database,
+    env: { DATA_DIR: dir, LOG_LEVEL: 'silent' },
+    async close() {
+      await database.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
