@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rebuildCampaignMentions } from '../../src/db/indexes/mentions.js';
 import { createTestContext, json, type TestContext, type TestUser } from '../support/app.js';
 
 // A structural guarantee, generated from the route table: every authenticated GET runs the same
-// number of SQL statements on a small campaign and on a large one. The response cache is off so
-// the database work itself is counted.
+// number of SQL statements on a small campaign and on a large one (rendered fields and backlinks
+// included: every record's rich text mentions others). The response cache is off so the database
+// work itself is counted.
 
 let ctx: TestContext;
 let owner: TestUser;
@@ -18,7 +20,15 @@ interface Fixture {
 
 async function seed(size: { things: number; arcs: number; linksPerArc: number; types: number; campaigns: number; tokens: number }, label: string): Promise<Fixture> {
   const kysely = ctx.database.kysely;
-  const campaign = json(await ctx.app.inject({ method: 'POST', url: '/api/campaigns', headers: owner.headers, payload: { newCampaign: { name: `Counted ${label}` } } }));
+  // Every record mentions thing-0, thing-1 and arc-0 and shows an image: backlinks of thing-0 have
+  // as many sources as the campaign has records, and each rendering resolves mentions and images.
+  const description = JSON.stringify([
+    { type: 'paragraph', children: [{ text: 'A goblin of some renown, seen with [[thing#thing-0]], [[thing#thing-1]] and in [[arc#arc-0]].' }] },
+    { type: 'paragraph', isSecret: true, children: [{ text: '![The lair](/images/lair.png)' }] },
+  ]);
+  const campaign = json(
+    await ctx.app.inject({ method: 'POST', url: '/api/campaigns', headers: owner.headers, payload: { newCampaign: { name: `Counted ${label}`, description: JSON.parse(description) as unknown } } }),
+  );
   const now = new Date().toISOString();
   for (let i = 0; i < size.campaigns; i++) {
     await kysely.insertInto('campaigns').values({ slug: `filler-${label}-${i}`, name: `Filler ${i}`, description: null, user_id: owner.id, version: 1, created_at: now, updated_at: now }).execute();
@@ -35,7 +45,6 @@ async function seed(size: { things: number; arcs: number; linksPerArc: number; t
     : [];
   const defaultType = await kysely.selectFrom('thing_types').select('id').where('campaign_id', '=', campaign.id).orderBy('id').executeTakeFirstOrThrow();
   const typeIds = [defaultType.id, ...typeRows.map((r) => r.id)];
-  const description = JSON.stringify([{ type: 'paragraph', children: [{ text: 'A goblin of some renown.' }] }]);
   const thingIds: number[] = [];
   for (let start = 0; start < size.things; start += 200) {
     const rows = await kysely
@@ -71,6 +80,8 @@ async function seed(size: { things: number; arcs: number; linksPerArc: number; t
   for (let start = 0; start < links.length; start += 300) {
     await kysely.insertInto('arc_things').values(links.slice(start, start + 300)).onConflict((oc) => oc.doNothing()).execute();
   }
+  // The rows above were written around the repositories: index their mentions as a write would.
+  await rebuildCampaignMentions(kysely, campaign.id);
   const token = await kysely.selectFrom('api_tokens').select('id').where('user_id', '=', owner.id).orderBy('id').executeTakeFirstOrThrow();
   return { params: { campaignSlug: campaign.slug, thingSlug: 'thing-0', arcSlug: 'arc-0', thingTypeId: String(defaultType.id), id: String(token.id) } };
 }
@@ -115,6 +126,15 @@ describe('statements per request', () => {
       expect(a.count, route.url).toBeLessThanOrEqual(6);
     }
     // The fetchAll list and the 1,000-row page with its Link header are lists too.
+    // Markdown renders from the same statements as HTML.
+    for (const path of ['/things/thing-0/rendered?format=markdown', '/arcs/arc-0/rendered?format=markdown', '/rendered?format=markdown']) {
+      const a = await statementsFor(`/api/campaigns/${small.params.campaignSlug}${path}`);
+      const b = await statementsFor(`/api/campaigns/${large.params.campaignSlug}${path}`);
+      report.push(`${path}: ${a.count} / ${b.count}`);
+      expect([a.status, b.status], path).toEqual([200, 200]);
+      expect(b.count, path).toBe(a.count);
+    }
+    console.log(`statements per request, small / large campaign:\n${report.join('\n')}`);
     for (const query of [(_: Fixture) => '?fetchAll=true', (_: Fixture) => '?count=1000', (f: Fixture) => `?typeId=${f.params.thingTypeId}`]) {
       const a = await statementsFor(`/api/campaigns/${small.params.campaignSlug}/things${query(small)}`);
       const b = await statementsFor(`/api/campaigns/${large.params.campaignSlug}/things${query(large)}`);
