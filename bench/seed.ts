@@ -1,6 +1,6 @@
 // Seeds a campaign through the public API, as a client would: thing types, things with rich
 // descriptions, arcs three levels deep with a few narrative fields, and links between them.
-import { arcName, description, shortText, thingName } from './lib/content.js';
+import { arcName, description, mentionParagraph, shortText, thingName } from './lib/content.js';
 import { mapLimit, type Api } from '../toolkit/http.js';
 
 export interface SeedSize {
@@ -87,9 +87,19 @@ export async function seedCampaign(api: Api, name: string, size: SeedSize, concu
     await api.expect(200, 'POST', `${base}/things/${thing.slug}/arcs`, { arcSlug: arc.slug });
   });
 
-  const sampleThing = things[Math.floor(things.length / 2)];
+  const sampleIndex = Math.floor(things.length / 2);
+  const sampleThing = things[sampleIndex];
   const sampleArc = arcs.find((a) => a.level === 2) ?? arcs[0];
   if (!sampleThing || !sampleArc) throw new Error('a seeded campaign needs at least one thing and one arc');
+
+  // Mentions: the sample thing's description mentions ten other things, and each of those mentions
+  // it back, so its rendering resolves mentions and its backlinks are a list.
+  const mentioned = things.filter((thing) => thing !== sampleThing).slice(0, 10);
+  await api.expect(200, 'PUT', `${base}/things/${sampleThing.slug}`, { updatedThing: { description: [...description(sampleIndex), mentionParagraph(mentioned)] } });
+  await mapLimit(mentioned, concurrency, async (thing) => {
+    const index = things.indexOf(thing);
+    await api.expect(200, 'PUT', `${base}/things/${thing.slug}`, { updatedThing: { description: [...description(index), mentionParagraph([sampleThing])] } });
+  });
   return {
     id: campaign.id,
     slug: campaign.slug,

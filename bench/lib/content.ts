@@ -3,7 +3,8 @@
 // so two runs seed byte-identical campaigns.
 
 export type Leaf = { text: string; bold?: boolean; italic?: boolean; underline?: boolean };
-export type Block = { type: string; children: Leaf[] };
+export type Mention = { type: 'mention'; targetType: 'thing' | 'arc'; targetId: number; children: [Leaf] };
+export type Block = { type: string; children: (Leaf | Mention)[] };
 export type RichText = Block[];
 
 /** mulberry32: small, fast, good enough to pick words. */
@@ -173,4 +174,18 @@ export function description(seed: number): RichText {
 export function shortText(seed: number): RichText {
   const random = prng(seed * 104729 + 3);
   return [paragraph(random, 1 + Math.floor(random() * 3))];
+}
+
+/**
+ * A paragraph that mentions each target: by a `mention` element, and every other one also by a
+ * `[[thing#slug]]` text link (the seed system's convention), as a game master's notes would.
+ */
+export function mentionParagraph(targets: { id: number; slug: string }[]): Block {
+  const children: (Leaf | Mention)[] = [{ text: 'Also involved: ' }];
+  targets.forEach((target, i) => {
+    if (i > 0) children.push({ text: i % 2 === 0 ? ', ' : ` (see [[thing#${target.slug}]]), ` });
+    children.push({ type: 'mention', targetType: 'thing', targetId: target.id, children: [{ text: '' }] });
+  });
+  children.push({ text: '.' });
+  return { type: 'paragraph', children };
 }

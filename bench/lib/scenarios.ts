@@ -20,6 +20,9 @@ export function readScenarios(campaign: SeededCampaign, withSearch: boolean): Re
     { name: 'GET /arcs', path: `${base}/arcs` },
     { name: 'GET /arcs/{slug}', path: `${base}/arcs/${campaign.sampleArc.slug}` },
     { name: 'GET /things/{slug}', path: `${base}/things/${campaign.sampleThing.slug}` },
+    { name: 'GET /things/{slug}/rendered', path: `${base}/things/${campaign.sampleThing.slug}/rendered` },
+    { name: 'GET /things/{slug}/rendered?format=markdown', path: `${base}/things/${campaign.sampleThing.slug}/rendered?format=markdown` },
+    { name: 'GET /things/{slug}/backlinks', path: `${base}/things/${campaign.sampleThing.slug}/backlinks` },
   ];
   if (withSearch) scenarios.push({ name: `GET /search?q=${SEARCH_QUERY}`, path: `${base}/search?q=${SEARCH_QUERY}` });
   return scenarios;

@@ -75,6 +75,11 @@ describe('the README’s examples', () => {
       expect(run.stdout).toContain('200 image/png');
       expect(run.stdout).toContain('"label":"Map of Phandalin"');
       expect(run.stdout).toMatch(/Database: (SQLite file|PostgreSQL database)/);
+      expect(run.stdout).toMatch(/"type":"thing","id":\d+,"slug":"sildar-hallwinter","name":"Sildar Hallwinter","fields":\["description"\]/);
+      expect(run.stdout).toMatch(/<a class=\\"mention\\" data-type=\\"thing\\" data-id=\\"\d+\\" href=\\"\/campaigns\/[a-z0-9-]+\/things\/gundren-rockseeker\\">Gundren Rockseeker, the missing<\/a>/);
+      expect(run.stdout).toContain('Travels with [Gundren Rockseeker, the missing](/campaigns/');
+      expect(run.stdout).toContain('\\*not\\* a [Gundren Rockseeker, the missing]');
+      expect(run.stdout).toContain("> [!secret]\n> Secretly a Lords' Alliance agent.");
     });
   });
 });
