@@ -221,11 +221,8 @@ describe(`rendered fields on ${dialect}`, () => {
     );
     const put = await ctx.app.inject({ method: 'PUT', url: new URL(grant.uploadURL).pathname, payload: png(), headers: { 'content-type': 'image/png' } });
     expect(put.statusCode, put.body).toBe(200);
-    const asset = (
-      json(await ctx.app.inject({ method: 'POST', url: `${c.base}/assets/confirm-upload`, headers: owner.headers, payload: { imageId: grant.imageId, label: 'Cragmaw map' } })) as {
-        asset: { id: number; url: string };
-      }
-    ).asset;
+    const confirmed = await ctx.app.inject({ method: 'POST', url: `${c.base}/assets/confirm-upload`, headers: owner.headers, payload: { imageId: grant.imageId, label: 'Cragmaw map' } });
+    const { asset } = json<{ asset: { id: number; url: string } }>(confirmed);
     const thing = await createThing(ctx.app, owner, c, 'Castle', {
       description: [
         { type: 'image', url: 'https://stale.example.test/old.png', assetId: asset.id, alt: 'typed alt', caption: 'typed caption', children: [t('')] },

@@ -1,15 +1,11 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli.js';
 import { loadConfig } from '../../src/config.js';
 import type { Database } from '../../src/db/database.js';
-import { migrateToLatest } from '../../src/db/migrate.js';
 import { rebuildCampaignIndex } from '../../src/db/indexes/search.js';
 import { buildCheckedApp, createTestUser, json, type TestContext, type TestUser } from '../support/app.js';
 import { contextWithUsers, createThing as createThingAs, databaseForCli, newCampaign as newCampaignAs, type TestCampaign } from '../support/fixtures.js';
-import { createTestDatabase, dialect, type TestDatabase } from '../support/test-db.js';
+import { dialect } from '../support/test-db.js';
 
 const text = (...paragraphs: string[]) => paragraphs.map((p) => ({ type: 'paragraph', children: [{ text: p }] }));
 const RESULT_FIELDS = ['excerpt', 'highlights', 'id', 'name', 'score', 'slug', 'type'];
@@ -383,12 +379,15 @@ describe(`statements per search on ${dialect}`, () => {
 });
 
 describe(`npm run cli -- search reindex on ${dialect}`, () => {
+  let cli: Awaited<ReturnType<typeof databaseForCli>>;
   let database: Database;
   let env: Record<string, string>;
-  let close: () => Promise<void>;
 
-  beforeAll(async () => ({ database, env, close } = await databaseForCli()));
-  afterAll(() => close());
+  beforeAll(async () => {
+    cli = await databaseForCli();
+    ({ database, env } = cli);
+  });
+  afterAll(() => cli.close());
 
   it('rebuilds the index of every campaign from its records', async () => {
     const app = await buildCheckedApp(loadConfig(env), { database, logger: false });
