@@ -205,7 +205,7 @@ async function main(): Promise<number> {
     `Loreforge cluster benchmark: up to ${options.instances} instances on one PostgreSQL; ${os.cpus().length} CPUs, node ${process.version}, ` +
       `load average ${loadStart.map((l) => l.toFixed(2)).join(' ')}${options.quick ? ' — QUICK MODE: smoke check, not a measurement' : ''}`,
   );
-  const entry = await buildServer();
+  const entry = await buildServer({ web: false });
   const postgres = await providePostgres();
   const dir = tempDir('loreforge-cluster-');
   const servers: ServerProcess[] = [];

@@ -263,7 +263,7 @@ async function main(): Promise<number> {
     `Loreforge benchmark on ${options.db}: ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), node ${process.version}, ` +
       `load average ${loadStart.map((l) => l.toFixed(2)).join(' ')}${options.quick ? ' — QUICK MODE: smoke check, not a measurement' : ''}`,
   );
-  const entry = await buildServer();
+  const entry = await buildServer({ web: false });
   const dir = tempDir('loreforge-bench-');
   const postgres = options.db === 'postgres' ? await providePostgres() : undefined;
   const profileDir = options.cpuProf ? path.join(os.tmpdir(), `loreforge-cpu-profile-${stamp}`) : undefined;

@@ -1,6 +1,11 @@
 // Production build: bundle our TypeScript into dist/, leaving every npm package external
-// (native addons such as better-sqlite3 must be loaded from node_modules).
+// (native addons such as better-sqlite3 must be loaded from node_modules), and build the web app
+// (web/) with Vite into dist/web, which the server serves at `/`.
+//   --no-web         the server only (suites and scripts that use the API alone)
+//   --web-out DIR    the web app into DIR instead (a test's private copy, served with WEB_ROOT=DIR)
 import { build } from 'esbuild';
+import process from 'node:process';
+import { build as buildWeb } from 'vite';
 
 await build({
   entryPoints: ['src/main.ts'],
@@ -13,3 +18,9 @@ await build({
   sourcemap: true,
   logLevel: 'warning',
 });
+
+const args = process.argv.slice(2);
+const webOut = args.includes('--web-out') ? args[args.indexOf('--web-out') + 1] : undefined;
+if (!args.includes('--no-web')) {
+  await buildWeb({ configFile: 'web/vite.config.ts', logLevel: 'warn', ...(webOut ? { build: { outDir: webOut, emptyOutDir: true } } : {}) });
+}

@@ -53,7 +53,7 @@ function summary(dialect: string, report: ChaosReport, ms: number): string {
   ].join('\n');
 }
 
-const entry = await buildServer();
+const entry = await buildServer({ web: false });
 console.log(`chaos: ${kills} kills per database, ${writers} writers, kill ${values['min-ms']}–${values['max-ms']} ms into each round, seed ${seed}`);
 const postgres = dialects.includes('postgres') ? await startScriptPostgres() : undefined;
 const summaries: string[] = [];

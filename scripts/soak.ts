@@ -52,7 +52,7 @@ function rssMb(pid: number): number {
   return Math.round(kb / 1024);
 }
 
-const entry = await buildServer();
+const entry = await buildServer({ web: false });
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loreforge-soak-'));
 const postgres = values.db === 'postgres' ? await startScriptPostgres() : undefined;
 const env: Record<string, string> = { DATA_DIR: dataDir };

@@ -9,6 +9,7 @@ import { registerResponseCache, ResponseCache } from './http/response-cache.js';
 import { registerApiRoutes } from './http/routes/index.js';
 import { localImageRoutes } from './http/routes/images.js';
 import { createTransport, type TransportOptions } from './http/transport.js';
+import { registerWebApp } from './http/web-app.js';
 import type { ImageHost } from './images/image-host.js';
 import { createImageHost } from './images/index.js';
 import { LocalImageHost } from './images/local.js';
@@ -19,6 +20,11 @@ export interface BuildOptions extends TransportOptions {
   database?: Database;
   /** Use this image host instead of building one from the config (tests inject failing ones). */
   imageHost?: ImageHost;
+  /**
+   * Serve the web app built in this folder (index.html and assets/) at `/`. The server's entry
+   * point passes the build's folder; without it the API is served alone, as in the API suites.
+   */
+  webRoot?: string;
 }
 
 /** The whole service: the transport, its stores, the API and its docs, the image host's URLs and the sweepers. */
@@ -61,6 +67,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   );
   // The local image host's upload and image URLs (an S3-compatible store serves its own).
   if (imageHost instanceof LocalImageHost) await app.register(localImageRoutes, { host: imageHost });
+  if (options.webRoot !== undefined) await registerWebApp(app, options.webRoot);
 
   return app;
 }

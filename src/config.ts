@@ -54,6 +54,8 @@ export const ConfigSchema = Type.Object({
   databasePoolSize: Type.Integer(),
   responseCacheMb: Type.Integer(),
   maxUploadBytes: Type.Integer(),
+  /** The built web app's folder (WEB_ROOT); unset: dist/web next to the server. */
+  webRoot: Type.Optional(Type.String()),
   /** Present when imageHost is 's3'. */
   s3: Type.Optional(S3ConfigSchema),
 });
@@ -170,6 +172,7 @@ export function loadConfig(env: Env = process.env): Config {
     databasePoolSize: readInt(env, 'DATABASE_POOL_SIZE'),
     responseCacheMb: readInt(env, 'RESPONSE_CACHE_MB'),
     maxUploadBytes: readInt(env, 'MAX_UPLOAD_BYTES'),
+    webRoot: env.WEB_ROOT?.trim() || undefined,
   };
   if (config.imageHost === 's3') config.s3 = readS3(env);
   if (!Value.Check(ConfigSchema, config)) throw new ConfigError('configuration failed its own schema check');

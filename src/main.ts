@@ -2,6 +2,7 @@ import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
+import { findWebRoot } from './http/web-app.js';
 
 async function main() {
   let config;
@@ -17,7 +18,9 @@ async function main() {
 
   const database = createDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize });
   await migrateToLatest(database);
-  const app = await buildApp(config, { database });
+  const webRoot = findWebRoot(config.webRoot);
+  const app = await buildApp(config, { database, webRoot });
+  if (!webRoot) app.log.warn(`the web app is not built (no index.html in ${config.webRoot ?? 'dist/web'}): run npm run build; serving the API alone`);
   app.addHook('onClose', () => database.close());
 
   // SIGTERM: stop accepting, let in-flight requests finish, close the database, exit.

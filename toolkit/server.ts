@@ -9,9 +9,14 @@ import { delay, freePort, killAllNow, onCleanup, runToCompletion, startProcess, 
 
 export const repoRoot = path.resolve(import.meta.dirname, '..');
 
-/** Runs the production build (`npm run build`: scripts/build.mjs into dist/) and returns dist/main.js. */
-export async function buildServer(): Promise<string> {
-  await runToCompletion(process.execPath, ['scripts/build.mjs'], repoRoot);
+/**
+ * Runs the production build (`npm run build`: scripts/build.mjs into dist/) and returns dist/main.js.
+ * `web: false` builds the server alone; `web: <dir>` writes the web app into that folder (serve it
+ * with WEB_ROOT), so a suite's copy is never rewritten by another suite's build.
+ */
+export async function buildServer(options: { web?: false | string } = {}): Promise<string> {
+  const webArgs = options.web === false ? ['--no-web'] : options.web ? ['--web-out', options.web] : [];
+  await runToCompletion(process.execPath, ['scripts/build.mjs', ...webArgs], repoRoot);
   const entry = path.join(repoRoot, 'dist', 'main.js');
   if (!fs.existsSync(entry)) throw new Error('the production build produced no dist/main.js');
   return entry;
