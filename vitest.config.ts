@@ -1,6 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
 const integration = ['test/integration/**/*.test.ts'];
+// The browser journeys: Chromium against the production build (test/e2e/setup.ts builds it once).
+const browser = ['test/e2e/**/*.test.ts'];
 
 // Every integration suite runs twice: once per dialect. Test files pick the dialect up through
 // test/support/test-db.ts, which reads TEST_DIALECT.
@@ -22,6 +24,18 @@ export default defineConfig({
           include: integration,
           env: { TEST_DIALECT: 'postgres' },
           globalSetup: ['test/support/postgres-global-setup.ts'],
+        },
+      },
+      { extends: true, test: { name: 'browser', include: browser, env: { TEST_DIALECT: 'sqlite' }, globalSetup: ['test/e2e/setup.ts'], testTimeout: 180_000, hookTimeout: 180_000 } },
+      {
+        extends: true,
+        test: {
+          name: 'browser-postgres',
+          include: ['test/e2e/journey.test.ts'],
+          env: { TEST_DIALECT: 'postgres' },
+          globalSetup: ['test/support/postgres-global-setup.ts', 'test/e2e/setup.ts'],
+          testTimeout: 180_000,
+          hookTimeout: 180_000,
         },
       },
     ],

@@ -1,0 +1,121 @@
+// A game master's evening in the browser, against the production build (SQLite; the
+// `browser-postgres` project runs this journey on PostgreSQL too): sign up, a campaign, a type of
+// their own, NPCs, a description written with the editor's shortcuts (a heading, a list, bold
+// text, a mention and an image by address), arcs nested three deep, a link, search, backlinks,
+// a rename that the mentioning record shows, and a reload after which everything is still there.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dialect } from '../support/test-db.js';
+import { createArc, createCampaign, createThing, expectNoPageErrors, launchBrowser, saved, screenshotPath, signUp, startE2eServer, type Browser, type E2eServer } from './browser.js';
+
+let server: E2eServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  server = await startE2eServer();
+  browser = await launchBrowser();
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+describe(`a game master's evening on ${dialect}`, () => {
+  it('plans a campaign and finds it all again after a reload', async () => {
+    const { page } = browser;
+    const base = server.base;
+    await signUp(page, base);
+    const slug = await createCampaign(page, 'Lost Mine of Phandelver');
+
+    // A type of their own, in the sidebar.
+    await page.getByRole('textbox', { name: 'New type' }).fill('Factions');
+    await page.getByRole('button', { name: 'Add type' }).click();
+    await page.getByRole('navigation', { name: 'Things' }).getByRole('link', { name: 'Factions' }).waitFor();
+
+    await createThing(page, 'Gundren Rockseeker', 'NPCs');
+    await createThing(page, 'Lords Alliance', 'Factions');
+    await createThing(page, 'Sildar Hallwinter', 'NPCs');
+
+    // The description, typed with Markdown shortcuts and keyboard marks.
+    await page.getByRole('button', { name: 'Edit description' }).click();
+    const editor = page.getByRole('textbox', { name: 'Description' });
+    await editor.click();
+    await page.keyboard.type('# Travels ');
+    await page.keyboard.type('with a dwarf');
+    await page.keyboard.press('Enter');
+    await page.keyboard.type('He guards the ');
+    await page.keyboard.press('Control+b');
+    await page.keyboard.type('wagon');
+    await page.keyboard.press('Control+b');
+    await page.keyboard.type(' for ');
+    await page.keyboard.type('@');
+    const picker = page.getByRole('dialog', { name: 'Mention a thing or an arc' });
+    await picker.getByLabel('Name').fill('gundren');
+    await picker.getByRole('button', { name: /Gundren Rockseeker/ }).click();
+    await page.keyboard.press('Enter');
+    await page.keyboard.type('- a sword');
+    await page.keyboard.press('Enter');
+    await page.keyboard.type('a shield');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Enter');
+    await page.getByRole('button', { name: 'Image by address' }).click();
+    const imageDialog = page.getByRole('dialog', { name: 'Insert an image' });
+    await imageDialog.getByLabel('Image address (https://…)').fill('https://images.example.test/sildar.png');
+    await imageDialog.getByLabel('Alt text (what the image shows)').fill('Sildar in armour');
+    await imageDialog.getByLabel('Caption').fill('Sildar, knight of the Alliance');
+    await imageDialog.getByRole('button', { name: 'Apply' }).click();
+    await saved(page);
+    await page.getByRole('button', { name: 'Done' }).click();
+
+    const rendered = page.getByRole('region', { name: 'Description (rendered)' });
+    await rendered.locator('h1', { hasText: 'Travels with a dwarf' }).waitFor();
+    await expect.poll(() => rendered.innerHTML()).toContain('<strong>wagon</strong>');
+    expect(await rendered.locator('ul > li').allTextContents()).toEqual(['a sword', 'a shield']);
+    expect(await rendered.locator('a.mention').getAttribute('href')).toBe(`/campaigns/${slug}/things/gundren-rockseeker`);
+    expect(await rendered.locator('figure img').getAttribute('alt')).toBe('Sildar in armour');
+    expect(await rendered.locator('figcaption').textContent()).toBe('Sildar, knight of the Alliance');
+
+    // Arcs three deep, by the parent picker.
+    await createArc(page, 'Act One');
+    await createArc(page, 'Goblin Ambush');
+    await page.getByLabel('Move inside another arc').fill('act');
+    await page.getByRole('list', { name: 'Move inside another arc: matches' }).getByRole('button', { name: 'Act One' }).click();
+    await page.getByText('Inside: Act One').waitFor();
+    await createArc(page, 'Cragmaw Hideout');
+    await page.getByLabel('Move inside another arc').fill('goblin');
+    await page.getByRole('list', { name: 'Move inside another arc: matches' }).getByRole('button', { name: 'Goblin Ambush' }).click();
+    await page.getByText('Inside: Goblin Ambush').waitFor();
+    const arcsNav = page.getByRole('navigation', { name: 'Arcs' });
+    await arcsNav.locator('ul ul ul').getByRole('link', { name: 'Cragmaw Hideout' }).waitFor();
+
+    // Link Sildar to the deepest arc from his page.
+    await page.getByRole('navigation', { name: 'Things' }).getByRole('button', { name: 'Show NPCs' }).click();
+    await page.getByRole('navigation', { name: 'Things' }).getByRole('link', { name: 'Sildar Hallwinter' }).click();
+    await page.getByLabel('Add to an arc').fill('cragmaw');
+    await page.getByRole('list', { name: 'Add to an arc: matches' }).getByRole('button', { name: 'Cragmaw Hideout' }).click();
+    await page.getByRole('region', { name: 'In arcs' }).or(page.locator('section', { has: page.getByRole('heading', { name: 'In arcs' }) })).getByRole('link', { name: 'Cragmaw Hideout' }).waitFor();
+
+    // Search from the sidebar.
+    await page.getByRole('searchbox', { name: 'Search the campaign' }).fill('wagon');
+    await page.keyboard.press('Enter');
+    await page.getByRole('status').filter({ hasText: 'result' }).waitFor();
+    await page.getByRole('link', { name: 'Sildar Hallwinter' }).first().waitFor();
+    expect(await page.locator('.excerpt mark').first().textContent()).toMatch(/wagon/i);
+
+    // Backlinks, and a rename that the mentioning record's rendering follows.
+    await page.goto(`${base}/campaigns/${slug}/things/gundren-rockseeker`);
+    const mentionedIn = page.locator('section', { has: page.getByRole('heading', { name: 'Mentioned in' }) });
+    await mentionedIn.getByRole('link', { name: 'Sildar Hallwinter' }).waitFor();
+    const name = page.getByRole('textbox', { name: 'Name' });
+    await name.fill('Gundren the Dwarf');
+    await saved(page);
+    await page.goto(`${base}/campaigns/${slug}/things/sildar-hallwinter`);
+    await page.getByRole('region', { name: 'Description (rendered)' }).locator('a.mention', { hasText: 'Gundren the Dwarf' }).waitFor();
+
+    // Everything is still there after a reload.
+    await page.reload();
+    await page.getByRole('region', { name: 'Description (rendered)' }).locator('h1', { hasText: 'Travels with a dwarf' }).waitFor();
+    await page.locator('section', { has: page.getByRole('heading', { name: 'In arcs' }) }).getByRole('link', { name: 'Cragmaw Hideout' }).waitFor();
+    if (dialect === 'sqlite') await page.screenshot({ path: screenshotPath('thing-page.png') });
+    expectNoPageErrors(browser);
+  }, 180_000);
+});

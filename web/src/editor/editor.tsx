@@ -1,0 +1,263 @@
+import * as Dialog from '@radix-ui/react-dialog';
+import { useMemo, useState, type FormEvent, type KeyboardEvent, type ReactNode } from 'react';
+import { createEditor, Editor, Range, Transforms, type Descendant } from 'slate';
+import { withHistory } from 'slate-history';
+import { Editable, ReactEditor, Slate, useSlate, withReact } from 'slate-react';
+import { activeLink, insertDivider, insertImage, insertMention, insertTable, isBlockActive, isMarkActive, isSecretActive, removeLink, setLink, toggleBlock, toggleMark, toggleSecret, withLoreforge } from './commands';
+import { formText } from '../components/field';
+import { RenderElement, RenderLeaf } from './elements';
+import { MentionPicker, type MentionTarget } from './mention-picker';
+import { type BlockType, type MarkName } from './types';
+
+const HOTKEYS: Record<string, MarkName> = { b: 'bold', i: 'italic', u: 'underline', '`': 'code', x: 'strikethrough' };
+
+export interface RichTextEditorProps {
+  /** The accessible name of the editing area ("Description", "Hook"…). */
+  label: string;
+  initialValue: Descendant[];
+  onChange: (value: Descendant[]) => void;
+  campaignSlug: string;
+}
+
+/** A Slate editor for one rich-text field, with a toolbar, keyboard and Markdown shortcuts. */
+export function RichTextEditor({ label, initialValue, onChange, campaignSlug }: RichTextEditorProps) {
+  const editor = useMemo(() => withLoreforge(withHistory(withReact(createEditor()))), []);
+  const [mentionOpen, setMentionOpen] = useState<{ trigger: string } | undefined>();
+
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
+    const mod = event.ctrlKey || event.metaKey;
+    if (mod && !event.altKey) {
+      const key = event.key.toLowerCase();
+      const mark = key === 'x' ? (event.shiftKey ? 'strikethrough' : undefined) : HOTKEYS[key];
+      if (mark) {
+        event.preventDefault();
+        toggleMark(editor, mark);
+        return;
+      }
+    }
+    if (event.key === 'Tab' && isBlockActive(editor, 'code-block')) {
+      event.preventDefault();
+      editor.insertText('  ');
+    }
+  };
+
+  const onDomBeforeInput = (event: InputEvent) => {
+    // `@`, or the second `[` of `[[`, opens the mention picker.
+    if (event.inputType !== 'insertText' || !editor.selection || !Range.isCollapsed(editor.selection)) return;
+    if (event.data === '@') setTimeout(() => setMentionOpen({ trigger: '@' }), 0);
+    if (event.data === '[') {
+      const before = Editor.before(editor, editor.selection.anchor);
+      const previous = before ? Editor.string(editor, { anchor: before, focus: editor.selection.anchor }) : '';
+      if (previous === '[') setTimeout(() => setMentionOpen({ trigger: '[[' }), 0);
+    }
+  };
+
+  const pickMention = (target: MentionTarget | undefined) => {
+    const trigger = mentionOpen?.trigger ?? '';
+    setMentionOpen(undefined);
+    ReactEditor.focus(editor);
+    if (!target) return;
+    if (editor.selection && trigger) Transforms.delete(editor, { distance: trigger.length, unit: 'character', reverse: true });
+    insertMention(editor, target);
+  };
+
+  return (
+    <div className="editor">
+      <Slate editor={editor} initialValue={initialValue} onValueChange={onChange}>
+        <Toolbar label={label} onMention={() => setMentionOpen({ trigger: '' })} />
+        <Editable
+          aria-label={label}
+          aria-multiline="true"
+          className="editable"
+          // Slate's default styles are an inline style element; styles.css has them instead.
+          disableDefaultStyles
+          renderElement={RenderElement}
+          renderLeaf={RenderLeaf}
+          onKeyDown={onKeyDown}
+          onDOMBeforeInput={onDomBeforeInput}
+          spellCheck
+        />
+      </Slate>
+      {mentionOpen && <MentionPicker campaignSlug={campaignSlug} onPick={pickMention} />}
+    </div>
+  );
+}
+
+function ToolButton({ label, active, onPress, children }: { label: string; active?: boolean; onPress: () => void; children: ReactNode }) {
+  return (
+    <button
+      type="button"
+      aria-label={label}
+      title={label}
+      aria-pressed={active}
+      className={active ? 'tool active' : 'tool'}
+      onMouseDown={(e) => {
+        // Keep the editor's selection: the command applies where the user was.
+        e.preventDefault();
+        onPress();
+      }}
+      onKeyDown={(e) => {
+        if (e.key === 'Enter' || e.key === ' ') {
+          e.preventDefault();
+          onPress();
+        }
+      }}
+    >
+      {children}
+    </button>
+  );
+}
+
+function Toolbar({ label, onMention }: { label: string; onMention: () => void }) {
+  const editor = useSlate();
+  const mark = (name: MarkName, text: string, shortcut: string, glyph: ReactNode) => (
+    <ToolButton label={`${text} (${shortcut})`} active={isMarkActive(editor, name)} onPress={() => toggleMark(editor, name)}>
+      {glyph}
+    </ToolButton>
+  );
+  const block = (type: BlockType, text: string, glyph: ReactNode) => (
+    <ToolButton label={text} active={isBlockActive(editor, type)} onPress={() => toggleBlock(editor, type)}>
+      {glyph}
+    </ToolButton>
+  );
+  return (
+    <div role="toolbar" aria-label={`${label}: formatting`} className="toolbar">
+      {mark('bold', 'Bold', 'Ctrl+B', <b>B</b>)}
+      {mark('italic', 'Italic', 'Ctrl+I', <i>I</i>)}
+      {mark('underline', 'Underline', 'Ctrl+U', <u>U</u>)}
+      {mark('strikethrough', 'Strikethrough', 'Ctrl+Shift+X', <s>S</s>)}
+      {mark('code', 'Code', 'Ctrl+`', <code>{'<>'}</code>)}
+      <span className="separator" />
+      {block('heading-one', 'Heading 1', 'H1')}
+      {block('heading-two', 'Heading 2', 'H2')}
+      {block('heading-three', 'Heading 3', 'H3')}
+      {block('block-quote', 'Quote', '❝')}
+      {block('bulleted-list', 'Bulleted list', '•')}
+      {block('numbered-list', 'Numbered list', '1.')}
+      {block('code-block', 'Code block', '{ }')}
+      <ToolButton label="Divider" onPress={() => insertDivider(editor)}>
+        ―
+      </ToolButton>
+      <ToolButton label="Table" onPress={() => insertTable(editor)}>
+        ▦
+      </ToolButton>
+      <span className="separator" />
+      <LinkButton />
+      <ImageButton />
+      <ToolButton label="Mention a thing or an arc (@)" onPress={onMention}>
+        @
+      </ToolButton>
+      <ToolButton label="GM only (hidden from players)" active={isSecretActive(editor)} onPress={() => toggleSecret(editor)}>
+        GM
+      </ToolButton>
+    </div>
+  );
+}
+
+/** A small modal form opened from the toolbar; the editor's selection is kept while it is open. */
+function ToolDialog({ label, title, glyph, active, children, onSubmit, extra }: { label: string; title: string; glyph: ReactNode; active?: boolean; children: ReactNode; onSubmit: (form: FormData) => void; extra?: ReactNode }) {
+  const editor = useSlate();
+  const [open, setOpen] = useState(false);
+  const [selection, setSelection] = useState(editor.selection);
+  const submit = (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    const form = new FormData(e.currentTarget);
+    setOpen(false);
+    if (selection) Transforms.select(editor, selection);
+    onSubmit(form);
+    ReactEditor.focus(editor);
+  };
+  return (
+    <Dialog.Root
+      open={open}
+      onOpenChange={(next) => {
+        if (next) setSelection(editor.selection);
+        setOpen(next);
+      }}
+    >
+      <Dialog.Trigger asChild>
+        <button type="button" className={active ? 'tool active' : 'tool'} aria-label={label} title={label} onMouseDown={(e) => e.preventDefault()}>
+          {glyph}
+        </button>
+      </Dialog.Trigger>
+      <Dialog.Portal>
+        <Dialog.Overlay className="overlay" />
+        <Dialog.Content className="dialog" aria-describedby={undefined} onCloseAutoFocus={(e) => e.preventDefault()}>
+          <Dialog.Title>{title}</Dialog.Title>
+          <form onSubmit={submit}>
+            {children}
+            <div className="actions">
+              {extra}
+              <Dialog.Close asChild>
+                <button type="button">Cancel</button>
+              </Dialog.Close>
+              <button type="submit" className="primary">
+                Apply
+              </button>
+            </div>
+          </form>
+        </Dialog.Content>
+      </Dialog.Portal>
+    </Dialog.Root>
+  );
+}
+
+function LinkButton() {
+  const editor = useSlate();
+  const link = activeLink(editor);
+  return (
+    <ToolDialog
+      label="Link"
+      title={link ? 'Edit link' : 'Insert link'}
+      glyph="Link"
+      active={link !== undefined}
+      onSubmit={(form) => {
+        const url = formText(form, 'url').trim();
+        if (url === '') removeLink(editor);
+        else setLink(editor, url);
+      }}
+      extra={
+        link && (
+          <Dialog.Close asChild>
+            <button type="button" onClick={() => removeLink(editor)}>
+              Remove link
+            </button>
+          </Dialog.Close>
+        )
+      }
+    >
+      <div className="field">
+        <label htmlFor="link-url">Address (https://…, mailto:… or /path)</label>
+        <input id="link-url" name="url" type="url" defaultValue={typeof link?.[0].url === 'string' ? link[0].url : ''} autoFocus />
+      </div>
+    </ToolDialog>
+  );
+}
+
+function ImageButton() {
+  const editor = useSlate();
+  return (
+    <ToolDialog
+      label="Image by address"
+      title="Insert an image"
+      glyph="Image"
+      onSubmit={(form) => {
+        const url = formText(form, 'url').trim();
+        if (url !== '') insertImage(editor, { url, alt: formText(form, 'alt'), caption: formText(form, 'caption') });
+      }}
+    >
+      <div className="field">
+        <label htmlFor="image-url">Image address (https://…)</label>
+        <input id="image-url" name="url" type="url" required autoFocus />
+      </div>
+      <div className="field">
+        <label htmlFor="image-alt">Alt text (what the image shows)</label>
+        <input id="image-alt" name="alt" />
+      </div>
+      <div className="field">
+        <label htmlFor="image-caption">Caption</label>
+        <input id="image-caption" name="caption" />
+      </div>
+    </ToolDialog>
+  );
+}

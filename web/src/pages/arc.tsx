@@ -1,0 +1,204 @@
+import { useState } from 'react';
+import { Link, useNavigate, useParams } from 'react-router';
+import { api, ApiError, call, callWithEtag, messageOf, type Arc } from '../api/client';
+import { ConfirmButton } from '../components/confirm';
+import { ErrorMessage, Field } from '../components/field';
+import { Rendered } from '../components/rendered';
+import { Backlinks } from './backlinks';
+import { ArcPicker } from './pickers';
+import { useAllThings, useCampaignSlug, useRefreshCampaign, useRendered } from './queries';
+import { RichField, useRecordEditing } from './record-editing';
+import { RecordError, SlugField } from './thing';
+
+const NARRATIVE = [
+  ['hook', 'Hook'],
+  ['protagonist', 'Protagonist'],
+  ['antagonist', 'Antagonist'],
+  ['problem', 'Problem'],
+  ['key', 'Key'],
+  ['outcome', 'Outcome'],
+  ['notes', 'Notes'],
+] as const;
+
+type ArcPatch = { name: string; hook: unknown[]; protagonist: unknown[]; antagonist: unknown[]; problem: unknown[]; key: unknown[]; outcome: unknown[]; notes: unknown[] };
+
+export function ArcPage() {
+  const campaignSlug = useCampaignSlug();
+  const arcSlug = useParams().arcSlug!;
+  const path = { campaignSlug, arcSlug };
+  const editing = useRecordEditing<Arc, ArcPatch>({
+    campaignSlug,
+    kind: 'arc',
+    recordSlug: arcSlug,
+    load: () => callWithEtag(api.GET('/api/campaigns/{campaignSlug}/arcs/{arcSlug}', { params: { path } })),
+    save: async (patch, ifMatch, init) =>
+      (await callWithEtag(api.PUT('/api/campaigns/{campaignSlug}/arcs/{arcSlug}', { params: { path, header: ifMatch ? { 'if-match': ifMatch } : {} }, body: { updatedArc: patch }, ...init }))).etag,
+  });
+  const rendered = useRendered(campaignSlug, 'arcs', arcSlug);
+  const [editingField, setEditingField] = useState<string>();
+  if (editing.loading) {
+    if (editing.error) return <RecordError error={editing.error} what="arc" />;
+    return <p className="loading">Loading…</p>;
+  }
+  const { record, saver, generation, fieldValue, banner } = editing;
+  return (
+    <main className="record" aria-labelledby="record-title">
+      <p className="kind">Arc</p>
+      <h1 id="record-title" className="visually-hidden">
+        {String(fieldValue('name'))}
+      </h1>
+      {banner}
+      <div className="record-fields" key={`fields-${generation}`}>
+        <Field label="Name" defaultValue={String(fieldValue('name'))} onChange={(e) => e.target.value.trim() !== '' && saver.update({ name: e.target.value })} error={saver.error?.fieldMessage('name')} className="title-input" />
+        <SlugField campaignSlug={campaignSlug} kind="arcs" slug={arcSlug} etag={saver.etag} />
+        <ParentField campaignSlug={campaignSlug} arc={record} etag={saver.etag} />
+      </div>
+      {NARRATIVE.map(([field, label]) => (
+        <section key={field} aria-labelledby={`${field}-heading`}>
+          <div className="section-head">
+            <h2 id={`${field}-heading`}>{label}</h2>
+            <button
+              type="button"
+              aria-label={editingField === field ? `Done editing ${label}` : `Edit ${label}`}
+              onClick={() => (editingField === field ? void saver.flush().then(() => setEditingField(undefined)) : setEditingField(field))}
+            >
+              {editingField === field ? 'Done' : 'Edit'}
+            </button>
+          </div>
+          {editingField === field ? (
+            <RichField key={`${field}-${generation}`} label={label} campaignSlug={campaignSlug} value={fieldValue(field)} onChange={(value) => saver.update({ [field]: value })} />
+          ) : (
+            <Rendered html={rendered.data?.[field]} label={label} />
+          )}
+        </section>
+      ))}
+      <section aria-labelledby="children-heading">
+        <h2 id="children-heading">Arcs inside it</h2>
+        {record.childArcs.length === 0 && <p className="muted">None.</p>}
+        <ul>
+          {record.childArcs.map((child) => (
+            <li key={child.id}>
+              <Link to={`/campaigns/${campaignSlug}/arcs/${child.slug}`}>{child.name}</Link>
+            </li>
+          ))}
+        </ul>
+      </section>
+      <LinkedThings campaignSlug={campaignSlug} arc={record} />
+      <Backlinks campaignSlug={campaignSlug} kind="arcs" slug={arcSlug} />
+      <DeleteArc campaignSlug={campaignSlug} arc={record} />
+    </main>
+  );
+}
+
+/** The parent arc, chosen by search; the server's cycle error is shown at the field. */
+function ParentField({ campaignSlug, arc, etag }: { campaignSlug: string; arc: Arc; etag: () => string | undefined }) {
+  const refresh = useRefreshCampaign(campaignSlug);
+  const [error, setError] = useState<string>();
+  const setParent = async (parentArcId: number | null) => {
+    setError(undefined);
+    try {
+      const header = etag() ? { 'if-match': etag()! } : {};
+      await call(api.PUT('/api/campaigns/{campaignSlug}/arcs/{arcSlug}', { params: { path: { campaignSlug, arcSlug: arc.slug }, header }, body: { updatedArc: { parentArcId } } }));
+      await refresh();
+    } catch (e) {
+      setError(e instanceof ApiError ? (e.fieldMessage('parentArcId') ?? e.message) : messageOf(e));
+    }
+  };
+  return (
+    <div className="field">
+      <p>
+        Inside: {arc.parentArc ? <Link to={`/campaigns/${campaignSlug}/arcs/${arc.parentArc.slug}`}>{arc.parentArc.name}</Link> : <span className="muted">nothing (a top-level arc)</span>}{' '}
+        {arc.parentArc && (
+          <button type="button" onClick={() => void setParent(null)}>
+            Make top-level
+          </button>
+        )}
+      </p>
+      <ArcPicker campaignSlug={campaignSlug} label="Move inside another arc" exclude={arc.id} onPick={(parent) => void setParent(parent.id)} />
+      <ErrorMessage>{error}</ErrorMessage>
+    </div>
+  );
+}
+
+function LinkedThings({ campaignSlug, arc }: { campaignSlug: string; arc: Arc }) {
+  const refresh = useRefreshCampaign(campaignSlug);
+  const things = useAllThings(campaignSlug);
+  const [error, setError] = useState<string>();
+  const [choice, setChoice] = useState('');
+  const act = async (run: () => Promise<unknown>) => {
+    setError(undefined);
+    try {
+      await run();
+      await refresh();
+    } catch (e) {
+      setError(messageOf(e));
+    }
+  };
+  const linked = new Set(arc.things.map((t) => t.id));
+  return (
+    <section aria-labelledby="linked-heading">
+      <h2 id="linked-heading">Things in this arc</h2>
+      <ul>
+        {arc.things.map((thing) => (
+          <li key={thing.id}>
+            <Link to={`/campaigns/${campaignSlug}/things/${thing.slug}`}>{thing.name}</Link>{' '}
+            <button
+              type="button"
+              aria-label={`Remove ${thing.name} from this arc`}
+              onClick={() => void act(() => call(api.DELETE('/api/campaigns/{campaignSlug}/things/{thingSlug}/arcs/{arcSlug}', { params: { path: { campaignSlug, thingSlug: thing.slug, arcSlug: arc.slug } } })))}
+            >
+              Remove
+            </button>
+          </li>
+        ))}
+      </ul>
+      <form
+        className="inline-form small"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (choice) void act(() => call(api.POST('/api/campaigns/{campaignSlug}/things/{thingSlug}/arcs', { params: { path: { campaignSlug, thingSlug: choice } }, body: { arcSlug: arc.slug } })));
+        }}
+      >
+        <div className="field">
+          <label htmlFor="link-thing">Add a thing</label>
+          <select id="link-thing" value={choice} onChange={(e) => setChoice(e.target.value)}>
+            <option value="">Choose…</option>
+            {things.data
+              ?.filter((t) => !linked.has(t.id))
+              .map((t) => (
+                <option key={t.id} value={t.slug}>
+                  {t.name}
+                </option>
+              ))}
+          </select>
+        </div>
+        <button type="submit" disabled={!choice}>
+          Add
+        </button>
+      </form>
+      <ErrorMessage>{error}</ErrorMessage>
+    </section>
+  );
+}
+
+function DeleteArc({ campaignSlug, arc }: { campaignSlug: string; arc: Arc }) {
+  const navigate = useNavigate();
+  const refresh = useRefreshCampaign(campaignSlug);
+  return (
+    <ConfirmButton
+      label="Delete arc"
+      title={`Delete ${arc.name}?`}
+      confirmLabel="Delete"
+      onConfirm={async () => {
+        await call(api.DELETE('/api/campaigns/{campaignSlug}/arcs/{arcSlug}', { params: { path: { campaignSlug, arcSlug: arc.slug } } }));
+        await navigate(`/campaigns/${campaignSlug}`, { replace: true });
+        await refresh();
+      }}
+    >
+      <p>
+        {arc.name} and its links to things are deleted.
+        {arc.childArcs.length > 0 && ` Its ${arc.childArcs.length} arc${arc.childArcs.length === 1 ? '' : 's'} inside it become top-level arcs.`} This cannot be undone.
+      </p>
+    </ConfirmButton>
+  );
+}

@@ -1,0 +1,136 @@
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Link, useNavigate } from 'react-router';
+import { api, call, messageOf } from '../api/client';
+import { ConfirmButton } from '../components/confirm';
+import { ErrorMessage } from '../components/field';
+import { Rendered } from '../components/rendered';
+import { RichTextEditor } from '../editor/editor';
+import { emptyDocument } from '../editor/types';
+import { useArcs, useCampaign, useCampaignSlug, useRefreshCampaign, useRendered } from './queries';
+import type { Descendant } from 'slate';
+
+export function CampaignHome() {
+  const slug = useCampaignSlug();
+  const campaign = useCampaign(slug);
+  const rendered = useRendered(slug, 'campaign');
+  const arcs = useArcs(slug);
+  const recent = useQuery({ queryKey: ['campaign', slug, 'things', 'recent'], queryFn: () => call(api.GET('/api/campaigns/{campaignSlug}/things', { params: { path: { campaignSlug: slug }, query: { count: '10' } } })) });
+  const [editing, setEditing] = useState(false);
+  if (!campaign.data) return null;
+  const c = campaign.data.data;
+  return (
+    <main className="record" aria-labelledby="campaign-title">
+      <h1 id="campaign-title">{c.name}</h1>
+      <section aria-labelledby="campaign-description">
+        <div className="section-head">
+          <h2 id="campaign-description">Description</h2>
+          <button type="button" onClick={() => setEditing(!editing)}>
+            {editing ? 'Done' : 'Edit description'}
+          </button>
+        </div>
+        {editing ? <CampaignDescriptionEditor slug={slug} initial={c.description as Descendant[]} onDone={() => setEditing(false)} /> : <Rendered html={rendered.data?.description} label="Campaign description" />}
+      </section>
+      <section aria-labelledby="recent-heading">
+        <h2 id="recent-heading">Recently updated things</h2>
+        {recent.error && <ErrorMessage>{messageOf(recent.error)}</ErrorMessage>}
+        {recent.data?.length === 0 && <p className="muted">No things yet: “New thing” in the sidebar makes one.</p>}
+        <ul>
+          {recent.data?.map((t) => (
+            <li key={t.id}>
+              <Link to={`/campaigns/${slug}/things/${t.slug}`}>{t.name}</Link>
+            </li>
+          ))}
+        </ul>
+      </section>
+      <section aria-labelledby="top-arcs-heading">
+        <h2 id="top-arcs-heading">Arcs</h2>
+        <ul>
+          {arcs.data
+            ?.filter((a) => a.parentArcId === null)
+            .map((a) => (
+              <li key={a.id}>
+                <Link to={`/campaigns/${slug}/arcs/${a.slug}`}>{a.name}</Link>
+              </li>
+            ))}
+        </ul>
+      </section>
+      <CampaignSettings slug={slug} name={c.name} />
+    </main>
+  );
+}
+
+function CampaignDescriptionEditor({ slug, initial, onDone }: { slug: string; initial: Descendant[]; onDone: () => void }) {
+  const refresh = useRefreshCampaign(slug);
+  const [value, setValue] = useState(initial);
+  const [error, setError] = useState<string>();
+  const save = async () => {
+    try {
+      await call(api.PUT('/api/campaigns/{campaignSlug}', { params: { path: { campaignSlug: slug } }, body: { updatedCampaign: { description: value } } }));
+      await refresh();
+      onDone();
+    } catch (e) {
+      setError(messageOf(e));
+    }
+  };
+  return (
+    <>
+      <RichTextEditor label="Campaign description" campaignSlug={slug} initialValue={initial.length > 0 ? initial : emptyDocument()} onChange={setValue} />
+      <ErrorMessage>{error}</ErrorMessage>
+      <button type="button" className="primary" onClick={() => void save()}>
+        Save description
+      </button>
+    </>
+  );
+}
+
+function CampaignSettings({ slug, name }: { slug: string; name: string }) {
+  const navigate = useNavigate();
+  const refresh = useRefreshCampaign(slug);
+  const [newName, setNewName] = useState(name);
+  const [newSlug, setNewSlug] = useState(slug);
+  const [error, setError] = useState<string>();
+  const save = async () => {
+    setError(undefined);
+    try {
+      const updated = await call(api.PUT('/api/campaigns/{campaignSlug}', { params: { path: { campaignSlug: slug } }, body: { updatedCampaign: { name: newName, ...(newSlug !== slug ? { slug: newSlug } : {}) } } }));
+      await refresh();
+      if (updated.slug !== slug) await navigate(`/campaigns/${updated.slug}`, { replace: true });
+    } catch (e) {
+      setError(messageOf(e));
+    }
+  };
+  return (
+    <section aria-labelledby="settings-heading" className="settings">
+      <h2 id="settings-heading">Campaign settings</h2>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void save();
+        }}
+      >
+        <div className="field">
+          <label htmlFor="campaign-name">Name</label>
+          <input id="campaign-name" value={newName} onChange={(e) => setNewName(e.target.value)} />
+        </div>
+        <div className="field">
+          <label htmlFor="campaign-slug">Slug (the address)</label>
+          <input id="campaign-slug" value={newSlug} onChange={(e) => setNewSlug(e.target.value)} />
+        </div>
+        <ErrorMessage>{error}</ErrorMessage>
+        <button type="submit">Save settings</button>
+      </form>
+      <ConfirmButton
+        label="Delete campaign"
+        title={`Delete ${name}?`}
+        confirmLabel="Delete the campaign"
+        onConfirm={async () => {
+          await call(api.DELETE('/api/campaigns/{campaignSlug}', { params: { path: { campaignSlug: slug } } }));
+          await navigate('/', { replace: true });
+        }}
+      >
+        <p>Every thing, thing type, arc, link and image of {name} is deleted with it. This cannot be undone.</p>
+      </ConfirmButton>
+    </section>
+  );
+}

@@ -1,0 +1,276 @@
+import * as Dialog from '@radix-ui/react-dialog';
+import { useState, type FormEvent } from 'react';
+import { Link, NavLink, Outlet, useNavigate } from 'react-router';
+import { api, ApiError, call, messageOf, type ArcSummary } from '../api/client';
+import { ErrorMessage, Field, formText } from '../components/field';
+import { useAllThings, useArcs, useCampaign, useCampaignSlug, useRefreshCampaign, useThingTypes } from './queries';
+
+/** The campaign's frame: a sidebar (types and their things, the arcs as a tree, search, new records) and the page. */
+export function CampaignShell() {
+  const slug = useCampaignSlug();
+  const campaign = useCampaign(slug);
+  const [menuOpen, setMenuOpen] = useState(false);
+  if (campaign.isPending) return <p className="loading">Loading…</p>;
+  if (campaign.error) {
+    return (
+      <main className="narrow">
+        <h1>{campaign.error instanceof ApiError && campaign.error.status === 404 ? 'Campaign not found' : 'The campaign could not be loaded'}</h1>
+        <ErrorMessage>{messageOf(campaign.error)}</ErrorMessage>
+        <Link to="/">Your campaigns</Link>
+      </main>
+    );
+  }
+  return (
+    <div className="shell">
+      <button type="button" className="menu-button" aria-expanded={menuOpen} aria-controls="sidebar" onClick={() => setMenuOpen(!menuOpen)}>
+        {menuOpen ? 'Close menu' : 'Menu'}
+      </button>
+      <aside id="sidebar" className={menuOpen ? 'sidebar open' : 'sidebar'} aria-label="Campaign" onClick={(e) => (e.target as HTMLElement).closest('a') && setMenuOpen(false)}>
+        <Link to={`/campaigns/${slug}`} className="campaign-name">
+          {campaign.data.data.name}
+        </Link>
+        <SearchBox slug={slug} />
+        <div className="new-buttons">
+          <NewThingDialog slug={slug} />
+          <NewArcDialog slug={slug} />
+        </div>
+        <TypesNav slug={slug} />
+        <ArcsNav slug={slug} />
+      </aside>
+      <div className="page">
+        <Outlet />
+      </div>
+    </div>
+  );
+}
+
+function SearchBox({ slug }: { slug: string }) {
+  const navigate = useNavigate();
+  const [q, setQ] = useState('');
+  return (
+    <form
+      role="search"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (q.trim() !== '') void navigate(`/campaigns/${slug}/search?q=${encodeURIComponent(q)}`);
+      }}
+    >
+      <label className="visually-hidden" htmlFor="campaign-search">
+        Search the campaign
+      </label>
+      <input id="campaign-search" type="search" placeholder="Search…" value={q} onChange={(e) => setQ(e.target.value)} />
+    </form>
+  );
+}
+
+function TypesNav({ slug }: { slug: string }) {
+  const types = useThingTypes(slug);
+  const things = useAllThings(slug);
+  const [open, setOpen] = useState<Record<number, boolean>>({});
+  return (
+    <nav aria-label="Things">
+      <h2>Things</h2>
+      {types.error && <ErrorMessage>{messageOf(types.error)}</ErrorMessage>}
+      <ul className="tree">
+        {types.data?.map((type) => {
+          const ofType = things.data?.filter((t) => t.typeId === type.id) ?? [];
+          const expanded = open[type.id] ?? false;
+          return (
+            <li key={type.id}>
+              <div className="tree-row">
+                <button type="button" className="disclosure" aria-expanded={expanded} aria-label={`${expanded ? 'Hide' : 'Show'} ${type.name}`} onClick={() => setOpen({ ...open, [type.id]: !expanded })}>
+                  {expanded ? '▾' : '▸'}
+                </button>
+                <NavLink to={`/campaigns/${slug}/types/${type.id}`}>{type.name}</NavLink>
+                <span className="count" aria-label={`${ofType.length} things`}>
+                  {ofType.length}
+                </span>
+              </div>
+              {expanded && (
+                <ul>
+                  {ofType.map((thing) => (
+                    <li key={thing.id}>
+                      <NavLink to={`/campaigns/${slug}/things/${thing.slug}`}>{thing.name}</NavLink>
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </li>
+          );
+        })}
+      </ul>
+      <NewTypeForm slug={slug} />
+    </nav>
+  );
+}
+
+function NewTypeForm({ slug }: { slug: string }) {
+  const refresh = useRefreshCampaign(slug);
+  const [name, setName] = useState('');
+  const [error, setError] = useState<unknown>();
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setError(undefined);
+    try {
+      await call(api.POST('/api/campaigns/{campaignSlug}/thing-types', { params: { path: { campaignSlug: slug } }, body: { newThingType: { name } } }));
+      setName('');
+      await refresh();
+    } catch (err) {
+      setError(err);
+    }
+  };
+  return (
+    <form className="inline-form small" onSubmit={(e) => void submit(e)}>
+      <Field label="New type" value={name} onChange={(e) => setName(e.target.value)} placeholder="Factions" error={error ? messageOf(error) : undefined} />
+      <button type="submit" disabled={name.trim() === ''}>
+        Add type
+      </button>
+    </form>
+  );
+}
+
+function ArcsNav({ slug }: { slug: string }) {
+  const arcs = useArcs(slug);
+  const children = new Map<number | null, ArcSummary[]>();
+  for (const arc of arcs.data ?? []) {
+    const list = children.get(arc.parentArcId) ?? [];
+    list.push(arc);
+    children.set(arc.parentArcId, list);
+  }
+  for (const list of children.values()) list.sort((a, b) => a.name.localeCompare(b.name));
+  return (
+    <nav aria-label="Arcs">
+      <h2>Arcs</h2>
+      {arcs.error && <ErrorMessage>{messageOf(arcs.error)}</ErrorMessage>}
+      <ArcTree slug={slug} parent={null} childrenOf={children} />
+    </nav>
+  );
+}
+
+function ArcTree({ slug, parent, childrenOf }: { slug: string; parent: number | null; childrenOf: Map<number | null, ArcSummary[]> }) {
+  const [collapsed, setCollapsed] = useState<Record<number, boolean>>({});
+  const arcs = childrenOf.get(parent) ?? [];
+  if (arcs.length === 0) return null;
+  return (
+    <ul className="tree">
+      {arcs.map((arc) => {
+        const hasChildren = (childrenOf.get(arc.id)?.length ?? 0) > 0;
+        const isCollapsed = collapsed[arc.id] ?? false;
+        return (
+          <li key={arc.id}>
+            <div className="tree-row">
+              {hasChildren ? (
+                <button type="button" className="disclosure" aria-expanded={!isCollapsed} aria-label={`${isCollapsed ? 'Show' : 'Hide'} arcs under ${arc.name}`} onClick={() => setCollapsed({ ...collapsed, [arc.id]: !isCollapsed })}>
+                  {isCollapsed ? '▸' : '▾'}
+                </button>
+              ) : (
+                <span className="disclosure-space" />
+              )}
+              <NavLink to={`/campaigns/${slug}/arcs/${arc.slug}`}>{arc.name}</NavLink>
+            </div>
+            {hasChildren && !isCollapsed && <ArcTree slug={slug} parent={arc.id} childrenOf={childrenOf} />}
+          </li>
+        );
+      })}
+    </ul>
+  );
+}
+
+function NewRecordDialog({ label, title, children, onSubmit }: { label: string; title: string; children: (error: unknown) => React.ReactNode; onSubmit: (form: FormData) => Promise<void> }) {
+  const [open, setOpen] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      await onSubmit(new FormData(e.currentTarget));
+      setOpen(false);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Dialog.Root open={open} onOpenChange={setOpen}>
+      <Dialog.Trigger asChild>
+        <button type="button">{label}</button>
+      </Dialog.Trigger>
+      <Dialog.Portal>
+        <Dialog.Overlay className="overlay" />
+        <Dialog.Content className="dialog" aria-describedby={undefined}>
+          <Dialog.Title>{title}</Dialog.Title>
+          <form onSubmit={(e) => void submit(e)}>
+            {children(error)}
+            {error instanceof ApiError && !error.problem?.errors?.length ? <ErrorMessage>{messageOf(error)}</ErrorMessage> : null}
+            <div className="actions">
+              <Dialog.Close asChild>
+                <button type="button">Cancel</button>
+              </Dialog.Close>
+              <button type="submit" className="primary" disabled={busy}>
+                Create
+              </button>
+            </div>
+          </form>
+        </Dialog.Content>
+      </Dialog.Portal>
+    </Dialog.Root>
+  );
+}
+
+const fieldError = (error: unknown, field: string) => (error instanceof ApiError ? error.fieldMessage(field) : undefined);
+
+function NewThingDialog({ slug }: { slug: string }) {
+  const types = useThingTypes(slug);
+  const navigate = useNavigate();
+  const refresh = useRefreshCampaign(slug);
+  return (
+    <NewRecordDialog
+      label="New thing"
+      title="New thing"
+      onSubmit={async (form) => {
+        const thing = await call(
+          api.POST('/api/campaigns/{campaignSlug}/things', { params: { path: { campaignSlug: slug } }, body: { newThing: { name: formText(form, 'name'), typeId: Number(form.get('typeId')) } } }),
+        );
+        await refresh();
+        await navigate(`/campaigns/${slug}/things/${thing.slug}`);
+      }}
+    >
+      {(error) => (
+        <>
+          <Field label="Name" name="name" required autoFocus error={fieldError(error, 'name')} />
+          <div className="field">
+            <label htmlFor="new-thing-type">Type</label>
+            <select id="new-thing-type" name="typeId">
+              {types.data?.map((t) => (
+                <option key={t.id} value={t.id}>
+                  {t.name}
+                </option>
+              ))}
+            </select>
+          </div>
+        </>
+      )}
+    </NewRecordDialog>
+  );
+}
+
+function NewArcDialog({ slug }: { slug: string }) {
+  const navigate = useNavigate();
+  const refresh = useRefreshCampaign(slug);
+  return (
+    <NewRecordDialog
+      label="New arc"
+      title="New arc"
+      onSubmit={async (form) => {
+        const arc = await call(api.POST('/api/campaigns/{campaignSlug}/arcs', { params: { path: { campaignSlug: slug } }, body: { newArc: { name: formText(form, 'name') } } }));
+        await refresh();
+        await navigate(`/campaigns/${slug}/arcs/${arc.slug}`);
+      }}
+    >
+      {(error) => <Field label="Name" name="name" required autoFocus error={fieldError(error, 'name')} />}
+    </NewRecordDialog>
+  );
+}

@@ -1,0 +1,58 @@
+// The campaign's data as the app reads it: every key starts with ['campaign', slug], so one
+// invalidation after a write refreshes everything that write may have changed (names in the
+// sidebar, renderings of records that mention the changed one, backlinks).
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useParams } from 'react-router';
+import { api, call, callWithEtag } from '../api/client';
+
+export function useCampaignSlug(): string {
+  return useParams().campaignSlug!;
+}
+
+export const campaignKey = (slug: string) => ['campaign', slug] as const;
+
+export function useCampaign(slug: string) {
+  return useQuery({ queryKey: [...campaignKey(slug), 'record'], queryFn: () => callWithEtag(api.GET('/api/campaigns/{campaignSlug}', { params: { path: { campaignSlug: slug } } })) });
+}
+
+export function useThingTypes(slug: string) {
+  return useQuery({ queryKey: [...campaignKey(slug), 'types'], queryFn: () => call(api.GET('/api/campaigns/{campaignSlug}/thing-types', { params: { path: { campaignSlug: slug } } })) });
+}
+
+export function useAllThings(slug: string) {
+  return useQuery({
+    queryKey: [...campaignKey(slug), 'things', 'all'],
+    queryFn: () => call(api.GET('/api/campaigns/{campaignSlug}/things', { params: { path: { campaignSlug: slug }, query: { fetchAll: 'true' } } })),
+  });
+}
+
+export function useArcs(slug: string) {
+  return useQuery({ queryKey: [...campaignKey(slug), 'arcs'], queryFn: () => call(api.GET('/api/campaigns/{campaignSlug}/arcs', { params: { path: { campaignSlug: slug } } })) });
+}
+
+export function useRendered(slug: string, kind: 'things' | 'arcs' | 'campaign', recordSlug?: string) {
+  return useQuery({
+    queryKey: [...campaignKey(slug), 'rendered', kind, recordSlug ?? ''],
+    queryFn: async (): Promise<Record<string, string>> => {
+      if (kind === 'campaign') return (await call(api.GET('/api/campaigns/{campaignSlug}/rendered', { params: { path: { campaignSlug: slug } } }))).fields;
+      if (kind === 'things') return (await call(api.GET('/api/campaigns/{campaignSlug}/things/{thingSlug}/rendered', { params: { path: { campaignSlug: slug, thingSlug: recordSlug! } } }))).fields;
+      return (await call(api.GET('/api/campaigns/{campaignSlug}/arcs/{arcSlug}/rendered', { params: { path: { campaignSlug: slug, arcSlug: recordSlug! } } }))).fields;
+    },
+  });
+}
+
+export function useBacklinks(slug: string, kind: 'things' | 'arcs', recordSlug: string) {
+  return useQuery({
+    queryKey: [...campaignKey(slug), 'backlinks', kind, recordSlug],
+    queryFn: () =>
+      kind === 'things'
+        ? call(api.GET('/api/campaigns/{campaignSlug}/things/{thingSlug}/backlinks', { params: { path: { campaignSlug: slug, thingSlug: recordSlug } } }))
+        : call(api.GET('/api/campaigns/{campaignSlug}/arcs/{arcSlug}/backlinks', { params: { path: { campaignSlug: slug, arcSlug: recordSlug } } })),
+  });
+}
+
+/** Refreshes everything read from the campaign (after any write in it). */
+export function useRefreshCampaign(slug: string) {
+  const queryClient = useQueryClient();
+  return () => queryClient.invalidateQueries({ queryKey: campaignKey(slug) });
+}

@@ -1,0 +1,115 @@
+import { useInfiniteQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Link, useNavigate, useParams } from 'react-router';
+import { api, ApiError, messageOf } from '../api/client';
+import { ConfirmButton } from '../components/confirm';
+import { ErrorMessage } from '../components/field';
+import { useAllThings, useCampaignSlug, useRefreshCampaign, useThingTypes } from './queries';
+
+/** The cursor of a `Link: <…?cursor=…>; rel="next"` header, if there is one. */
+export function nextCursor(link: string | null): string | undefined {
+  const match = link ? /<([^>]+)>;\s*rel="next"/.exec(link) : null;
+  if (!match) return undefined;
+  return new URL(match[1]!, location.origin).searchParams.get('cursor') ?? undefined;
+}
+
+const PAGE = 50;
+
+export function ThingTypePage() {
+  const campaignSlug = useCampaignSlug();
+  const typeId = Number(useParams().thingTypeId);
+  const types = useThingTypes(campaignSlug);
+  const all = useAllThings(campaignSlug);
+  const type = types.data?.find((t) => t.id === typeId);
+  const pages = useInfiniteQuery({
+    queryKey: ['campaign', campaignSlug, 'things', 'type', typeId],
+    initialPageParam: undefined as string | undefined,
+    queryFn: async ({ pageParam }) => {
+      const { data, error, response } = await api.GET('/api/campaigns/{campaignSlug}/things', {
+        params: { path: { campaignSlug }, query: { typeId: String(typeId), count: String(PAGE), ...(pageParam ? { cursor: pageParam } : {}) } },
+      });
+      if (error !== undefined || !data) throw new ApiError(response.status, error);
+      return { things: data, next: nextCursor(response.headers.get('link')) };
+    },
+    getNextPageParam: (last) => last.next,
+  });
+  if (types.isSuccess && !type) return <main className="record"><h1>This type does not exist (any more)</h1></main>;
+  if (!type) return <p className="loading">Loading…</p>;
+  const count = all.data?.filter((t) => t.typeId === typeId).length ?? 0;
+  return (
+    <main className="record" aria-labelledby="type-title">
+      <p className="kind">Thing type</p>
+      <h1 id="type-title">{type.name}</h1>
+      <RenameType campaignSlug={campaignSlug} typeId={typeId} name={type.name} />
+      {pages.error && <ErrorMessage>{messageOf(pages.error)}</ErrorMessage>}
+      <ul className="cards">
+        {pages.data?.pages.flatMap((p) => p.things).map((t) => (
+          <li key={t.id}>
+            <Link to={`/campaigns/${campaignSlug}/things/${t.slug}`}>{t.name}</Link>
+          </li>
+        ))}
+      </ul>
+      {pages.data && pages.data.pages[0]?.things.length === 0 && <p className="muted">No {type.name} yet.</p>}
+      {pages.hasNextPage && (
+        <button type="button" onClick={() => void pages.fetchNextPage()} disabled={pages.isFetchingNextPage}>
+          Load more
+        </button>
+      )}
+      <DeleteType campaignSlug={campaignSlug} typeId={typeId} name={type.name} count={count} />
+    </main>
+  );
+}
+
+function RenameType({ campaignSlug, typeId, name }: { campaignSlug: string; typeId: number; name: string }) {
+  const refresh = useRefreshCampaign(campaignSlug);
+  const [value, setValue] = useState(name);
+  const [error, setError] = useState<string>();
+  return (
+    <form
+      className="inline-form small"
+      onSubmit={(e) => {
+        e.preventDefault();
+        setError(undefined);
+        api
+          .PUT('/api/campaigns/{campaignSlug}/thing-types/{thingTypeId}', { params: { path: { campaignSlug, thingTypeId: String(typeId) } }, body: { updatedThingType: { name: value } } })
+          .then(async ({ error: problem, response }) => {
+            if (problem !== undefined) throw new ApiError(response.status, problem);
+            await refresh();
+          })
+          .catch((err: unknown) => setError(messageOf(err)));
+      }}
+    >
+      <div className="field">
+        <label htmlFor="type-name">Type name</label>
+        <input id="type-name" value={value} onChange={(e) => setValue(e.target.value)} aria-invalid={error ? true : undefined} />
+      </div>
+      <button type="submit" disabled={value === name || value.trim() === ''}>
+        Rename
+      </button>
+      <ErrorMessage>{error}</ErrorMessage>
+    </form>
+  );
+}
+
+function DeleteType({ campaignSlug, typeId, name, count }: { campaignSlug: string; typeId: number; name: string; count: number }) {
+  const navigate = useNavigate();
+  const refresh = useRefreshCampaign(campaignSlug);
+  return (
+    <ConfirmButton
+      label="Delete type"
+      title={`Delete the type ${name}?`}
+      confirmLabel="Delete"
+      onConfirm={async () => {
+        const { error, response } = await api.DELETE('/api/campaigns/{campaignSlug}/thing-types/{thingTypeId}', { params: { path: { campaignSlug, thingTypeId: String(typeId) } } });
+        if (error !== undefined || !response.ok) throw new ApiError(response.status, error);
+        await navigate(`/campaigns/${campaignSlug}`, { replace: true });
+        await refresh();
+      }}
+    >
+      <p>
+        {count === 0 ? `No thing is of type ${name}.` : `${count} thing${count === 1 ? '' : 's'} of type ${name} ${count === 1 ? 'is' : 'are'} deleted with it, with their links to arcs.`} This cannot be
+        undone.
+      </p>
+    </ConfirmButton>
+  );
+}

@@ -1,0 +1,177 @@
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Link, useNavigate, useParams } from 'react-router';
+import { api, ApiError, call, callWithEtag, messageOf, type Thing } from '../api/client';
+import { ConfirmButton } from '../components/confirm';
+import { ErrorMessage, Field } from '../components/field';
+import { Rendered } from '../components/rendered';
+import { ArcPicker } from './pickers';
+import { Backlinks } from './backlinks';
+import { useCampaignSlug, useRefreshCampaign, useRendered, useThingTypes } from './queries';
+import { RichField, useRecordEditing } from './record-editing';
+
+type ThingPatch = { name: string; typeId: number; description: unknown[] };
+
+export function ThingPage() {
+  const campaignSlug = useCampaignSlug();
+  const thingSlug = useParams().thingSlug!;
+  const path = { campaignSlug, thingSlug };
+  const editing = useRecordEditing<Thing, ThingPatch>({
+    campaignSlug,
+    kind: 'thing',
+    recordSlug: thingSlug,
+    load: () => callWithEtag(api.GET('/api/campaigns/{campaignSlug}/things/{thingSlug}', { params: { path } })),
+    save: async (patch, ifMatch, init) =>
+      (await callWithEtag(api.PUT('/api/campaigns/{campaignSlug}/things/{thingSlug}', { params: { path, header: ifMatch ? { 'if-match': ifMatch } : {} }, body: { updatedThing: patch }, ...init }))).etag,
+  });
+  const [editingText, setEditingText] = useState(false);
+  const rendered = useRendered(campaignSlug, 'things', thingSlug);
+  const types = useThingTypes(campaignSlug);
+
+  if (editing.loading) {
+    if (editing.error) return <RecordError error={editing.error} what="thing" />;
+    return <p className="loading">Loading…</p>;
+  }
+  const { record, saver, generation, fieldValue, banner } = editing;
+  const typeName = types.data?.find((t) => t.id === record.typeId)?.name;
+  return (
+    <main className="record" aria-labelledby="record-title">
+      <p className="kind">{typeName ?? 'Thing'}</p>
+      <h1 id="record-title" className="visually-hidden">
+        {String(fieldValue('name'))}
+      </h1>
+      {banner}
+      <div className="record-fields" key={`fields-${generation}`}>
+        <Field label="Name" defaultValue={String(fieldValue('name'))} onChange={(e) => e.target.value.trim() !== '' && saver.update({ name: e.target.value })} error={saver.error?.fieldMessage('name')} className="title-input" />
+        <div className="field">
+          <label htmlFor="thing-type">Type</label>
+          <select id="thing-type" defaultValue={String(fieldValue('typeId'))} onChange={(e) => saver.update({ typeId: Number(e.target.value) })}>
+            {types.data?.map((t) => (
+              <option key={t.id} value={t.id}>
+                {t.name}
+              </option>
+            ))}
+          </select>
+        </div>
+        <SlugField campaignSlug={campaignSlug} kind="things" slug={thingSlug} etag={saver.etag} />
+      </div>
+      <section aria-labelledby="description-heading">
+        <div className="section-head">
+          <h2 id="description-heading">Description</h2>
+          <button type="button" onClick={() => (editingText ? void saver.flush().then(() => setEditingText(false)) : setEditingText(true))}>
+            {editingText ? 'Done' : 'Edit description'}
+          </button>
+        </div>
+        {editingText ? (
+          <RichField key={`description-${generation}`} label="Description" campaignSlug={campaignSlug} value={fieldValue('description')} onChange={(value) => saver.update({ description: value })} />
+        ) : (
+          <Rendered html={rendered.data?.description} label="Description" />
+        )}
+      </section>
+      <ThingArcs campaignSlug={campaignSlug} thingSlug={thingSlug} />
+      <Backlinks campaignSlug={campaignSlug} kind="things" slug={thingSlug} />
+      <DeleteThing campaignSlug={campaignSlug} thing={record} />
+    </main>
+  );
+}
+
+export function RecordError({ error, what }: { error: unknown; what: string }) {
+  return (
+    <main className="record">
+      <h1>{error instanceof ApiError && error.status === 404 ? `This ${what} does not exist (any more)` : `The ${what} could not be loaded`}</h1>
+      <ErrorMessage>{messageOf(error)}</ErrorMessage>
+    </main>
+  );
+}
+
+/** The slug, changed on its own (a new URL): a taken or malformed slug is shown at the field. */
+export function SlugField({ campaignSlug, kind, slug, etag }: { campaignSlug: string; kind: 'things' | 'arcs'; slug: string; etag: () => string | undefined }) {
+  const [value, setValue] = useState(slug);
+  const [error, setError] = useState<string>();
+  const navigate = useNavigate();
+  const refresh = useRefreshCampaign(campaignSlug);
+  const save = async () => {
+    if (value === slug) return;
+    setError(undefined);
+    try {
+      const header = etag() ? { 'if-match': etag()! } : {};
+      const updated =
+        kind === 'things'
+          ? await call(api.PUT('/api/campaigns/{campaignSlug}/things/{thingSlug}', { params: { path: { campaignSlug, thingSlug: slug }, header }, body: { updatedThing: { slug: value } } }))
+          : await call(api.PUT('/api/campaigns/{campaignSlug}/arcs/{arcSlug}', { params: { path: { campaignSlug, arcSlug: slug }, header }, body: { updatedArc: { slug: value } } }));
+      await refresh();
+      await navigate(`/campaigns/${campaignSlug}/${kind}/${updated.slug}`, { replace: true });
+    } catch (e) {
+      setError(e instanceof ApiError ? (e.fieldMessage('slug') ?? e.message) : messageOf(e));
+    }
+  };
+  return (
+    <form
+      className="inline-form small"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void save();
+      }}
+    >
+      <Field label="Slug (the address)" value={value} onChange={(e) => setValue(e.target.value)} error={error} />
+      <button type="submit" disabled={value === slug}>
+        Change slug
+      </button>
+    </form>
+  );
+}
+
+function ThingArcs({ campaignSlug, thingSlug }: { campaignSlug: string; thingSlug: string }) {
+  const refresh = useRefreshCampaign(campaignSlug);
+  const arcs = useQuery({
+    queryKey: ['campaign', campaignSlug, 'thing-arcs', thingSlug],
+    queryFn: () => call(api.GET('/api/campaigns/{campaignSlug}/things/{thingSlug}/arcs', { params: { path: { campaignSlug, thingSlug } } })),
+  });
+  const [error, setError] = useState<string>();
+  const act = async (run: () => Promise<unknown>) => {
+    setError(undefined);
+    try {
+      await run();
+      await refresh();
+    } catch (e) {
+      setError(messageOf(e));
+    }
+  };
+  return (
+    <section aria-labelledby="arcs-heading">
+      <h2 id="arcs-heading">In arcs</h2>
+      <ul>
+        {arcs.data?.map((arc) => (
+          <li key={arc.id}>
+            <Link to={`/campaigns/${campaignSlug}/arcs/${arc.slug}`}>{arc.name}</Link>{' '}
+            <button type="button" aria-label={`Remove from ${arc.name}`} onClick={() => void act(() => call(api.DELETE('/api/campaigns/{campaignSlug}/things/{thingSlug}/arcs/{arcSlug}', { params: { path: { campaignSlug, thingSlug, arcSlug: arc.slug } } })))}>
+              Remove
+            </button>
+          </li>
+        ))}
+      </ul>
+      {arcs.data?.length === 0 && <p className="muted">Not in any arc yet.</p>}
+      <ArcPicker campaignSlug={campaignSlug} label="Add to an arc" onPick={(arc) => void act(() => call(api.POST('/api/campaigns/{campaignSlug}/things/{thingSlug}/arcs', { params: { path: { campaignSlug, thingSlug } }, body: { arcSlug: arc.slug } })))} />
+      <ErrorMessage>{error}</ErrorMessage>
+    </section>
+  );
+}
+
+function DeleteThing({ campaignSlug, thing }: { campaignSlug: string; thing: Thing }) {
+  const navigate = useNavigate();
+  const refresh = useRefreshCampaign(campaignSlug);
+  return (
+    <ConfirmButton
+      label="Delete thing"
+      title={`Delete ${thing.name}?`}
+      confirmLabel="Delete"
+      onConfirm={async () => {
+        await call(api.DELETE('/api/campaigns/{campaignSlug}/things/{thingSlug}', { params: { path: { campaignSlug, thingSlug: thing.slug } } }));
+        await navigate(`/campaigns/${campaignSlug}`, { replace: true });
+        await refresh();
+      }}
+    >
+      <p>{thing.name} and its links to arcs are deleted. Mentions of it elsewhere stay as plain text. This cannot be undone.</p>
+    </ConfirmButton>
+  );
+}

@@ -1,0 +1,38 @@
+// The app's pages, one real URL each (CONTRACT "Web app"); the server answers every one of them
+// with the app (src/http/web-app.ts WEB_PAGE_ROUTES), so reloads and deep links work.
+import { createBrowserRouter } from 'react-router';
+import { AccountPage } from './pages/account';
+import { ArcPage } from './pages/arc';
+import { SignInPage, SignUpPage } from './pages/auth';
+import { CampaignHome } from './pages/campaign-home';
+import { CampaignShell } from './pages/campaign-shell';
+import { CampaignsPage } from './pages/campaigns';
+import { NotFound, SignedIn } from './pages/layout';
+import { SearchPage } from './pages/search';
+import { ThingPage } from './pages/thing';
+import { ThingTypePage } from './pages/thing-type';
+
+export const router = createBrowserRouter([
+  { path: '/sign-in', element: <SignInPage /> },
+  { path: '/sign-up', element: <SignUpPage /> },
+  {
+    element: <SignedIn />,
+    children: [
+      { path: '/', element: <CampaignsPage /> },
+      { path: '/campaigns', element: <CampaignsPage /> },
+      { path: '/account', element: <AccountPage /> },
+      {
+        path: '/campaigns/:campaignSlug',
+        element: <CampaignShell />,
+        children: [
+          { index: true, element: <CampaignHome /> },
+          { path: 'things/:thingSlug', element: <ThingPage /> },
+          { path: 'arcs/:arcSlug', element: <ArcPage /> },
+          { path: 'types/:thingTypeId', element: <ThingTypePage /> },
+          { path: 'search', element: <SearchPage /> },
+        ],
+      },
+    ],
+  },
+  { path: '*', element: <NotFound /> },
+]);
