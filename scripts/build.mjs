@@ -22,5 +22,12 @@ await build({
 const args = process.argv.slice(2);
 const webOut = args.includes('--web-out') ? args[args.indexOf('--web-out') + 1] : undefined;
 if (!args.includes('--no-web')) {
-  await buildWeb({ configFile: 'web/vite.config.ts', logLevel: 'warn', ...(webOut ? { build: { outDir: webOut, emptyOutDir: true } } : {}) });
+  // Always the production build of React and the rest, even when run from a test (NODE_ENV=test).
+  process.env.NODE_ENV = 'production';
+  await buildWeb({
+    mode: 'production',
+    configFile: 'web/vite.config.ts',
+    logLevel: 'warn',
+    ...(webOut ? { build: { outDir: webOut, emptyOutDir: true } } : {}),
+  });
 }

@@ -1,0 +1,132 @@
+// Not one typed word lost: two tabs editing one thing (the 412 and its conflict dialog), the server
+// killed mid-edit (offline, retried, saved once it is back), a tab closed with unsaved text (offered
+// back on the next visit), and creating a thing with the keyboard alone.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCampaign, createThing, expectNoPageErrors, launchBrowser, saved, signUp, startE2eServer, type Browser, type E2eServer } from './browser.js';
+
+let server: E2eServer;
+let browser: Browser;
+let campaign: string;
+
+beforeAll(async () => {
+  server = await startE2eServer();
+  browser = await launchBrowser();
+  await signUp(browser.page, server.base);
+  campaign = await createCampaign(browser.page, 'Editing');
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+async function typeInto(page: import('playwright-core').Page, text: string) {
+  const editor = page.getByRole('textbox', { name: 'Description' });
+  await editor.click();
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type(text);
+}
+
+async function renderedText(page: import('playwright-core').Page): Promise<string> {
+  const region = page.getByRole('region', { name: 'Description (rendered)' });
+  await region.waitFor();
+  return (await region.textContent()) ?? '';
+}
+
+describe('editing in the browser', () => {
+  it('settles a conflict between two tabs: the second sees both versions and keeps its own', async () => {
+    const first = browser.page;
+    await createThing(first, 'Contested');
+    const url = first.url();
+    const second = await browser.newPage();
+    await second.goto(url);
+    for (const page of [first, second]) await page.getByRole('button', { name: 'Edit description' }).click();
+
+    await typeInto(first, 'Written in the first tab.');
+    await saved(first);
+    await typeInto(second, 'Written in the second tab.');
+    const dialog = second.getByRole('dialog', { name: 'Someone else changed this while you were editing' });
+    await dialog.waitFor({ timeout: 15_000 });
+    expect(await dialog.getByRole('region', { name: 'Your version' }).textContent()).toContain('Written in the second tab.');
+    expect(await dialog.getByRole('region', { name: 'Their version' }).textContent()).toContain('Written in the first tab.');
+    await dialog.getByRole('button', { name: 'Keep mine' }).click();
+    await saved(second);
+
+    await first.reload();
+    expect(await renderedText(first)).toContain('Written in the second tab.');
+    await second.close();
+  });
+
+  it('keeps typing through a server crash and saves everything once the server is back', async () => {
+    const page = browser.page;
+    await createThing(page, 'Resilient');
+    await page.getByRole('button', { name: 'Edit description' }).click();
+    await typeInto(page, 'Before the crash. ');
+    await saved(page);
+
+    server.server.kill('SIGKILL');
+    await server.server.exited;
+    await typeInto(page, 'While the server is down.');
+    await page.getByRole('status').filter({ hasText: 'Offline' }).waitFor({ timeout: 20_000 });
+
+    await server.restart();
+    await saved(page);
+    await page.reload();
+    const text = await renderedText(page);
+    expect(text).toContain('Before the crash.');
+    expect(text).toContain('While the server is down.');
+  }, 120_000);
+
+  it('offers back text typed into a tab that was closed before the server had it', async () => {
+    const page = browser.page;
+    await createThing(page, 'Closed tab');
+    const url = page.url();
+    await page.getByRole('button', { name: 'Edit description' }).click();
+
+    // The server goes away, then the tab is closed with the text unsaved.
+    server.server.kill('SIGKILL');
+    await server.server.exited;
+    await typeInto(page, 'Typed, then the tab was closed.');
+    await page.getByRole('status').filter({ hasText: /Offline|Unsaved|Saving/ }).waitFor();
+    const tab = await browser.newPage();
+    await page.close();
+    await server.restart();
+
+    await tab.goto(url);
+    const offer = tab.getByRole('alert').filter({ hasText: 'were not saved yet' });
+    await offer.waitFor();
+    await offer.getByRole('button', { name: 'Restore my changes' }).click();
+    await saved(tab);
+    await tab.reload();
+    expect(await renderedText(tab)).toContain('Typed, then the tab was closed.');
+    browser.page = tab;
+  }, 120_000);
+
+  it('creates a thing with the keyboard alone', async () => {
+    const page = browser.page;
+    await page.goto(`${server.base}/campaigns/${campaign}`);
+    await page.getByRole('heading', { level: 1, name: 'Editing' }).waitFor();
+    // Tab from the top of the page to the "New thing" button.
+    await page.locator('body').focus();
+    for (let i = 0; i < 40; i++) {
+      await page.keyboard.press('Tab');
+      if ((await page.evaluate(() => document.activeElement?.textContent)) === 'New thing') break;
+    }
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('New thing');
+    await page.keyboard.press('Enter');
+    const dialog = page.getByRole('dialog', { name: 'New thing' });
+    await dialog.waitFor();
+    // The name field has focus; type, then Enter submits the form.
+    await page.keyboard.type('Keyboard Kobold');
+    await page.keyboard.press('Enter');
+    await page.getByRole('textbox', { name: 'Name' }).and(page.locator('[value="Keyboard Kobold"]')).waitFor();
+    expect(new URL(page.url()).pathname).toBe(`/campaigns/${campaign}/things/keyboard-kobold`);
+    // Escape closes a dialog and gives focus back.
+    await page.getByRole('button', { name: 'New arc' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('dialog', { name: 'New arc' }).waitFor();
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog', { name: 'New arc' }).waitFor({ state: 'detached' });
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('New arc');
+    expectNoPageErrors(browser);
+  });
+});
