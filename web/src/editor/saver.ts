@@ -57,6 +57,13 @@ export function useSaver<P extends Record<string, unknown>>(options: {
 }): Saver<P> {
   const { draftKey } = options;
   const etagRef = useRef(options.etag);
+  // The record may load after the first render, and is replaced when the user takes the other
+  // version: a new ETag from the caller wins; saves keep etagRef current in between.
+  const givenEtag = useRef(options.etag);
+  if (givenEtag.current !== options.etag) {
+    givenEtag.current = options.etag;
+    etagRef.current = options.etag;
+  }
   const pending = useRef<Partial<P>>({});
   const inFlight = useRef<Promise<void> | undefined>(undefined);
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
