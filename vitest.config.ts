@@ -16,6 +16,8 @@ export default defineConfig({
     reporters: ['default', './test/support/openapi-check-reporter.ts'],
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      // The web app's own logic (the editor's commands, Markdown shortcuts), without a browser.
+      { extends: true, test: { name: 'web', include: ['web/src/**/*.test.ts'] } },
       { extends: true, test: { name: 'sqlite', include: integration, env: { TEST_DIALECT: 'sqlite' } } },
       {
         extends: true,

@@ -1,6 +1,6 @@
 // Every page through axe-core (no serious or critical violation) in the light and the dark theme,
 // and the app at 375 px wide: no sideways scrolling, the sidebar behind a menu button.
-import AxeBuilder from '@axe-core/playwright';
+import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createArc, createCampaign, createThing, expectNoPageErrors, launchBrowser, screenshotPath, signUp, startE2eServer, type E2eServer } from './browser.js';
@@ -36,7 +36,7 @@ afterAll(() => server?.stop());
 let cookies: Awaited<ReturnType<import('playwright-core').BrowserContext['storageState']>>['cookies'] = [];
 
 async function violations(page: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page: page as never }).analyze();
+  const results = await new AxeBuilder({ page: page }).analyze();
   return results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }
 

@@ -1,9 +1,11 @@
 // A game master's evening in the browser, against the production build (SQLite; the
 // `browser-postgres` project runs this journey on PostgreSQL too): sign up, a campaign, a type of
 // their own, NPCs, a description written with the editor's shortcuts (a heading, a list, bold
-// text, a mention and an image by address), arcs nested three deep, a link, search, backlinks,
+// text, a mention and an image by address), an uploaded image once premium, arcs nested three deep, a link, search, backlinks,
 // a rename that the mentioning record shows, and a reload after which everything is still there.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli.js';
+import { png } from '../fixtures/images.js';
 import { dialect } from '../support/test-db.js';
 import { createArc, createCampaign, createThing, expectNoPageErrors, launchBrowser, saved, screenshotPath, signUp, startE2eServer, type Browser, type E2eServer } from './browser.js';
 
@@ -23,7 +25,7 @@ describe(`a game master's evening on ${dialect}`, () => {
   it('plans a campaign and finds it all again after a reload', async () => {
     const { page } = browser;
     const base = server.base;
-    await signUp(page, base);
+    const email = await signUp(page, base);
     const slug = await createCampaign(page, 'Lost Mine of Phandelver');
 
     // A type of their own, in the sidebar.
@@ -57,12 +59,14 @@ describe(`a game master's evening on ${dialect}`, () => {
     await page.keyboard.type('a shield');
     await page.keyboard.press('Enter');
     await page.keyboard.press('Enter');
-    await page.getByRole('button', { name: 'Image by address' }).click();
+    await page.getByRole('button', { name: 'Image', exact: true }).click();
     const imageDialog = page.getByRole('dialog', { name: 'Insert an image' });
+    // Not premium yet: the upload is not offered, and the dialog says why.
+    await imageDialog.getByText('Uploading images is for premium accounts.').waitFor();
     await imageDialog.getByLabel('Image address (https://…)').fill('https://images.example.test/sildar.png');
     await imageDialog.getByLabel('Alt text (what the image shows)').fill('Sildar in armour');
-    await imageDialog.getByLabel('Caption').fill('Sildar, knight of the Alliance');
-    await imageDialog.getByRole('button', { name: 'Apply' }).click();
+    await imageDialog.getByLabel('Caption', { exact: true }).fill('Sildar, knight of the Alliance');
+    await imageDialog.getByRole('button', { name: 'Insert by address' }).click();
     await saved(page);
     await page.getByRole('button', { name: 'Done' }).click();
 
@@ -110,6 +114,27 @@ describe(`a game master's evening on ${dialect}`, () => {
     await saved(page);
     await page.goto(`${base}/campaigns/${slug}/things/sildar-hallwinter`);
     await page.getByRole('region', { name: 'Description (rendered)' }).locator('a.mention', { hasText: 'Gundren the Dwarf' }).waitFor();
+
+    // Premium (by the admin command line, on the server's database), then an uploaded image: its
+    // label is its alt text and its caption.
+    const status = await runCli(['user', 'premium', email, '--until', '2099-01-01'], server.env, { out: () => {}, err: () => {} });
+    expect(status).toBe(0);
+    await page.goto(`${base}/campaigns/${slug}/things/lords-alliance`);
+    await page.getByRole('button', { name: 'Edit description' }).click();
+    await page.getByRole('textbox', { name: 'Description' }).click();
+    await page.getByRole('button', { name: 'Image', exact: true }).click();
+    const upload = page.getByRole('dialog', { name: 'Insert an image' }).getByRole('form', { name: 'Upload an image' });
+    await upload.getByLabel('Image file (PNG, JPEG, GIF or WebP)').setInputFiles({ name: 'banner.png', mimeType: 'image/png', buffer: png() });
+    await upload.getByLabel('Label (its alt text and caption)').fill('The Alliance banner');
+    await upload.getByRole('button', { name: 'Upload and insert' }).click();
+    await page.getByRole('dialog', { name: 'Insert an image' }).waitFor({ state: 'detached' });
+    await saved(page);
+    await page.getByRole('button', { name: 'Done' }).click();
+    const banner = page.getByRole('region', { name: 'Description (rendered)' }).locator('figure');
+    expect(await banner.locator('img').getAttribute('alt')).toBe('The Alliance banner');
+    expect(await banner.locator('figcaption').textContent()).toBe('The Alliance banner');
+    await expect.poll(() => banner.locator('img').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
+    await page.goto(`${base}/campaigns/${slug}/things/sildar-hallwinter`);
 
     // Everything is still there after a reload.
     await page.reload();

@@ -7,6 +7,7 @@ import { ErrorMessage } from '../components/field';
 import { Rendered } from '../components/rendered';
 import { RichTextEditor } from '../editor/editor';
 import { emptyDocument } from '../editor/types';
+import { useMe } from './layout';
 import { useArcs, useCampaign, useCampaignSlug, useRefreshCampaign, useRendered } from './queries';
 import type { Descendant } from 'slate';
 
@@ -61,6 +62,7 @@ export function CampaignHome() {
 }
 
 function CampaignDescriptionEditor({ slug, initial, onDone }: { slug: string; initial: Descendant[]; onDone: () => void }) {
+  const me = useMe();
   const refresh = useRefreshCampaign(slug);
   const [value, setValue] = useState(initial);
   const [error, setError] = useState<string>();
@@ -75,7 +77,7 @@ function CampaignDescriptionEditor({ slug, initial, onDone }: { slug: string; in
   };
   return (
     <>
-      <RichTextEditor label="Campaign description" campaignSlug={slug} initialValue={initial.length > 0 ? initial : emptyDocument()} onChange={setValue} />
+      <RichTextEditor label="Campaign description" campaignSlug={slug} canUpload={me.premium} initialValue={initial.length > 0 ? initial : emptyDocument()} onChange={setValue} />
       <ErrorMessage>{error}</ErrorMessage>
       <button type="button" className="primary" onClick={() => void save()}>
         Save description

@@ -8,6 +8,7 @@ import { plainText } from '../editor/plain-text';
 import { readDraft, useSaver, type Draft, type Saver } from '../editor/saver';
 import { emptyDocument } from '../editor/types';
 import { ConflictDialog, DraftOffer, SaveStatus } from '../components/save-status';
+import { useMe } from './layout';
 import { campaignKey } from './queries';
 
 export interface RecordEditing<R, P extends Record<string, unknown>> {
@@ -102,5 +103,6 @@ function ConflictLoader<R>({ load, mine, onKeepMine, onTakeTheirs }: { load: () 
 /** One rich-text field's editor, wired to the saver. */
 export function RichField({ label, campaignSlug, value, onChange }: { label: string; campaignSlug: string; value: unknown; onChange: (value: Descendant[]) => void }) {
   const initial = Array.isArray(value) && value.length > 0 ? (value as Descendant[]) : emptyDocument();
-  return <RichTextEditor label={label} campaignSlug={campaignSlug} initialValue={initial} onChange={onChange} />;
+  const me = useMe();
+  return <RichTextEditor label={label} campaignSlug={campaignSlug} canUpload={me.premium} initialValue={initial} onChange={onChange} />;
 }

@@ -1,0 +1,186 @@
+// The editor's behaviour without a browser: Slate's editor with our plugin (commands.ts), driven
+// as the toolbar, the keyboard shortcuts and the Markdown shortcuts drive it.
+import { createEditor, Editor, Transforms, type Descendant } from 'slate';
+import { withHistory } from 'slate-history';
+import { describe, expect, it } from 'vitest';
+import { insertImage, insertMention, insertTable, isMarkActive, removeLink, setLink, toggleBlock, toggleMark, toggleSecret, withLoreforge } from './commands';
+import { MARKS, type BlockType } from './types';
+
+function editorWith(value: Descendant[]): Editor {
+  const editor = withLoreforge(withHistory(createEditor()));
+  editor.children = value;
+  Transforms.select(editor, Editor.end(editor, []));
+  return editor;
+}
+
+const p = (text: string): Descendant => ({ type: 'paragraph', children: [{ text }] });
+
+/** Types `text` one character at a time, as a keyboard does. */
+function type(editor: Editor, text: string) {
+  for (const char of text) editor.insertText(char);
+}
+
+describe('marks', () => {
+  it.each(MARKS)('%s toggles on the selected text and off again', (mark) => {
+    const editor = editorWith([p('hello world')]);
+    Transforms.select(editor, { anchor: { path: [0, 0], offset: 6 }, focus: { path: [0, 0], offset: 11 } });
+    toggleMark(editor, mark);
+    expect(editor.children).toEqual([{ type: 'paragraph', children: [{ text: 'hello ' }, { text: 'world', [mark]: true }] }]);
+    expect(isMarkActive(editor, mark)).toBe(true);
+    toggleMark(editor, mark);
+    expect(editor.children).toEqual([p('hello world')]);
+  });
+
+  it('applies a mark to what is typed next', () => {
+    const editor = editorWith([p('a ')]);
+    toggleMark(editor, 'bold');
+    type(editor, 'bold');
+    expect(editor.children).toEqual([{ type: 'paragraph', children: [{ text: 'a ' }, { text: 'bold', bold: true }] }]);
+  });
+});
+
+describe('blocks', () => {
+  const simple: BlockType[] = ['heading-one', 'heading-two', 'heading-three', 'block-quote', 'code-block'];
+  it.each(simple)('%s from the toolbar, and back to a paragraph', (type) => {
+    const editor = editorWith([p('text')]);
+    toggleBlock(editor, type);
+    expect(editor.children).toEqual([{ type, children: [{ text: 'text' }] }]);
+    toggleBlock(editor, type);
+    expect(editor.children).toEqual([p('text')]);
+  });
+
+  it.each(['bulleted-list', 'numbered-list'] as const)('%s wraps list items', (type) => {
+    const editor = editorWith([p('one')]);
+    toggleBlock(editor, type);
+    expect(editor.children).toEqual([{ type, children: [{ type: 'list-item', children: [{ text: 'one' }] }] }]);
+    toggleBlock(editor, type);
+    expect(editor.children).toEqual([p('one')]);
+  });
+
+  it('marks the top-level block GM-only and unmarks it', () => {
+    const editor = editorWith([p('open'), p('secret')]);
+    toggleSecret(editor);
+    expect(editor.children).toEqual([p('open'), { type: 'paragraph', isSecret: true, children: [{ text: 'secret' }] }]);
+    toggleSecret(editor);
+    expect(editor.children).toEqual([p('open'), p('secret')]);
+  });
+});
+
+describe('Markdown shortcuts', () => {
+  const cases: [string, Descendant][] = [
+    ['# ', { type: 'heading-one', children: [{ text: 'x' }] }],
+    ['## ', { type: 'heading-two', children: [{ text: 'x' }] }],
+    ['### ', { type: 'heading-three', children: [{ text: 'x' }] }],
+    ['#### ', { type: 'heading-four', children: [{ text: 'x' }] }],
+    ['##### ', { type: 'heading-five', children: [{ text: 'x' }] }],
+    ['###### ', { type: 'heading-six', children: [{ text: 'x' }] }],
+    ['- ', { type: 'bulleted-list', children: [{ type: 'list-item', children: [{ text: 'x' }] }] }],
+    ['* ', { type: 'bulleted-list', children: [{ type: 'list-item', children: [{ text: 'x' }] }] }],
+    ['1. ', { type: 'numbered-list', children: [{ type: 'list-item', children: [{ text: 'x' }] }] }],
+    ['> ', { type: 'block-quote', children: [{ text: 'x' }] }],
+    ['``` ', { type: 'code-block', children: [{ text: 'x' }] }],
+  ];
+  it.each(cases)('%j at the start of a paragraph', (shortcut, expected) => {
+    const editor = editorWith([p('')]);
+    type(editor, `${shortcut}x`);
+    expect(editor.children).toEqual([expected]);
+  });
+
+  it('``` and Enter make a code block, in which Enter is a line break', () => {
+    const editor = editorWith([p('')]);
+    type(editor, '```');
+    editor.insertBreak();
+    type(editor, 'a');
+    editor.insertBreak();
+    type(editor, 'b');
+    expect(editor.children).toEqual([{ type: 'code-block', children: [{ text: 'a\nb' }] }]);
+  });
+
+  it('--- and Enter make a divider followed by a paragraph', () => {
+    const editor = editorWith([p('')]);
+    type(editor, '---');
+    editor.insertBreak();
+    type(editor, 'after');
+    expect(editor.children).toEqual([{ type: 'divider', children: [{ text: '' }] }, p('after')]);
+  });
+
+  it('keeps the text when the shortcut is not at the start', () => {
+    const editor = editorWith([p('')]);
+    type(editor, 'a # b');
+    expect(editor.children).toEqual([p('a # b')]);
+  });
+
+  it('ends a list on Enter in an empty item, and a heading on Enter at its end', () => {
+    const editor = editorWith([p('')]);
+    type(editor, '- one');
+    editor.insertBreak();
+    editor.insertBreak();
+    type(editor, 'after');
+    expect(editor.children).toEqual([{ type: 'bulleted-list', children: [{ type: 'list-item', children: [{ text: 'one' }] }] }, p('after')]);
+    const heading = editorWith([p('')]);
+    type(heading, '# Title');
+    heading.insertBreak();
+    type(heading, 'body');
+    expect(heading.children).toEqual([{ type: 'heading-one', children: [{ text: 'Title' }] }, p('body')]);
+  });
+
+  it('turns a block back into a paragraph on Backspace at its start', () => {
+    const editor = editorWith([p('')]);
+    type(editor, '> quoted');
+    Transforms.select(editor, Editor.start(editor, [0]));
+    editor.deleteBackward('character');
+    expect(editor.children).toEqual([p('quoted')]);
+  });
+});
+
+describe('inserting', () => {
+  it('a mention of a thing, with its name, and a space after it', () => {
+    const editor = editorWith([p('Ask ')]);
+    insertMention(editor, { targetType: 'thing', targetId: 7, name: 'Bob' });
+    type(editor, 'now');
+    expect(editor.children).toEqual([
+      { type: 'paragraph', children: [{ text: 'Ask ' }, { type: 'mention', targetType: 'thing', targetId: 7, children: [{ text: 'Bob' }] }, { text: ' now' }] },
+    ]);
+  });
+
+  it('an image by address with alt text and caption, and a paragraph to go on in', () => {
+    const editor = editorWith([p('')]);
+    insertImage(editor, { url: 'https://example.test/map.png', alt: 'A map', caption: 'The old map' });
+    expect(editor.children).toEqual([p(''), { type: 'image', url: 'https://example.test/map.png', alt: 'A map', caption: 'The old map', children: [{ text: '' }] }, p('')]);
+  });
+
+  it('an uploaded image by its asset id', () => {
+    const editor = editorWith([p('')]);
+    insertImage(editor, { url: '/api/images/1/abc.png', assetId: 3 });
+    expect(editor.children[1]).toEqual({ type: 'image', url: '/api/images/1/abc.png', assetId: 3, children: [{ text: '' }] });
+  });
+
+  it('a link around the selection, changed, then removed', () => {
+    const editor = editorWith([p('see the site')]);
+    Transforms.select(editor, { anchor: { path: [0, 0], offset: 4 }, focus: { path: [0, 0], offset: 12 } });
+    setLink(editor, 'https://example.test');
+    expect(editor.children).toEqual([{ type: 'paragraph', children: [{ text: 'see ' }, { type: 'link', url: 'https://example.test', children: [{ text: 'the site' }] }, { text: '' }] }]);
+    Transforms.select(editor, { path: [0, 1, 0], offset: 2 });
+    setLink(editor, 'https://example.test/2');
+    expect((editor.children[0] as { children: { url?: string }[] }).children[1]!.url).toBe('https://example.test/2');
+    removeLink(editor);
+    expect(Editor.string(editor, [0])).toBe('see the site');
+    expect(JSON.stringify(editor.children)).not.toContain('"link"');
+  });
+
+  it('a table of two rows and two cells', () => {
+    const editor = editorWith([p('')]);
+    insertTable(editor);
+    const cell = { type: 'table-cell', children: [{ text: '' }] };
+    expect(editor.children[1]).toEqual({ type: 'table', children: [{ type: 'table-row', children: [cell, cell] }, { type: 'table-row', children: [cell, cell] }] });
+  });
+});
+
+describe('what the editor keeps', () => {
+  it('keeps unknown elements and keys as they are while the text around them is edited', () => {
+    const custom: Descendant = { type: 'callout', icon: 'skull', children: [{ text: 'kept', highlight: 'yellow' }] };
+    const editor = editorWith([custom, p('edit me')]);
+    type(editor, '!');
+    expect(editor.children).toEqual([custom, p('edit me!')]);
+  });
+});
