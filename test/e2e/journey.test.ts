@@ -105,6 +105,15 @@ describe(`a game master's evening on ${dialect}`, () => {
     await page.getByRole('link', { name: 'Sildar Hallwinter' }).first().waitFor();
     expect(await page.locator('.excerpt mark').first().textContent()).toMatch(/wagon/i);
 
+    // The quick switcher: Ctrl+K, a few letters, the highlighted match, Enter.
+    await page.keyboard.press('Control+k');
+    const switcher = page.getByRole('dialog', { name: 'Go to…' });
+    await switcher.getByRole('combobox').fill('wagon');
+    await switcher.getByRole('option', { name: /Sildar Hallwinter/ }).waitFor();
+    expect(await switcher.locator('mark').first().textContent()).toMatch(/wagon/i);
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/\/things\/sildar-hallwinter$/);
+
     // Backlinks, and a rename that the mentioning record's rendering follows.
     await page.goto(`${base}/campaigns/${slug}/things/gundren-rockseeker`);
     const mentionedIn = page.locator('section', { has: page.getByRole('heading', { name: 'Mentioned in' }) });

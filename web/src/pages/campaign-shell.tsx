@@ -3,6 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { Link, NavLink, Outlet, useNavigate } from 'react-router';
 import { api, ApiError, call, messageOf, type ArcSummary } from '../api/client';
 import { ErrorMessage, Field, formText } from '../components/field';
+import { QuickSwitcher } from './quick-switcher';
 import { useAllThings, useArcs, useCampaign, useCampaignSlug, useRefreshCampaign, useThingTypes } from './queries';
 
 /** The campaign's frame: a sidebar (types and their things, the arcs as a tree, search, new records) and the page. */
@@ -30,6 +31,7 @@ export function CampaignShell() {
           {campaign.data.data.name}
         </Link>
         <SearchBox slug={slug} />
+        <QuickSwitcher campaignSlug={slug} />
         <div className="new-buttons">
           <NewThingDialog slug={slug} />
           <NewArcDialog slug={slug} />
