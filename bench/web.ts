@@ -33,16 +33,23 @@ function bundleBytes(webRoot: string): number {
   return [...html.matchAll(/(?:src|href)="\/(assets\/[^"]+\.(?:js|css))"/g)].reduce((sum, m) => sum + gzipSync(fs.readFileSync(path.join(webRoot, m[1]!)), { level: 9 }).length, 0);
 }
 
-/** A description of about `words` words, from the seed's paragraphs. */
+/** The words of rich text (its text leaves, split on white space). */
+function wordsOf(value: unknown): number {
+  const texts: string[] = [];
+  const walk = (node: unknown) => {
+    if (typeof node !== 'object' || node === null) return;
+    const n = node as { text?: unknown; children?: unknown };
+    if (typeof n.text === 'string') texts.push(n.text);
+    if (Array.isArray(n.children)) n.children.forEach(walk);
+  };
+  (value as unknown[]).forEach(walk);
+  return texts.join(' ').split(/\s+/).filter(Boolean).length;
+}
+
+/** A description of at least `words` words, from the seed's paragraphs. */
 function longDescription(words: number): unknown[] {
   const blocks: unknown[] = [];
-  let count = 0;
-  for (let seed = 1; count < words; seed++) {
-    for (const block of description(seed)) {
-      blocks.push(block);
-      count += JSON.stringify(block).split(/"text":"/).slice(1).join(' ').split(/\s+/).length;
-    }
-  }
+  for (let seed = 1; wordsOf(blocks) < words; seed++) blocks.push(...description(seed));
   return blocks;
 }
 
@@ -67,8 +74,9 @@ try {
   const api = new Api(server.base).withToken(account.token);
   console.log('seeding 1,000 things, 100 arcs, 1,000 links…');
   const campaign = await seedCampaign(api, 'Web bench', { things: 1000, arcs: 100, linksPerArc: 10 }, 16);
+  const chronicle = longDescription(5000);
   const long = await api.expect<{ slug: string }>(201, 'POST', `/api/campaigns/${campaign.slug}/things`, {
-    newThing: { name: 'The long chronicle', typeId: campaign.typeIds[0], description: longDescription(5000) },
+    newThing: { name: 'The long chronicle', typeId: campaign.typeIds[0], description: chronicle },
   });
   const campaignUrl = `${server.base}/campaigns/${campaign.slug}`;
 
@@ -131,7 +139,7 @@ try {
   const keystrokes = await page.evaluate<number[]>('window.__latencies');
   await context.close();
 
-  const words = JSON.stringify(longDescription(5000)).split(/\s+/).length;
+  const words = wordsOf(chronicle);
   const rows = [
     ['initial JavaScript and CSS, gzipped', `${(bundleBytes(webRoot) / 1000).toFixed(1)} KB`, '≤ 250 KB', bundleBytes(webRoot) <= 250_000 ? 'met' : 'not met'],
     ['campaign shell, cold load (median)', `${median(shell)} ms`, '≤ 500 ms', median(shell) <= 500 ? 'met' : 'not met'],

@@ -88,12 +88,24 @@ describe(`a game master's evening on ${dialect}`, () => {
     await page.getByLabel('Move inside another arc').fill('goblin');
     await page.getByRole('list', { name: 'Move inside another arc: matches' }).getByRole('button', { name: 'Goblin Ambush' }).click();
     await page.getByText('Inside: Goblin Ambush').waitFor();
+    // A cycle is refused by the server, and the app says so at the field.
+    await page.getByRole('navigation', { name: 'Arcs' }).getByRole('link', { name: 'Act One' }).click();
+    await page.getByRole('textbox', { name: 'Name' }).and(page.locator('[value="Act One"]')).waitFor();
+    await page.getByLabel('Move inside another arc').fill('cragmaw');
+    await page.getByRole('list', { name: 'Move inside another arc: matches' }).getByRole('button', { name: 'Cragmaw Hideout' }).click();
+    await page.getByRole('alert').filter({ hasText: /would become a loop/ }).waitFor();
     const arcsNav = page.getByRole('navigation', { name: 'Arcs' });
     await arcsNav.locator('ul ul ul').getByRole('link', { name: 'Cragmaw Hideout' }).waitFor();
 
-    // Link Sildar to the deepest arc from his page.
+    // A slug that another thing has is refused at the field.
     await page.getByRole('navigation', { name: 'Things' }).getByRole('button', { name: 'Show NPCs' }).click();
     await page.getByRole('navigation', { name: 'Things' }).getByRole('link', { name: 'Sildar Hallwinter' }).click();
+    await page.getByRole('textbox', { name: 'Slug (the address)' }).fill('gundren-rockseeker');
+    await page.getByRole('button', { name: 'Change slug' }).click();
+    await page.getByRole('alert').filter({ hasText: /taken|already/i }).waitFor();
+    await page.getByRole('textbox', { name: 'Slug (the address)' }).fill('sildar-hallwinter');
+
+    // Link Sildar to the deepest arc from his page.
     await page.getByLabel('Add to an arc').fill('cragmaw');
     await page.getByRole('list', { name: 'Add to an arc: matches' }).getByRole('button', { name: 'Cragmaw Hideout' }).click();
     await page.getByRole('region', { name: 'In arcs' }).or(page.locator('section', { has: page.getByRole('heading', { name: 'In arcs' }) })).getByRole('link', { name: 'Cragmaw Hideout' }).waitFor();

@@ -3,7 +3,7 @@
 import { createEditor, Editor, Transforms, type Descendant } from 'slate';
 import { withHistory } from 'slate-history';
 import { describe, expect, it } from 'vitest';
-import { insertImage, insertMention, insertTable, isMarkActive, removeLink, setLink, toggleBlock, toggleMark, toggleSecret, withLoreforge } from './commands';
+import { insertImage, insertMention, insertTable, insertTableColumn, insertTableRow, isMarkActive, removeLink, setLink, toggleBlock, toggleMark, toggleSecret, withLoreforge } from './commands';
 import { MARKS, type BlockType } from './types';
 
 function editorWith(value: Descendant[]): Editor {
@@ -173,6 +173,26 @@ describe('inserting', () => {
     insertTable(editor);
     const cell = { type: 'table-cell', children: [{ text: '' }] };
     expect(editor.children[1]).toEqual({ type: 'table', children: [{ type: 'table-row', children: [cell, cell] }, { type: 'table-row', children: [cell, cell] }] });
+  });
+});
+
+describe('tables', () => {
+  const cell = (text = '') => ({ type: 'table-cell', children: [{ text }] });
+  it('grow by a row below the current one and a column right of the current cell', () => {
+    const editor = editorWith([{ type: 'table', children: [{ type: 'table-row', children: [cell('a'), cell('b')] }, { type: 'table-row', children: [cell('c'), cell('d')] }] }]);
+    Transforms.select(editor, { path: [0, 0, 0, 0], offset: 1 });
+    insertTableRow(editor);
+    insertTableColumn(editor);
+    expect(editor.children).toEqual([
+      {
+        type: 'table',
+        children: [
+          { type: 'table-row', children: [cell('a'), cell(), cell('b')] },
+          { type: 'table-row', children: [cell(), cell(), cell()] },
+          { type: 'table-row', children: [cell('c'), cell(), cell('d')] },
+        ],
+      },
+    ]);
   });
 });
 

@@ -92,6 +92,26 @@ export function insertTable(editor: Editor, rows = 2, columns = 2): void {
   Transforms.insertNodes(editor, [{ type: 'table', children: Array.from({ length: rows }, row) }, { type: 'paragraph', children: [{ text: '' }] }]);
 }
 
+/** Inside a table: a new row below the current one, or a new column right of the current cell. */
+export function insertTableRow(editor: Editor): void {
+  const [row] = Editor.nodes<Element>(editor, { match: (n) => SlateElement.isElement(n) && n.type === 'table-row' });
+  if (!row) return;
+  const cells = row[0].children.length;
+  Transforms.insertNodes(editor, { type: 'table-row', children: Array.from({ length: cells }, () => ({ type: 'table-cell', children: [{ text: '' }] })) }, { at: Path.next(row[1]) });
+}
+
+export function insertTableColumn(editor: Editor): void {
+  const [cell] = Editor.nodes<Element>(editor, { match: (n) => SlateElement.isElement(n) && n.type === 'table-cell' });
+  const [table] = Editor.nodes<Element>(editor, { match: (n) => SlateElement.isElement(n) && n.type === 'table' });
+  if (!cell || !table) return;
+  const column = cell[1][cell[1].length - 1]!;
+  Editor.withoutNormalizing(editor, () => {
+    table[0].children.forEach((_row, r) => {
+      Transforms.insertNodes(editor, { type: 'table-cell', children: [{ text: '' }] }, { at: [...table[1], r, column + 1] });
+    });
+  });
+}
+
 export function insertMention(editor: Editor, target: { targetType: 'thing' | 'arc'; targetId: number; name: string }): void {
   Transforms.insertNodes(editor, { type: 'mention', targetType: target.targetType, targetId: target.targetId, children: [{ text: target.name }] });
   Transforms.move(editor);

@@ -3,7 +3,7 @@ import { useMemo, useState, type FormEvent, type KeyboardEvent, type ReactNode }
 import { createEditor, Editor, Range, Transforms, type Descendant } from 'slate';
 import { withHistory } from 'slate-history';
 import { Editable, ReactEditor, Slate, useSlate, withReact } from 'slate-react';
-import { activeLink, insertDivider, insertMention, insertTable, isBlockActive, isMarkActive, isSecretActive, removeLink, setLink, toggleBlock, toggleMark, toggleSecret, withLoreforge } from './commands';
+import { activeLink, insertDivider, insertMention, insertTable, insertTableColumn, insertTableRow, isBlockActive, isMarkActive, isSecretActive, removeLink, setLink, toggleBlock, toggleMark, toggleSecret, withLoreforge } from './commands';
 import { formText } from '../components/field';
 import { RenderElement, RenderLeaf } from './elements';
 import { MentionPicker, type MentionTarget } from './mention-picker';
@@ -144,6 +144,16 @@ function Toolbar({ label, onMention, campaignSlug, canUpload }: { label: string;
       <ToolButton label="Table" onPress={() => insertTable(editor)}>
         ▦
       </ToolButton>
+      {isBlockActive(editor, 'table') && (
+        <>
+          <ToolButton label="Add a row below" onPress={() => insertTableRow(editor)}>
+            +Row
+          </ToolButton>
+          <ToolButton label="Add a column to the right" onPress={() => insertTableColumn(editor)}>
+            +Col
+          </ToolButton>
+        </>
+      )}
       <span className="separator" />
       <LinkButton />
       <ImageButton campaignSlug={campaignSlug} canUpload={canUpload} />

@@ -7,6 +7,7 @@ import { useMe } from './layout';
 
 export function AccountPage() {
   const me = useMe();
+  if (!me) return <p className="loading">Loading…</p>;
   return (
     <main className="narrow" aria-labelledby="account-title">
       <h1 id="account-title">Your account</h1>

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { api, ApiError, call, callWithEtag, messageOf, type Arc } from '../api/client';
+import { api, call, callWithEtag, messageOf, type Arc } from '../api/client';
 import { ConfirmButton } from '../components/confirm';
 import { ErrorMessage, Field } from '../components/field';
 import { Rendered } from '../components/rendered';
@@ -101,7 +101,7 @@ function ParentField({ campaignSlug, arc, etag }: { campaignSlug: string; arc: A
       await call(api.PUT('/api/campaigns/{campaignSlug}/arcs/{arcSlug}', { params: { path: { campaignSlug, arcSlug: arc.slug }, header }, body: { updatedArc: { parentArcId } } }));
       await refresh();
     } catch (e) {
-      setError(e instanceof ApiError ? (e.fieldMessage('parentArcId') ?? e.message) : messageOf(e));
+      setError(messageOf(e));
     }
   };
   return (

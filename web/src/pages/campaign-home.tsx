@@ -77,7 +77,7 @@ function CampaignDescriptionEditor({ slug, initial, onDone }: { slug: string; in
   };
   return (
     <>
-      <RichTextEditor label="Campaign description" campaignSlug={slug} canUpload={me.premium} initialValue={initial.length > 0 ? initial : emptyDocument()} onChange={setValue} />
+      <RichTextEditor label="Campaign description" campaignSlug={slug} canUpload={me?.premium ?? false} initialValue={initial.length > 0 ? initial : emptyDocument()} onChange={setValue} />
       <ErrorMessage>{error}</ErrorMessage>
       <button type="button" className="primary" onClick={() => void save()}>
         Save description

@@ -6,31 +6,31 @@ import { applyTheme, storedTheme, type Theme } from '../theme';
 
 export const meQuery = { queryKey: ['me'], queryFn: () => call(api.GET('/api/auth/me')) } as const;
 
-/** The signed-in user (only inside SignedIn, which waits for it). */
-export function useMe(): Me {
-  const { data } = useQuery(meQuery);
-  return data!;
+/** The signed-in user, once known (the page renders meanwhile: its own requests start at once). */
+export function useMe(): Me | undefined {
+  return useQuery(meQuery).data;
 }
 
-/** Pages for signed-in users: sends anyone else to sign in, then back here. */
+/**
+ * Pages for signed-in users: sends anyone else to sign in, then back here. The page is rendered
+ * while the user is being asked for, so its data loads alongside rather than after.
+ */
 export function SignedIn() {
   const location = useLocation();
   const me = useQuery(meQuery);
-  if (me.isPending) return <p className="loading">Loading…</p>;
   if (me.error instanceof ApiError && me.error.status === 401) {
     return <Navigate to={`/sign-in?next=${encodeURIComponent(location.pathname + location.search)}`} replace />;
   }
   if (me.error) return <p className="error" role="alert">{me.error.message}</p>;
   return (
     <>
-      <TopBar />
+      <TopBar me={me.data} />
       <Outlet />
     </>
   );
 }
 
-function TopBar() {
-  const me = useMe();
+function TopBar({ me }: { me: Me | undefined }) {
   const queryClient = useQueryClient();
   const navigate = useNavigate();
   const [theme, setTheme] = useState<Theme>(storedTheme());
@@ -60,7 +60,7 @@ function TopBar() {
             <option value="dark">Dark</option>
           </select>
         </label>
-        <Link to="/account">{me.name || me.email}</Link>
+        <Link to="/account">{me ? me.name || me.email : 'Account'}</Link>
         <button type="button" onClick={() => void signOut()}>
           Sign out
         </button>

@@ -104,5 +104,5 @@ function ConflictLoader<R>({ load, mine, onKeepMine, onTakeTheirs }: { load: () 
 export function RichField({ label, campaignSlug, value, onChange }: { label: string; campaignSlug: string; value: unknown; onChange: (value: Descendant[]) => void }) {
   const initial = Array.isArray(value) && value.length > 0 ? (value as Descendant[]) : emptyDocument();
   const me = useMe();
-  return <RichTextEditor label={label} campaignSlug={campaignSlug} canUpload={me.premium} initialValue={initial} onChange={onChange} />;
+  return <RichTextEditor label={label} campaignSlug={campaignSlug} canUpload={me?.premium ?? false} initialValue={initial} onChange={onChange} />;
 }
