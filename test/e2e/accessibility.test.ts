@@ -52,6 +52,8 @@ describe('accessibility', () => {
           await page.getByRole('heading', { level: 1 }).waitFor();
           found[name] = await violations(page);
         }
+        // The theme really is the one named (the system's, emulated here).
+        expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe(colorScheme === 'dark' ? 'rgb(22, 21, 20)' : 'rgb(251, 250, 247)');
         await browser.context.addCookies(cookies);
         for (const [name, path] of Object.entries(pages)) {
           await page.goto(server.base + path);

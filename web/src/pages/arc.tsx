@@ -1,9 +1,9 @@
 import { useState } from 'react';
-import { Link, useNavigate, useParams } from 'react-router';
+import { Link, useParams } from 'react-router';
 import { api, call, callWithEtag, messageOf, type Arc } from '../api/client';
-import { ConfirmButton } from '../components/confirm';
 import { ErrorMessage, Field } from '../components/field';
 import { Rendered } from '../components/rendered';
+import { DeleteRecordButton, useCampaignAction } from './actions';
 import { Backlinks } from './backlinks';
 import { ArcPicker } from './pickers';
 import { useAllThings, useCampaignSlug, useRefreshCampaign, useRendered } from './queries';
@@ -121,19 +121,9 @@ function ParentField({ campaignSlug, arc, etag }: { campaignSlug: string; arc: A
 }
 
 function LinkedThings({ campaignSlug, arc }: { campaignSlug: string; arc: Arc }) {
-  const refresh = useRefreshCampaign(campaignSlug);
   const things = useAllThings(campaignSlug);
-  const [error, setError] = useState<string>();
   const [choice, setChoice] = useState('');
-  const act = async (run: () => Promise<unknown>) => {
-    setError(undefined);
-    try {
-      await run();
-      await refresh();
-    } catch (e) {
-      setError(messageOf(e));
-    }
-  };
+  const { error, act } = useCampaignAction(campaignSlug);
   const linked = new Set(arc.things.map((t) => t.id));
   return (
     <section aria-labelledby="linked-heading">
@@ -182,23 +172,18 @@ function LinkedThings({ campaignSlug, arc }: { campaignSlug: string; arc: Arc })
 }
 
 function DeleteArc({ campaignSlug, arc }: { campaignSlug: string; arc: Arc }) {
-  const navigate = useNavigate();
-  const refresh = useRefreshCampaign(campaignSlug);
+  const children = arc.childArcs.length;
   return (
-    <ConfirmButton
-      label="Delete arc"
-      title={`Delete ${arc.name}?`}
-      confirmLabel="Delete"
-      onConfirm={async () => {
-        await call(api.DELETE('/api/campaigns/{campaignSlug}/arcs/{arcSlug}', { params: { path: { campaignSlug, arcSlug: arc.slug } } }));
-        await navigate(`/campaigns/${campaignSlug}`, { replace: true });
-        await refresh();
-      }}
+    <DeleteRecordButton
+      campaignSlug={campaignSlug}
+      what="arc"
+      name={arc.name}
+      remove={() => call(api.DELETE('/api/campaigns/{campaignSlug}/arcs/{arcSlug}', { params: { path: { campaignSlug, arcSlug: arc.slug } } }))}
     >
       <p>
         {arc.name} and its links to things are deleted.
-        {arc.childArcs.length > 0 && ` Its ${arc.childArcs.length} arc${arc.childArcs.length === 1 ? '' : 's'} inside it become top-level arcs.`} This cannot be undone.
+        {children > 0 && ` The ${children} arc${children === 1 ? '' : 's'} inside it become top-level arcs.`} This cannot be undone.
       </p>
-    </ConfirmButton>
+    </DeleteRecordButton>
   );
 }

@@ -2,9 +2,9 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, ApiError, call, callWithEtag, messageOf, type Thing } from '../api/client';
-import { ConfirmButton } from '../components/confirm';
 import { ErrorMessage, Field } from '../components/field';
 import { Rendered } from '../components/rendered';
+import { DeleteRecordButton, useCampaignAction } from './actions';
 import { ArcPicker } from './pickers';
 import { Backlinks } from './backlinks';
 import { useCampaignSlug, useRefreshCampaign, useRendered, useThingTypes } from './queries';
@@ -122,21 +122,11 @@ export function SlugField({ campaignSlug, kind, slug, etag }: { campaignSlug: st
 }
 
 function ThingArcs({ campaignSlug, thingSlug }: { campaignSlug: string; thingSlug: string }) {
-  const refresh = useRefreshCampaign(campaignSlug);
   const arcs = useQuery({
     queryKey: ['campaign', campaignSlug, 'thing-arcs', thingSlug],
     queryFn: () => call(api.GET('/api/campaigns/{campaignSlug}/things/{thingSlug}/arcs', { params: { path: { campaignSlug, thingSlug } } })),
   });
-  const [error, setError] = useState<string>();
-  const act = async (run: () => Promise<unknown>) => {
-    setError(undefined);
-    try {
-      await run();
-      await refresh();
-    } catch (e) {
-      setError(messageOf(e));
-    }
-  };
+  const { error, act } = useCampaignAction(campaignSlug);
   return (
     <section aria-labelledby="arcs-heading">
       <h2 id="arcs-heading">In arcs</h2>
@@ -158,20 +148,14 @@ function ThingArcs({ campaignSlug, thingSlug }: { campaignSlug: string; thingSlu
 }
 
 function DeleteThing({ campaignSlug, thing }: { campaignSlug: string; thing: Thing }) {
-  const navigate = useNavigate();
-  const refresh = useRefreshCampaign(campaignSlug);
   return (
-    <ConfirmButton
-      label="Delete thing"
-      title={`Delete ${thing.name}?`}
-      confirmLabel="Delete"
-      onConfirm={async () => {
-        await call(api.DELETE('/api/campaigns/{campaignSlug}/things/{thingSlug}', { params: { path: { campaignSlug, thingSlug: thing.slug } } }));
-        await navigate(`/campaigns/${campaignSlug}`, { replace: true });
-        await refresh();
-      }}
+    <DeleteRecordButton
+      campaignSlug={campaignSlug}
+      what="thing"
+      name={thing.name}
+      remove={() => call(api.DELETE('/api/campaigns/{campaignSlug}/things/{thingSlug}', { params: { path: { campaignSlug, thingSlug: thing.slug } } }))}
     >
       <p>{thing.name} and its links to arcs are deleted. Mentions of it elsewhere stay as plain text. This cannot be undone.</p>
-    </ConfirmButton>
+    </DeleteRecordButton>
   );
 }
