@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { sql } from 'kysely';
 import { ConfigError, loadConfig } from './config.js';
 import { createDatabase, describeDatabase, isPostgresUrl, sqliteFileOf, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
@@ -28,11 +29,15 @@ Commands:
   user premium <email> --off               end the user's premium
   search reindex                           rebuild the search and mentions indexes of every campaign
                                            from its records
+  backup <file>                            a consistent copy of the SQLite database, taken while the
+                                           server runs (restore: put it in a folder as
+                                           loreforge.sqlite and point DATA_DIR there, with the
+                                           images/ folder copied along); on PostgreSQL use pg_dump
   help                                     show this text
 
 Settings are read from the same environment variables as the server: DATABASE_URL (PostgreSQL), or
 else DATA_DIR (the SQLite file DATA_DIR/loreforge.sqlite; default ./data). Every command first says
-which database it opened. Commands that work on existing data (user premium, search reindex) refuse
+which database it opened. Commands that work on existing data (user premium, search reindex, backup) refuse
 to create a new SQLite file: give the server's DATA_DIR, or add --create to start an empty database.
 Pending migrations are applied before every command.
 Exit status: 0 done, 1 failed (bad setting, unknown user, database error), 2 bad command line.`;
@@ -41,7 +46,8 @@ type Command =
   | { kind: 'help' }
   | { kind: 'migrate' }
   | { kind: 'premium'; email: string; until: string | null; create: boolean }
-  | { kind: 'reindex'; create: boolean };
+  | { kind: 'reindex'; create: boolean }
+  | { kind: 'backup'; file: string; create: false };
 
 class UsageError extends Error {}
 
@@ -79,6 +85,10 @@ function parseCommand(argv: string[]): Command {
   if (name === 'search' && rest[0] === 'reindex') {
     if (rest.length > 1 || !noOptions) throw new UsageError('search reindex takes no arguments but --create');
     return { kind: 'reindex', create };
+  }
+  if (name === 'backup') {
+    if (rest.length !== 1 || rest[0]!.trim() === '' || !noOptions || create) throw new UsageError('backup takes one argument: the file to write');
+    return { kind: 'backup', file: rest[0]!, create: false };
   }
   if (name === 'user' && rest[0] === 'premium') {
     const [, email, ...extra] = rest;
@@ -130,6 +140,8 @@ async function execute(command: Exclude<Command, { kind: 'help' }>, database: Da
       io.out(`Rebuilt the mentions index: ${plural(mentions.result.campaigns, 'campaign')}, ${plural(mentions.result.mentions, 'mention')} in ${mentions.seconds} s.`);
       return 0;
     }
+    case 'backup':
+      return backup(database, command.file, io);
     case 'premium': {
       if (!(await setPremiumUntil(database.kysely, command.email, command.until))) {
         io.err(`loreforge: no user has the email address "${command.email}"`);
@@ -143,6 +155,28 @@ async function execute(command: Exclude<Command, { kind: 'help' }>, database: Da
       return 0;
     }
   }
+}
+
+/**
+ * `backup <file>`: SQLite's VACUUM INTO, which reads the database in one transaction while the
+ * server goes on writing, and writes a compact, consistent copy. A file that exists is never
+ * overwritten. PostgreSQL has its own tool for this.
+ */
+async function backup(database: Database, file: string, io: CliIo): Promise<number> {
+  if (database.dialect === 'postgres') {
+    io.err('loreforge: backup copies a SQLite database. On PostgreSQL use pg_dump, for example: pg_dump --format=custom "$DATABASE_URL" > loreforge.dump');
+    return 1;
+  }
+  const target = path.resolve(file);
+  if (fs.existsSync(target)) {
+    io.err(`loreforge: ${target} exists already; backup never overwrites a file.`);
+    return 1;
+  }
+  const { seconds } = await timed(() => sql`VACUUM INTO ${target}`.execute(database.kysely));
+  const bytes = fs.statSync(target).size;
+  io.out(`Backed up the database to ${target} (${(bytes / 1024 / 1024).toFixed(1)} MiB) in ${seconds} s.`);
+  io.out('To restore it: copy it into a folder as loreforge.sqlite, copy the images/ folder of DATA_DIR along, and start the server with DATA_DIR set to that folder.');
+  return 0;
 }
 
 /** Runs one command line (without the `node script` part); resolves to the exit status. */

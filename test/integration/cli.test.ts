@@ -168,6 +168,57 @@ describe(`cli on ${dialect}`, () => {
     });
   });
 
+  describe('backup', () => {
+    it(dialect === 'sqlite' ? 'copies the database while it is in use; the copy serves as DATA_DIR' : 'points to pg_dump on PostgreSQL', async () => {
+      const target = await emptyTarget();
+      try {
+        expect((await cli(['migrate'], target.env)).status).toBe(0);
+        const app = await buildCheckedApp(loadConfig(target.env), { database: target.database, logger: false });
+        await app.ready();
+        const user = await createTestUser(target.database);
+        const created = await app.inject({ method: 'POST', url: '/api/campaigns', headers: user.headers, payload: { newCampaign: { name: 'Kept safe' } } });
+        expect(created.statusCode).toBe(201);
+        const file = path.join(temporaryDir(), 'copy.sqlite');
+        const res = await cli(['backup', file], target.env);
+        await app.close();
+        if (dialect === 'postgres') {
+          expect(res.status).toBe(1);
+          expect(res.err).toMatch(/^loreforge: backup copies a SQLite database\. On PostgreSQL use pg_dump/);
+          expect(fs.existsSync(file)).toBe(false);
+          return;
+        }
+        expect(res).toMatchObject({ status: 0, err: '' });
+        expect(res.out).toMatch(/Backed up the database to .*copy\.sqlite \(\d+\.\d MiB\) in \d+\.\d s\./);
+        // The copy, as loreforge.sqlite in a folder, is a database the server opens with everything in it.
+        const restoredDir = temporaryDir();
+        fs.copyFileSync(file, path.join(restoredDir, 'loreforge.sqlite'));
+        const restored = createDatabase({ dataDir: restoredDir });
+        try {
+          const restoredApp = await buildCheckedApp(loadConfig({ DATA_DIR: restoredDir, LOG_LEVEL: 'silent' }), { database: restored, logger: false });
+          const list = await restoredApp.inject({ method: 'GET', url: '/api/campaigns', headers: user.headers });
+          expect(json<{ name: string }[]>(list).map((c) => c.name)).toEqual(['Kept safe']);
+          await restoredApp.close();
+        } finally {
+          await restored.close();
+        }
+        // It never overwrites a file.
+        const again = await cli(['backup', file], target.env);
+        expect(again.status).toBe(1);
+        expect(again.err).toMatch(/exists already; backup never overwrites a file/);
+      } finally {
+        await target.cleanup();
+      }
+    });
+
+    it('takes exactly one file', async () => {
+      for (const args of [['backup'], ['backup', 'a', 'b'], ['backup', '']]) {
+        const res = await cli(args, { LOG_LEVEL: 'silent' });
+        expect(res.status, args.join(' ')).toBe(2);
+        expect(res.err).toMatch(/backup takes one argument: the file to write/);
+      }
+    });
+  });
+
   describe('which database', () => {
     it('every command says which database it opened, never with a password', async () => {
       const target = await emptyTarget();
