@@ -17,7 +17,7 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
       // The web app's own logic (the editor's commands, Markdown shortcuts), without a browser.
-      { extends: true, test: { name: 'web', include: ['web/src/**/*.test.ts'] } },
+      { extends: true, test: { name: 'web', include: ['web/src/**/*.test.ts', 'web/src/**/*.test.tsx'] } },
       { extends: true, test: { name: 'sqlite', include: integration, env: { TEST_DIALECT: 'sqlite' } } },
       {
         extends: true,

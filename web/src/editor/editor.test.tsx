@@ -1,0 +1,124 @@
+// @vitest-environment jsdom
+// The editor component itself, rendered by React into a DOM (jsdom): every element and mark of the
+// vocabulary shows as it should, unknown elements show their text, and the toolbar names every
+// control. (Typing is driven in Chromium by the browser journeys: jsdom has no editing.)
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { act } from 'react';
+import { createRoot, type Root } from 'react-dom/client';
+import type { Descendant } from 'slate';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { RichTextEditor } from './editor';
+
+(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+
+const t = (text: string, marks: Record<string, boolean> = {}) => ({ text, ...marks });
+const cell = (text: string) => ({ type: 'table-cell', children: [t(text)] });
+const EVERYTHING = [
+  { type: 'heading-one', children: [t('One')] },
+  { type: 'heading-two', children: [t('Two')] },
+  { type: 'heading-three', children: [t('Three')] },
+  { type: 'heading-four', children: [t('Four')] },
+  { type: 'heading-five', children: [t('Five')] },
+  { type: 'heading-six', children: [t('Six')] },
+  { type: 'paragraph', children: [t('plain '), t('bold', { bold: true }), t('italic', { italic: true }), t('under', { underline: true }), t('code', { code: true }), t('struck', { strikethrough: true })] },
+  { type: 'paragraph', children: [t('a '), { type: 'link', url: 'https://example.test/', children: [t('link')] }, t(' and '), { type: 'mention', targetType: 'thing', targetId: 3, children: [t('Bob')] }, t('')] },
+  { type: 'block-quote', children: [t('quoted')] },
+  { type: 'bulleted-list', children: [{ type: 'list-item', children: [t('one')] }] },
+  { type: 'numbered-list', children: [{ type: 'list-item', children: [t('first')] }] },
+  { type: 'code-block', children: [t('let x = 1;')] },
+  { type: 'divider', children: [t('')] },
+  { type: 'image', url: 'https://example.test/map.png', alt: 'A map', caption: 'The old map', children: [t('')] },
+  { type: 'table', children: [{ type: 'table-row', children: [cell('Name'), cell('Role')] }] },
+  { type: 'paragraph', isSecret: true, children: [t('for the GM')] },
+  { type: 'callout', icon: 'skull', children: [t('a client’s own')] },
+] as unknown as Descendant[];
+
+let container: HTMLDivElement;
+let root: Root;
+
+beforeEach(() => {
+  container = document.createElement('div');
+  document.body.append(container);
+  root = createRoot(container);
+});
+afterEach(() => {
+  act(() => root.unmount());
+  container.remove();
+});
+
+function render(value: Descendant[]) {
+  act(() =>
+    root.render(
+      <QueryClientProvider client={new QueryClient()}>
+        <RichTextEditor label="Description" campaignSlug="c" canUpload={false} initialValue={value} onChange={() => {}} />
+      </QueryClientProvider>,
+    ),
+  );
+  return container.querySelector<HTMLElement>('[data-slate-editor]')!;
+}
+
+describe('the editor component', () => {
+  it('shows every element and mark of the vocabulary', () => {
+    const editable = render(EVERYTHING);
+    expect(editable.getAttribute('aria-label')).toBe('Description');
+    for (const [selector, text] of [
+      ['h1', 'One'],
+      ['h2', 'Two'],
+      ['h3', 'Three'],
+      ['h4', 'Four'],
+      ['h5', 'Five'],
+      ['h6', 'Six'],
+      ['strong', 'bold'],
+      ['em', 'italic'],
+      ['u', 'under'],
+      ['p code', 'code'],
+      ['s', 'struck'],
+      ['a[href="https://example.test/"]', 'link'],
+      ['blockquote', 'quoted'],
+      ['ul > li', 'one'],
+      ['ol > li', 'first'],
+      ['pre code', 'let x = 1;'],
+      ['figcaption', 'The old map'],
+      ['table td', 'Name'],
+      ['.secret-block p', 'for the GM'],
+    ] as const) {
+      const element = editable.querySelector(selector);
+      expect(element, selector).not.toBeNull();
+      expect(element!.textContent, selector).toContain(text);
+    }
+    expect(editable.querySelector('hr')).not.toBeNull();
+    expect(editable.querySelector('img')!.getAttribute('alt')).toBe('A map');
+    const mention = editable.querySelector('.mention')!;
+    // (Slate puts a zero-width character in every void element for the caret.)
+    expect([mention.getAttribute('data-type'), mention.getAttribute('data-id'), mention.textContent?.replace(/\uFEFF/g, '')]).toEqual(['thing', '3', '@Bob']);
+    expect(editable.querySelector('.secret-badge')!.textContent).toBe('GM only');
+    expect(editable.textContent).toContain('a client’s own');
+  });
+
+  it('names every toolbar control', () => {
+    render(EVERYTHING);
+    const toolbar = container.querySelector('[role="toolbar"]')!;
+    expect(toolbar.getAttribute('aria-label')).toBe('Description: formatting');
+    const names = [...toolbar.querySelectorAll('button')].map((b) => b.getAttribute('aria-label'));
+    expect(names).toEqual([
+      'Bold (Ctrl+B)',
+      'Italic (Ctrl+I)',
+      'Underline (Ctrl+U)',
+      'Strikethrough (Ctrl+Shift+X)',
+      'Code (Ctrl+`)',
+      'Heading 1',
+      'Heading 2',
+      'Heading 3',
+      'Quote',
+      'Bulleted list',
+      'Numbered list',
+      'Code block',
+      'Divider',
+      'Table',
+      'Link',
+      'Image',
+      'Mention a thing or an arc (@)',
+      'GM only (hidden from players)',
+    ]);
+  });
+});
