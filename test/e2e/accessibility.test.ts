@@ -58,7 +58,7 @@ describe('accessibility', () => {
         for (const [name, path] of Object.entries(pages)) {
           await page.goto(server.base + path);
           await page.getByRole('heading', { level: 1 }).first().waitFor({ state: 'attached' });
-          await page.locator('.loading').waitFor({ state: 'detached' });
+          await expect.poll(() => page.locator('.loading').count()).toBe(0);
           found[name] = await violations(page);
         }
         // A dialog open, and the editor with its toolbar.
@@ -69,6 +69,11 @@ describe('accessibility', () => {
         await page.getByRole('button', { name: 'New thing' }).click();
         await page.getByRole('dialog').waitFor();
         found['new thing dialog'] = await violations(page);
+        await page.keyboard.press('Escape');
+        await page.keyboard.press('Control+k');
+        await page.getByRole('dialog', { name: 'Go to…' }).getByRole('combobox').fill('toblen');
+        await page.getByRole('option', { name: /Toblen Stonehill/ }).waitFor();
+        found['quick switcher with matches'] = await violations(page);
         expect(Object.entries(found).filter(([, list]) => list.length > 0)).toEqual([]);
         expectNoPageErrors(browser);
       } finally {

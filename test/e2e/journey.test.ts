@@ -51,8 +51,8 @@ describe(`a game master's evening on ${dialect}`, () => {
     await page.keyboard.type(' for ');
     await page.keyboard.type('@');
     const picker = page.getByRole('dialog', { name: 'Mention a thing or an arc' });
-    await picker.getByLabel('Name').fill('gundren');
-    await picker.getByRole('button', { name: /Gundren Rockseeker/ }).click();
+    await picker.getByRole('combobox', { name: 'Thing or arc to mention' }).fill('gundren');
+    await picker.getByRole('option', { name: /Gundren Rockseeker/ }).click();
     await page.keyboard.press('Enter');
     await page.keyboard.type('- a sword');
     await page.keyboard.press('Enter');
@@ -81,18 +81,18 @@ describe(`a game master's evening on ${dialect}`, () => {
     // Arcs three deep, by the parent picker.
     await createArc(page, 'Act One');
     await createArc(page, 'Goblin Ambush');
-    await page.getByLabel('Move inside another arc').fill('act');
-    await page.getByRole('list', { name: 'Move inside another arc: matches' }).getByRole('button', { name: 'Act One' }).click();
+    await page.getByRole('combobox', { name: 'Move inside another arc' }).fill('act');
+    await page.getByRole('listbox', { name: 'Move inside another arc: matches' }).getByRole('option', { name: 'Act One' }).click();
     await page.getByText('Inside: Act One').waitFor();
     await createArc(page, 'Cragmaw Hideout');
-    await page.getByLabel('Move inside another arc').fill('goblin');
-    await page.getByRole('list', { name: 'Move inside another arc: matches' }).getByRole('button', { name: 'Goblin Ambush' }).click();
+    await page.getByRole('combobox', { name: 'Move inside another arc' }).fill('goblin');
+    await page.getByRole('listbox', { name: 'Move inside another arc: matches' }).getByRole('option', { name: 'Goblin Ambush' }).click();
     await page.getByText('Inside: Goblin Ambush').waitFor();
     // A cycle is refused by the server, and the app says so at the field.
     await page.getByRole('navigation', { name: 'Arcs' }).getByRole('link', { name: 'Act One' }).click();
     await page.getByRole('textbox', { name: 'Name' }).and(page.locator('[value="Act One"]')).waitFor();
-    await page.getByLabel('Move inside another arc').fill('cragmaw');
-    await page.getByRole('list', { name: 'Move inside another arc: matches' }).getByRole('button', { name: 'Cragmaw Hideout' }).click();
+    await page.getByRole('combobox', { name: 'Move inside another arc' }).fill('cragmaw');
+    await page.getByRole('listbox', { name: 'Move inside another arc: matches' }).getByRole('option', { name: 'Cragmaw Hideout' }).click();
     await page.getByRole('alert').filter({ hasText: /would become a loop/ }).waitFor();
     const arcsNav = page.getByRole('navigation', { name: 'Arcs' });
     await arcsNav.locator('ul ul ul').getByRole('link', { name: 'Cragmaw Hideout' }).waitFor();
@@ -106,8 +106,8 @@ describe(`a game master's evening on ${dialect}`, () => {
     await page.getByRole('textbox', { name: 'Slug (the address)' }).fill('sildar-hallwinter');
 
     // Link Sildar to the deepest arc from his page.
-    await page.getByLabel('Add to an arc').fill('cragmaw');
-    await page.getByRole('list', { name: 'Add to an arc: matches' }).getByRole('button', { name: 'Cragmaw Hideout' }).click();
+    await page.getByRole('combobox', { name: 'Add to an arc' }).fill('cragmaw');
+    await page.getByRole('listbox', { name: 'Add to an arc: matches' }).getByRole('option', { name: 'Cragmaw Hideout' }).click();
     await page.getByRole('region', { name: 'In arcs' }).or(page.locator('section', { has: page.getByRole('heading', { name: 'In arcs' }) })).getByRole('link', { name: 'Cragmaw Hideout' }).waitFor();
 
     // Search from the sidebar.

@@ -1,0 +1,68 @@
+import { useQuery } from '@tanstack/react-query';
+import { Command } from 'cmdk';
+import { useEffect, useState, type ReactNode } from 'react';
+import { api, call, type SearchResults } from '../api/client';
+
+export type SearchResult = SearchResults['results'][number];
+
+export function useDebounced<T>(value: T, ms: number): T {
+  const [debounced, setDebounced] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => setDebounced(value), ms);
+    return () => clearTimeout(timer);
+  }, [value, ms]);
+  return debounced;
+}
+
+/**
+ * A search field over the campaign (the search route, as the user types, debounced) with its
+ * matches as a list to choose from by arrows and Enter or by pointer: cmdk's combobox and listbox,
+ * so focus, the active option and their ARIA roles are the library's, not ours.
+ */
+export function SearchList({
+  campaignSlug,
+  label,
+  type,
+  exclude,
+  autoFocus,
+  renderItem,
+  onPick,
+}: {
+  campaignSlug: string;
+  label: string;
+  type?: 'thing' | 'arc';
+  exclude?: (result: SearchResult) => boolean;
+  autoFocus?: boolean;
+  renderItem?: (result: SearchResult) => ReactNode;
+  onPick: (result: SearchResult) => void;
+}) {
+  const [q, setQ] = useState('');
+  const query = useDebounced(q.trim(), 150);
+  const results = useQuery({
+    queryKey: ['campaign', campaignSlug, 'search-list', type ?? '', query],
+    enabled: query !== '',
+    queryFn: () => call(api.GET('/api/campaigns/{campaignSlug}/search', { params: { path: { campaignSlug }, query: { q: query, limit: '8', ...(type ? { type } : {}) } } })),
+  });
+  const items = (results.data?.results ?? []).filter((r) => (type === undefined || r.type === type) && !exclude?.(r));
+  return (
+    <Command label={label} shouldFilter={false} loop className="search-list">
+      <Command.Input value={q} onValueChange={setQ} placeholder="Type a name or a word" autoFocus={autoFocus} aria-label={label} />
+      {/* Always there: the input's aria-controls names it. */}
+      <Command.List label={`${label}: matches`}>
+        {query !== '' && results.isSuccess && <Command.Empty>Nothing matches “{query}”.</Command.Empty>}
+        {items.map((item) => (
+          <Command.Item
+            key={`${item.type}-${item.id}`}
+            value={`${item.type}-${item.id}`}
+            onSelect={() => {
+              setQ('');
+              onPick(item);
+            }}
+          >
+            {renderItem ? renderItem(item) : item.name}
+          </Command.Item>
+        ))}
+      </Command.List>
+    </Command>
+  );
+}
