@@ -108,64 +108,54 @@ export function indexCampaignMentions(db: Db, campaign: Parameters<typeof campai
  * in the transaction that changed the slug. Returns how many records were rewritten.
  */
 export async function rewriteSlugLinks(db: Db, campaignId: number, kind: TargetKind, from: string, to: string): Promise<number> {
-  const sources = await db
-    .selectFrom('mentions')
-    .select(['source_kind', 'thing_id', 'arc_id'])
-    .distinct()
-    .where('campaign_id', '=', campaignId)
-    .where('target_kind', '=', TARGET_CODES[kind])
-    .where('target_slug', '=', from)
-    .execute();
+  // The records that link to the old slug, found through the index: one statement per table.
+  const linking = (source: SourceKind) =>
+    db
+      .selectFrom('mentions')
+      .where('campaign_id', '=', campaignId)
+      .where('source_kind', '=', SOURCE_CODES[source])
+      .where('target_kind', '=', TARGET_CODES[kind])
+      .where('target_slug', '=', from);
+  const things = await db.selectFrom('things').selectAll().where('campaign_id', '=', campaignId).where('id', 'in', linking('thing').select('thing_id').where('thing_id', 'is not', null)).execute();
+  const arcs = await db.selectFrom('arcs').selectAll().where('campaign_id', '=', campaignId).where('id', 'in', linking('arc').select('arc_id').where('arc_id', 'is not', null)).execute();
+  const campaigns = await db.selectFrom('campaigns').selectAll().where('id', '=', campaignId).where((eb) => eb.exists(linking('campaign').select('id'))).execute();
+
   const rewrite = (stored: string | null): string | undefined => {
     if (stored === null) return undefined;
     const rewritten = rewriteMentionSlugs(parseStoredRichText(stored), kind, from, to);
     return rewritten && serializeRichText(rewritten);
   };
   const now = nowIso();
-  for (const source of sources) {
-    if (source.thing_id !== null) {
-      const thing = await db.selectFrom('things').selectAll().where('campaign_id', '=', campaignId).where('id', '=', source.thing_id).executeTakeFirstOrThrow();
-      const description = rewrite(thing.description);
-      if (description === undefined) continue;
-      const updated = await db
-        .updateTable('things')
-        .set((eb) => ({ description, version: eb('version', '+', 1), updated_at: now }))
-        .where('id', '=', thing.id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      await indexThing(db, updated);
-      await indexThingMentions(db, updated);
-    } else if (source.arc_id !== null) {
-      const arc = await db.selectFrom('arcs').selectAll().where('campaign_id', '=', campaignId).where('id', '=', source.arc_id).executeTakeFirstOrThrow();
-      const set: Partial<Record<(typeof ARC_TEXT_FIELDS)[number], string>> = {};
-      for (const field of ARC_TEXT_FIELDS) {
-        const value = rewrite(arc[field]);
-        if (value !== undefined) set[field] = value;
-      }
-      if (Object.keys(set).length === 0) continue;
-      const updated = await db
-        .updateTable('arcs')
-        .set((eb) => ({ ...set, version: eb('version', '+', 1), updated_at: now }))
-        .where('id', '=', arc.id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      await indexArc(db, updated);
-      await indexArcMentions(db, updated);
-    } else {
-      const campaign = await db.selectFrom('campaigns').selectAll().where('id', '=', campaignId).executeTakeFirstOrThrow();
-      const description = rewrite(campaign.description);
-      if (description === undefined) continue;
-      const updated = await db
-        .updateTable('campaigns')
-        .set((eb) => ({ description, version: eb('version', '+', 1), updated_at: now }))
-        .where('id', '=', campaignId)
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      await indexCampaign(db, updated);
-      await indexCampaignMentions(db, updated);
-    }
+  let rewrittenRecords = 0;
+  for (const thing of things) {
+    const description = rewrite(thing.description);
+    if (description === undefined) continue;
+    const updated = await db.updateTable('things').set((eb) => ({ description, version: eb('version', '+', 1), updated_at: now })).where('id', '=', thing.id).returningAll().executeTakeFirstOrThrow();
+    await indexThing(db, updated);
+    await indexThingMentions(db, updated);
+    rewrittenRecords += 1;
   }
-  return sources.length;
+  for (const arc of arcs) {
+    const set: Partial<Record<(typeof ARC_TEXT_FIELDS)[number], string>> = {};
+    for (const field of ARC_TEXT_FIELDS) {
+      const value = rewrite(arc[field]);
+      if (value !== undefined) set[field] = value;
+    }
+    if (Object.keys(set).length === 0) continue;
+    const updated = await db.updateTable('arcs').set((eb) => ({ ...set, version: eb('version', '+', 1), updated_at: now })).where('id', '=', arc.id).returningAll().executeTakeFirstOrThrow();
+    await indexArc(db, updated);
+    await indexArcMentions(db, updated);
+    rewrittenRecords += 1;
+  }
+  for (const campaign of campaigns) {
+    const description = rewrite(campaign.description);
+    if (description === undefined) continue;
+    const updated = await db.updateTable('campaigns').set((eb) => ({ description, version: eb('version', '+', 1), updated_at: now })).where('id', '=', campaign.id).returningAll().executeTakeFirstOrThrow();
+    await indexCampaign(db, updated);
+    await indexCampaignMentions(db, updated);
+    rewrittenRecords += 1;
+  }
+  return rewrittenRecords;
 }
 
 /** Rebuilds one campaign's mentions from its records, in keyset pages; runs in the caller's transaction. */
