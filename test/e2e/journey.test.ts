@@ -67,6 +67,13 @@ describe(`a game master's evening on ${dialect}`, () => {
     await imageDialog.getByLabel('Alt text (what the image shows)').fill('Sildar in armour');
     await imageDialog.getByLabel('Caption', { exact: true }).fill('Sildar, knight of the Alliance');
     await imageDialog.getByRole('button', { name: 'Insert by address' }).click();
+    // A link from the toolbar; focus is back in the editor once the dialog closes.
+    await page.getByRole('button', { name: 'Link', exact: true }).click();
+    const linkDialog = page.getByRole('dialog', { name: 'Insert link' });
+    await linkDialog.getByLabel('Address (https://…, mailto:… or /path)').fill('https://alliance.example.test/');
+    await linkDialog.getByRole('button', { name: 'Apply' }).click();
+    await linkDialog.waitFor({ state: 'detached' });
+    await page.keyboard.type(' is their charter.');
     await saved(page);
     await page.getByRole('button', { name: 'Done' }).click();
 
@@ -77,6 +84,9 @@ describe(`a game master's evening on ${dialect}`, () => {
     expect(await rendered.locator('a.mention').getAttribute('href')).toBe(`/campaigns/${slug}/things/gundren-rockseeker`);
     expect(await rendered.locator('figure img').getAttribute('alt')).toBe('Sildar in armour');
     expect(await rendered.locator('figcaption').textContent()).toBe('Sildar, knight of the Alliance');
+    const link = rendered.locator('a[href="https://alliance.example.test/"]');
+    expect([await link.textContent(), await link.getAttribute('rel')]).toEqual(['https://alliance.example.test/', 'noopener noreferrer nofollow ugc']);
+    expect(await rendered.textContent()).toContain('https://alliance.example.test/ is their charter.');
 
     // Arcs three deep, by the parent picker.
     await createArc(page, 'Act One');

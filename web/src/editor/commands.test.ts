@@ -168,6 +168,15 @@ describe('inserting', () => {
     expect(JSON.stringify(editor.children)).not.toContain('"link"');
   });
 
+  it('a link at the caret, with its address as its text, and what is typed next after it', () => {
+    const editor = editorWith([p('see ')]);
+    setLink(editor, 'https://example.test/');
+    type(editor, ' now');
+    expect(editor.children).toEqual([
+      { type: 'paragraph', children: [{ text: 'see ' }, { type: 'link', url: 'https://example.test/', children: [{ text: 'https://example.test/' }] }, { text: ' now' }] },
+    ]);
+  });
+
   it('a table of two rows and two cells', () => {
     const editor = editorWith([p('')]);
     insertTable(editor);

@@ -65,6 +65,8 @@ export function setLink(editor: Editor, url: string): void {
   const link: Element = { type: 'link', url, children: [] };
   if (!editor.selection || Range.isCollapsed(editor.selection)) {
     Transforms.insertNodes(editor, { ...link, children: [{ text: url }] });
+    // Out of the link: what is typed next is the text after it, not more of it.
+    Transforms.move(editor, { unit: 'offset' });
   } else {
     Transforms.wrapNodes(editor, link, { split: true });
     Transforms.collapse(editor, { edge: 'end' });

@@ -1,10 +1,11 @@
 import * as Dialog from '@radix-ui/react-dialog';
-import { useMemo, useState, type FormEvent, type KeyboardEvent, type ReactNode } from 'react';
+import { useMemo, useState, type KeyboardEvent, type ReactNode } from 'react';
 import { createEditor, Editor, Range, Transforms, type Descendant } from 'slate';
 import { withHistory } from 'slate-history';
 import { Editable, ReactEditor, Slate, useSlate, withReact } from 'slate-react';
 import { activeLink, insertDivider, insertMention, insertTable, insertTableColumn, insertTableRow, isBlockActive, isMarkActive, isSecretActive, removeLink, setLink, toggleBlock, toggleMark, toggleSecret, withLoreforge } from './commands';
 import { formText } from '../components/field';
+import { FormDialog } from '../components/form-dialog';
 import { RenderElement, RenderLeaf } from './elements';
 import { MentionPicker, type MentionTarget } from './mention-picker';
 import { type BlockType, type MarkName } from './types';
@@ -167,69 +168,30 @@ function Toolbar({ label, onMention, campaignSlug, canUpload }: { label: string;
   );
 }
 
-/** A small modal form opened from the toolbar; the editor's selection is kept while it is open. */
-function ToolDialog({ label, title, glyph, active, children, onSubmit, extra }: { label: string; title: string; glyph: ReactNode; active?: boolean; children: ReactNode; onSubmit: (form: FormData) => void; extra?: ReactNode }) {
-  const editor = useSlate();
-  const [open, setOpen] = useState(false);
-  const [selection, setSelection] = useState(editor.selection);
-  const submit = (e: FormEvent<HTMLFormElement>) => {
-    e.preventDefault();
-    const form = new FormData(e.currentTarget);
-    setOpen(false);
-    if (selection) Transforms.select(editor, selection);
-    onSubmit(form);
-    ReactEditor.focus(editor);
-  };
-  return (
-    <Dialog.Root
-      open={open}
-      onOpenChange={(next) => {
-        if (next) setSelection(editor.selection);
-        setOpen(next);
-      }}
-    >
-      <Dialog.Trigger asChild>
-        <button type="button" className={active ? 'tool active' : 'tool'} aria-label={label} title={label} onMouseDown={(e) => e.preventDefault()}>
-          {glyph}
-        </button>
-      </Dialog.Trigger>
-      <Dialog.Portal>
-        <Dialog.Overlay className="overlay" />
-        <Dialog.Content className="dialog" aria-describedby={undefined} onCloseAutoFocus={(e) => e.preventDefault()}>
-          <Dialog.Title>{title}</Dialog.Title>
-          <form onSubmit={submit}>
-            {children}
-            <div className="actions">
-              {extra}
-              <Dialog.Close asChild>
-                <button type="button">Cancel</button>
-              </Dialog.Close>
-              <button type="submit" className="primary">
-                Apply
-              </button>
-            </div>
-          </form>
-        </Dialog.Content>
-      </Dialog.Portal>
-    </Dialog.Root>
-  );
-}
-
 function LinkButton() {
   const editor = useSlate();
   const link = activeLink(editor);
+  // The dialog takes focus from the editor: its selection is kept for the command, and the editor
+  // gets focus back when the dialog closes.
+  const [selection, setSelection] = useState(editor.selection);
   return (
-    <ToolDialog
-      label="Link"
+    <FormDialog
+      trigger={
+        <button type="button" className={link ? 'tool active' : 'tool'} aria-label="Link" title="Link" onMouseDown={(e) => e.preventDefault()}>
+          Link
+        </button>
+      }
       title={link ? 'Edit link' : 'Insert link'}
-      glyph="Link"
-      active={link !== undefined}
+      submitLabel="Apply"
+      onOpenChange={(open) => open && setSelection(editor.selection)}
+      onClosed={() => ReactEditor.focus(editor)}
       onSubmit={(form) => {
+        if (selection) Transforms.select(editor, selection);
         const url = formText(form, 'url').trim();
         if (url === '') removeLink(editor);
         else setLink(editor, url);
       }}
-      extra={
+      extraActions={
         link && (
           <Dialog.Close asChild>
             <button type="button" onClick={() => removeLink(editor)}>
@@ -239,10 +201,12 @@ function LinkButton() {
         )
       }
     >
-      <div className="field">
-        <label htmlFor="link-url">Address (https://…, mailto:… or /path)</label>
-        <input id="link-url" name="url" type="url" defaultValue={typeof link?.[0].url === 'string' ? link[0].url : ''} autoFocus />
-      </div>
-    </ToolDialog>
+      {() => (
+        <div className="field">
+          <label htmlFor="link-url">Address (https://…, mailto:… or /path)</label>
+          <input id="link-url" name="url" type="url" defaultValue={typeof link?.[0].url === 'string' ? link[0].url : ''} autoFocus />
+        </div>
+      )}
+    </FormDialog>
   );
 }

@@ -1,8 +1,8 @@
-import * as Dialog from '@radix-ui/react-dialog';
 import { useState, type FormEvent } from 'react';
 import { Link, NavLink, Outlet, useNavigate } from 'react-router';
 import { api, ApiError, call, messageOf, type ArcSummary } from '../api/client';
 import { ErrorMessage, Field, formText } from '../components/field';
+import { FormDialog } from '../components/form-dialog';
 import { QuickSwitcher } from './quick-switcher';
 import { useAllThings, useArcs, useCampaign, useCampaignSlug, useRefreshCampaign, useThingTypes } from './queries';
 
@@ -178,50 +178,6 @@ function ArcTree({ slug, parent, childrenOf }: { slug: string; parent: number | 
   );
 }
 
-function NewRecordDialog({ label, title, children, onSubmit }: { label: string; title: string; children: (error: unknown) => React.ReactNode; onSubmit: (form: FormData) => Promise<void> }) {
-  const [open, setOpen] = useState(false);
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: FormEvent<HTMLFormElement>) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      await onSubmit(new FormData(e.currentTarget));
-      setOpen(false);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  };
-  return (
-    <Dialog.Root open={open} onOpenChange={setOpen}>
-      <Dialog.Trigger asChild>
-        <button type="button">{label}</button>
-      </Dialog.Trigger>
-      <Dialog.Portal>
-        <Dialog.Overlay className="overlay" />
-        <Dialog.Content className="dialog" aria-describedby={undefined}>
-          <Dialog.Title>{title}</Dialog.Title>
-          <form onSubmit={(e) => void submit(e)}>
-            {children(error)}
-            {error instanceof ApiError && !error.problem?.errors?.length ? <ErrorMessage>{messageOf(error)}</ErrorMessage> : null}
-            <div className="actions">
-              <Dialog.Close asChild>
-                <button type="button">Cancel</button>
-              </Dialog.Close>
-              <button type="submit" className="primary" disabled={busy}>
-                Create
-              </button>
-            </div>
-          </form>
-        </Dialog.Content>
-      </Dialog.Portal>
-    </Dialog.Root>
-  );
-}
-
 const fieldError = (error: unknown, field: string) => (error instanceof ApiError ? error.fieldMessage(field) : undefined);
 
 function NewThingDialog({ slug }: { slug: string }) {
@@ -229,9 +185,11 @@ function NewThingDialog({ slug }: { slug: string }) {
   const navigate = useNavigate();
   const refresh = useRefreshCampaign(slug);
   return (
-    <NewRecordDialog
-      label="New thing"
+    <FormDialog
+      trigger={<button type="button">New thing</button>}
       title="New thing"
+      submitLabel="Create"
+      fields={['name']}
       onSubmit={async (form) => {
         const thing = await call(
           api.POST('/api/campaigns/{campaignSlug}/things', { params: { path: { campaignSlug: slug } }, body: { newThing: { name: formText(form, 'name'), typeId: Number(form.get('typeId')) } } }),
@@ -255,7 +213,7 @@ function NewThingDialog({ slug }: { slug: string }) {
           </div>
         </>
       )}
-    </NewRecordDialog>
+    </FormDialog>
   );
 }
 
@@ -263,9 +221,11 @@ function NewArcDialog({ slug }: { slug: string }) {
   const navigate = useNavigate();
   const refresh = useRefreshCampaign(slug);
   return (
-    <NewRecordDialog
-      label="New arc"
+    <FormDialog
+      trigger={<button type="button">New arc</button>}
       title="New arc"
+      submitLabel="Create"
+      fields={['name']}
       onSubmit={async (form) => {
         const arc = await call(api.POST('/api/campaigns/{campaignSlug}/arcs', { params: { path: { campaignSlug: slug } }, body: { newArc: { name: formText(form, 'name') } } }));
         await refresh();
@@ -273,6 +233,6 @@ function NewArcDialog({ slug }: { slug: string }) {
       }}
     >
       {(error) => <Field label="Name" name="name" required autoFocus error={fieldError(error, 'name')} />}
-    </NewRecordDialog>
+    </FormDialog>
   );
 }

@@ -1,0 +1,87 @@
+import * as Dialog from '@radix-ui/react-dialog';
+import { useState, type FormEvent, type ReactElement, type ReactNode } from 'react';
+import { ApiError, messageOf } from '../api/client';
+import { ErrorMessage } from './field';
+
+/**
+ * A modal form (focus kept inside, Escape closes): its submit runs `onSubmit`, shows an error it
+ * throws as a sentence (unless a field of `fields` shows it beside itself), and closes on success.
+ */
+export function FormDialog({
+  trigger,
+  title,
+  submitLabel,
+  onSubmit,
+  children,
+  fields = [],
+  extraActions,
+  onOpenChange,
+  onClosed,
+}: {
+  trigger: ReactElement;
+  title: string;
+  submitLabel: string;
+  onSubmit: (form: FormData) => Promise<void> | void;
+  /** The form's fields, given the last error (for the messages beside them). */
+  children: (error: unknown) => ReactNode;
+  fields?: string[];
+  extraActions?: ReactNode;
+  onOpenChange?: (open: boolean) => void;
+  /** Called instead of giving focus back to the trigger once closed. */
+  onClosed?: () => void;
+}) {
+  const [open, setOpen] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+  const change = (next: boolean) => {
+    if (next) setError(undefined);
+    onOpenChange?.(next);
+    setOpen(next);
+  };
+  const submit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      await onSubmit(new FormData(event.currentTarget));
+      change(false);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const shownAtField = error instanceof ApiError && fields.some((field) => error.fieldMessage(field) !== undefined);
+  return (
+    <Dialog.Root open={open} onOpenChange={change}>
+      <Dialog.Trigger asChild>{trigger}</Dialog.Trigger>
+      <Dialog.Portal>
+        <Dialog.Overlay className="overlay" />
+        <Dialog.Content
+          className="dialog"
+          aria-describedby={undefined}
+          onCloseAutoFocus={(event) => {
+            if (!onClosed) return;
+            event.preventDefault();
+            onClosed();
+          }}
+        >
+          <Dialog.Title>{title}</Dialog.Title>
+          <form onSubmit={(event) => void submit(event)}>
+            {children(error)}
+            {error !== undefined && !shownAtField && <ErrorMessage>{messageOf(error)}</ErrorMessage>}
+            <div className="actions">
+              {extraActions}
+              <Dialog.Close asChild>
+                <button type="button">Cancel</button>
+              </Dialog.Close>
+              <button type="submit" className="primary" disabled={busy}>
+                {submitLabel}
+              </button>
+            </div>
+          </form>
+        </Dialog.Content>
+      </Dialog.Portal>
+    </Dialog.Root>
+  );
+}
