@@ -5,7 +5,7 @@ import { api, call, messageOf } from '../api/client';
 import { ConfirmButton } from '../components/confirm';
 import { ErrorMessage } from '../components/field';
 import { Rendered } from '../components/rendered';
-import { RichTextEditor } from '../editor/editor';
+import { LazyRichTextEditor as RichTextEditor } from '../editor/lazy-editor';
 import { emptyDocument } from '../editor/types';
 import { useMe } from './layout';
 import { useArcs, useCampaign, useCampaignSlug, useRefreshCampaign, useRendered } from './queries';

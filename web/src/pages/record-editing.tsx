@@ -3,7 +3,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
 import type { Descendant } from 'slate';
-import { RichTextEditor } from '../editor/editor';
+import { LazyRichTextEditor as RichTextEditor } from '../editor/lazy-editor';
 import { plainText } from '../editor/plain-text';
 import { readDraft, useSaver, type Draft, type Saver } from '../editor/saver';
 import { emptyDocument } from '../editor/types';
