@@ -67,9 +67,33 @@ export interface ThingsTable {
   slug: string;
   name: string;
   description: string | null;
+  /** 'all' or 'gm' (see access/view.ts). */
+  visibility: Generated<Visibility>;
   version: number;
   created_at: string;
   updated_at: string;
+}
+
+export type Visibility = 'all' | 'gm';
+export type Role = 'owner' | 'gm' | 'player';
+
+export interface CampaignMembersTable {
+  campaign_id: number;
+  user_id: string;
+  role: Role;
+  joined_at: string;
+}
+
+export interface InvitationsTable {
+  id: Generated<number>;
+  campaign_id: number;
+  role: 'gm' | 'player';
+  secret_hash: string;
+  created_by: string;
+  created_at: string;
+  expires_at: string;
+  max_uses: number;
+  uses: Generated<number>;
 }
 
 export { ARC_TEXT_FIELDS, type ArcTextField } from '../domain/arc-fields.js';
@@ -87,6 +111,7 @@ export interface ArcsTable {
   key: string | null;
   outcome: string | null;
   notes: string | null;
+  visibility: Generated<Visibility>;
   version: number;
   created_at: string;
   updated_at: string;
@@ -154,6 +179,8 @@ export interface DB {
   search_terms: SearchTermsTable;
   search_term_variants: SearchTermVariantsTable;
   mentions: MentionsTable;
+  campaign_members: CampaignMembersTable;
+  invitations: InvitationsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
@@ -166,6 +193,8 @@ export type ThingUpdate = Updateable<ThingsTable>;
 export type ArcUpdate = Updateable<ArcsTable>;
 export type UploadGrantRow = Selectable<UploadGrantsTable>;
 export type AssetRow = Selectable<AssetsTable>;
+export type MemberRow = Selectable<CampaignMembersTable>;
+export type InvitationRow = Selectable<InvitationsTable>;
 export type ImageRemovalRow = Selectable<ImageRemovalsTable>;
 
 // The search index (src/search; see migrations/2026-11-21-0003-search.ts). `kind`: 1 thing, 2 arc,
@@ -179,6 +208,8 @@ export interface SearchDocumentsTable {
   name_key: string;
   name_len: number;
   text_len: number;
+  /** Bit set of the views the document is for: 1 players, 2 game masters. */
+  audience: Generated<number>;
 }
 
 export interface SearchPostingsTable {
@@ -191,6 +222,7 @@ export interface SearchPostingsTable {
   text_tf: number;
   name_len: number;
   text_len: number;
+  audience: Generated<number>;
 }
 
 export interface SearchTermsTable {

@@ -20,6 +20,7 @@ export const errorCatalogue = {
   invalid_credentials: { status: 401, title: 'Unauthorized' },
   premium_required: { status: 403, title: 'Forbidden' },
   cross_site_request: { status: 403, title: 'Forbidden' },
+  role_forbidden: { status: 403, title: 'Forbidden' },
   route_not_found: { status: 404, title: 'Not Found' },
   campaign_not_found: { status: 404, title: 'Not Found' },
   thing_not_found: { status: 404, title: 'Not Found' },
@@ -30,6 +31,8 @@ export const errorCatalogue = {
   asset_not_found: { status: 404, title: 'Not Found' },
   upload_url_not_found: { status: 404, title: 'Not Found' },
   image_not_found: { status: 404, title: 'Not Found' },
+  member_not_found: { status: 404, title: 'Not Found' },
+  invitation_not_found: { status: 404, title: 'Not Found' },
   method_not_allowed: { status: 405, title: 'Method Not Allowed' },
   request_timeout: { status: 408, title: 'Request Timeout' },
   conflict: { status: 409, title: 'Conflict' },
@@ -37,6 +40,8 @@ export const errorCatalogue = {
   name_taken: { status: 409, title: 'Conflict' },
   email_taken: { status: 409, title: 'Conflict' },
   upload_already_received: { status: 409, title: 'Conflict' },
+  owner_must_transfer: { status: 409, title: 'Conflict' },
+  invitation_unavailable: { status: 410, title: 'Gone' },
   precondition_failed: { status: 412, title: 'Precondition Failed' },
   payload_too_large: { status: 413, title: 'Content Too Large' },
   image_too_large: { status: 413, title: 'Content Too Large' },
@@ -156,4 +161,12 @@ export const errors = {
       `${reason} Send a PNG, JPEG, GIF, WebP or AVIF image: the format is read from the content, not the name or the declared type.`,
     ),
   imageNotFound: () => new AppError('image_not_found', 'There is no image at this address.'),
+
+  roleForbidden: (what: string) => new AppError('role_forbidden', `Your role in this campaign does not allow this: ${what}`),
+  memberNotFound: (userId: string) => new AppError('member_not_found', `User "${userId}" is not a member of this campaign.`),
+  invitationNotFound: (id: number | string) => new AppError('invitation_not_found', `This campaign has no pending invitation ${id}.`),
+  invitationUnavailable: () =>
+    new AppError('invitation_unavailable', 'This invitation cannot be used: it has expired, been used up or been revoked. Ask for a new one.'),
+  ownerMustTransfer: (what: string) =>
+    new AppError('owner_must_transfer', `The owner ${what}; transfer the campaign to another member first.`),
 };

@@ -1,7 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.js';
 import { extendSession, findSessionUser, findTokenUser, touchToken } from '../db/repositories/credentials.js';
-import type { CampaignRow, UserRow } from '../db/schema.js';
+import type { CampaignRow, Role, UserRow } from '../db/schema.js';
+import { atLeast, defaultLeastRole } from '../access/policy.js';
+import { makeView, VIEW_HEADER, type View } from '../access/view.js';
+import { loadHiddenRecords } from '../db/repositories/visible.js';
 import type { Config } from '../config.js';
 import { takeSlot } from '../db/repositories/rate-limits.js';
 import { limitKeys, MINUTE_MS } from '../domain/rate-limit.js';
@@ -21,8 +24,10 @@ export interface Caller {
   user: UserRow;
   via: 'cookie' | 'token';
   sessionSecretHash?: string;
-  /** The campaign named in the path, when the caller may access it (looked up in the same query). */
+  /** The campaign named in the path, when the caller is a member (looked up in the same query). */
   campaign?: CampaignRow | undefined;
+  /** The caller's role in that campaign. */
+  role?: Role | undefined;
 }
 
 declare module 'fastify' {
@@ -31,10 +36,17 @@ declare module 'fastify' {
     auth?: AuthMode;
     /** The asset routes add `success: false` to their problem bodies. */
     problemSuccessFlag?: boolean;
+    /**
+     * On a campaign route, the least role that may call it (access/policy.ts): reads default to
+     * `player`, writes to `gm`. A member below it gets 403 role_forbidden before the body is read.
+     */
+    role?: Role;
   }
   interface FastifyRequest {
     caller: Caller | null;
     campaign: CampaignRow | null;
+    /** What the caller may see of the campaign (access/view.ts); set on every campaign route. */
+    view: View | null;
   }
 }
 
@@ -78,7 +90,7 @@ async function resolveCaller(
     if (found.lastUsedAt === null || nowMs - Date.parse(found.lastUsedAt) > TOKEN_TOUCH_INTERVAL_MS) {
       await touchToken(database.kysely, found.tokenId, nowString);
     }
-    return { user: found.user, via: 'token', campaign: found.campaign };
+    return { user: found.user, via: 'token', campaign: found.campaign, role: found.role };
   }
   const cookie = request.cookies[SESSION_COOKIE];
   if (!cookie) return null;
@@ -91,7 +103,7 @@ async function resolveCaller(
     await extendSession(database.kysely, found.sessionId, addMs(nowString, lifetimeMs));
     void reply.setCookie(SESSION_COOKIE, cookie, sessionCookieOptions(config, lifetimeMs / 1000));
   }
-  return { user: found.user, via: 'cookie', sessionSecretHash: secretHash, campaign: found.campaign };
+  return { user: found.user, via: 'cookie', sessionSecretHash: secretHash, campaign: found.campaign, role: found.role };
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -116,6 +128,7 @@ export function registerAuth(app: FastifyInstance, database: Database, config: C
   const publicOrigin = new URL(config.publicBaseUrl).origin;
   app.decorateRequest('caller', null);
   app.decorateRequest('campaign', null);
+  app.decorateRequest('view', null);
 
   // onRequest, before the body is even read: no caller gets a 401 whatever it sent.
   app.addHook('onRequest', async (request, reply) => {
@@ -133,10 +146,31 @@ export function registerAuth(app: FastifyInstance, database: Database, config: C
     request.caller = caller;
     if (config.apiRateLimit !== undefined) await applyApiRateLimit(database, config.apiRateLimit, caller, reply);
     if (mode === 'campaign') {
-      if (!caller.campaign) throw errors.campaignNotFound(slug ?? '');
+      if (!caller.campaign || !caller.role) throw errors.campaignNotFound(slug ?? '');
       request.campaign = caller.campaign;
+      const view = makeView(caller.campaign, caller.role, request.headers[VIEW_HEADER] === 'player');
+      request.view = view;
+      const least = request.routeOptions.config.role ?? defaultLeastRole(request.method);
+      if (!atLeast(view.role, least)) {
+        throw errors.roleForbidden(
+          view.memberRole === view.role ? `it needs the role ${least}, and yours is ${view.role}.` : `it needs the role ${least}, and you are viewing the campaign as a player.`,
+        );
+      }
     }
   });
+
+  // A player's view needs the campaign's GM-only records before anything is presented. Loaded here,
+  // after the response cache had its chance (a cached answer needs nothing), for every route.
+  app.addHook('preHandler', async (request) => {
+    const view = request.view;
+    if (view?.players && !view.hidden) view.hidden = await loadHiddenRecords(database.kysely, view.campaignId);
+  });
+}
+
+/** The view of the request's campaign (set on every campaign route by registerAuth). */
+export function viewOf(request: FastifyRequest): View {
+  if (!request.view) throw errors.campaignNotFound();
+  return request.view;
 }
 
 // The general per-caller limit (API_RATE_LIMIT requests per minute), off unless configured.

@@ -2,6 +2,7 @@
 // (turned into the ExpectedVersion a repository checks), and If-None-Match on reads (304).
 import type { FastifyRequest } from 'fastify';
 import type { ExpectedVersion } from '../domain/versions.js';
+import { viewKey, type View } from '../access/view.js';
 
 /** Strong ETag for a record: its id and its version, so a re-created record never matches an old tag. */
 export function etagOf(id: number, version: number): string {
@@ -9,11 +10,26 @@ export function etagOf(id: number, version: number): string {
 }
 
 /**
- * Weak ETag of a list of a campaign: the campaign's own version and its content version, which
- * every write inside the campaign bumps (db/repositories/common.ts beginCampaignWrite).
+ * The ETag of a thing, arc or thing type as this view reads it. A game master's is the record's own
+ * (what If-Match takes). A player's differs, and also changes with every write in the campaign: what
+ * a player reads of a record depends on other records too (a mention of a record made GM-only loses
+ * its target), so the record's version alone cannot name it.
  */
-export function listEtag(campaignId: number, version: number, contentVersion: number): string {
-  return `W/"c${campaignId}-${version}-${contentVersion}"`;
+export function recordEtag(view: View, id: number, version: number): string {
+  return view.players ? `W/"p${id}-${version}-${view.contentVersion}"` : etagOf(id, version);
+}
+
+/** The campaign record's ETag: it carries the caller's `role`, so the role is part of its version. */
+export function campaignEtag(view: View, campaign: { id: number; version: number }): string {
+  return view.players ? recordEtag(view, campaign.id, campaign.version) : `"${campaign.id}-${campaign.version}-${view.role}"`;
+}
+
+/**
+ * Weak ETag of a list of a campaign: the campaign's own version and its content version, which
+ * every write inside the campaign bumps (db/repositories/common.ts beginCampaignWrite), and the view.
+ */
+export function listEtag(campaignId: number, version: number, contentVersion: number, view: View): string {
+  return `W/"c${campaignId}-${version}-${contentVersion}-${viewKey(view)}"`;
 }
 
 /** The version a write expects from the request's If-Match (strong comparison), or undefined without one. */
@@ -22,7 +38,8 @@ export function expectedVersion(request: FastifyRequest): ExpectedVersion | unde
   if (header === undefined) return undefined;
   const value = header.trim();
   if (value === '*') return { admits: () => true };
-  const tags = value.split(',').map((tag) => tag.trim());
+  // A campaign's tag carries the role it was read with (campaignEtag); any writer's names the version.
+  const tags = value.split(',').map((tag) => tag.trim().replace(/-(owner|gm)"$/, '"'));
   return { admits: (id, version) => tags.includes(etagOf(id, version)) };
 }
 

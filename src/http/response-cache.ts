@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ifNoneMatchAdmits, listEtag } from './conditional.js';
+import { viewKey } from '../access/view.js';
 
 // Serialized GET responses of a campaign, kept in memory and keyed by the campaign's versions.
 // Every write inside a campaign bumps its content_version in the database (beginCampaignWrite),
@@ -116,11 +117,13 @@ export function registerResponseCache(app: FastifyInstance, cache: ResponseCache
   app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     const mode = request.routeOptions.config.cache;
     const campaign = request.campaign;
-    if (request.method !== 'GET' || mode === undefined || !campaign) {
+    const view = request.view;
+    if (request.method !== 'GET' || mode === undefined || !campaign || !view) {
       done();
       return;
     }
-    const key = `${campaign.id}:${campaign.version}:${campaign.content_version}:${request.url}`;
+    // Kept apart per view (access/view.ts): no answer built for one view is served to another.
+    const key = `${campaign.id}:${campaign.version}:${campaign.content_version}:${viewKey(view)}:${request.url}`;
     const hit = cache.get(key);
     if (hit) {
       // Answered here: the hook chain stops, `done` is not called.
@@ -130,7 +133,7 @@ export function registerResponseCache(app: FastifyInstance, cache: ResponseCache
     request.responseCacheKey = key;
     // A list's version is the campaign's, known before the handler runs.
     if (mode === 'list') {
-      const etag = listEtag(campaign.id, campaign.version, campaign.content_version);
+      const etag = listEtag(campaign.id, campaign.version, campaign.content_version, view);
       if (ifNoneMatchAdmits(request.headers['if-none-match'], etag)) {
         notModified(reply, etag);
         return;
@@ -159,7 +162,7 @@ export function registerResponseCache(app: FastifyInstance, cache: ResponseCache
     const campaign = request.campaign!;
     let etag = reply.getHeader('etag');
     if (typeof etag !== 'string') {
-      etag = listEtag(campaign.id, campaign.version, campaign.content_version);
+      etag = listEtag(campaign.id, campaign.version, campaign.content_version, request.view!);
       void reply.header('etag', etag);
     }
     const link = reply.getHeader('link');

@@ -57,13 +57,43 @@ export function plainText(value: unknown): string {
     .join('\n');
 }
 
-/** The plain text of a stored rich-text column (JSON text or NULL). */
-export function plainTextOfStored(stored: string | null): string {
+/**
+ * The plain text of a stored rich-text column (JSON text or NULL); `withSecrets: false` leaves out
+ * secret blocks (top-level blocks with `isSecret: true`), as players read it.
+ */
+export function plainTextOfStored(stored: string | null, withSecrets = true): string {
   try {
-    return plainText(parseStoredRichText(stored));
+    const value = parseStoredRichText(stored);
+    return plainText(withSecrets ? value : value.filter((block) => !(isObject(block) && block.isSecret === true)));
   } catch {
     return '';
   }
+}
+
+/** The views a search document is for, as a bit set (search_documents.audience). */
+export const AUDIENCE = { players: 1, gms: 2, everyone: 3 } as const;
+
+export interface AudienceDocument {
+  audience: number;
+  document: IndexDocument;
+}
+
+/**
+ * The documents of one record: one for everyone when players may see it and it has no secret
+ * blocks; else its whole text for game masters and, if players may see the record, its text
+ * without secret blocks for them. `texts(withSecrets)` gives the record's texts.
+ */
+export function audienceDocuments(name: string, texts: (withSecrets: boolean) => string[], forPlayers: boolean): AudienceDocument[] {
+  const full = texts(true);
+  const gms = buildDocument(name, full);
+  if (!forPlayers) return gms ? [{ audience: AUDIENCE.gms, document: gms }] : [];
+  const open = texts(false);
+  if (open.every((text, i) => text === full[i])) return gms ? [{ audience: AUDIENCE.everyone, document: gms }] : [];
+  const players = buildDocument(name, open);
+  const out: AudienceDocument[] = [];
+  if (players) out.push({ audience: AUDIENCE.players, document: players });
+  if (gms) out.push({ audience: AUDIENCE.gms, document: gms });
+  return out;
 }
 
 /** The index document of a record with this name and these texts; null when neither has a term. */
@@ -88,30 +118,32 @@ export function buildDocument(name: string, texts: readonly string[]): IndexDocu
   return { nameKey: nameKey(name), nameLength: nameTokens.length, textLength, postings };
 }
 
-/** What the index reads of a thing, an arc and a campaign: names and stored rich text (JSON or NULL). */
+/** What the index reads of a thing, an arc and a campaign: names, stored rich text (JSON or NULL) and visibility. */
 export interface IndexedThing {
   name: string;
   description: string | null;
+  visibility: string;
 }
-export type IndexedArc = { name: string } & Record<ArcTextField, string | null>;
+export type IndexedArc = { name: string; visibility: string } & Record<ArcTextField, string | null>;
 export interface IndexedCampaign {
   description: string | null;
 }
 
-export function thingDocument(thing: IndexedThing): IndexDocument | null {
-  return buildDocument(thing.name, [plainTextOfStored(thing.description)]);
+export function thingDocuments(thing: IndexedThing): AudienceDocument[] {
+  return audienceDocuments(thing.name, (withSecrets) => [plainTextOfStored(thing.description, withSecrets)], thing.visibility === 'all');
 }
 
-export function arcDocument(arc: IndexedArc): IndexDocument | null {
-  return buildDocument(
+export function arcDocuments(arc: IndexedArc): AudienceDocument[] {
+  return audienceDocuments(
     arc.name,
-    ARC_TEXT_FIELDS.map((field) => plainTextOfStored(arc[field])),
+    (withSecrets) => ARC_TEXT_FIELDS.map((field) => plainTextOfStored(arc[field], withSecrets)),
+    arc.visibility === 'all',
   );
 }
 
 // The campaign's own name is not searched: inside a campaign it would match every search for it.
-export function campaignDocument(campaign: IndexedCampaign): IndexDocument | null {
-  return buildDocument('', [plainTextOfStored(campaign.description)]);
+export function campaignDocuments(campaign: IndexedCampaign): AudienceDocument[] {
+  return audienceDocuments('', (withSecrets) => [plainTextOfStored(campaign.description, withSecrets)], true);
 }
 
 /** Whether an arc update touches what the index holds of the arc (its name or a text field). */

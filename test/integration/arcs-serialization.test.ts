@@ -1,3 +1,4 @@
+import { fullView } from '../../src/access/view.js';
 import { Type } from '@sinclair/typebox';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -63,11 +64,12 @@ async function schemaSerialized(value: unknown): Promise<string> {
 
 describe(`GET /arcs serialization on ${dialect}`, () => {
   it('writes exactly the bytes the response schema writes of the presented arcs', async () => {
-    const details = await listArcsByCampaign(ctx.database.kysely, campaignId);
+    const view = fullView({ id: campaignId, content_version: 0 });
+    const details = await listArcsByCampaign(ctx.database.kysely, view);
     expect(details.length).toBe(4);
     expect(details.some((d) => d.things.length > 0 && d.children.length > 0 && d.parent !== null)).toBe(true);
-    const expected = await schemaSerialized(details.map((detail) => presentArc(detail)));
-    expect(serializeArcs(details)).toBe(expected);
+    const expected = await schemaSerialized(details.map((detail) => presentArc(detail, view)));
+    expect(serializeArcs(details, view)).toBe(expected);
     const response = await ctx.app.inject({ method: 'GET', url: `${base}/arcs`, headers: owner.headers });
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
@@ -77,6 +79,6 @@ describe(`GET /arcs serialization on ${dialect}`, () => {
   });
 
   it('writes an empty campaign as an empty array', async () => {
-    expect(serializeArcs([])).toBe(await schemaSerialized([]));
+    expect(serializeArcs([], fullView({ id: campaignId, content_version: 0 }))).toBe(await schemaSerialized([]));
   });
 });

@@ -22,8 +22,9 @@ const ARC_KEYS = [
   'slug',
   'things',
   'updatedAt',
+  'visibility',
 ];
-const THING_KEYS = ['campaignId', 'createdAt', 'description', 'id', 'name', 'slug', 'typeId', 'updatedAt'];
+const THING_KEYS = ['campaignId', 'createdAt', 'description', 'id', 'name', 'slug', 'typeId', 'updatedAt', 'visibility'];
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 function doc(text: string) {
@@ -270,6 +271,7 @@ describe('GET arcs', () => {
       typeId: axe.type_id,
       name: 'Axe',
       description: EMPTY,
+      visibility: 'all',
       campaignId: c.id,
       createdAt: axe.created_at,
       updatedAt: axe.updated_at,

@@ -1,3 +1,4 @@
+import { fullView } from '../../src/access/view.js';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateToLatest, migrator } from '../../src/db/migrate.js';
@@ -47,7 +48,7 @@ describe(`migrations on ${dialect}`, () => {
 
       await migrateToLatest(database);
       expect(await db.selectFrom('index_rebuilds').selectAll().execute()).toEqual([]);
-      const found = await searchCampaign(database, { ...campaign, content_version: 0 }, { text: 'spider', type: 'any', limit: 20 });
+      const found = await searchCampaign(database, { ...campaign, content_version: 0 }, fullView({ ...campaign, content_version: 0 }), { text: 'spider', type: 'any', limit: 20 });
       expect(found.hits.map((hit) => hit.slug)).toEqual(['nezznar']);
     } finally {
       await database.close();

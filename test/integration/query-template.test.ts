@@ -37,9 +37,13 @@ const campaignColumns = [
   'campaigns.content_version as campaign_content_version',
   'campaigns.created_at as campaign_created_at',
   'campaigns.updated_at as campaign_updated_at',
+  'campaign_members.role as campaign_role',
 ] as const;
-function ownedCampaign<J extends JoinBuilder<DB, 'users' | 'campaigns'>>(join: J, slug: string | undefined) {
-  return join.onRef('campaigns.user_id', '=', 'users.id').on('campaigns.slug', '=', slug ?? '');
+function campaignBySlug<J extends JoinBuilder<DB, 'users' | 'campaigns'>>(join: J, slug: string | undefined) {
+  return join.on('campaigns.slug', '=', slug ?? '');
+}
+function membership<J extends JoinBuilder<DB, 'users' | 'campaigns' | 'campaign_members'>>(join: J) {
+  return join.onRef('campaign_members.campaign_id', '=', 'campaigns.id').onRef('campaign_members.user_id', '=', 'users.id');
 }
 
 // The queries as they were built on every request before the templates.
@@ -47,7 +51,8 @@ function referenceTokenQuery(db: Kysely<DB>, secretHash: string, now: string, sl
   return db
     .selectFrom('api_tokens')
     .innerJoin('users', 'users.id', 'api_tokens.user_id')
-    .leftJoin('campaigns', (join) => ownedCampaign(join, slug))
+    .leftJoin('campaigns', (join) => campaignBySlug(join, slug))
+    .leftJoin('campaign_members', (join) => membership(join))
     .select([...userColumns, ...campaignColumns, 'api_tokens.id as token_id', 'api_tokens.last_used_at as token_last_used_at'])
     .where('api_tokens.secret_hash', '=', secretHash)
     .where((eb) => eb.or([eb('api_tokens.expires_at', 'is', null), eb('api_tokens.expires_at', '>', now)]));
@@ -56,7 +61,8 @@ function referenceSessionQuery(db: Kysely<DB>, secretHash: string, now: string, 
   return db
     .selectFrom('sessions')
     .innerJoin('users', 'users.id', 'sessions.user_id')
-    .leftJoin('campaigns', (join) => ownedCampaign(join, slug))
+    .leftJoin('campaigns', (join) => campaignBySlug(join, slug))
+    .leftJoin('campaign_members', (join) => membership(join))
     .select([...userColumns, ...campaignColumns, 'sessions.id as session_id', 'sessions.expires_at as session_expires_at'])
     .where('sessions.secret_hash', '=', secretHash)
     .where('sessions.expires_at', '>', now);
@@ -73,10 +79,12 @@ beforeAll(async () => {
     ['mine', ownerId],
     ['theirs', otherId],
   ] as const) {
-    await db
+    const campaign = await db
       .insertInto('campaigns')
       .values({ slug, name: slug, description: null, user_id: userId, version: 3, created_at: NOW, updated_at: NOW })
-      .execute();
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await db.insertInto('campaign_members').values({ campaign_id: campaign.id, user_id: userId, role: 'owner', joined_at: NOW }).execute();
   }
   await createToken(db, { userId: ownerId, name: 'forever', secretHash: 'tok-forever', now: NOW, expiresAt: null });
   await createToken(db, { userId: ownerId, name: 'live', secretHash: 'tok-live', now: NOW, expiresAt: FUTURE });
@@ -119,7 +127,7 @@ describe('findTokenUser from its template', () => {
           premium_until: rest.premium_until,
           created_at: rest.created_at,
         });
-        if (rest.campaign_id === null) expect(found!.campaign).toBeUndefined();
+        if (rest.campaign_id === null || rest.campaign_role === null) expect(found!.campaign).toBeUndefined();
         else {
           expect(found!.campaign).toEqual({
             id: rest.campaign_id,
@@ -171,8 +179,11 @@ describe('findSessionUser from its template', () => {
         expect(found?.sessionId).toBe(reference.session_id);
         expect(found?.expiresAt).toBe(reference.session_expires_at);
         expect(found?.user.id).toBe(reference.id);
-        expect(found?.campaign?.id).toBe(reference.campaign_id ?? undefined);
-        expect(found?.campaign?.content_version).toBe(reference.campaign_content_version ?? undefined);
+        // A campaign the user is no member of is not theirs: no campaign at all.
+        const member = reference.campaign_role !== null;
+        expect(found?.campaign?.id).toBe(member ? reference.campaign_id : undefined);
+        expect(found?.campaign?.content_version).toBe(member ? reference.campaign_content_version : undefined);
+        expect(found?.role).toBe(member ? reference.campaign_role : undefined);
       });
     }
   }

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../../src/db/database.js';
 import { ARC_TEXT_FIELDS } from '../../src/db/schema.js';
 import { KIND_CODES, type IndexDocument } from '../../src/search/document.js';
-import { arcDocument, campaignDocument, thingDocument } from '../../src/search/document.js';
+import { arcDocuments, campaignDocuments, thingDocuments, type AudienceDocument } from '../../src/search/document.js';
 import { mentionsIndexProblems } from './mentions-integrity.js';
 
 // Whole-database checks after crashes, races and fuzzing. No vitest imports: scripts/chaos.ts uses it too.
@@ -71,27 +71,32 @@ async function searchIndexProblems(kysely: Kysely<any>): Promise<string[]> {
   const problems: string[] = [];
   const stored = new Map<string, StoredDocument>();
   const byDocId = new Map<string, StoredDocument>();
-  const documents = await sql<{ id: number; campaign_id: number; kind: number; thing_id: number | null; arc_id: number | null; name_key: string; name_len: number; text_len: number }>`
-    select id, campaign_id, kind, thing_id, arc_id, name_key, name_len, text_len from search_documents`.execute(kysely);
+  const documents = await sql<{ id: number; campaign_id: number; kind: number; thing_id: number | null; arc_id: number | null; name_key: string; name_len: number; text_len: number; audience: number }>`
+    select id, campaign_id, kind, thing_id, arc_id, name_key, name_len, text_len, audience from search_documents`.execute(kysely);
   for (const d of documents.rows) {
     const recordId = Number(d.kind) === KIND_CODES.thing ? d.thing_id : Number(d.kind) === KIND_CODES.arc ? d.arc_id : d.campaign_id;
     const doc: StoredDocument = { nameKey: d.name_key, nameLength: Number(d.name_len), textLength: Number(d.text_len), postings: new Map() };
-    stored.set(`${Number(d.kind)}:${Number(d.campaign_id)}:${Number(recordId)}`, doc);
+    stored.set(`${Number(d.kind)}:${Number(d.campaign_id)}:${Number(recordId)}:${Number(d.audience)}`, doc);
     byDocId.set(`${Number(d.campaign_id)}:${Number(d.id)}`, doc);
   }
-  const postings = await sql<{ campaign_id: number; doc_id: number; term: string; kind: number; record_id: number; name_tf: number; text_tf: number; name_len: number; text_len: number }>`
-    select campaign_id, doc_id, term, kind, record_id, name_tf, text_tf, name_len, text_len from search_postings`.execute(kysely);
+  const postings = await sql<{ campaign_id: number; doc_id: number; term: string; kind: number; record_id: number; name_tf: number; text_tf: number; name_len: number; text_len: number; audience: number }>`
+    select campaign_id, doc_id, term, kind, record_id, name_tf, text_tf, name_len, text_len, audience from search_postings`.execute(kysely);
   for (const p of postings.rows) {
     byDocId
       .get(`${Number(p.campaign_id)}:${Number(p.doc_id)}`)
-      ?.postings.set(p.term, postingText(Number(p.kind), Number(p.record_id), Number(p.name_tf), Number(p.text_tf), Number(p.name_len), Number(p.text_len)));
+      ?.postings.set(p.term, `${postingText(Number(p.kind), Number(p.record_id), Number(p.name_tf), Number(p.text_tf), Number(p.name_len), Number(p.text_len))}:${Number(p.audience)}`);
   }
 
   const report = (what: string) => {
     if (problems.length < 20) problems.push(what);
   };
-  const compare = (kind: number, campaignId: number, recordId: number, expected: IndexDocument | null) => {
-    const key = `${kind}:${campaignId}:${recordId}`;
+  const compareAll = (kind: number, campaignId: number, recordId: number, expected: AudienceDocument[]) => {
+    for (const audience of [1, 2, 3]) {
+      compare(kind, campaignId, recordId, audience, expected.find((d) => d.audience === audience)?.document ?? null);
+    }
+  };
+  const compare = (kind: number, campaignId: number, recordId: number, audience: number, expected: IndexDocument | null) => {
+    const key = `${kind}:${campaignId}:${recordId}:${audience}`;
     const found = stored.get(key);
     stored.delete(key);
     if (!expected) {
@@ -107,20 +112,20 @@ async function searchIndexProblems(kysely: Kysely<any>): Promise<string[]> {
       return;
     }
     const wanted = new Map(
-      [...expected.postings].map(([term, counts]) => [term, postingText(kind, recordId, counts.name, counts.text, expected.nameLength, expected.textLength)]),
+      [...expected.postings].map(([term, counts]) => [term, `${postingText(kind, recordId, counts.name, counts.text, expected.nameLength, expected.textLength)}:${audience}`]),
     );
     const same = wanted.size === found.postings.size && [...wanted].every(([term, text]) => found.postings.get(term) === text);
     if (!same) report(`search index: record ${key} has stale postings (${found.postings.size} stored, ${wanted.size} expected)`);
   };
 
-  const things = await sql<{ id: number; campaign_id: number; name: string; description: string | null }>`
-    select id, campaign_id, name, description from things`.execute(kysely);
-  for (const t of things.rows) compare(KIND_CODES.thing, Number(t.campaign_id), Number(t.id), thingDocument(t));
+  const things = await sql<{ id: number; campaign_id: number; name: string; description: string | null; visibility: string }>`
+    select id, campaign_id, name, description, visibility from things`.execute(kysely);
+  for (const t of things.rows) compareAll(KIND_CODES.thing, Number(t.campaign_id), Number(t.id), thingDocuments(t));
   const arcs = await sql<Record<string, unknown> & { id: number; campaign_id: number; name: string }>`
-    select id, campaign_id, name, ${sql.join(ARC_TEXT_FIELDS.map((field) => sql.ref(field)))} from arcs`.execute(kysely);
-  for (const a of arcs.rows) compare(KIND_CODES.arc, Number(a.campaign_id), Number(a.id), arcDocument(a as never));
+    select id, campaign_id, name, visibility, ${sql.join(ARC_TEXT_FIELDS.map((field) => sql.ref(field)))} from arcs`.execute(kysely);
+  for (const a of arcs.rows) compareAll(KIND_CODES.arc, Number(a.campaign_id), Number(a.id), arcDocuments(a as never));
   const campaigns = await sql<{ id: number; description: string | null }>`select id, description from campaigns`.execute(kysely);
-  for (const c of campaigns.rows) compare(KIND_CODES.campaign, Number(c.id), Number(c.id), campaignDocument(c));
+  for (const c of campaigns.rows) compareAll(KIND_CODES.campaign, Number(c.id), Number(c.id), campaignDocuments(c));
   for (const key of stored.keys()) report(`search index: document ${key} belongs to no record`);
   return problems;
 }

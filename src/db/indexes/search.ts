@@ -11,10 +11,11 @@ import { campaignWrite } from '../repositories/common.js';
 import { ARC_TEXT_FIELDS } from '../schema.js';
 import { AppError } from '../../domain/errors.js';
 import {
-  arcDocument,
-  campaignDocument,
+  arcDocuments,
+  campaignDocuments,
   KIND_CODES,
-  thingDocument,
+  thingDocuments,
+  type AudienceDocument,
   type DocumentKind,
   type IndexDocument,
   type IndexedArc,
@@ -34,7 +35,12 @@ const RECORDS_PER_BATCH = 500;
 interface PendingDocument {
   kind: DocumentKind;
   recordId: number;
+  audience: number;
   document: IndexDocument;
+}
+
+function pendingOf(kind: DocumentKind, recordId: number, documents: AudienceDocument[]): PendingDocument[] {
+  return documents.map(({ audience, document }) => ({ kind, recordId, audience, document }));
 }
 
 function chunks<T>(items: readonly T[], size: number): T[][] {
@@ -51,7 +57,7 @@ async function insertDocuments(db: Db, campaignId: number, pending: readonly Pen
     const rows = await db
       .insertInto('search_documents')
       .values(
-        batch.map(({ kind, recordId, document }) => ({
+        batch.map(({ kind, recordId, audience, document }) => ({
           campaign_id: campaignId,
           kind: KIND_CODES[kind],
           thing_id: kind === 'thing' ? recordId : null,
@@ -59,18 +65,19 @@ async function insertDocuments(db: Db, campaignId: number, pending: readonly Pen
           name_key: document.nameKey,
           name_len: document.nameLength,
           text_len: document.textLength,
+          audience,
         })),
       )
-      .returning(['id', 'kind', 'thing_id', 'arc_id'])
+      .returning(['id', 'kind', 'thing_id', 'arc_id', 'audience'])
       .execute();
     // RETURNING order is not promised: match rows to records by their ids.
-    for (const row of rows) docIds.set(`${row.kind}:${row.thing_id ?? row.arc_id ?? 0}`, row.id);
+    for (const row of rows) docIds.set(`${row.kind}:${row.thing_id ?? row.arc_id ?? 0}:${row.audience}`, row.id);
   }
 
   const postings = [];
   const terms = new Set<string>();
-  for (const { kind, recordId, document } of pending) {
-    const docId = docIds.get(`${KIND_CODES[kind]}:${kind === 'campaign' ? 0 : recordId}`);
+  for (const { kind, recordId, audience, document } of pending) {
+    const docId = docIds.get(`${KIND_CODES[kind]}:${kind === 'campaign' ? 0 : recordId}:${audience}`);
     if (docId === undefined) throw new Error('search index: a document was inserted without an id');
     for (const [term, counts] of document.postings) {
       terms.add(term);
@@ -84,6 +91,7 @@ async function insertDocuments(db: Db, campaignId: number, pending: readonly Pen
         text_tf: counts.text,
         name_len: document.nameLength,
         text_len: document.textLength,
+        audience,
       });
     }
   }
@@ -121,22 +129,19 @@ async function insertDocuments(db: Db, campaignId: number, pending: readonly Pen
  */
 export async function indexThing(db: Db, thing: IndexedThing & { id: number; campaign_id: number }, created = false): Promise<void> {
   if (!created) await db.deleteFrom('search_documents').where('campaign_id', '=', thing.campaign_id).where('thing_id', '=', thing.id).execute();
-  const document = thingDocument(thing);
-  if (document) await insertDocuments(db, thing.campaign_id, [{ kind: 'thing', recordId: thing.id, document }]);
+  await insertDocuments(db, thing.campaign_id, pendingOf('thing', thing.id, thingDocuments(thing)));
 }
 
 /** (Re)indexes one arc: call inside the transaction that created it (`created`) or changed its name or a text field. */
 export async function indexArc(db: Db, arc: IndexedArc & { id: number; campaign_id: number }, created = false): Promise<void> {
   if (!created) await db.deleteFrom('search_documents').where('campaign_id', '=', arc.campaign_id).where('arc_id', '=', arc.id).execute();
-  const document = arcDocument(arc);
-  if (document) await insertDocuments(db, arc.campaign_id, [{ kind: 'arc', recordId: arc.id, document }]);
+  await insertDocuments(db, arc.campaign_id, pendingOf('arc', arc.id, arcDocuments(arc)));
 }
 
 /** (Re)indexes a campaign's description: call inside the transaction that created the campaign or changed it. */
 export async function indexCampaign(db: Db, campaign: IndexedCampaign & { id: number }): Promise<void> {
   await db.deleteFrom('search_documents').where('campaign_id', '=', campaign.id).where('kind', '=', KIND_CODES.campaign).execute();
-  const document = campaignDocument(campaign);
-  if (document) await insertDocuments(db, campaign.id, [{ kind: 'campaign', recordId: campaign.id, document }]);
+  await insertDocuments(db, campaign.id, pendingOf('campaign', campaign.id, campaignDocuments(campaign)));
 }
 
 /**
@@ -148,17 +153,14 @@ async function indexInPages<R extends { id: number }>(
   db: Db,
   campaignId: number,
   kind: 'thing' | 'arc',
-  toDocument: (record: R) => IndexDocument | null,
+  toDocuments: (record: R) => AudienceDocument[],
   page: (after: number) => Promise<R[]>,
 ): Promise<number> {
   let documents = 0;
   for (let after = 0; ; ) {
     const records = await page(after);
     const pending: PendingDocument[] = [];
-    for (const record of records) {
-      const document = toDocument(record);
-      if (document) pending.push({ kind, recordId: record.id, document });
-    }
+    for (const record of records) pending.push(...pendingOf(kind, record.id, toDocuments(record)));
     await insertDocuments(db, campaignId, pending);
     documents += pending.length;
     const last = records.at(-1);
@@ -180,26 +182,24 @@ export async function rebuildCampaignIndex(db: Db, campaignId: number): Promise<
 
   const campaign = await db.selectFrom('campaigns').select(['id', 'description']).where('id', '=', campaignId).executeTakeFirst();
   if (!campaign) return 0;
-  const description = campaignDocument(campaign);
-  if (description) {
-    await insertDocuments(db, campaignId, [{ kind: 'campaign', recordId: campaignId, document: description }]);
-    documents += 1;
-  }
+  const description = pendingOf('campaign', campaignId, campaignDocuments(campaign));
+  await insertDocuments(db, campaignId, description);
+  documents += description.length;
 
-  documents += await indexInPages<IndexedThing & { id: number }>(db, campaignId, 'thing', thingDocument, (after) =>
+  documents += await indexInPages<IndexedThing & { id: number }>(db, campaignId, 'thing', thingDocuments, (after) =>
     db
       .selectFrom('things')
-      .select(['id', 'campaign_id', 'name', 'description'])
+      .select(['id', 'campaign_id', 'name', 'description', 'visibility'])
       .where('campaign_id', '=', campaignId)
       .where('id', '>', after)
       .orderBy('id')
       .limit(RECORDS_PER_BATCH)
       .execute(),
   );
-  documents += await indexInPages<IndexedArc & { id: number }>(db, campaignId, 'arc', arcDocument, (after) =>
+  documents += await indexInPages<IndexedArc & { id: number }>(db, campaignId, 'arc', arcDocuments, (after) =>
     db
       .selectFrom('arcs')
-      .select(['id', 'campaign_id', 'name', ...ARC_TEXT_FIELDS])
+      .select(['id', 'campaign_id', 'name', 'visibility', ...ARC_TEXT_FIELDS])
       .where('campaign_id', '=', campaignId)
       .where('id', '>', after)
       .orderBy('id')

@@ -8,6 +8,7 @@ import * as postingsByDocument from './2026-11-21-0005-postings-by-document.js';
 import * as indexRebuilds from './2026-11-22-0006-index-rebuilds.js';
 import * as assetStorageKey from './2026-11-22-0007-asset-storage-key.js';
 import * as mentions from './2026-11-22-0008-mentions.js';
+import * as sharing from './2026-11-23-0009-sharing.js';
 
 export interface DialectMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -23,4 +24,5 @@ export const migrations: Record<string, DialectMigration> = {
   '2026-11-22-0006-index-rebuilds': indexRebuilds,
   '2026-11-22-0007-asset-storage-key': assetStorageKey,
   '2026-11-22-0008-mentions': mentions,
+  '2026-11-23-0009-sharing': sharing,
 };

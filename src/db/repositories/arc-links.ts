@@ -4,12 +4,14 @@ import type { ArcRow } from '../schema.js';
 import { errors } from '../../domain/errors.js';
 import { isValidSlug } from '../../domain/slugs.js';
 import { nowIso } from '../../domain/time.js';
+import type { View } from '../../access/view.js';
 import { campaignWrite } from './common.js';
+import { visibleThings } from './visible.js';
 
 // Links between things and arcs. A link is not an edit of either record: linking and unlinking
 // leave both records' version and updatedAt as they were.
 
-export type LinkedArc = Omit<ArcRow, 'parent_arc_id' | 'notes' | 'version'>;
+export type LinkedArc = Omit<ArcRow, 'parent_arc_id' | 'notes' | 'version' | 'visibility'>;
 
 interface NamedRecord {
   id: number;
@@ -39,10 +41,11 @@ async function requireArc(db: Db, campaignId: number, slug: string): Promise<Nam
   return arc;
 }
 
-/** The arcs a thing is linked to, in link order (when linked, then arc id). */
-export async function listArcsOfThing(db: Db, campaignId: number, thingSlug: string): Promise<LinkedArc[]> {
-  const thing = await requireThing(db, campaignId, thingSlug);
-  return db
+/** The arcs the view sees that a thing the view sees is linked to, in link order (when linked, then arc id). */
+export async function listArcsOfThing(db: Db, view: View, thingSlug: string): Promise<LinkedArc[]> {
+  const thing = isValidSlug(thingSlug) ? await visibleThings(db, view).select('id').where('slug', '=', thingSlug).executeTakeFirst() : undefined;
+  if (!thing) throw errors.thingNotFound(thingSlug);
+  const query = db
     .selectFrom('arc_things')
     .innerJoin('arcs', (join) => join.onRef('arcs.campaign_id', '=', 'arc_things.campaign_id').onRef('arcs.id', '=', 'arc_things.arc_id'))
     .select([
@@ -59,11 +62,11 @@ export async function listArcsOfThing(db: Db, campaignId: number, thingSlug: str
       'arcs.created_at',
       'arcs.updated_at',
     ])
-    .where('arc_things.campaign_id', '=', campaignId)
+    .where('arc_things.campaign_id', '=', view.campaignId)
     .where('arc_things.thing_id', '=', thing.id)
     .orderBy('arc_things.created_at', 'asc')
-    .orderBy('arcs.id', 'asc')
-    .execute();
+    .orderBy('arcs.id', 'asc');
+  return (view.players ? query.where('arcs.visibility', '=', 'all') : query).execute();
 }
 
 /** Links a thing to an arc; a pair already linked stays as it was (same link time). */

@@ -10,7 +10,10 @@ import { isValidSlug, nextFreeSlug, slugifyName } from '../../domain/slugs.js';
 import { nowIso } from '../../domain/time.js';
 import type { ExpectedVersion } from '../../domain/versions.js';
 import { changesArcSearchText } from '../../search/document.js';
+import { fullView, type View } from '../../access/view.js';
 import { campaignWrite, checkExpected, takenSlugs } from './common.js';
+import { visibleArcs } from './visible.js';
+import type { Visibility } from '../schema.js';
 
 export interface ArcRef {
   id: number;
@@ -24,7 +27,7 @@ export interface ArcChildRef extends ArcRef {
 }
 
 /** The thing columns an arc carries (what the Thing presenter needs). */
-export type LinkedThing = Pick<ThingRow, 'id' | 'slug' | 'type_id' | 'name' | 'description' | 'campaign_id' | 'created_at' | 'updated_at'>;
+export type LinkedThing = Pick<ThingRow, 'id' | 'slug' | 'type_id' | 'name' | 'description' | 'visibility' | 'campaign_id' | 'created_at' | 'updated_at'>;
 
 /** An arc with its neighbours in the tree and its linked things, in link order. */
 export interface ArcDetail {
@@ -40,12 +43,14 @@ export type ArcTexts = Partial<Record<ArcTextField, string>>;
 export interface NewArcInput extends ArcTexts {
   name: string;
   parentArcId: number | null;
+  visibility?: Visibility | undefined;
 }
 
 export interface ArcChanges extends ArcTexts {
   slug?: string;
   name?: string;
   parentArcId?: number | null;
+  visibility?: Visibility;
 }
 
 const FALLBACK_SLUG = 'arc';
@@ -56,22 +61,24 @@ const LINKED_THING_COLUMNS = [
   'things.type_id',
   'things.name',
   'things.description',
+  'things.visibility',
   'things.campaign_id',
   'things.created_at',
   'things.updated_at',
 ] as const;
 
-// Links joined to their things, in link order: when linked, then thing id for links of one instant.
-function linkedThingsQuery(db: Db, campaignId: number) {
-  return db
+// Links joined to the things the view sees, in link order: when linked, then thing id for links of one instant.
+function linkedThingsQuery(db: Db, view: View) {
+  const query = db
     .selectFrom('arc_things')
     .innerJoin('things', (join) =>
       join.onRef('things.campaign_id', '=', 'arc_things.campaign_id').onRef('things.id', '=', 'arc_things.thing_id'),
     )
     .select(['arc_things.arc_id', ...LINKED_THING_COLUMNS])
-    .where('arc_things.campaign_id', '=', campaignId)
+    .where('arc_things.campaign_id', '=', view.campaignId)
     .orderBy('arc_things.created_at', 'asc')
     .orderBy('things.id', 'asc');
+  return view.players ? query.where('things.visibility', '=', 'all') : query;
 }
 
 function childRef(row: ArcChildRef): ArcChildRef {
@@ -84,18 +91,17 @@ function byCreatedAscending(a: ArcChildRef, b: ArcChildRef): number {
 }
 
 /**
- * Every arc of the campaign, newest first, each with parent, children and things. Two statements
- * whatever the number of arcs and links: the arcs, then every link of the campaign with its thing.
+ * Every arc the view sees, newest first, each with parent, children and things (those the view
+ * sees: an arc under a GM-only parent reads as top-level for a player). Two statements whatever the
+ * number of arcs and links: the arcs, then every link of the campaign with its thing.
  */
-export async function listArcsByCampaign(db: Db, campaignId: number): Promise<ArcDetail[]> {
-  const arcs = await db
-    .selectFrom('arcs')
+export async function listArcsByCampaign(db: Db, view: View): Promise<ArcDetail[]> {
+  const arcs = await visibleArcs(db, view)
     .selectAll()
-    .where('campaign_id', '=', campaignId)
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .execute();
-  const links = await linkedThingsQuery(db, campaignId).execute();
+  const links = await linkedThingsQuery(db, view).execute();
 
   const byId = new Map<number, ArcDetail>();
   for (const arc of arcs) byId.set(arc.id, { arc, parent: null, children: [], things: [] });
@@ -111,19 +117,17 @@ export async function listArcsByCampaign(db: Db, campaignId: number): Promise<Ar
   return [...byId.values()];
 }
 
-// Parent, children and things of one arc: two statements.
-async function loadArcDetail(db: Db, arc: ArcRow): Promise<ArcDetail> {
-  const neighbours = await db
-    .selectFrom('arcs')
+// Parent, children and things of one arc, as the view sees them: two statements.
+async function loadArcDetail(db: Db, arc: ArcRow, view: View): Promise<ArcDetail> {
+  const neighbours = await visibleArcs(db, view)
     .select(['id', 'slug', 'name', 'parent_arc_id', 'created_at', 'updated_at'])
-    .where('campaign_id', '=', arc.campaign_id)
     .where((eb) =>
       arc.parent_arc_id === null
         ? eb('parent_arc_id', '=', arc.id)
         : eb.or([eb('parent_arc_id', '=', arc.id), eb('id', '=', arc.parent_arc_id)]),
     )
     .execute();
-  const things = await linkedThingsQuery(db, arc.campaign_id).where('arc_things.arc_id', '=', arc.id).execute();
+  const things = await linkedThingsQuery(db, view).where('arc_things.arc_id', '=', arc.id).execute();
   const parentRow = neighbours.find((row) => row.id === arc.parent_arc_id);
   return {
     arc,
@@ -133,17 +137,24 @@ async function loadArcDetail(db: Db, arc: ArcRow): Promise<ArcDetail> {
   };
 }
 
+/** The arc with this slug, if the view sees it. */
+export function findVisibleArc(db: Db, view: View, slug: string): Promise<ArcRow | undefined> {
+  if (!isValidSlug(slug)) return Promise.resolve(undefined);
+  return visibleArcs(db, view).selectAll().where('slug', '=', slug).executeTakeFirst();
+}
+
+/** The arc with this slug, whatever its visibility: for writes, which only game masters make. */
 export function findArcBySlug(db: Db, campaignId: number, slug: string): Promise<ArcRow | undefined> {
   // A string that is not a well-formed slug names no arc; no need to ask the database.
   if (!isValidSlug(slug)) return Promise.resolve(undefined);
   return db.selectFrom('arcs').selectAll().where('campaign_id', '=', campaignId).where('slug', '=', slug).executeTakeFirst();
 }
 
-/** One arc with parent, children and things: three statements. */
-export async function findArcDetail(db: Db, campaignId: number, slug: string): Promise<ArcDetail> {
-  const arc = await findArcBySlug(db, campaignId, slug);
+/** One arc with parent, children and things, as the view sees them: three statements. */
+export async function findArcDetail(db: Db, view: View, slug: string): Promise<ArcDetail> {
+  const arc = await findVisibleArc(db, view, slug);
   if (!arc) throw errors.arcNotFound(slug);
-  return loadArcDetail(db, arc);
+  return loadArcDetail(db, arc, view);
 }
 
 function isUniqueViolation(error: unknown): boolean {
@@ -168,10 +179,10 @@ export async function createArc(database: Database, campaignId: number, input: N
     const base = slugifyName(input.name) || FALLBACK_SLUG;
     const slug = nextFreeSlug(base, await takenSlugs(trx, database.dialect, 'arcs', campaignId, base));
     const now = nowIso();
-    const { name, parentArcId, ...texts } = input;
+    const { name, parentArcId, visibility, ...texts } = input;
     const arc = await trx
       .insertInto('arcs')
-      .values({ ...texts, campaign_id: campaignId, parent_arc_id: parentArcId, slug, name, version: 1, created_at: now, updated_at: now })
+      .values({ ...texts, campaign_id: campaignId, parent_arc_id: parentArcId, slug, name, visibility: visibility ?? 'all', version: 1, created_at: now, updated_at: now })
       .returningAll()
       .executeTakeFirstOrThrow();
     await indexArc(trx, arc, true);
@@ -193,6 +204,8 @@ export async function updateArc(
   expected?: ExpectedVersion,
 ): Promise<ArcDetail> {
   try {
+    // Only game masters write: they see every neighbour.
+    const writerView = fullView({ id: campaignId, content_version: 0 });
     return await campaignWrite(database, campaignId, async (trx) => {
       const newParent = changes.parentArcId ?? null;
       const current = await findArcBySlug(trx, campaignId, arcSlug);
@@ -234,13 +247,14 @@ export async function updateArc(
       if (expected) update = update.where('version', '=', current.version);
       const updated = await update.returningAll().executeTakeFirst();
       if (!updated) throw errors.preconditionFailed('arc');
-      if (changesArcSearchText(changes)) await indexArc(trx, updated);
+      // Visibility decides which views the search index's documents are for.
+      if (changesArcSearchText(changes) || changes.visibility !== undefined) await indexArc(trx, updated);
       if (ARC_TEXT_FIELDS.some((field) => changes[field] !== undefined)) await indexArcMentions(trx, updated);
       // No [[arc#old-slug]] link of the campaign breaks; the arc itself may be one it rewrote.
       if (updated.slug !== current.slug && (await rewriteSlugLinks(trx, campaignId, 'arc', current.slug, updated.slug)) > 0) {
-        return loadArcDetail(trx, (await findArcBySlug(trx, campaignId, updated.slug)) ?? updated);
+        return loadArcDetail(trx, (await findArcBySlug(trx, campaignId, updated.slug)) ?? updated, writerView);
       }
-      return loadArcDetail(trx, updated);
+      return loadArcDetail(trx, updated, writerView);
     });
   } catch (error) {
     if (isUniqueViolation(error)) throw errors.slugTaken('arc', changes.slug ?? '');

@@ -2,7 +2,7 @@ import type { Database, Db } from '../database.js';
 import { classifyDatabaseError } from '../errors.js';
 import { indexCampaignMentions } from '../indexes/mentions.js';
 import { indexCampaign } from '../indexes/search.js';
-import type { CampaignRow, ImageRemovalRow } from '../schema.js';
+import type { CampaignRow, ImageRemovalRow, Role } from '../schema.js';
 import { errors } from '../../domain/errors.js';
 import { randomSlugSuffix, slugifyName, withSuffix } from '../../domain/slugs.js';
 import { nowIso } from '../../domain/time.js';
@@ -12,13 +12,16 @@ import { beginCampaignWrite, checkExpected } from './common.js';
 
 export const DEFAULT_THING_TYPES = ['NPCs', 'Locations', 'Items'] as const;
 
-export function listCampaignsByUser(db: Db, userId: string): Promise<CampaignRow[]> {
+/** Every campaign the user is a member of, with their role in it, most recently updated first. */
+export function listCampaignsByMember(db: Db, userId: string): Promise<(CampaignRow & { role: Role })[]> {
   return db
-    .selectFrom('campaigns')
-    .selectAll()
-    .where('user_id', '=', userId)
-    .orderBy('updated_at', 'desc')
-    .orderBy('id', 'desc')
+    .selectFrom('campaign_members as m')
+    .innerJoin('campaigns', 'campaigns.id', 'm.campaign_id')
+    .selectAll('campaigns')
+    .select('m.role')
+    .where('m.user_id', '=', userId)
+    .orderBy('campaigns.updated_at', 'desc')
+    .orderBy('campaigns.id', 'desc')
     .execute();
 }
 
@@ -44,6 +47,7 @@ export async function createCampaign(
           .values({ slug, name: input.name, description: input.description, user_id: userId, version: 1, created_at: now, updated_at: now })
           .returningAll()
           .executeTakeFirstOrThrow();
+        await trx.insertInto('campaign_members').values({ campaign_id: campaign.id, user_id: userId, role: 'owner', joined_at: now }).execute();
         // One statement, ids ascending in the listed order.
         await trx
           .insertInto('thing_types')

@@ -1,7 +1,7 @@
 import type { JoinBuilder, Kysely } from 'kysely';
 import { queryTemplate } from '../query-template.js';
 import type { Db } from '../database.js';
-import type { CampaignRow, DB, UserRow } from '../schema.js';
+import type { CampaignRow, DB, Role, UserRow } from '../schema.js';
 
 const userColumns = [
   'users.id',
@@ -24,11 +24,17 @@ const campaignColumns = [
   'campaigns.content_version as campaign_content_version',
   'campaigns.created_at as campaign_created_at',
   'campaigns.updated_at as campaign_updated_at',
+  'campaign_members.role as campaign_role',
 ] as const;
 
-/** The join condition for the campaign `slug` if the user may access it (today: owns it); '' matches none. */
-function ownedCampaign<J extends JoinBuilder<DB, 'users' | 'campaigns'>>(join: J, slug: string) {
-  return join.onRef('campaigns.user_id', '=', 'users.id').on('campaigns.slug', '=', slug);
+/** The join condition for the campaign `slug` ('' matches none). */
+function campaignBySlug<J extends JoinBuilder<DB, 'users' | 'campaigns'>>(join: J, slug: string) {
+  return join.on('campaigns.slug', '=', slug);
+}
+
+/** The caller's membership of that campaign: none, and the campaign is not theirs to see. */
+function membership<J extends JoinBuilder<DB, 'users' | 'campaigns' | 'campaign_members'>>(join: J) {
+  return join.onRef('campaign_members.campaign_id', '=', 'campaigns.id').onRef('campaign_members.user_id', '=', 'users.id');
 }
 
 interface CampaignColumns {
@@ -41,9 +47,10 @@ interface CampaignColumns {
   campaign_content_version: number | null;
   campaign_created_at: string | null;
   campaign_updated_at: string | null;
+  campaign_role: Role | null;
 }
 
-function splitCampaign<R extends UserRow & CampaignColumns>(row: R): { user: UserRow; campaign: CampaignRow | undefined } {
+function splitCampaign<R extends UserRow & CampaignColumns>(row: R): { user: UserRow; campaign: CampaignRow | undefined; role: Role | undefined } {
   const user: UserRow = {
     id: row.id,
     email: row.email,
@@ -53,7 +60,7 @@ function splitCampaign<R extends UserRow & CampaignColumns>(row: R): { user: Use
     premium_until: row.premium_until,
     created_at: row.created_at,
   };
-  if (row.campaign_id === null) return { user, campaign: undefined };
+  if (row.campaign_id === null || row.campaign_role === null) return { user, campaign: undefined, role: undefined };
   const campaign: CampaignRow = {
     id: row.campaign_id,
     slug: row.campaign_slug!,
@@ -65,7 +72,7 @@ function splitCampaign<R extends UserRow & CampaignColumns>(row: R): { user: Use
     created_at: row.campaign_created_at!,
     updated_at: row.campaign_updated_at!,
   };
-  return { user, campaign };
+  return { user, campaign, role: row.campaign_role };
 }
 
 export async function createSession(db: Db, input: { userId: string; secretHash: string; now: string; expiresAt: string }) {
@@ -80,7 +87,8 @@ const sessionUserQuery = queryTemplate(['secretHash', 'now', 'campaignSlug'], (d
   db
     .selectFrom('sessions')
     .innerJoin('users', 'users.id', 'sessions.user_id')
-    .leftJoin('campaigns', (join) => ownedCampaign(join, params.campaignSlug))
+    .leftJoin('campaigns', (join) => campaignBySlug(join, params.campaignSlug))
+    .leftJoin('campaign_members', (join) => membership(join))
     .select([...userColumns, ...campaignColumns, 'sessions.id as session_id', 'sessions.expires_at as session_expires_at'])
     .where('sessions.secret_hash', '=', params.secretHash)
     .where('sessions.expires_at', '>', params.now),
@@ -88,14 +96,15 @@ const sessionUserQuery = queryTemplate(['secretHash', 'now', 'campaignSlug'], (d
 
 /**
  * The user behind a live session, when the session expires, and — when `campaignSlug` is given —
- * the campaign of that slug if this user may access it: one query for the whole request check.
+ * the campaign of that slug and the user's role in it if they are a member: one query for the whole
+ * request check.
  */
 export async function findSessionUser(db: Db, secretHash: string, now: string, campaignSlug?: string) {
   const row = await sessionUserQuery.executeTakeFirst(db, { secretHash, now, campaignSlug: campaignSlug ?? '' });
   if (!row) return undefined;
   const { session_id, session_expires_at, ...rest } = row;
-  const { user, campaign } = splitCampaign(rest);
-  return { user, campaign, sessionId: session_id, expiresAt: session_expires_at };
+  const { user, campaign, role } = splitCampaign(rest);
+  return { user, campaign, role, sessionId: session_id, expiresAt: session_expires_at };
 }
 
 export async function extendSession(db: Db, sessionId: number, expiresAt: string) {
@@ -111,7 +120,8 @@ const tokenUserQuery = queryTemplate(['secretHash', 'now', 'campaignSlug'], (db:
   db
     .selectFrom('api_tokens')
     .innerJoin('users', 'users.id', 'api_tokens.user_id')
-    .leftJoin('campaigns', (join) => ownedCampaign(join, params.campaignSlug))
+    .leftJoin('campaigns', (join) => campaignBySlug(join, params.campaignSlug))
+    .leftJoin('campaign_members', (join) => membership(join))
     .select([...userColumns, ...campaignColumns, 'api_tokens.id as token_id', 'api_tokens.last_used_at as token_last_used_at'])
     .where('api_tokens.secret_hash', '=', params.secretHash)
     .where((eb) => eb.or([eb('api_tokens.expires_at', 'is', null), eb('api_tokens.expires_at', '>', params.now)])),
@@ -122,8 +132,8 @@ export async function findTokenUser(db: Db, secretHash: string, now: string, cam
   const row = await tokenUserQuery.executeTakeFirst(db, { secretHash, now, campaignSlug: campaignSlug ?? '' });
   if (!row) return undefined;
   const { token_id, token_last_used_at, ...rest } = row;
-  const { user, campaign } = splitCampaign(rest);
-  return { user, campaign, tokenId: token_id, lastUsedAt: token_last_used_at };
+  const { user, campaign, role } = splitCampaign(rest);
+  return { user, campaign, role, tokenId: token_id, lastUsedAt: token_last_used_at };
 }
 
 export async function touchToken(db: Db, tokenId: number, now: string) {

@@ -5,6 +5,8 @@ import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Db, Dialect } from '../database.js';
 import { SOURCE_CODES, TARGET_CODES, type SourceKind, type TargetKind } from '../indexes/mentions.js';
 import { parseStoredRichText } from '../../domain/rich-text.js';
+import type { View } from '../../access/view.js';
+import { visibleArcs, visibleThings } from './visible.js';
 import {
   collectReferences,
   emptyReferences,
@@ -28,9 +30,12 @@ export interface Backlink {
 /**
  * Every thing, arc and campaign description that mentions the target (by id, or by a `[[kind#slug]]`
  * link to its current slug), with the fields that do, most recently updated first. One statement.
+ * For a player's view, a GM-only source is no backlink, and neither is a mention only made inside
+ * secret blocks.
  */
-export async function listBacklinks(db: Db, campaignId: number, kind: TargetKind, target: { id: number; slug: string }): Promise<Backlink[]> {
-  const rows = await db
+export async function listBacklinks(db: Db, view: View, kind: TargetKind, target: { id: number; slug: string }): Promise<Backlink[]> {
+  const campaignId = view.campaignId;
+  let query = db
     .selectFrom('mentions as m')
     .leftJoin('things as t', 't.id', 'm.thing_id')
     .leftJoin('arcs as a', 'a.id', 'm.arc_id')
@@ -40,8 +45,19 @@ export async function listBacklinks(db: Db, campaignId: number, kind: TargetKind
     .select(['c.id as campaignId', 'c.slug as campaignSlug', 'c.name as campaignName', 'c.updated_at as campaignUpdatedAt'])
     .where('m.campaign_id', '=', campaignId)
     .where('m.target_kind', '=', TARGET_CODES[kind])
-    .where((eb) => eb.or([eb('m.target_id', '=', target.id), eb('m.target_slug', '=', target.slug)]))
-    .execute();
+    .where((eb) => eb.or([eb('m.target_id', '=', target.id), eb('m.target_slug', '=', target.slug)]));
+  if (view.players) {
+    query = query
+      .where('m.secret', '=', 0)
+      .where((eb) =>
+        eb.or([
+          eb('m.source_kind', '=', SOURCE_CODES.campaign),
+          eb.and([eb('m.source_kind', '=', SOURCE_CODES.thing), eb('t.visibility', '=', 'all')]),
+          eb.and([eb('m.source_kind', '=', SOURCE_CODES.arc), eb('a.visibility', '=', 'all')]),
+        ]),
+      );
+  }
+  const rows = await query.execute();
   const bySource = new Map<string, Backlink>();
   for (const row of rows) {
     const source: Omit<Backlink, 'fields'> | undefined =
@@ -76,30 +92,32 @@ function targetMaps(rows: { id: number; slug: string; name: string }[]) {
 }
 
 /**
- * What a rendering of content with these references needs, as the campaign holds it now: the
- * mentioned things and arcs (by id or slug) and the images' assets (by id or URL). At most three
- * statements, none when there is nothing to look up.
+ * What a rendering of content with these references needs, as the campaign holds it now for this
+ * view: the mentioned things and arcs the view sees (by id or slug; any other renders as missing)
+ * and the images' assets (by id or URL). Secret blocks are shown to a game master's view only. At
+ * most three statements, none when there is nothing to look up.
  */
 export async function loadRenderContext(
   db: Db,
   dialect: Dialect,
   campaign: { id: number; slug: string },
   refs: References,
-  showSecrets: boolean,
+  view: View,
 ): Promise<RenderContext> {
-  const records = async (table: 'things' | 'arcs', ids: Set<number>, slugs: Set<string>): Promise<MentionTarget[]> => {
-    if (ids.size === 0 && slugs.size === 0) return [];
-    return db
-      .selectFrom(table)
-      .select(['id', 'slug', 'name'])
-      .where('campaign_id', '=', campaign.id)
-      .where((eb) => eb.or([oneOf(dialect, 'id', [...ids], 'integer'), oneOf(dialect, 'slug', [...slugs], 'text')]))
-      .orderBy('id')
-      .execute();
+  const targetFilter = (ids: Set<number>, slugs: Set<string>) => (eb: { or: (e: Expression<SqlBool>[]) => Expression<SqlBool> }) =>
+    eb.or([oneOf(dialect, 'id', [...ids], 'integer'), oneOf(dialect, 'slug', [...slugs], 'text')]);
+  const things = async (): Promise<MentionTarget[]> => {
+    if (refs.thingIds.size === 0 && refs.thingSlugs.size === 0) return [];
+    return visibleThings(db, view).select(['id', 'slug', 'name']).where(targetFilter(refs.thingIds, refs.thingSlugs)).orderBy('id').execute();
   };
-  const [things, arcs, assets] = await Promise.all([
-    records('things', refs.thingIds, refs.thingSlugs),
-    records('arcs', refs.arcIds, refs.arcSlugs),
+  const arcs = async (): Promise<MentionTarget[]> => {
+    if (refs.arcIds.size === 0 && refs.arcSlugs.size === 0) return [];
+    return visibleArcs(db, view).select(['id', 'slug', 'name']).where(targetFilter(refs.arcIds, refs.arcSlugs)).orderBy('id').execute();
+  };
+  const showSecrets = !view.players;
+  const [thingTargets, arcTargets, assets] = await Promise.all([
+    things(),
+    arcs(),
     refs.assetIds.size === 0 && refs.imageUrls.size === 0
       ? Promise.resolve([])
       : db
@@ -113,21 +131,21 @@ export async function loadRenderContext(
     byId: new Map<number, AssetTarget>(rows.map((row) => [row.id, row])),
     byUrl: new Map<string, AssetTarget>(rows.map((row) => [row.url, row])),
   });
-  return { campaignSlug: campaign.slug, showSecrets, things: targetMaps(things), arcs: targetMaps(arcs), assets: assetTargets(assets) };
+  return { campaignSlug: campaign.slug, showSecrets, things: targetMaps(thingTargets), arcs: targetMaps(arcTargets), assets: assetTargets(assets) };
 }
 
-/** Renders stored rich-text fields (JSON text, or null for never written) with one lookup of what they refer to. */
+/** Renders stored rich-text fields (JSON text, or null for never written) for the view, with one lookup of what they refer to. */
 export async function renderStoredFields<F extends string>(
   db: Db,
   dialect: Dialect,
   campaign: { id: number; slug: string },
   fields: Record<F, string | null>,
   format: RenderFormat,
-  showSecrets: boolean,
+  view: View,
 ): Promise<Record<F, string>> {
   const entries = Object.entries<string | null>(fields).map(([name, stored]) => [name, parseStoredRichText(stored)] as const);
   const refs = emptyReferences();
   for (const [, value] of entries) collectReferences(value, refs);
-  const context = await loadRenderContext(db, dialect, campaign, refs, showSecrets);
+  const context = await loadRenderContext(db, dialect, campaign, refs, view);
   return Object.fromEntries(entries.map(([name, value]) => [name, renderRichText(value, format, context)])) as Record<F, string>;
 }

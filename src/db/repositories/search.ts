@@ -1,7 +1,8 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Database } from '../database.js';
 import { ARC_TEXT_FIELDS, type CampaignRow } from '../schema.js';
-import { KIND_CODES, kindOfCode, plainTextOfStored, type DocumentKind } from '../../search/document.js';
+import { AUDIENCE, KIND_CODES, kindOfCode, plainTextOfStored, type DocumentKind } from '../../search/document.js';
+import type { View } from '../../access/view.js';
 import type { SearchType } from '../../search/params.js';
 import {
   analyzeQuery,
@@ -17,7 +18,14 @@ import { BM25_K1, idf, NAME_B, NAME_BOOST, RELEVANCE_DECIMALS, TEXT_B, type Rank
 
 // A search is at most three statements whatever the size of the campaign: read the vocabulary words
 // the query can match, count their documents (and the campaign's lengths, for BM25), then score
-// and rank in the database and read the best records. Each filters by campaign_id first.
+// and rank in the database and read the best records. Each filters by campaign_id first, and the
+// last two by the view's audience (search_documents.audience): a player's search reads only the
+// documents made for players, which hold neither GM-only records nor the text of secret blocks.
+
+/** The audience bit of the view's documents. */
+function audienceOf(view: View): number {
+  return view.players ? AUDIENCE.players : AUDIENCE.gms;
+}
 
 export interface SearchHit {
   kind: DocumentKind;
@@ -70,13 +78,13 @@ interface Statistics {
 }
 
 // One statement: the number of documents of each matched word, and the campaign's totals.
-async function readStatistics(database: Database, campaignId: number, terms: string[]): Promise<Statistics> {
+async function readStatistics(database: Database, campaignId: number, terms: string[], audience: number): Promise<Statistics> {
   const result = await sql<{ term: string | null; n: number | string; name_total: number | string; text_total: number | string }>`
     select term, count(*) as n, 0 as name_total, 0 as text_total
-      from search_postings where campaign_id = ${campaignId} and term in (${sql.join(terms)}) group by term
+      from search_postings where campaign_id = ${campaignId} and term in (${sql.join(terms)}) and (audience & ${audience}) <> 0 group by term
     union all
     select null, count(*), coalesce(sum(name_len), 0), coalesce(sum(text_len), 0)
-      from search_documents where campaign_id = ${campaignId}`.execute(database.kysely);
+      from search_documents where campaign_id = ${campaignId} and (audience & ${audience}) <> 0`.execute(database.kysely);
   const documentFrequency = new Map<string, number>();
   let documents = 0;
   let nameTotal = 0;
@@ -139,6 +147,7 @@ async function rank(
   stats: Statistics,
   type: SearchType,
   limit: number,
+  audience: number,
 ): Promise<RankedRow[]> {
   const campaignId = campaign.id;
   const values = sql.join(
@@ -160,7 +169,7 @@ async function rank(
         ${double(NAME_BOOST)} * p.name_tf / (${double(1 - NAME_B)} + ${double(NAME_B)} * p.name_len / ${double(stats.averageNameLength)})
         + cast(p.text_tf as double precision) / (${double(1 - TEXT_B)} + ${double(TEXT_B)} * p.text_len / ${double(stats.averageTextLength)}) as tfn
       from search_postings p join q on q.term = p.term
-      where p.campaign_id = ${campaignId} and p.term in (${terms}) ${kindFilter}
+      where p.campaign_id = ${campaignId} and p.term in (${terms}) and (p.audience & ${audience}) <> 0 ${kindFilter}
     ),
     h as (
       select doc_id, qi, max(kind) as kind, max(record_id) as record_id,
@@ -177,7 +186,7 @@ async function rank(
     ranked as (
       select r.doc_id, r.kind, r.record_id, r.coverage, r.name_cov, r.typos, r.relevance,
         case when r.doc_id in (
-          select id from search_documents where campaign_id = ${campaignId} and name_key = ${nameKey}
+          select id from search_documents where campaign_id = ${campaignId} and name_key = ${nameKey} and (audience & ${audience}) <> 0
         ) then 1 else 0 end as exact
       from r order by ${order} limit ${limit}
     )
@@ -190,7 +199,9 @@ async function rank(
   return result.rows;
 }
 
-function hitOf(row: RankedRow, campaign: CampaignRow): SearchHit | undefined {
+function hitOf(row: RankedRow, campaign: CampaignRow, view: View): SearchHit | undefined {
+  // Excerpts come from the text the view reads: never from a secret block for a player.
+  const text = (stored: string | null) => plainTextOfStored(stored, !view.players);
   const keys: RankKeys = {
     exactName: Number(row.exact) === 1,
     nameCoverage: Number(row.name_cov),
@@ -202,28 +213,33 @@ function hitOf(row: RankedRow, campaign: CampaignRow): SearchHit | undefined {
   switch (kind) {
     case 'thing':
       if (row.thing_slug === null || row.thing_name === null) return undefined;
-      return { kind, id: row.record_id, slug: row.thing_slug, name: row.thing_name, texts: [plainTextOfStored(row.thing_description)], keys };
+      return { kind, id: row.record_id, slug: row.thing_slug, name: row.thing_name, texts: [text(row.thing_description)], keys };
     case 'arc':
       if (row.arc_slug === null || row.arc_name === null) return undefined;
-      return { kind, id: row.record_id, slug: row.arc_slug, name: row.arc_name, texts: ARC_TEXT_FIELDS.map((f) => plainTextOfStored(row[f])), keys };
+      return { kind, id: row.record_id, slug: row.arc_slug, name: row.arc_name, texts: ARC_TEXT_FIELDS.map((f) => text(row[f])), keys };
     case 'campaign':
-      return { kind, id: campaign.id, slug: campaign.slug, name: campaign.name, texts: [plainTextOfStored(campaign.description)], keys };
+      return { kind, id: campaign.id, slug: campaign.slug, name: campaign.name, texts: [text(campaign.description)], keys };
   }
 }
 
-/** Searches one campaign; see search/ranking.ts for the order. */
+/** Searches what the view may see of one campaign; see search/ranking.ts for the order. */
 export async function searchCampaign(
   database: Database,
   campaign: CampaignRow,
+  view: View,
   options: { text: string; type: SearchType; limit: number },
 ): Promise<SearchOutcome> {
+  const audience = audienceOf(view);
   const query = analyzeQuery(options.text);
   if (query.terms.length === 0) return { query, termCount: 0, expansions: [], hits: [] };
   const candidates = expandQuery(query, await readVocabulary(database, campaign.id, query));
   if (candidates.length === 0) return { query, termCount: query.terms.length, expansions: [], hits: [] };
 
-  const stats = await readStatistics(database, campaign.id, [...new Set(candidates.map((e) => e.term))].sort());
-  const { expansions, termCount } = pruneCommonExpansions(query, candidates, stats.documentFrequency, stats.documents);
+  const stats = await readStatistics(database, campaign.id, [...new Set(candidates.map((e) => e.term))].sort(), audience);
+  // The vocabulary is the campaign's, GM-only words included: a word in no document of this view
+  // takes no further part (nor can it appear among the highlights).
+  const seen = candidates.filter((e) => (stats.documentFrequency.get(e.term) ?? 0) > 0);
+  const { expansions, termCount } = pruneCommonExpansions(query, seen, stats.documentFrequency, stats.documents);
   if (expansions.length === 0) return { query, termCount, expansions, hits: [] };
   const weighted = expansions.map((e) => ({
     term: e.term,
@@ -232,7 +248,7 @@ export async function searchCampaign(
     weight: e.weight * idf(stats.documents, stats.documentFrequency.get(e.term) ?? 0),
   }));
 
-  const rows = await rank(database, campaign, query.key, termCount, weighted, stats, options.type, options.limit);
-  const hits = rows.map((row) => hitOf(row, campaign)).filter((hit): hit is SearchHit => hit !== undefined);
+  const rows = await rank(database, campaign, query.key, termCount, weighted, stats, options.type, options.limit, audience);
+  const hits = rows.map((row) => hitOf(row, campaign, view)).filter((hit): hit is SearchHit => hit !== undefined);
   return { query, termCount, expansions, hits };
 }

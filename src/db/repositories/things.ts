@@ -1,4 +1,6 @@
-import type { ThingRow } from '../schema.js';
+import type { ThingRow, Visibility } from '../schema.js';
+import type { View } from '../../access/view.js';
+import { visibleThings } from './visible.js';
 import type { Database, Db } from '../database.js';
 import { classifyDatabaseError } from '../errors.js';
 import { indexThingMentions, rewriteSlugLinks } from '../indexes/mentions.js';
@@ -20,13 +22,13 @@ export interface ThingListPage {
   more: boolean;
 }
 
-/** One page of the campaign's things, most recently updated first; one statement whatever the size. */
+/** One page of the things the view sees, most recently updated first; one statement whatever the size. */
 export async function listThings(
   db: Db,
-  campaignId: number,
+  view: View,
   options: { limit: number; typeId?: number | undefined; after?: ListPosition | undefined },
 ): Promise<ThingListPage> {
-  let query = db.selectFrom('things').selectAll().where('campaign_id', '=', campaignId);
+  let query = visibleThings(db, view).selectAll();
   if (options.typeId !== undefined) query = query.where('type_id', '=', options.typeId);
   const after = options.after;
   if (after) {
@@ -44,6 +46,13 @@ export async function listThings(
   return { rows, more };
 }
 
+/** The thing with this slug, if the view sees it. */
+export function findVisibleThing(db: Db, view: View, slug: string): Promise<ThingRow | undefined> {
+  if (!isValidSlug(slug)) return Promise.resolve(undefined);
+  return visibleThings(db, view).selectAll().where('slug', '=', slug).executeTakeFirst();
+}
+
+/** The thing with this slug, whatever its visibility: for writes, which only game masters make. */
 export function findThingBySlug(db: Db, campaignId: number, slug: string): Promise<ThingRow | undefined> {
   if (!isValidSlug(slug)) return Promise.resolve(undefined);
   return db.selectFrom('things').selectAll().where('campaign_id', '=', campaignId).where('slug', '=', slug).executeTakeFirst();
@@ -53,6 +62,7 @@ export interface NewThingInput {
   name: string;
   typeId: number;
   description: string | null;
+  visibility?: Visibility | undefined;
 }
 
 /** Creates a thing with a slug generated from its name (`-2`, `-3`… on a clash). */
@@ -71,6 +81,7 @@ export async function createThing(database: Database, campaignId: number, input:
           slug,
           name: input.name,
           description: input.description,
+          visibility: input.visibility ?? 'all',
           version: 1,
           created_at: now,
           updated_at: now,
@@ -93,6 +104,7 @@ export interface ThingChanges {
   name?: string;
   typeId?: number;
   description?: string;
+  visibility?: Visibility;
 }
 
 /**
@@ -117,11 +129,12 @@ export async function updateThing(
         throw errors.unknownThingType(changes.typeId, 'typeId');
       }
       if (newSlug !== undefined && (await findThingBySlug(trx, campaignId, newSlug))) throw errors.slugTaken('thing', newSlug);
-      const set: { slug?: string; name?: string; type_id?: number; description?: string } = {};
+      const set: { slug?: string; name?: string; type_id?: number; description?: string; visibility?: Visibility } = {};
       if (newSlug !== undefined) set.slug = newSlug;
       if (changes.name !== undefined) set.name = changes.name;
       if (changes.typeId !== undefined) set.type_id = changes.typeId;
       if (changes.description !== undefined) set.description = changes.description;
+      if (changes.visibility !== undefined) set.visibility = changes.visibility;
       let update = trx
         .updateTable('things')
         .set((eb) => ({ ...set, version: eb('version', '+', 1), updated_at: nowIso() }))
@@ -132,7 +145,8 @@ export async function updateThing(
       if (expected) update = update.where('version', '=', current.version);
       const updated = await update.returningAll().executeTakeFirst();
       if (!updated) throw errors.preconditionFailed('thing');
-      if (changes.name !== undefined || changes.description !== undefined) await indexThing(trx, updated);
+      // Visibility decides which views the search index's documents are for.
+      if (changes.name !== undefined || changes.description !== undefined || changes.visibility !== undefined) await indexThing(trx, updated);
       if (changes.description !== undefined) await indexThingMentions(trx, updated);
       // No [[thing#old-slug]] link of the campaign breaks; the thing itself may be one it rewrote.
       if (newSlug !== undefined && (await rewriteSlugLinks(trx, campaignId, 'thing', slug, newSlug)) > 0) {

@@ -11,9 +11,9 @@ import {
 import { ARC_TEXT_FIELDS, type ArcTextField } from '../../domain/arc-fields.js';
 import { InputChecker } from '../../domain/input.js';
 import { serializeRichText } from '../../domain/rich-text.js';
-import { campaignOf } from '../auth.js';
+import { campaignOf, viewOf } from '../auth.js';
 import type { AppInstance } from '../app-types.js';
-import { etagOf, expectedVersion } from '../conditional.js';
+import { expectedVersion, recordEtag } from '../conditional.js';
 import { atBody } from '../errors.js';
 import { Arc, ArcParams, NewArcBody, presentArc, serializeArcs, UpdatedArcBody } from '../schemas/arc.js';
 import { CampaignParams, problems } from '../schemas/common.js';
@@ -38,7 +38,7 @@ export function arcsRoutes(app: AppInstance) {
       schema: {
         operationId: 'listArcs',
         summary: 'The campaign’s arcs',
-        description: 'Every arc of the campaign, newest first, each with `parentArc`, `childArcs` (oldest first) and its full `things` (in link order).',
+        description: 'Every arc of the campaign the caller may see, newest first, each with `parentArc`, `childArcs` (oldest first) and its full `things` (in link order). For a player, GM-only arcs and things are absent everywhere (an arc under a GM-only parent reads as top-level) and secret blocks are removed.',
         tags: ['arcs'],
         params: CampaignParams,
         response: { 200: Type.Array(Arc), ...problems(401, 404) },
@@ -47,7 +47,8 @@ export function arcsRoutes(app: AppInstance) {
     // Written as JSON text directly (serializeArcs: the schema's bytes, without parsing the stored
     // rich text); a string with a JSON content type is sent as it is.
     async (request, reply) => {
-      const body = serializeArcs(await listArcsByCampaign(database.kysely, campaignOf(request).id));
+      const view = viewOf(request);
+      const body = serializeArcs(await listArcsByCampaign(database.kysely, view), view);
       // The type provider types send() by the schema's object; this body is that object's JSON.
       return reply.type('application/json; charset=utf-8').send(body as never);
     },
@@ -75,12 +76,13 @@ export function arcsRoutes(app: AppInstance) {
       const texts = checkTexts(check, input, '/newArc');
       check.done();
       const campaign = campaignOf(request);
-      const detail = await atBody('/newArc', createArc(database, campaign.id, { ...texts, name, parentArcId: input.parentArcId ?? null }));
+      const detail = await atBody('/newArc', createArc(database, campaign.id, { ...texts, name, parentArcId: input.parentArcId ?? null, visibility: input.visibility }));
+      const view = viewOf(request);
       return reply
         .code(201)
         .header('location', `/api/campaigns/${campaign.slug}/arcs/${detail.arc.slug}`)
-        .header('etag', etagOf(detail.arc.id, detail.arc.version))
-        .send(presentArc(detail));
+        .header('etag', recordEtag(view, detail.arc.id, detail.arc.version))
+        .send(presentArc(detail, view));
     },
   );
 
@@ -98,8 +100,9 @@ export function arcsRoutes(app: AppInstance) {
       },
     },
     async (request, reply) => {
-      const detail = await findArcDetail(database.kysely, campaignOf(request).id, request.params.arcSlug);
-      return reply.header('etag', etagOf(detail.arc.id, detail.arc.version)).send(presentArc(detail));
+      const view = viewOf(request);
+      const detail = await findArcDetail(database.kysely, view, request.params.arcSlug);
+      return reply.header('etag', recordEtag(view, detail.arc.id, detail.arc.version)).send(presentArc(detail, view));
     },
   );
 
@@ -125,13 +128,15 @@ export function arcsRoutes(app: AppInstance) {
       if (input.slug !== undefined) changes.slug = check.slug(input.slug, '/updatedArc/slug');
       if (input.name !== undefined) changes.name = check.name(input.name, '/updatedArc/name');
       if (input.parentArcId !== undefined) changes.parentArcId = input.parentArcId;
+      if (input.visibility !== undefined) changes.visibility = input.visibility;
       Object.assign(changes, checkTexts(check, input, '/updatedArc'));
       check.done();
       const detail = await atBody(
         '/updatedArc',
         updateArc(database, campaignOf(request).id, request.params.arcSlug, changes, expectedVersion(request)),
       );
-      return reply.header('etag', etagOf(detail.arc.id, detail.arc.version)).send(presentArc(detail));
+      const view = viewOf(request);
+      return reply.header('etag', recordEtag(view, detail.arc.id, detail.arc.version)).send(presentArc(detail, view));
     },
   );
 

@@ -2,16 +2,18 @@ import { Type } from '@sinclair/typebox';
 import {
   createCampaign,
   deleteCampaign,
-  listCampaignsByUser,
+  listCampaignsByMember,
   updateCampaign,
   type CampaignChanges,
 } from '../../db/repositories/campaigns.js';
 import { removeQueuedImages } from '../../images/uploads.js';
 import { InputChecker } from '../../domain/input.js';
 import { serializeRichText } from '../../domain/rich-text.js';
-import { callerOf, campaignOf } from '../auth.js';
+import { makeView } from '../../access/view.js';
+import { loadHiddenRecords } from '../../db/repositories/visible.js';
+import { callerOf, campaignOf, viewOf } from '../auth.js';
 import type { AppInstance } from '../app-types.js';
-import { etagOf, expectedVersion } from '../conditional.js';
+import { campaignEtag, expectedVersion } from '../conditional.js';
 import { Campaign, NewCampaignBody, presentCampaign, UpdatedCampaignBody } from '../schemas/campaign.js';
 import { CampaignParams, problems } from '../schemas/common.js';
 
@@ -25,14 +27,21 @@ export function campaignRoutes(app: AppInstance) {
       schema: {
         operationId: 'listCampaigns',
         summary: 'The caller’s campaigns',
-        description: 'Every campaign of the caller, most recently updated first.',
+        description: 'Every campaign the caller is a member of (owner, game master or player), most recently updated first, each with the caller’s `role`; a player reads each description without its secret blocks.',
         tags: ['campaigns'],
         response: { 200: Type.Array(Campaign), ...problems(401) },
       },
     },
     async (request) => {
-      const rows = await listCampaignsByUser(database.kysely, callerOf(request).user.id);
-      return rows.map(presentCampaign);
+      const rows = await listCampaignsByMember(database.kysely, callerOf(request).user.id);
+      return Promise.all(
+        rows.map(async (row) => {
+          const view = makeView(row, row.role, false);
+          // Only a player's view needs the campaign's GM-only records (for mentions in the description).
+          if (view.players) view.hidden = await loadHiddenRecords(database.kysely, row.id);
+          return presentCampaign(row, view);
+        }),
+      );
     },
   );
 
@@ -57,7 +66,8 @@ export function campaignRoutes(app: AppInstance) {
       const description = input.description === undefined ? null : serializeRichText(check.richText(input.description, '/newCampaign/description'));
       check.done();
       const row = await createCampaign(database, callerOf(request).user.id, { name, description });
-      return reply.code(201).header('location', `/api/campaigns/${row.slug}`).header('etag', etagOf(row.id, row.version)).send(presentCampaign(row));
+      const view = makeView(row, 'owner', false);
+      return reply.code(201).header('location', `/api/campaigns/${row.slug}`).header('etag', campaignEtag(view, row)).send(presentCampaign(row, view));
     },
   );
 
@@ -76,7 +86,8 @@ export function campaignRoutes(app: AppInstance) {
     },
     async (request, reply) => {
       const campaign = campaignOf(request);
-      return reply.header('etag', etagOf(campaign.id, campaign.version)).send(presentCampaign(campaign));
+      const view = viewOf(request);
+      return reply.header('etag', campaignEtag(view, campaign)).send(presentCampaign(campaign, view));
     },
   );
 
@@ -106,18 +117,19 @@ export function campaignRoutes(app: AppInstance) {
       }
       check.done();
       const row = await updateCampaign(database, campaignOf(request), changes, expectedVersion(request));
-      return reply.header('etag', etagOf(row.id, row.version)).send(presentCampaign(row));
+      const view = viewOf(request);
+      return reply.header('etag', campaignEtag(view, row)).send(presentCampaign(row, view));
     },
   );
 
   app.delete(
     '/campaigns/:campaignSlug',
     {
-      config: { auth: 'campaign' },
+      config: { auth: 'campaign', role: 'owner' },
       schema: {
         operationId: 'deleteCampaign',
         summary: 'Delete a campaign',
-        description: 'Deletes the campaign and everything in it: thing types, things, arcs, links, assets and their stored images.',
+        description: 'Deletes the campaign and everything in it: thing types, things, arcs, links, assets and their stored images, members and invitations. The owner only.',
         tags: ['campaigns'],
         params: CampaignParams,
         response: { 204: Type.Null(), ...problems(401, 404) },

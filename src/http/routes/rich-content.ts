@@ -1,10 +1,11 @@
-import { findArcBySlug } from '../../db/repositories/arcs.js';
+import { findVisibleArc } from '../../db/repositories/arcs.js';
 import { listBacklinks, renderStoredFields } from '../../db/repositories/mentions.js';
-import { findThingBySlug } from '../../db/repositories/things.js';
+import { findVisibleThing } from '../../db/repositories/things.js';
+import type { View } from '../../access/view.js';
 import { ARC_TEXT_FIELDS } from '../../domain/arc-fields.js';
 import { errors } from '../../domain/errors.js';
 import { RENDER_FORMATS, type RenderFormat } from '../../render/index.js';
-import { campaignOf } from '../auth.js';
+import { campaignOf, viewOf } from '../auth.js';
 import type { AppInstance } from '../app-types.js';
 import { ArcParams } from '../schemas/arc.js';
 import { CampaignParams, problems } from '../schemas/common.js';
@@ -26,17 +27,18 @@ function formatOf(query: { format?: unknown }): RenderFormat {
 const RENDERED_DESCRIPTION =
   'Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target ' +
   'with its current name (a missing target renders as plain text); an image of an asset of the campaign takes the asset’s URL, its label as ' +
-  'alt text and as a caption; secret blocks are shown in a `section.secret` (HTML) or a `> [!secret]` callout (Markdown). ' +
+  'alt text and as a caption; secret blocks are shown in a `section.secret` (HTML) or a `> [!secret]` callout (Markdown) to the owner and game masters, and left out for players, ' +
+  'for whom a mention of a GM-only record renders as missing. ' +
   'Any other text is literal. Cached and conditional like a list: the weak ETag changes with every write in the campaign.';
 
 const BACKLINKS_DESCRIPTION =
   'Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, ' +
-  'with the fields that do, most recently updated first. Cached and conditional like a list.';
+  'with the fields that do, most recently updated first. For a player, GM-only sources and mentions made only inside secret blocks are left out. Cached and conditional like a list.';
 
 export function richContentRoutes(app: AppInstance) {
   const { database } = app;
-  const render = <F extends string>(campaign: { id: number; slug: string }, fields: Record<F, string | null>, format: RenderFormat) =>
-    renderStoredFields(database.kysely, database.dialect, campaign, fields, format, true);
+  const render = <F extends string>(campaign: { id: number; slug: string }, view: View, fields: Record<F, string | null>, format: RenderFormat) =>
+    renderStoredFields(database.kysely, database.dialect, campaign, fields, format, view);
 
   app.get(
     '/campaigns/:campaignSlug/rendered',
@@ -56,7 +58,7 @@ export function richContentRoutes(app: AppInstance) {
     async (request) => {
       const format = formatOf(request.query);
       const campaign = campaignOf(request);
-      return { format, fields: await render(campaign, { description: campaign.description }, format) };
+      return { format, fields: await render(campaign, viewOf(request), { description: campaign.description }, format) };
     },
   );
 
@@ -78,9 +80,10 @@ export function richContentRoutes(app: AppInstance) {
     async (request) => {
       const format = formatOf(request.query);
       const campaign = campaignOf(request);
-      const thing = await findThingBySlug(database.kysely, campaign.id, request.params.thingSlug);
+      const view = viewOf(request);
+      const thing = await findVisibleThing(database.kysely, view, request.params.thingSlug);
       if (!thing) throw errors.thingNotFound(request.params.thingSlug);
-      return { format, fields: await render(campaign, { description: thing.description }, format) };
+      return { format, fields: await render(campaign, view, { description: thing.description }, format) };
     },
   );
 
@@ -102,10 +105,11 @@ export function richContentRoutes(app: AppInstance) {
     async (request) => {
       const format = formatOf(request.query);
       const campaign = campaignOf(request);
-      const arc = await findArcBySlug(database.kysely, campaign.id, request.params.arcSlug);
+      const view = viewOf(request);
+      const arc = await findVisibleArc(database.kysely, view, request.params.arcSlug);
       if (!arc) throw errors.arcNotFound(request.params.arcSlug);
       const fields = Object.fromEntries(ARC_TEXT_FIELDS.map((field) => [field, arc[field]])) as Record<(typeof ARC_TEXT_FIELDS)[number], string | null>;
-      return { format, fields: await render(campaign, fields, format) };
+      return { format, fields: await render(campaign, view, fields, format) };
     },
   );
 
@@ -123,10 +127,10 @@ export function richContentRoutes(app: AppInstance) {
       },
     },
     async (request) => {
-      const campaign = campaignOf(request);
-      const thing = await findThingBySlug(database.kysely, campaign.id, request.params.thingSlug);
+      const view = viewOf(request);
+      const thing = await findVisibleThing(database.kysely, view, request.params.thingSlug);
       if (!thing) throw errors.thingNotFound(request.params.thingSlug);
-      return listBacklinks(database.kysely, campaign.id, 'thing', thing);
+      return listBacklinks(database.kysely, view, 'thing', thing);
     },
   );
 
@@ -144,10 +148,10 @@ export function richContentRoutes(app: AppInstance) {
       },
     },
     async (request) => {
-      const campaign = campaignOf(request);
-      const arc = await findArcBySlug(database.kysely, campaign.id, request.params.arcSlug);
+      const view = viewOf(request);
+      const arc = await findVisibleArc(database.kysely, view, request.params.arcSlug);
       if (!arc) throw errors.arcNotFound(request.params.arcSlug);
-      return listBacklinks(database.kysely, campaign.id, 'arc', arc);
+      return listBacklinks(database.kysely, view, 'arc', arc);
     },
   );
 }

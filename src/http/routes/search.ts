@@ -1,6 +1,6 @@
 import { searchCampaign } from '../../db/repositories/search.js';
 import { parseSearchParams } from '../../search/params.js';
-import { campaignOf } from '../auth.js';
+import { campaignOf, viewOf } from '../auth.js';
 import type { AppInstance } from '../app-types.js';
 import { errors } from '../../domain/errors.js';
 import { CampaignParams, problems } from '../schemas/common.js';
@@ -25,7 +25,8 @@ export function searchRoutes(app: AppInstance) {
           '(one edit for words of 4–5 letters, two from 6; golbin → goblin), with case and accents ignored, in any script. ' +
           'A `campaign` result is a match in the campaign’s description (type=any only). ' +
           'Exact name matches come first, then records whose name has every query word, then text matches; within each, ' +
-          'more query words matched, fewer typos, then BM25 relevance. Any text is a valid query; an empty one is refused.',
+          'more query words matched, fewer typos, then BM25 relevance. Any text is a valid query; an empty one is refused. ' +
+          'A player’s search neither matches nor shows GM-only records or the text of secret blocks.',
         tags: ['search'],
         params: CampaignParams,
         querystring: SearchQuerystring,
@@ -35,7 +36,7 @@ export function searchRoutes(app: AppInstance) {
     async (request) => {
       const parsed = parseSearchParams(request.query);
       if (!parsed.ok) throw errors.invalidQuery(parsed.issues);
-      return presentSearch(await searchCampaign(database, campaignOf(request), parsed.value));
+      return presentSearch(await searchCampaign(database, campaignOf(request), viewOf(request), parsed.value));
     },
   );
 }

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { linkThingToArc, listArcsOfThing, unlinkThingFromArc } from '../../db/repositories/arc-links.js';
-import { campaignOf } from '../auth.js';
+import { campaignOf, viewOf } from '../auth.js';
 import type { AppInstance } from '../app-types.js';
 import { LinkArcBody, LinkedArcSchema, LinkMessage, presentLinkedArc, ThingArcParams } from '../schemas/arc.js';
 import { ThingParams } from '../schemas/thing.js';
@@ -23,8 +23,9 @@ export function thingArcsRoutes(app: AppInstance) {
       },
     },
     async (request) => {
-      const rows = await listArcsOfThing(database.kysely, campaignOf(request).id, request.params.thingSlug);
-      return rows.map(presentLinkedArc);
+      const view = viewOf(request);
+      const rows = await listArcsOfThing(database.kysely, view, request.params.thingSlug);
+      return rows.map((row) => presentLinkedArc(row, view));
     },
   );
 

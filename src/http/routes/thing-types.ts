@@ -9,9 +9,9 @@ import {
 } from '../../db/repositories/thing-types.js';
 import { errors } from '../../domain/errors.js';
 import { InputChecker } from '../../domain/input.js';
-import { campaignOf } from '../auth.js';
+import { campaignOf, viewOf } from '../auth.js';
 import type { AppInstance } from '../app-types.js';
-import { etagOf, expectedVersion } from '../conditional.js';
+import { expectedVersion, recordEtag } from '../conditional.js';
 import { parseIdText } from '../../domain/ids.js';
 import { CampaignParams, problems } from '../schemas/common.js';
 import { NewThingTypeBody, presentThingType, ThingType, ThingTypeParams, UpdatedThingTypeBody } from '../schemas/thing-type.js';
@@ -69,7 +69,7 @@ export function thingTypesRoutes(app: AppInstance) {
       return reply
         .code(201)
         .header('location', `/api/campaigns/${campaign.slug}/thing-types/${row.id}`)
-        .header('etag', etagOf(row.id, row.version))
+        .header('etag', recordEtag(viewOf(request), row.id, row.version))
         .send(presentThingType(row));
     },
   );
@@ -91,7 +91,7 @@ export function thingTypesRoutes(app: AppInstance) {
       const id = parseThingTypeId(request.params.thingTypeId);
       const row = await findThingType(database.kysely, campaignOf(request).id, id);
       if (!row) throw errors.thingTypeNotFound(id);
-      return reply.header('etag', etagOf(row.id, row.version)).send(presentThingType(row));
+      return reply.header('etag', recordEtag(viewOf(request), row.id, row.version)).send(presentThingType(row));
     },
   );
 
@@ -121,7 +121,7 @@ export function thingTypesRoutes(app: AppInstance) {
         throw errors.idMismatch(input.id, id, '/updatedThingType/id');
       }
       const row = await updateThingType(database, campaignOf(request).id, id, changes, expectedVersion(request));
-      return reply.header('etag', etagOf(row.id, row.version)).send(presentThingType(row));
+      return reply.header('etag', recordEtag(viewOf(request), row.id, row.version)).send(presentThingType(row));
     },
   );
 

@@ -1,13 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import { thingTypeExists } from '../../db/repositories/thing-types.js';
-import { createThing, deleteThing, findThingBySlug, listThings, updateThing, type ThingChanges } from '../../db/repositories/things.js';
+import { createThing, deleteThing, findVisibleThing, listThings, updateThing, type ThingChanges } from '../../db/repositories/things.js';
 import { errors } from '../../domain/errors.js';
 import { InputChecker } from '../../domain/input.js';
 import { nextPageQueryString, parseThingListQuery } from '../../domain/list-cursor.js';
 import { serializeRichText } from '../../domain/rich-text.js';
-import { campaignOf } from '../auth.js';
+import { campaignOf, viewOf } from '../auth.js';
 import type { AppInstance } from '../app-types.js';
-import { etagOf, expectedVersion } from '../conditional.js';
+import { expectedVersion, recordEtag } from '../conditional.js';
 import { atBody } from '../errors.js';
 import { CampaignParams, problems } from '../schemas/common.js';
 import { NewThingBody, presentThing, Thing, ThingListQuerystring, ThingParams, UpdatedThingBody } from '../schemas/thing.js';
@@ -25,7 +25,7 @@ export function thingsRoutes(app: AppInstance) {
       schema: {
         operationId: 'listThings',
         summary: 'The campaign’s things',
-        description: 'Things, most recently updated first (then id descending): `count` of them (1 to 1000, default 20), or up to 1000 with `fetchAll=true` (which wins over `count`); `typeId` filters by type. While more remain, a `Link: <…>; rel="next"` header gives the next page; the body is always a plain array.',
+        description: 'Things the caller may see (a player never sees GM-only ones), most recently updated first (then id descending): `count` of them (1 to 1000, default 20), or up to 1000 with `fetchAll=true` (which wins over `count`); `typeId` filters by type. While more remain, a `Link: <…>; rel="next"` header gives the next page; the body is always a plain array.',
         tags: ['things'],
         params: CampaignParams,
         querystring: ThingListQuerystring,
@@ -41,13 +41,14 @@ export function thingsRoutes(app: AppInstance) {
       if (query.typeId !== undefined && !(await thingTypeExists(database.kysely, campaign.id, query.typeId))) {
         throw errors.unknownThingType(query.typeId, '/typeId');
       }
-      const page = await listThings(database.kysely, campaign.id, { limit: query.limit, typeId: query.typeId, after: query.after });
+      const view = viewOf(request);
+      const page = await listThings(database.kysely, view, { limit: query.limit, typeId: query.typeId, after: query.after });
       const last = page.rows.at(-1);
       if (page.more && last) {
         const next = nextPageQueryString(query, { updatedAt: last.updated_at, id: last.id });
         void reply.header('link', `</api/campaigns/${campaign.slug}/things?${next}>; rel="next"`);
       }
-      return page.rows.map(presentThing);
+      return page.rows.map((row) => presentThing(row, view));
     },
   );
 
@@ -58,7 +59,7 @@ export function thingsRoutes(app: AppInstance) {
       schema: {
         operationId: 'createThing',
         summary: 'Create a thing',
-        description: 'Creates a thing of a type of the campaign (400 `invalid_reference` otherwise); its slug is generated from the name (`-2`, `-3`… on a clash).',
+        description: 'Creates a thing of a type of the campaign (400 `invalid_reference` otherwise); its slug is generated from the name (`-2`, `-3`… on a clash). `visibility: "gm"` makes it GM-only. Owner and game masters only.',
         tags: ['things'],
         params: CampaignParams,
         body: NewThingBody,
@@ -74,12 +75,13 @@ export function thingsRoutes(app: AppInstance) {
       const description = input.description === undefined ? null : serializeRichText(check.richText(input.description, '/newThing/description'));
       check.done();
       const campaign = campaignOf(request);
-      const row = await atBody('/newThing', createThing(database, campaign.id, { name, typeId, description }));
+      const view = viewOf(request);
+      const row = await atBody('/newThing', createThing(database, campaign.id, { name, typeId, description, visibility: input.visibility }));
       return reply
         .code(201)
         .header('location', `/api/campaigns/${campaign.slug}/things/${row.slug}`)
-        .header('etag', etagOf(row.id, row.version))
-        .send(presentThing(row));
+        .header('etag', recordEtag(view, row.id, row.version))
+        .send(presentThing(row, view));
     },
   );
 
@@ -90,7 +92,7 @@ export function thingsRoutes(app: AppInstance) {
       schema: {
         operationId: 'getThing',
         summary: 'One thing',
-        description: 'The thing with this slug, with its rich-text description.',
+        description: 'The thing with this slug, with its rich-text description. For a player, a GM-only thing is 404 and secret blocks are removed from the description.',
         tags: ['things'],
         params: ThingParams,
         response: { 200: Thing, ...problems(401, 404) },
@@ -98,9 +100,10 @@ export function thingsRoutes(app: AppInstance) {
     },
     async (request, reply) => {
       const { thingSlug } = request.params;
-      const row = await findThingBySlug(database.kysely, campaignOf(request).id, thingSlug);
+      const view = viewOf(request);
+      const row = await findVisibleThing(database.kysely, view, thingSlug);
       if (!row) throw errors.thingNotFound(thingSlug);
-      return reply.header('etag', etagOf(row.id, row.version)).send(presentThing(row));
+      return reply.header('etag', recordEtag(view, row.id, row.version)).send(presentThing(row, view));
     },
   );
 
@@ -129,12 +132,14 @@ export function thingsRoutes(app: AppInstance) {
       if (input.description !== undefined) {
         changes.description = serializeRichText(check.richText(input.description, '/updatedThing/description'));
       }
+      if (input.visibility !== undefined) changes.visibility = input.visibility;
       check.done();
+      const view = viewOf(request);
       const row = await atBody(
         '/updatedThing',
         updateThing(database, campaignOf(request).id, request.params.thingSlug, changes, expectedVersion(request)),
       );
-      return reply.header('etag', etagOf(row.id, row.version)).send(presentThing(row));
+      return reply.header('etag', recordEtag(view, row.id, row.version)).send(presentThing(row, view));
     },
   );
 

@@ -2,8 +2,9 @@ import { Type } from '@sinclair/typebox';
 import type { LinkedArc } from '../../db/repositories/arc-links.js';
 import type { ArcDetail } from '../../db/repositories/arcs.js';
 import type { ArcRow } from '../../db/schema.js';
-import { emptyRichText, parseStoredRichText } from '../../domain/rich-text.js';
-import { Name, RichTextOut, RichTextSchema, Slug, Timestamp } from './common.js';
+import { emptyRichText } from '../../domain/rich-text.js';
+import { richTextFor, richTextJsonFor, type View } from '../../access/view.js';
+import { Name, RichTextOut, RichTextSchema, Slug, Timestamp, Visibility, VisibilityIn } from './common.js';
 import { presentThing, Thing, type ThingFields } from './thing.js';
 
 export const ArcRefSchema = Type.Object({ id: Type.Integer(), slug: Slug, name: Type.String() });
@@ -31,6 +32,7 @@ export const Arc = Type.Object({
   name: Type.String(),
   ...storyFields,
   notes: RichTextOut,
+  visibility: Visibility,
   campaignId: Type.Integer(),
   parentArcId: Type.Union([Type.Integer(), Type.Null()]),
   parentArc: Type.Union([ArcRefSchema, Type.Null()]),
@@ -66,7 +68,7 @@ const textInputs = {
 };
 
 export const NewArcBody = Type.Object({
-  newArc: Type.Object({ name: Name, parentArcId: Type.Optional(ParentArcId), ...textInputs }),
+  newArc: Type.Object({ name: Name, parentArcId: Type.Optional(ParentArcId), visibility: Type.Optional(VisibilityIn), ...textInputs }),
 });
 
 export const UpdatedArcBody = Type.Object({
@@ -74,6 +76,7 @@ export const UpdatedArcBody = Type.Object({
     slug: Type.Optional(Type.String()),
     name: Type.Optional(Name),
     parentArcId: Type.Optional(ParentArcId),
+    visibility: Type.Optional(VisibilityIn),
     ...textInputs,
   }),
 });
@@ -84,28 +87,33 @@ export const LinkMessage = Type.Object({ message: Type.String() });
 export const ArcParams = Type.Object({ campaignSlug: Type.String(), arcSlug: Type.String() });
 export const ThingArcParams = Type.Object({ campaignSlug: Type.String(), thingSlug: Type.String(), arcSlug: Type.String() });
 
-function presentStoryFields(row: Pick<ArcRow, 'hook' | 'protagonist' | 'antagonist' | 'problem' | 'key' | 'outcome'>) {
+function presentStoryFields(row: Pick<ArcRow, 'hook' | 'protagonist' | 'antagonist' | 'problem' | 'key' | 'outcome'>, view: View) {
   return {
-    hook: parseStoredRichText(row.hook),
-    protagonist: parseStoredRichText(row.protagonist),
-    antagonist: parseStoredRichText(row.antagonist),
-    problem: parseStoredRichText(row.problem),
-    key: parseStoredRichText(row.key),
-    outcome: parseStoredRichText(row.outcome),
+    hook: richTextFor(view, row.hook),
+    protagonist: richTextFor(view, row.protagonist),
+    antagonist: richTextFor(view, row.antagonist),
+    problem: richTextFor(view, row.problem),
+    key: richTextFor(view, row.key),
+    outcome: richTextFor(view, row.outcome),
   };
 }
 
-/** One arc with its parent, children and things, as every arc route but the list presents it. */
-export function presentArc(detail: ArcDetail) {
+/**
+ * One arc with its parent, children and things, as every arc route but the list presents it. The
+ * detail holds only what the view sees; `parentArcId` follows the parent it holds, so an arc under
+ * a GM-only parent reads as top-level for a player.
+ */
+export function presentArc(detail: ArcDetail, view: View) {
   const { arc } = detail;
   return {
     id: arc.id,
     slug: arc.slug,
     name: arc.name,
-    ...presentStoryFields(arc),
-    notes: parseStoredRichText(arc.notes),
+    ...presentStoryFields(arc, view),
+    notes: richTextFor(view, arc.notes),
+    visibility: arc.visibility,
     campaignId: arc.campaign_id,
-    parentArcId: arc.parent_arc_id,
+    parentArcId: detail.parent?.id ?? null,
     parentArc: detail.parent,
     childArcs: detail.children.map((child) => ({
       id: child.id,
@@ -114,19 +122,19 @@ export function presentArc(detail: ArcDetail) {
       createdAt: child.created_at,
       updatedAt: child.updated_at,
     })),
-    things: detail.things.map(presentThing),
+    things: detail.things.map((thing) => presentThing(thing, view)),
     createdAt: arc.created_at,
     updatedAt: arc.updated_at,
   };
 }
 
 
-export function presentLinkedArc(row: LinkedArc) {
+export function presentLinkedArc(row: LinkedArc, view: View) {
   return {
     id: row.id,
     slug: row.slug,
     name: row.name,
-    ...presentStoryFields(row),
+    ...presentStoryFields(row, view),
     campaignId: row.campaign_id,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
@@ -145,20 +153,17 @@ const EMPTY_RICH_TEXT_JSON = JSON.stringify(emptyRichText());
 const str = (value: string) => JSON.stringify(value);
 const num = (value: number) => String(Math.trunc(value));
 
-function richTextJson(stored: string | null): string {
-  return stored === null || stored === 'null' ? EMPTY_RICH_TEXT_JSON : stored;
-}
-
-function thingJson(thing: ThingFields): string {
+function thingJson(thing: ThingFields, richTextJson: (stored: string | null) => string): string {
   return (
     `{"id":${num(thing.id)},"slug":${str(thing.slug)},"typeId":${num(thing.type_id)},"name":${str(thing.name)},` +
-    `"description":${richTextJson(thing.description)},"campaignId":${num(thing.campaign_id)},` +
+    `"description":${richTextJson(thing.description)},"visibility":${str(thing.visibility)},"campaignId":${num(thing.campaign_id)},` +
     `"createdAt":${str(thing.created_at)},"updatedAt":${str(thing.updated_at)}}`
   );
 }
 
-/** GET /arcs as JSON text: byte for byte what the Arc list schema serializes of details.map(presentArc). */
-export function serializeArcs(details: ArcDetail[]): string {
+/** GET /arcs as JSON text: byte for byte what the Arc list schema serializes of details.map(presentArc) for the view. */
+export function serializeArcs(details: ArcDetail[], view: View): string {
+  const richTextJson = (stored: string | null) => richTextJsonFor(view, stored, EMPTY_RICH_TEXT_JSON);
   const things = new Map<number, string>();
   const parts: string[] = [];
   for (const { arc, parent, children, things: linked } of details) {
@@ -169,7 +174,7 @@ export function serializeArcs(details: ArcDetail[]): string {
     const thingParts = linked.map((thing) => {
       let json = things.get(thing.id);
       if (json === undefined) {
-        json = thingJson(thing);
+        json = thingJson(thing, richTextJson);
         things.set(thing.id, json);
       }
       return json;
@@ -178,8 +183,8 @@ export function serializeArcs(details: ArcDetail[]): string {
       `{"id":${num(arc.id)},"slug":${str(arc.slug)},"name":${str(arc.name)},` +
         `"hook":${richTextJson(arc.hook)},"protagonist":${richTextJson(arc.protagonist)},"antagonist":${richTextJson(arc.antagonist)},` +
         `"problem":${richTextJson(arc.problem)},"key":${richTextJson(arc.key)},"outcome":${richTextJson(arc.outcome)},` +
-        `"notes":${richTextJson(arc.notes)},"campaignId":${num(arc.campaign_id)},` +
-        `"parentArcId":${arc.parent_arc_id === null ? 'null' : num(arc.parent_arc_id)},` +
+        `"notes":${richTextJson(arc.notes)},"visibility":${str(arc.visibility)},"campaignId":${num(arc.campaign_id)},` +
+        `"parentArcId":${parent === null ? 'null' : num(parent.id)},` +
         `"parentArc":${parent === null ? 'null' : `{"id":${num(parent.id)},"slug":${str(parent.slug)},"name":${str(parent.name)}}`},` +
         `"childArcs":[${childJson.join(',')}],"things":[${thingParts.join(',')}],` +
         `"createdAt":${str(arc.created_at)},"updatedAt":${str(arc.updated_at)}}`,

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { CampaignRow } from '../../db/schema.js';
-import { parseStoredRichText } from '../../domain/rich-text.js';
+import { richTextFor, type View } from '../../access/view.js';
 import { Name, RichTextOut, RichTextSchema, Slug, Timestamp } from './common.js';
 
 export const Campaign = Type.Object({
@@ -8,7 +8,12 @@ export const Campaign = Type.Object({
   slug: Slug,
   name: Type.String(),
   description: RichTextOut,
-  userId: Type.String(),
+  userId: Type.String({ description: 'the owner' }),
+  role: Type.Unsafe<'owner' | 'gm' | 'player'>({
+    type: 'string',
+    enum: ['owner', 'gm', 'player'],
+    description: 'the caller’s role in the campaign (`player` while an owner or game master views it as players do)',
+  }),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
@@ -25,13 +30,15 @@ export const UpdatedCampaignBody = Type.Object({
   }),
 });
 
-export function presentCampaign(row: CampaignRow) {
+/** The campaign as this view reads it, with the view's role. */
+export function presentCampaign(row: CampaignRow, view: View) {
   return {
     id: row.id,
     slug: row.slug,
     name: row.name,
-    description: parseStoredRichText(row.description),
+    description: richTextFor(view, row.description),
     userId: row.user_id,
+    role: view.role,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

@@ -24,6 +24,10 @@ export const RichTextSchema = Type.Array(Type.Unknown(), {
 });
 export const RichTextOut = Type.Array(Type.Unknown(), { description: RichTextSchema.description });
 
+const VISIBILITY_DESCRIPTION = '`all` (default): every member sees it; `gm`: only the owner and game masters (players never see the record, by any route).';
+export const Visibility = Type.Unsafe<'all' | 'gm'>({ type: 'string', enum: ['all', 'gm'], description: VISIBILITY_DESCRIPTION });
+export const VisibilityIn = Type.Unsafe<'all' | 'gm'>({ type: 'string', enum: ['all', 'gm'], description: VISIBILITY_DESCRIPTION });
+
 export const Problem = Type.Object(
   {
     type: Type.String(),

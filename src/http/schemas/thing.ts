@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { ThingRow } from '../../db/schema.js';
-import { parseStoredRichText } from '../../domain/rich-text.js';
-import { Name, RichTextOut, RichTextSchema, Slug, Timestamp } from './common.js';
+import { richTextFor, type View } from '../../access/view.js';
+import { Name, RichTextOut, RichTextSchema, Slug, Timestamp, Visibility, VisibilityIn } from './common.js';
 
 export const Thing = Type.Object({
   id: Type.Integer(),
@@ -9,21 +9,24 @@ export const Thing = Type.Object({
   typeId: Type.Integer(),
   name: Type.String(),
   description: RichTextOut,
+  visibility: Visibility,
   campaignId: Type.Integer(),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
 
 /** The columns presentThing needs (a subset of ThingRow, so joined queries can select just these). */
-export type ThingFields = Pick<ThingRow, 'id' | 'slug' | 'type_id' | 'name' | 'description' | 'campaign_id' | 'created_at' | 'updated_at'>;
+export type ThingFields = Pick<ThingRow, 'id' | 'slug' | 'type_id' | 'name' | 'description' | 'visibility' | 'campaign_id' | 'created_at' | 'updated_at'>;
 
-export function presentThing(row: ThingFields) {
+/** A thing as this view reads it (access/view.ts). */
+export function presentThing(row: ThingFields, view: View) {
   return {
     id: row.id,
     slug: row.slug,
     typeId: row.type_id,
     name: row.name,
-    description: parseStoredRichText(row.description),
+    description: richTextFor(view, row.description),
+    visibility: row.visibility,
     campaignId: row.campaign_id,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
@@ -35,7 +38,7 @@ export const ThingParams = Type.Object({ campaignSlug: Type.String(), thingSlug:
 const TypeId = Type.Integer({ description: 'id of a thing type of the same campaign' });
 
 export const NewThingBody = Type.Object({
-  newThing: Type.Object({ name: Name, typeId: TypeId, description: Type.Optional(RichTextSchema) }),
+  newThing: Type.Object({ name: Name, typeId: TypeId, description: Type.Optional(RichTextSchema), visibility: Type.Optional(VisibilityIn) }),
 });
 
 export const UpdatedThingBody = Type.Object({
@@ -44,6 +47,7 @@ export const UpdatedThingBody = Type.Object({
     name: Type.Optional(Name),
     typeId: Type.Optional(TypeId),
     description: Type.Optional(RichTextSchema),
+    visibility: Type.Optional(VisibilityIn),
   }),
 });
 

@@ -1,0 +1,122 @@
+// What a caller may see of a campaign (CONTRACT "Members and roles"), in one place.
+//
+// Every campaign request gets a View, built by the authentication hook from the caller's membership:
+// a game master's view (owner and gm) sees everything; a player's view (a player, or a game master
+// who asked to see the campaign as players do with the `Loreforge-View: player` header) sees
+// neither GM-only records nor secret blocks. The rest of the service reads the campaign only
+// through the view:
+//
+//   - repositories start every read of things and arcs from visibleThings / visibleArcs
+//     (db/repositories/visible.ts), so a GM-only record is absent from every query a player's
+//     request runs: records, lists, counts, cursors, links, parents, children, backlinks, mentions;
+//   - presenters pass every rich-text field through richTextFor / richTextJsonFor, which drop secret
+//     blocks and the targets of mentions of hidden records for a player's view;
+//   - the response cache and every ETag carry the view's key, so no answer built for one view is
+//     ever served, or confirmed by a 304, to another.
+import type { Role } from '../db/schema.js';
+import { emptyRichText, parseStoredRichText, type RichText, type RichTextNode } from '../domain/rich-text.js';
+
+/** The GM-only records of a campaign, by id: what a player's view must never name. */
+export interface HiddenRecords {
+  things: ReadonlySet<number>;
+  arcs: ReadonlySet<number>;
+}
+
+export interface View {
+  campaignId: number;
+  /** The campaign's content version when the request began (keys the player's record ETags). */
+  contentVersion: number;
+  /** The caller's own role in the campaign. */
+  memberRole: Role;
+  /** The role the request acts with: `player` while a game master views the campaign as players do. */
+  role: Role;
+  /** Whether this is a player's view: no GM-only records, no secret blocks. */
+  players: boolean;
+  /** For a player's view, loaded before the handler runs (auth.ts); undefined for a game master's. */
+  hidden?: HiddenRecords | undefined;
+}
+
+/** The request header with which an owner or a game master sees the campaign as players do. */
+export const VIEW_HEADER = 'loreforge-view';
+
+export function makeView(campaign: { id: number; content_version: number }, memberRole: Role, asPlayer: boolean): View {
+  const players = memberRole === 'player' || asPlayer;
+  return { campaignId: campaign.id, contentVersion: campaign.content_version, memberRole, role: players ? 'player' : memberRole, players };
+}
+
+/** A game master's view of the campaign, for work done on its behalf (writes, housekeeping). */
+export function fullView(campaign: { id: number; content_version: number }): View {
+  return makeView(campaign, 'owner', false);
+}
+
+/** Distinguishes answers built for different views: the response cache's key and the ETags carry it. */
+export function viewKey(view: View): string {
+  return view.players ? 'player' : view.role;
+}
+
+function hiddenOf(view: View): HiddenRecords {
+  if (!view.hidden) throw new Error('a player’s view was used before its hidden records were loaded');
+  return view.hidden;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Whether a top-level block is a secret block. */
+export function isSecretBlock(block: unknown): boolean {
+  return isObject(block) && block.isSecret === true;
+}
+
+// A mention of a hidden record keeps its children (the text the GM typed) and loses its target.
+function redactNode(node: RichTextNode, hidden: HiddenRecords, depth: number): RichTextNode {
+  const n = node as Record<string, unknown>;
+  if (!Array.isArray(n.children) || depth > 64) return node;
+  if (n.type === 'mention' && typeof n.targetId === 'number') {
+    const set = n.targetType === 'thing' ? hidden.things : n.targetType === 'arc' ? hidden.arcs : undefined;
+    if (set?.has(n.targetId)) {
+      const { targetType: _type, targetId: _id, ...rest } = n;
+      return rest as RichTextNode;
+    }
+    return node;
+  }
+  let changed = false;
+  const children = (n.children as RichTextNode[]).map((child) => {
+    const out = redactNode(child, hidden, depth + 1);
+    if (out !== child) changed = true;
+    return out;
+  });
+  return changed ? ({ ...n, children } as RichTextNode) : node;
+}
+
+/** Rich text as players may read it: no secret blocks, no targets of mentions of hidden records. */
+export function redactRichText(value: RichText, hidden: HiddenRecords): RichText {
+  const kept = value.filter((block) => !isSecretBlock(block)).map((block) => redactNode(block, hidden, 0) as RichText[number]);
+  return kept.length > 0 ? kept : emptyRichText();
+}
+
+/** A stored rich-text field (JSON text or NULL) as this view may read it. */
+export function richTextFor(view: View, stored: string | null): RichText {
+  const value = parseStoredRichText(stored);
+  return view.players ? redactRichText(value, hiddenOf(view)) : value;
+}
+
+/** Whether stored rich text may hold something a player's view must change (fast, conservative). */
+function mayNeedRedaction(stored: string): boolean {
+  return stored.includes('"isSecret"') || stored.includes('"mention"');
+}
+
+/**
+ * A stored rich-text field as JSON text for this view: the stored text itself where nothing is to be
+ * removed (it is JSON.stringify of the validated value), else the redacted value serialized.
+ */
+export function richTextJsonFor(view: View, stored: string | null, emptyJson: string): string {
+  if (stored === null || stored === 'null') return emptyJson;
+  if (!view.players || !mayNeedRedaction(stored)) return stored;
+  return JSON.stringify(redactRichText(parseStoredRichText(stored), hiddenOf(view)));
+}
+
+/** Whether this view may see a record of this visibility. */
+export function sees(view: View, visibility: string): boolean {
+  return !view.players || visibility === 'all';
+}
