@@ -1,5 +1,6 @@
 import fastifyCookie from '@fastify/cookie';
 import type { Config } from './config.js';
+import { defaultLeastRole } from './access/policy.js';
 import { createDatabase, type Database } from './db/database.js';
 import { registerApiDocs } from './http/api-docs.js';
 import { requireOperationDocs } from './http/openapi.js';
@@ -38,13 +39,14 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.decorate('database', database);
   app.decorate('config', config);
   app.decorate('imageHost', imageHost);
-  app.decorate('routeTable', [] as { method: string; url: string; auth: string }[]);
+  app.decorate('routeTable', [] as AppInstance['routeTable']);
   app.addHook('onRoute', (route) => {
     requireOperationDocs(route);
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     for (const method of methods) {
       if (method === 'HEAD') continue;
-      app.routeTable.push({ method, url: route.url, auth: route.config?.auth ?? 'none' });
+      const auth = route.config?.auth ?? 'none';
+      app.routeTable.push({ method, url: route.url, auth, ...(auth === 'campaign' ? { role: route.config?.role ?? defaultLeastRole(method) } : {}) });
     }
   });
   if (options.database === undefined) app.addHook('onClose', () => database.close());

@@ -163,6 +163,8 @@ export const errors = {
   imageNotFound: () => new AppError('image_not_found', 'There is no image at this address.'),
 
   roleForbidden: (what: string) => new AppError('role_forbidden', `Your role in this campaign does not allow this: ${what}`),
+  notAMember: (userId: string, field: string) =>
+    new AppError('invalid_reference', `User "${userId}" is not a member of this campaign.`, [{ path: field, message: 'must be the id of a member of this campaign' }]),
   memberNotFound: (userId: string) => new AppError('member_not_found', `User "${userId}" is not a member of this campaign.`),
   invitationNotFound: (id: number | string) => new AppError('invitation_not_found', `This campaign has no pending invitation ${id}.`),
   invitationUnavailable: () =>

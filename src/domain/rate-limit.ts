@@ -35,6 +35,8 @@ export const limitKeys = {
   loginFailuresByAccount: (normalizedEmail: string) => `login:account:${hashSecret(normalizedEmail)}`,
   tokensByUser: (userId: string) => `tokens:user:${userId}`,
   apiByUser: (userId: string) => `api:user:${userId}`,
+  invitationsByUser: (userId: string) => `invitations:user:${userId}`,
+  invitationFailuresByIp: (ip: string) => `invitation-accept:ip:${ip}`,
 };
 
 export const MINUTE_MS = 60_000;

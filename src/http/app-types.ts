@@ -8,6 +8,7 @@ import type {
 } from 'fastify';
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
+import type { Role } from '../db/schema.js';
 import type { ImageHost } from '../images/image-host.js';
 
 declare module 'fastify' {
@@ -16,8 +17,11 @@ declare module 'fastify' {
     config: Config;
     /** Where uploaded image bytes live (local files or an S3-compatible store). */
     imageHost: ImageHost;
-    /** Every route as registered: method, URL and auth mode (the authorization tests are generated from it). */
-    routeTable: { method: string; url: string; auth: string }[];
+    /**
+     * Every route as registered: method, URL, auth mode and, on a campaign route, the least role that
+     * may call it (the authorization and leak tests are generated from it).
+     */
+    routeTable: { method: string; url: string; auth: string; role?: Role }[];
   }
 }
 

@@ -150,6 +150,8 @@ export function registerAuth(app: FastifyInstance, database: Database, config: C
       request.campaign = caller.campaign;
       const view = makeView(caller.campaign, caller.role, request.headers[VIEW_HEADER] === 'player');
       request.view = view;
+      // The answer depends on the view asked for: no HTTP cache may give one view's answer to the other.
+      void reply.header('vary', 'Loreforge-View');
       const least = request.routeOptions.config.role ?? defaultLeastRole(request.method);
       if (!atLeast(view.role, least)) {
         throw errors.roleForbidden(

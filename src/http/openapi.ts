@@ -13,6 +13,8 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifySchema, RouteOptions } from 'fastify';
 import type { Config } from '../config.js';
 import { Problem } from './schemas/common.js';
+import { defaultLeastRole } from '../access/policy.js';
+import { VIEW_HEADER } from '../access/view.js';
 
 /** Headers a response may carry, each described once. */
 export const RESPONSE_HEADERS = {
@@ -52,9 +54,10 @@ const STATUS_DESCRIPTIONS: Record<number, string> = {
   304: 'Not Modified: the If-None-Match given names the current version; no body',
   400: 'The request is not valid: `validation_failed` (with `errors`, JSON pointers into the body), `malformed_json`, `invalid_query`, `invalid_id`, `invalid_reference`, …',
   401: '`unauthenticated`: no valid session cookie or API token',
-  403: '`cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads',
+  403: '`role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads',
   404: '`campaign_not_found` (also for a campaign of another user), or the record named in the path',
   409: 'A conflict: `slug_taken`, `name_taken`, `email_taken`, …',
+  410: '`invitation_unavailable`: the invitation has expired, been used up or revoked',
   412: '`precondition_failed`: the If-Match given no longer names the record’s version; nothing changed',
   413: '`payload_too_large`: the body is over BODY_LIMIT',
   415: '`unsupported_media_type`: a body that is not application/json',
@@ -119,7 +122,8 @@ export function documentRoute(config: Pick<Config, 'apiRateLimit'>) {
     }
     const add = (status: number) => (responses[status] ??= problem(status));
     if (auth !== 'none') add(401);
-    if (auth !== 'none' && writes) add(403);
+    const leastRole = route.config?.role ?? defaultLeastRole(methods[0] ?? 'GET');
+    if (auth !== 'none' && (writes || (auth === 'campaign' && leastRole !== 'player'))) add(403);
     if (auth === 'campaign') add(404);
     if (writes && !schema.documentedBody) [400, 413, 415].forEach(add);
     if (honoursIfMatch) add(412);
@@ -149,6 +153,13 @@ export function documentRoute(config: Pick<Config, 'apiRateLimit'>) {
     }
 
     const requestHeaders: Record<string, TSchema> = {};
+    if (auth === 'campaign') {
+      requestHeaders[VIEW_HEADER] = Type.Optional(
+        Type.Literal('player', {
+          description: 'See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see.',
+        }),
+      );
+    }
     if (cached) {
       requestHeaders['if-none-match'] = Type.Optional(
         Type.String({ description: 'The ETag of a copy you hold: an unchanged answer is 304 with no body.' }),
@@ -187,6 +198,7 @@ const TAGS = [
   { name: 'arcs', description: 'Story arcs with seven narrative fields; they nest and link to things.' },
   { name: 'assets', description: 'Uploaded images of a campaign (premium).' },
   { name: 'search', description: 'Full-text search over a campaign’s names and rich text.' },
+  { name: 'members', description: 'Sharing a campaign: members with roles (owner, gm, player), invitations, transfer.' },
   { name: 'rich content', description: 'Rich text rendered to HTML or Markdown, and backlinks: where a thing or an arc is mentioned.' },
   { name: 'images', description: 'The local image host: upload URLs and stored images (not under /api).' },
 ];

@@ -5,6 +5,8 @@ import { hashSecret, newSecret } from '../../src/domain/secrets.js';
 import { createTestContext, createTestUser, json, type TestContext, type TestUser } from '../support/app.js';
 import { changeCounts, changedTables, installChangeJournal } from '../support/db-changes.js';
 import { seedCampaign, type Seed } from '../support/seed.js';
+import { joinCampaign } from '../support/sharing.js';
+import { atLeast, type Role } from '../../src/access/policy.js';
 
 // Every route of the app's route table × every kind of caller, with the status each must get.
 // A route added later is in the matrix without anyone listing it: routes this file knows get an
@@ -18,9 +20,14 @@ import { seedCampaign, type Seed } from '../support/seed.js';
 //   expired session   what anyone gets         401                     401
 //   other user        what anyone gets         as for the owner*       404 campaign_not_found, byte for
 //                                                                      byte as for a campaign that does not exist
+//   player            -                        -                       below the route's least role: 403
+//   gm as player      -                        -                       role_forbidden, nothing changed;
+//   gm                -                        -                       else the route's own status**
 //   owner             the route's own status   the route's own status  the route's own status
 //
 // * except a route naming one of the owner's records (DELETE /api/auth/tokens/:id): 404.
+// ** a write a member may make runs on a campaign of its own (seeded alike), so the owner's run
+//    still finds what it names. "gm as player" is a game master sending `Loreforge-View: player`.
 
 const PASSWORD = 'correct horse battery';
 const PAST = '2020-01-01T00:00:00.000Z';
@@ -28,6 +35,9 @@ const PAST = '2020-01-01T00:00:00.000Z';
 let ctx: TestContext;
 let owner: TestUser;
 let other: TestUser;
+let gm: TestUser;
+type MemberCaller = 'player' | 'gm as player' | 'gm';
+const MEMBER_ROLES: Record<MemberCaller, Role> = { player: 'player', 'gm as player': 'player', gm: 'gm' };
 type Caller = 'no caller' | 'malformed token' | 'revoked token' | 'expired token' | 'expired session' | 'other user' | 'owner';
 const callers: Record<Caller, Record<string, string>> = {} as Record<Caller, Record<string, string>>;
 const REJECTED: Caller[] = ['no caller', 'malformed token', 'revoked token', 'expired token', 'expired session'];
@@ -41,7 +51,7 @@ async function ensureExpiredSession() {
   const row = await kysely.selectFrom('sessions').select('id').where('secret_hash', '=', expiredSessionHash).executeTakeFirst();
   if (!row) await createSession(kysely, { userId: sessionUserId, secretHash: expiredSessionHash, now: '2019-12-01T00:00:00.000Z', expiresAt: PAST });
 }
-const results: { route: string; caller: Caller; status: number }[] = [];
+const results: { route: string; caller: Caller | MemberCaller; status: number }[] = [];
 
 beforeAll(async () => {
   ctx = await createTestContext();
@@ -49,8 +59,9 @@ beforeAll(async () => {
   const kysely = ctx.database.kysely;
   owner = await ctx.createUser();
   other = await ctx.createUser();
+  gm = await ctx.createUser();
   // Premium, so the asset routes' own gate (403) does not hide what the matrix looks at.
-  await kysely.updateTable('users').set({ premium_until: '2999-01-01T00:00:00.000Z' }).where('id', 'in', [owner.id, other.id]).execute();
+  await kysely.updateTable('users').set({ premium_until: '2999-01-01T00:00:00.000Z' }).where('id', 'in', [owner.id, other.id, gm.id]).execute();
 
   const revoked = await createTestUser(ctx.database);
   const revokedToken = await kysely.selectFrom('api_tokens').select('id').where('user_id', '=', revoked.id).executeTakeFirstOrThrow();
@@ -75,7 +86,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   const routes = new Set(results.map((r) => r.route)).size;
-  console.log(`authorization matrix: ${routes} routes × ${Object.keys(callers).length} callers = ${results.length} requests checked`);
+  const kinds = new Set(results.map((r) => r.caller)).size;
+  console.log(`authorization matrix: ${routes} routes × up to ${kinds} callers = ${results.length} requests checked`);
   await ctx.close();
 });
 
@@ -136,6 +148,15 @@ function plans(seed: Seed): Record<string, Plan> {
     // An imageId never issued: the route's own 400, which only a caller past the gate can reach.
     'POST /api/campaigns/:campaignSlug/assets/confirm-upload': { expect: 400, payload: { imageId: '0'.repeat(32), label: 'Map' } },
     'DELETE /api/campaigns/:campaignSlug/assets/:id': { expect: 404, params: { id: '999999' } },
+    'GET /api/campaigns/:campaignSlug/members': { expect: 200 },
+    'PUT /api/campaigns/:campaignSlug/members/:userId': { expect: 200, payload: { role: 'gm' } },
+    'DELETE /api/campaigns/:campaignSlug/members/:userId': { expect: 204 },
+    'POST /api/campaigns/:campaignSlug/transfer': { expect: 200, payload: { userId: seed.params.userId } },
+    'POST /api/campaigns/:campaignSlug/invitations': { expect: 201, payload: { role: 'player' } },
+    'GET /api/campaigns/:campaignSlug/invitations': { expect: 200 },
+    'DELETE /api/campaigns/:campaignSlug/invitations/:id': { expect: 204, params: { id: seed.params.invitationId! } },
+    // A token no invitation has: the route's own 410, which only a signed-in caller reaches.
+    'POST /api/invitations/accept': { expect: 410, payload: { token: 'lfi_not-an-invitation' } },
   };
 }
 
@@ -168,6 +189,39 @@ function expectUnauthenticated(res: LightMyRequestResponse, where: string) {
 function comparableHeaders(res: LightMyRequestResponse) {
   const { date: _date, ...rest } = res.headers;
   return rest;
+}
+
+/** The headers of each member caller on the seed's campaign (the seed's player; `gm` joins it here). */
+async function memberHeaders(seed: Seed): Promise<Record<MemberCaller, Record<string, string>>> {
+  await joinCampaign(ctx.app, owner, seed.params.campaignSlug!, gm, 'gm');
+  return { player: seed.player.headers, 'gm as player': { ...gm.headers, 'loreforge-view': 'player' }, gm: gm.headers };
+}
+
+// The rows for the player, the game master viewing as a player and the game master (see the table).
+async function checkMembers(route: { method: string; url: string; role?: Role }, seed: Seed, key: string) {
+  const least = route.role!;
+  const headers = await memberHeaders(seed);
+  for (const caller of ['player', 'gm as player', 'gm'] as const) {
+    const where = (res: LightMyRequestResponse) => `${key} as ${caller}: ${res.body.slice(0, 300)}`;
+    if (!atLeast(MEMBER_ROLES[caller], least)) {
+      const before = await changeCounts(ctx.database);
+      const res = await ctx.app.inject(requestFor(route, seed, plans(seed)[key] ?? {}, headers[caller]));
+      results.push({ route: key, caller, status: res.statusCode });
+      expect(res.statusCode, where(res)).toBe(403);
+      expect(json(res).code, where(res)).toBe('role_forbidden');
+      expect(changedTables(before, await changeCounts(ctx.database)), `${key}: a refused ${caller} changed data`).toEqual([]);
+      continue;
+    }
+    // Allowed: a write runs on a campaign of its own, seeded alike.
+    const own = route.method === 'GET' ? seed : await seedCampaign(ctx.app, ctx.database, owner.id, owner.headers);
+    const ownHeaders = route.method === 'GET' ? headers : await memberHeaders(own);
+    const plan = plans(own)[key] ?? {};
+    // A member's own removal is the member removing themselves (leaving).
+    const res = await ctx.app.inject(requestFor(route, own, plan, caller === 'player' ? own.player.headers : ownHeaders[caller]));
+    results.push({ route: key, caller, status: res.statusCode });
+    if (plan.expect !== undefined) expect(res.statusCode, where(res)).toBe(plan.expect);
+    else expect([401, 403, 404], where(res)).not.toContain(res.statusCode);
+  }
 }
 
 describe('the authorization matrix, generated from the route table', () => {
@@ -228,6 +282,8 @@ describe('the authorization matrix, generated from the route table', () => {
       } else {
         expect([401, 403], `${key} as another user: ${stranger.body}`).not.toContain(stranger.statusCode);
       }
+
+      if (route.auth === 'campaign') await checkMembers(route, seed, key);
 
       const mine = await send('owner');
       const where = `${key} as the owner: ${mine.body.slice(0, 300)}`;

@@ -1,3 +1,4 @@
+import { joinCampaign } from '../support/sharing.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/database.js';
 import type { AppInstance } from '../../src/http/app-types.js';
@@ -157,6 +158,11 @@ describe('every campaign write bumps the content version', () => {
     const extraType = json(await post(ctx.app, `${base}/thing-types`, { newThingType: { name: 'Spells' } }));
     const doomedThing = json(await post(ctx.app, `${base}/things`, { newThing: { name: 'Doomed', typeId: types[0]!.id } }));
     const doomedArc = json(await post(ctx.app, `${base}/arcs`, { newArc: { name: 'Doomed Arc' } }));
+    const player = await ctx.createUser();
+    const leaver = await ctx.createUser();
+    await joinCampaign(ctx.app, owner, slug, player, 'player');
+    await joinCampaign(ctx.app, owner, slug, leaver, 'player');
+    const invitation = json(await post(ctx.app, `${base}/invitations`, { role: 'player' }));
 
     const samples: Record<string, { url: string; payload?: object; status: number }> = {
       'POST /api/campaigns/:campaignSlug/things': { url: `${base}/things`, payload: { newThing: { name: 'Another', typeId: types[0]!.id } }, status: 201 },
@@ -170,6 +176,12 @@ describe('every campaign write bumps the content version', () => {
       'DELETE /api/campaigns/:campaignSlug/arcs/:arcSlug': { url: `${base}/arcs/${doomedArc.slug}`, status: 204 },
       'POST /api/campaigns/:campaignSlug/things/:thingSlug/arcs': { url: `${base}/things/${thing.slug}/arcs`, payload: { arcSlug: arc.slug }, status: 200 },
       'DELETE /api/campaigns/:campaignSlug/things/:thingSlug/arcs/:arcSlug': { url: `${base}/things/${thing.slug}/arcs/${arc.slug}`, status: 204 },
+      'POST /api/campaigns/:campaignSlug/invitations': { url: `${base}/invitations`, payload: { role: 'gm' }, status: 201 },
+      'DELETE /api/campaigns/:campaignSlug/invitations/:id': { url: `${base}/invitations/${invitation.id}`, status: 204 },
+      'PUT /api/campaigns/:campaignSlug/members/:userId': { url: `${base}/members/${player.id}`, payload: { role: 'gm' }, status: 200 },
+      'DELETE /api/campaigns/:campaignSlug/members/:userId': { url: `${base}/members/${leaver.id}`, status: 204 },
+      // To the owner themselves: the owner stays, for the routes after it.
+      'POST /api/campaigns/:campaignSlug/transfer': { url: `${base}/transfer`, payload: { userId: owner.id }, status: 200 },
       // The campaign's own fields are versioned by campaigns.version, also part of the cache key.
       'PUT /api/campaigns/:campaignSlug': { url: base, payload: { updatedCampaign: { name: 'Bumps Renamed' } }, status: 200 },
       'DELETE /api/campaigns/:campaignSlug': { url: base, status: 204 },

@@ -3,6 +3,7 @@ import { hashSecret, newSecret } from '../../src/domain/secrets.js';
 import { nowIso } from '../../src/domain/time.js';
 import type { AppInstance } from '../../src/http/app-types.js';
 import type { Database } from '../../src/db/database.js';
+import { createTestUser, type TestUser } from './app.js';
 
 /** A campaign with a little of everything, made through the public API, and the path values that name it. */
 export interface Seed {
@@ -11,6 +12,8 @@ export interface Seed {
   spareTokenId: number;
   /** Path parameter values that name real records, by parameter name. */
   params: Record<string, string>;
+  /** A player of the campaign (the seed's `:userId`). */
+  player: TestUser;
   /** Ids and slugs of the seeded records, for generated bodies to refer to. */
   hints: { integers: number[]; strings: string[] };
 }
@@ -18,6 +21,7 @@ export interface Seed {
 let seedCounter = 0;
 
 async function call(app: AppInstance, headers: Record<string, string>, method: 'POST' | 'GET', url: string, payload?: unknown) {
+  // A signed-in caller of these routes: the token, never a cookie (no cross-site guard involved).
   const res = await app.inject({ method, url, headers, ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
   if (res.statusCode >= 300) throw new Error(`seeding: ${method} ${url} answered ${res.statusCode}: ${res.body}`);
   return JSON.parse(res.body) as Record<string, unknown> & Record<string, any>;
@@ -27,6 +31,8 @@ async function call(app: AppInstance, headers: Record<string, string>, method: '
  * Seeds a fresh campaign owned by `userId` (whose API token is `headers`): thing types, two things,
  * two nested arcs, the first thing linked to both, and a spare API token of the owner (the `:id` of
  * the token routes). `params.arcSlug` names a linked arc, so the unlink route has a link to remove.
+ * A player has joined by invitation (`params.userId`), and one more invitation is pending
+ * (`params.invitationId`).
  */
 export async function seedCampaign(app: AppInstance, database: Database, userId: string, headers: Record<string, string>): Promise<Seed> {
   seedCounter += 1;
@@ -43,6 +49,10 @@ export async function seedCampaign(app: AppInstance, database: Database, userId:
   const hideout = await call(app, headers, 'POST', `${base}/arcs`, { newArc: { name: 'Cragmaw Hideout', parentArcId: arrows.id } });
   await call(app, headers, 'POST', `${base}/things/${gundren.slug}/arcs`, { arcSlug: arrows.slug });
   await call(app, headers, 'POST', `${base}/things/${gundren.slug}/arcs`, { arcSlug: hideout.slug });
+  const player = await createTestUser(database);
+  const joining = await call(app, headers, 'POST', `${base}/invitations`, { role: 'player' });
+  await call(app, player.headers, 'POST', '/api/invitations/accept', { token: joining.token });
+  const pending = await call(app, headers, 'POST', `${base}/invitations`, { role: 'player', maxUses: 3 });
   const spare = await createToken(database.kysely, {
     userId,
     name: 'spare',
@@ -58,8 +68,11 @@ export async function seedCampaign(app: AppInstance, database: Database, userId:
       arcSlug: hideout.slug as string,
       thingTypeId: String(deities.id),
       id: String(spare.id),
+      userId: player.id,
+      invitationId: String(pending.id),
     },
     spareTokenId: spare.id,
+    player,
     hints: {
       integers: [typeId, deities.id, gundren.id, sildar.id, arrows.id, hideout.id, spare.id, campaign.id].map(Number),
       strings: [campaign.slug, gundren.slug, sildar.slug, arrows.slug, hideout.slug, 'Gundren Rockseeker', 'fuzz@example.test', 'correct horse battery staple'].map(String),

@@ -18,6 +18,8 @@ describe('configuration', () => {
       loginWindowMinutes: 15,
       registerMaxPerIpPerHour: 30,
       tokensMaxPerUserPerHour: 30,
+      invitationsMaxPerUserPerHour: 30,
+      invitationMaxFailuresPerIp: 20,
     });
     expect(config.databaseUrl).toBeUndefined();
     expect(config.apiRateLimit).toBeUndefined();

@@ -87,11 +87,12 @@ export function assetsRoutes(app: AppInstance) {
   app.get(
     '/campaigns/:campaignSlug/assets',
     {
-      config: { auth: 'campaign' },
+      // The image library is the game masters' tool: a label may name what players must not know.
+      config: { auth: 'campaign', role: 'gm' },
       schema: {
         operationId: 'listAssets',
         summary: 'The campaign’s images',
-        description: 'The campaign’s uploaded images, newest first. Needs no premium.',
+        description: 'The campaign’s uploaded images, newest first. Needs no premium. Owner and game masters only (a player is 403 `role_forbidden`: a label may name what players must not know); players see images where the content they may read shows them.',
         tags: ['assets'],
         params: CampaignParams,
         response: { 200: Type.Array(Asset), ...problems(401, 404) },

@@ -4,6 +4,7 @@ import { assetsRoutes } from './assets.js';
 import { authRoutes } from './auth.js';
 import { campaignRoutes } from './campaigns.js';
 import { healthRoutes } from './health.js';
+import { membersRoutes } from './members.js';
 import { richContentRoutes } from './rich-content.js';
 import { searchRoutes } from './search.js';
 import { thingArcsRoutes } from './thing-arcs.js';
@@ -21,4 +22,5 @@ export function registerApiRoutes(app: AppInstance): void {
   assetsRoutes(app);
   searchRoutes(app);
   richContentRoutes(app);
+  membersRoutes(app);
 }

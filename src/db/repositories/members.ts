@@ -1,0 +1,185 @@
+// Members of a campaign and the invitations that make them (CONTRACT "Members and roles"). The rules
+// of who may do what are access/policy.ts; these functions apply them inside the transactions that
+// make the changes, so two concurrent changes cannot together break them (one owner, always).
+import type { Database, Db } from '../database.js';
+import type { CampaignRow, InvitationRow, Role } from '../schema.js';
+import { higherRole, mayRemove, type MemberRole } from '../../access/policy.js';
+import { errors } from '../../domain/errors.js';
+import { nowIso } from '../../domain/time.js';
+import { beginCampaignWrite, campaignWrite } from './common.js';
+
+export interface MemberListing {
+  user_id: string;
+  name: string;
+  email: string;
+  role: Role;
+  joined_at: string;
+}
+
+const ROLE_ORDER = { owner: 0, gm: 1, player: 2 } as const;
+
+function memberQuery(db: Db, campaignId: number) {
+  return db
+    .selectFrom('campaign_members as m')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .select(['m.user_id', 'u.name', 'u.email', 'm.role', 'm.joined_at'])
+    .where('m.campaign_id', '=', campaignId);
+}
+
+/** The campaign's members: the owner, then game masters, then players, each by when they joined. One statement. */
+export async function listMembers(db: Db, campaignId: number): Promise<MemberListing[]> {
+  const rows = await memberQuery(db, campaignId).orderBy('m.joined_at').orderBy('m.user_id').execute();
+  return rows.sort((a, b) => ROLE_ORDER[a.role] - ROLE_ORDER[b.role]);
+}
+
+export function findMember(db: Db, campaignId: number, userId: string): Promise<MemberListing | undefined> {
+  return memberQuery(db, campaignId).where('m.user_id', '=', userId).executeTakeFirst();
+}
+
+async function requireMember(db: Db, campaignId: number, userId: string): Promise<MemberListing> {
+  const member = await findMember(db, campaignId, userId);
+  if (!member) throw errors.memberNotFound(userId);
+  return member;
+}
+
+/** Gives a member (not the owner: ownership moves only by transfer) the role `gm` or `player`. */
+export function changeMemberRole(database: Database, campaignId: number, userId: string, role: MemberRole): Promise<MemberListing> {
+  return campaignWrite(database, campaignId, async (trx) => {
+    const member = await requireMember(trx, campaignId, userId);
+    if (member.role === 'owner') throw errors.ownerMustTransfer('keeps the role owner');
+    await trx.updateTable('campaign_members').set({ role }).where('campaign_id', '=', campaignId).where('user_id', '=', userId).execute();
+    return { ...member, role };
+  });
+}
+
+/**
+ * Removes `userId` from the campaign on behalf of `actor` (a member with role `actorRole`): the
+ * owner removes anyone but themselves, a game master players and themselves, a player themselves.
+ * The removed member's next request is refused: membership is read on every request.
+ */
+export function removeMember(database: Database, campaignId: number, actor: { userId: string; role: Role }, userId: string): Promise<void> {
+  return campaignWrite(database, campaignId, async (trx) => {
+    const member = await requireMember(trx, campaignId, userId);
+    const self = member.user_id === actor.userId;
+    if (member.role === 'owner' && self) throw errors.ownerMustTransfer('cannot leave the campaign');
+    if (!mayRemove(actor.role, member.role, self)) {
+      throw errors.roleForbidden(actor.role === 'player' ? 'a player may only leave, not remove others.' : 'a game master may remove players only.');
+    }
+    await trx.deleteFrom('campaign_members').where('campaign_id', '=', campaignId).where('user_id', '=', userId).execute();
+  });
+}
+
+/**
+ * Makes the member `toUserId` the owner; the owner becomes a game master. The campaign's `userId`
+ * follows, so its version and updatedAt move. 400 when `toUserId` is no member.
+ */
+export function transferOwnership(database: Database, campaign: CampaignRow, fromUserId: string, toUserId: string): Promise<CampaignRow> {
+  return campaignWrite(database, campaign.id, async (trx) => {
+    const target = await findMember(trx, campaign.id, toUserId);
+    if (!target) throw errors.notAMember(toUserId, 'userId');
+    const current = await trx.selectFrom('campaigns').selectAll().where('id', '=', campaign.id).executeTakeFirstOrThrow();
+    if (toUserId === fromUserId) return current;
+    // Demote first: the database holds one owner per campaign at every statement.
+    await trx.updateTable('campaign_members').set({ role: 'gm' }).where('campaign_id', '=', campaign.id).where('role', '=', 'owner').execute();
+    await trx.updateTable('campaign_members').set({ role: 'owner' }).where('campaign_id', '=', campaign.id).where('user_id', '=', toUserId).execute();
+    return trx
+      .updateTable('campaigns')
+      .set((eb) => ({ user_id: toUserId, version: eb('version', '+', 1), updated_at: nowIso() }))
+      .where('id', '=', campaign.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  });
+}
+
+export interface NewInvitation {
+  role: MemberRole;
+  secretHash: string;
+  createdBy: string;
+  expiresAt: string;
+  maxUses: number;
+}
+
+export function createInvitation(database: Database, campaignId: number, input: NewInvitation): Promise<InvitationRow> {
+  return campaignWrite(database, campaignId, (trx) =>
+    trx
+      .insertInto('invitations')
+      .values({
+        campaign_id: campaignId,
+        role: input.role,
+        secret_hash: input.secretHash,
+        created_by: input.createdBy,
+        created_at: nowIso(),
+        expires_at: input.expiresAt,
+        max_uses: input.maxUses,
+        uses: 0,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow(),
+  );
+}
+
+/** The campaign's invitations that can still be used (not expired, not used up), newest first. */
+export function listInvitations(db: Db, campaignId: number, now: string): Promise<InvitationRow[]> {
+  return db
+    .selectFrom('invitations')
+    .selectAll()
+    .where('campaign_id', '=', campaignId)
+    .where('expires_at', '>', now)
+    .whereRef('uses', '<', 'max_uses')
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+/** Revokes an invitation: its link stops working at once. */
+export function deleteInvitation(database: Database, campaignId: number, id: number): Promise<void> {
+  return campaignWrite(database, campaignId, async (trx) => {
+    const result = await trx.deleteFrom('invitations').where('campaign_id', '=', campaignId).where('id', '=', id).executeTakeFirst();
+    if (result.numDeletedRows === 0n) throw errors.invitationNotFound(id);
+  });
+}
+
+export interface Acceptance {
+  campaign: CampaignRow;
+  role: Role;
+}
+
+/**
+ * Accepts the invitation whose secret hashes to `secretHash` for `userId`: a new member joins with
+ * its role and uses it once; an existing member keeps their role, or rises to the invitation's
+ * (a use too), never falls. Unknown, expired, used-up or revoked: invitation_unavailable.
+ */
+export function acceptInvitation(database: Database, secretHash: string, userId: string): Promise<Acceptance> {
+  return database.write(async (trx) => {
+    const now = nowIso();
+    const invitation = await trx.selectFrom('invitations').selectAll().where('secret_hash', '=', secretHash).executeTakeFirst();
+    if (!invitation || invitation.expires_at <= now || invitation.uses >= invitation.max_uses) throw errors.invitationUnavailable();
+    if (!(await beginCampaignWrite(trx, invitation.campaign_id))) throw errors.invitationUnavailable();
+    const existing = await trx
+      .selectFrom('campaign_members')
+      .select('role')
+      .where('campaign_id', '=', invitation.campaign_id)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    let role: Role = invitation.role;
+    if (existing) role = higherRole<Role>(existing.role, invitation.role);
+    if (!existing || role !== existing.role) {
+      // Counted in the statement itself: two accepts racing for the last use cannot both have it.
+      const used = await trx
+        .updateTable('invitations')
+        .set((eb) => ({ uses: eb('uses', '+', 1) }))
+        .where('id', '=', invitation.id)
+        .whereRef('uses', '<', 'max_uses')
+        .returning('id')
+        .executeTakeFirst();
+      if (!used) throw errors.invitationUnavailable();
+      if (existing) {
+        await trx.updateTable('campaign_members').set({ role }).where('campaign_id', '=', invitation.campaign_id).where('user_id', '=', userId).execute();
+      } else {
+        await trx.insertInto('campaign_members').values({ campaign_id: invitation.campaign_id, user_id: userId, role, joined_at: now }).execute();
+      }
+    }
+    const campaign = await trx.selectFrom('campaigns').selectAll().where('id', '=', invitation.campaign_id).executeTakeFirstOrThrow();
+    return { campaign, role };
+  });
+}
