@@ -153,7 +153,7 @@ export function documentRoute(config: Pick<Config, 'apiRateLimit'>) {
     }
 
     const requestHeaders: Record<string, TSchema> = {};
-    if (auth === 'campaign') {
+    if (auth === 'campaign' || route.url === '/api/campaigns') {
       requestHeaders[VIEW_HEADER] = Type.Optional(
         Type.Literal('player', {
           description: 'See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see.',

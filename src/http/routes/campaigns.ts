@@ -9,7 +9,7 @@ import {
 import { removeQueuedImages } from '../../images/uploads.js';
 import { InputChecker } from '../../domain/input.js';
 import { serializeRichText } from '../../domain/rich-text.js';
-import { makeView } from '../../access/view.js';
+import { makeView, VIEW_HEADER } from '../../access/view.js';
 import { loadHiddenRecords } from '../../db/repositories/visible.js';
 import { callerOf, campaignOf, viewOf } from '../auth.js';
 import type { AppInstance } from '../app-types.js';
@@ -32,11 +32,13 @@ export function campaignRoutes(app: AppInstance) {
         response: { 200: Type.Array(Campaign), ...problems(401) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const rows = await listCampaignsByMember(database.kysely, callerOf(request).user.id);
+      const asPlayer = request.headers[VIEW_HEADER] === 'player';
+      void reply.header('vary', 'Loreforge-View');
       return Promise.all(
         rows.map(async (row) => {
-          const view = makeView(row, row.role, false);
+          const view = makeView(row, row.role, asPlayer);
           // Only a player's view needs the campaign's GM-only records (for mentions in the description).
           if (view.players) view.hidden = await loadHiddenRecords(database.kysely, row.id);
           return presentCampaign(row, view);
