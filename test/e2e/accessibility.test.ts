@@ -25,6 +25,8 @@ beforeAll(async () => {
     pages['thing type'] = new URL(await page.getByRole('navigation', { name: 'Things' }).getByRole('link', { name: 'NPCs' }).getAttribute('href') ?? '/', server.base).pathname;
     pages['search'] = `/campaigns/${slug}/search?q=toblen`;
     pages['account'] = '/account';
+    pages['members'] = `/campaigns/${slug}/members`;
+    pages['join'] = '/join';
     const state = await browser.context.storageState();
     cookies = state.cookies;
   } finally {

@@ -4,6 +4,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { RouterProvider } from 'react-router';
 import { ApiError } from './api/client';
+import './api/view';
 import { router } from './routes';
 import { applyTheme, storedTheme } from './theme';
 import './styles.css';

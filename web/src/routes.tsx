@@ -7,6 +7,8 @@ import { SignInPage, SignUpPage } from './pages/auth';
 import { CampaignHome } from './pages/campaign-home';
 import { CampaignShell } from './pages/campaign-shell';
 import { CampaignsPage } from './pages/campaigns';
+import { JoinPage } from './pages/join';
+import { MembersPage } from './pages/members';
 import { NotFound, SignedIn } from './pages/layout';
 import { SearchPage } from './pages/search';
 import { ThingPage } from './pages/thing';
@@ -15,6 +17,7 @@ import { ThingTypePage } from './pages/thing-type';
 export const router = createBrowserRouter([
   { path: '/sign-in', element: <SignInPage /> },
   { path: '/sign-up', element: <SignUpPage /> },
+  { path: '/join', element: <JoinPage /> },
   {
     element: <SignedIn />,
     children: [
@@ -30,6 +33,7 @@ export const router = createBrowserRouter([
           { path: 'arcs/:arcSlug', element: <ArcPage /> },
           { path: 'types/:thingTypeId', element: <ThingTypePage /> },
           { path: 'search', element: <SearchPage /> },
+          { path: 'members', element: <MembersPage /> },
         ],
       },
     ],

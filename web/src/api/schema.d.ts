@@ -174,7 +174,7 @@ export type paths = {
         };
         /**
          * The caller’s campaigns
-         * @description Every campaign of the caller, most recently updated first.
+         * @description Every campaign the caller is a member of (owner, game master or player), most recently updated first, each with the caller’s `role`; a player reads each description without its secret blocks.
          */
         get: operations["listCampaigns"];
         put?: never;
@@ -187,7 +187,7 @@ export type paths = {
         options?: never;
         /**
          * The caller’s campaigns (headers only)
-         * @description Every campaign of the caller, most recently updated first.
+         * @description Every campaign the caller is a member of (owner, game master or player), most recently updated first, each with the caller’s `role`; a player reads each description without its secret blocks.
          */
         head: operations["listCampaignsHead"];
         patch?: never;
@@ -213,7 +213,7 @@ export type paths = {
         post?: never;
         /**
          * Delete a campaign
-         * @description Deletes the campaign and everything in it: thing types, things, arcs, links, assets and their stored images.
+         * @description Deletes the campaign and everything in it: thing types, things, arcs, links, assets and their stored images, members and invitations. The owner only.
          */
         delete: operations["deleteCampaign"];
         options?: never;
@@ -294,20 +294,20 @@ export type paths = {
         };
         /**
          * The campaign’s things
-         * @description Things, most recently updated first (then id descending): `count` of them (1 to 1000, default 20), or up to 1000 with `fetchAll=true` (which wins over `count`); `typeId` filters by type. While more remain, a `Link: <…>; rel="next"` header gives the next page; the body is always a plain array.
+         * @description Things the caller may see (a player never sees GM-only ones), most recently updated first (then id descending): `count` of them (1 to 1000, default 20), or up to 1000 with `fetchAll=true` (which wins over `count`); `typeId` filters by type. While more remain, a `Link: <…>; rel="next"` header gives the next page; the body is always a plain array.
          */
         get: operations["listThings"];
         put?: never;
         /**
          * Create a thing
-         * @description Creates a thing of a type of the campaign (400 `invalid_reference` otherwise); its slug is generated from the name (`-2`, `-3`… on a clash).
+         * @description Creates a thing of a type of the campaign (400 `invalid_reference` otherwise); its slug is generated from the name (`-2`, `-3`… on a clash). `visibility: "gm"` makes it GM-only. Owner and game masters only.
          */
         post: operations["createThing"];
         delete?: never;
         options?: never;
         /**
          * The campaign’s things (headers only)
-         * @description Things, most recently updated first (then id descending): `count` of them (1 to 1000, default 20), or up to 1000 with `fetchAll=true` (which wins over `count`); `typeId` filters by type. While more remain, a `Link: <…>; rel="next"` header gives the next page; the body is always a plain array.
+         * @description Things the caller may see (a player never sees GM-only ones), most recently updated first (then id descending): `count` of them (1 to 1000, default 20), or up to 1000 with `fetchAll=true` (which wins over `count`); `typeId` filters by type. While more remain, a `Link: <…>; rel="next"` header gives the next page; the body is always a plain array.
          */
         head: operations["listThingsHead"];
         patch?: never;
@@ -322,7 +322,7 @@ export type paths = {
         };
         /**
          * One thing
-         * @description The thing with this slug, with its rich-text description.
+         * @description The thing with this slug, with its rich-text description. For a player, a GM-only thing is 404 and secret blocks are removed from the description.
          */
         get: operations["getThing"];
         /**
@@ -339,7 +339,7 @@ export type paths = {
         options?: never;
         /**
          * One thing (headers only)
-         * @description The thing with this slug, with its rich-text description.
+         * @description The thing with this slug, with its rich-text description. For a player, a GM-only thing is 404 and secret blocks are removed from the description.
          */
         head: operations["getThingHead"];
         patch?: never;
@@ -354,7 +354,7 @@ export type paths = {
         };
         /**
          * The campaign’s arcs
-         * @description Every arc of the campaign, newest first, each with `parentArc`, `childArcs` (oldest first) and its full `things` (in link order).
+         * @description Every arc of the campaign the caller may see, newest first, each with `parentArc`, `childArcs` (oldest first) and its full `things` (in link order). For a player, GM-only arcs and things are absent everywhere (an arc under a GM-only parent reads as top-level) and secret blocks are removed.
          */
         get: operations["listArcs"];
         put?: never;
@@ -367,7 +367,7 @@ export type paths = {
         options?: never;
         /**
          * The campaign’s arcs (headers only)
-         * @description Every arc of the campaign, newest first, each with `parentArc`, `childArcs` (oldest first) and its full `things` (in link order).
+         * @description Every arc of the campaign the caller may see, newest first, each with `parentArc`, `childArcs` (oldest first) and its full `things` (in link order). For a player, GM-only arcs and things are absent everywhere (an arc under a GM-only parent reads as top-level) and secret blocks are removed.
          */
         head: operations["listArcsHead"];
         patch?: never;
@@ -502,7 +502,7 @@ export type paths = {
         };
         /**
          * The campaign’s images
-         * @description The campaign’s uploaded images, newest first. Needs no premium.
+         * @description The campaign’s uploaded images, newest first. Needs no premium. Owner and game masters only (a player is 403 `role_forbidden`: a label may name what players must not know); players see images where the content they may read shows them.
          */
         get: operations["listAssets"];
         put?: never;
@@ -511,7 +511,7 @@ export type paths = {
         options?: never;
         /**
          * The campaign’s images (headers only)
-         * @description The campaign’s uploaded images, newest first. Needs no premium.
+         * @description The campaign’s uploaded images, newest first. Needs no premium. Owner and game masters only (a player is 403 `role_forbidden`: a label may name what players must not know); players see images where the content they may read shows them.
          */
         head: operations["listAssetsHead"];
         patch?: never;
@@ -546,7 +546,7 @@ export type paths = {
         };
         /**
          * Search a campaign
-         * @description Searches the names and every rich-text field of the campaign’s things and arcs, and its description. Finds words as written, other word forms (harper → Harpers), prefixes (nezz → Nezznar), words with typos (one edit for words of 4–5 letters, two from 6; golbin → goblin), with case and accents ignored, in any script. A `campaign` result is a match in the campaign’s description (type=any only). Exact name matches come first, then records whose name has every query word, then text matches; within each, more query words matched, fewer typos, then BM25 relevance. Any text is a valid query; an empty one is refused.
+         * @description Searches the names and every rich-text field of the campaign’s things and arcs, and its description. Finds words as written, other word forms (harper → Harpers), prefixes (nezz → Nezznar), words with typos (one edit for words of 4–5 letters, two from 6; golbin → goblin), with case and accents ignored, in any script. A `campaign` result is a match in the campaign’s description (type=any only). Exact name matches come first, then records whose name has every query word, then text matches; within each, more query words matched, fewer typos, then BM25 relevance. Any text is a valid query; an empty one is refused. A player’s search neither matches nor shows GM-only records or the text of secret blocks.
          */
         get: operations["searchCampaign"];
         put?: never;
@@ -555,7 +555,7 @@ export type paths = {
         options?: never;
         /**
          * Search a campaign (headers only)
-         * @description Searches the names and every rich-text field of the campaign’s things and arcs, and its description. Finds words as written, other word forms (harper → Harpers), prefixes (nezz → Nezznar), words with typos (one edit for words of 4–5 letters, two from 6; golbin → goblin), with case and accents ignored, in any script. A `campaign` result is a match in the campaign’s description (type=any only). Exact name matches come first, then records whose name has every query word, then text matches; within each, more query words matched, fewer typos, then BM25 relevance. Any text is a valid query; an empty one is refused.
+         * @description Searches the names and every rich-text field of the campaign’s things and arcs, and its description. Finds words as written, other word forms (harper → Harpers), prefixes (nezz → Nezznar), words with typos (one edit for words of 4–5 letters, two from 6; golbin → goblin), with case and accents ignored, in any script. A `campaign` result is a match in the campaign’s description (type=any only). Exact name matches come first, then records whose name has every query word, then text matches; within each, more query words matched, fewer typos, then BM25 relevance. Any text is a valid query; an empty one is refused. A player’s search neither matches nor shows GM-only records or the text of secret blocks.
          */
         head: operations["searchCampaignHead"];
         patch?: never;
@@ -570,7 +570,7 @@ export type paths = {
         };
         /**
          * The campaign’s description, rendered
-         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with its current name (a missing target renders as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption; secret blocks are shown in a `section.secret` (HTML) or a `> [!secret]` callout (Markdown). Any other text is literal. Cached and conditional like a list: the weak ETag changes with every write in the campaign.
+         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with its current name (a missing target renders as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption; secret blocks are shown in a `section.secret` (HTML) or a `> [!secret]` callout (Markdown) to the owner and game masters, and left out for players, for whom a mention of a GM-only record renders as missing. Any other text is literal. Cached and conditional like a list: the weak ETag changes with every write in the campaign.
          */
         get: operations["renderCampaign"];
         put?: never;
@@ -579,7 +579,7 @@ export type paths = {
         options?: never;
         /**
          * The campaign’s description, rendered (headers only)
-         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with its current name (a missing target renders as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption; secret blocks are shown in a `section.secret` (HTML) or a `> [!secret]` callout (Markdown). Any other text is literal. Cached and conditional like a list: the weak ETag changes with every write in the campaign.
+         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with its current name (a missing target renders as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption; secret blocks are shown in a `section.secret` (HTML) or a `> [!secret]` callout (Markdown) to the owner and game masters, and left out for players, for whom a mention of a GM-only record renders as missing. Any other text is literal. Cached and conditional like a list: the weak ETag changes with every write in the campaign.
          */
         head: operations["renderCampaignHead"];
         patch?: never;
@@ -594,7 +594,7 @@ export type paths = {
         };
         /**
          * A thing’s description, rendered
-         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with its current name (a missing target renders as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption; secret blocks are shown in a `section.secret` (HTML) or a `> [!secret]` callout (Markdown). Any other text is literal. Cached and conditional like a list: the weak ETag changes with every write in the campaign.
+         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with its current name (a missing target renders as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption; secret blocks are shown in a `section.secret` (HTML) or a `> [!secret]` callout (Markdown) to the owner and game masters, and left out for players, for whom a mention of a GM-only record renders as missing. Any other text is literal. Cached and conditional like a list: the weak ETag changes with every write in the campaign.
          */
         get: operations["renderThing"];
         put?: never;
@@ -603,7 +603,7 @@ export type paths = {
         options?: never;
         /**
          * A thing’s description, rendered (headers only)
-         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with its current name (a missing target renders as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption; secret blocks are shown in a `section.secret` (HTML) or a `> [!secret]` callout (Markdown). Any other text is literal. Cached and conditional like a list: the weak ETag changes with every write in the campaign.
+         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with its current name (a missing target renders as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption; secret blocks are shown in a `section.secret` (HTML) or a `> [!secret]` callout (Markdown) to the owner and game masters, and left out for players, for whom a mention of a GM-only record renders as missing. Any other text is literal. Cached and conditional like a list: the weak ETag changes with every write in the campaign.
          */
         head: operations["renderThingHead"];
         patch?: never;
@@ -618,7 +618,7 @@ export type paths = {
         };
         /**
          * An arc’s narrative fields, rendered
-         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with its current name (a missing target renders as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption; secret blocks are shown in a `section.secret` (HTML) or a `> [!secret]` callout (Markdown). Any other text is literal. Cached and conditional like a list: the weak ETag changes with every write in the campaign.
+         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with its current name (a missing target renders as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption; secret blocks are shown in a `section.secret` (HTML) or a `> [!secret]` callout (Markdown) to the owner and game masters, and left out for players, for whom a mention of a GM-only record renders as missing. Any other text is literal. Cached and conditional like a list: the weak ETag changes with every write in the campaign.
          */
         get: operations["renderArc"];
         put?: never;
@@ -627,7 +627,7 @@ export type paths = {
         options?: never;
         /**
          * An arc’s narrative fields, rendered (headers only)
-         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with its current name (a missing target renders as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption; secret blocks are shown in a `section.secret` (HTML) or a `> [!secret]` callout (Markdown). Any other text is literal. Cached and conditional like a list: the weak ETag changes with every write in the campaign.
+         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with its current name (a missing target renders as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption; secret blocks are shown in a `section.secret` (HTML) or a `> [!secret]` callout (Markdown) to the owner and game masters, and left out for players, for whom a mention of a GM-only record renders as missing. Any other text is literal. Cached and conditional like a list: the weak ETag changes with every write in the campaign.
          */
         head: operations["renderArcHead"];
         patch?: never;
@@ -642,7 +642,7 @@ export type paths = {
         };
         /**
          * Where a thing is mentioned
-         * @description Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, with the fields that do, most recently updated first. Cached and conditional like a list.
+         * @description Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, with the fields that do, most recently updated first. For a player, GM-only sources and mentions made only inside secret blocks are left out. Cached and conditional like a list.
          */
         get: operations["listThingBacklinks"];
         put?: never;
@@ -651,7 +651,7 @@ export type paths = {
         options?: never;
         /**
          * Where a thing is mentioned (headers only)
-         * @description Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, with the fields that do, most recently updated first. Cached and conditional like a list.
+         * @description Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, with the fields that do, most recently updated first. For a player, GM-only sources and mentions made only inside secret blocks are left out. Cached and conditional like a list.
          */
         head: operations["listThingBacklinksHead"];
         patch?: never;
@@ -666,7 +666,7 @@ export type paths = {
         };
         /**
          * Where an arc is mentioned
-         * @description Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, with the fields that do, most recently updated first. Cached and conditional like a list.
+         * @description Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, with the fields that do, most recently updated first. For a player, GM-only sources and mentions made only inside secret blocks are left out. Cached and conditional like a list.
          */
         get: operations["listArcBacklinks"];
         put?: never;
@@ -675,9 +675,145 @@ export type paths = {
         options?: never;
         /**
          * Where an arc is mentioned (headers only)
-         * @description Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, with the fields that do, most recently updated first. Cached and conditional like a list.
+         * @description Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, with the fields that do, most recently updated first. For a player, GM-only sources and mentions made only inside secret blocks are left out. Cached and conditional like a list.
          */
         head: operations["listArcBacklinksHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/campaigns/{campaignSlug}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The campaign’s members
+         * @description Every member: the owner, then game masters, then players, each by when they joined. The owner and game masters also see each member’s `email`.
+         */
+        get: operations["listMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * The campaign’s members (headers only)
+         * @description Every member: the owner, then game masters, then players, each by when they joined. The owner and game masters also see each member’s `email`.
+         */
+        head: operations["listMembersHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/campaigns/{campaignSlug}/members/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change a member’s role
+         * @description Makes a member a game master (`gm`) or a `player`. The owner only; the owner’s own role changes only by a transfer (409 `owner_must_transfer`). Takes effect on the member’s next request.
+         */
+        put: operations["changeMemberRole"];
+        post?: never;
+        /**
+         * Remove a member, or leave
+         * @description The owner removes anyone; a game master removes players; anyone may remove themselves (leave), except the owner, who transfers the campaign first (409 `owner_must_transfer`). Anything else is 403 `role_forbidden`. The removed member’s next request is 404.
+         */
+        delete: operations["removeMember"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/campaigns/{campaignSlug}/transfer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Transfer the campaign
+         * @description Makes the member `userId` the owner; the previous owner becomes a game master. The owner only. A user who is not a member is 400 `invalid_reference`.
+         */
+        post: operations["transferCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/campaigns/{campaignSlug}/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Pending invitations
+         * @description The invitations that can still be accepted (not expired, not used up), newest first, never with their token. Owner and game masters.
+         */
+        get: operations["listInvitations"];
+        put?: never;
+        /**
+         * Invite someone
+         * @description Creates an invitation link: the owner invites with role `gm` or `player`, a game master with `player` (else 403 `role_forbidden`). Expires at `expiresAt` (default in 7 days, at most 365 ahead) and admits `maxUses` people (default 1). The secret `token` is in this answer only (`Cache-Control: no-store`); `url` is the web app’s page that accepts it. Rate limited per user.
+         */
+        post: operations["createInvitation"];
+        delete?: never;
+        options?: never;
+        /**
+         * Pending invitations (headers only)
+         * @description The invitations that can still be accepted (not expired, not used up), newest first, never with their token. Owner and game masters.
+         */
+        head: operations["listInvitationsHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/campaigns/{campaignSlug}/invitations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an invitation
+         * @description The link stops working at once (accepting it is then 410 `invitation_unavailable`). Owner and game masters.
+         */
+        delete: operations["revokeInvitation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/invitations/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invitation
+         * @description Joins the campaign with the invitation’s role, as the signed-in caller. Already a member: 200, and the role is raised to the invitation’s if that is higher, never lowered (no use is counted when nothing changes). Expired, used up, revoked or unknown: 410 `invitation_unavailable`. Failed tries are counted per IP: beyond INVITATION_MAX_FAILURES_PER_IP in 15 minutes, 429.
+         */
+        post: operations["acceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
         patch?: never;
         trace?: never;
     };
@@ -1285,7 +1421,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
             403: {
                 headers: {
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
@@ -1744,7 +1880,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
             403: {
                 headers: {
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
@@ -2149,7 +2285,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
             403: {
                 headers: {
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
@@ -2359,7 +2495,10 @@ export interface operations {
     listCampaigns: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
+            };
             path?: never;
             cookie?: never;
         };
@@ -2380,7 +2519,13 @@ export interface operations {
                         name: string;
                         /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image; a top-level block with `isSecret: true` is GM-only. Unknown element types and extra keys are kept as given and render as their children. */
                         description: unknown[];
+                        /** @description the owner */
                         userId: string;
+                        /**
+                         * @description the caller’s role in the campaign (`player` while an owner or game master views it as players do)
+                         * @enum {string}
+                         */
+                        role: "owner" | "gm" | "player";
                         /**
                          * Format: date-time
                          * @description ISO 8601 UTC with milliseconds
@@ -2468,7 +2613,10 @@ export interface operations {
     createCampaign: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
+            };
             path?: never;
             cookie?: never;
         };
@@ -2504,7 +2652,13 @@ export interface operations {
                         name: string;
                         /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image; a top-level block with `isSecret: true` is GM-only. Unknown element types and extra keys are kept as given and render as their children. */
                         description: unknown[];
+                        /** @description the owner */
                         userId: string;
+                        /**
+                         * @description the caller’s role in the campaign (`player` while an owner or game master views it as players do)
+                         * @enum {string}
+                         */
+                        role: "owner" | "gm" | "player";
                         /**
                          * Format: date-time
                          * @description ISO 8601 UTC with milliseconds
@@ -2564,7 +2718,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
             403: {
                 headers: {
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
@@ -2684,7 +2838,10 @@ export interface operations {
     listCampaignsHead: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
+            };
             path?: never;
             cookie?: never;
         };
@@ -2732,6 +2889,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
             };
@@ -2759,7 +2918,13 @@ export interface operations {
                         name: string;
                         /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image; a top-level block with `isSecret: true` is GM-only. Unknown element types and extra keys are kept as given and render as their children. */
                         description: unknown[];
+                        /** @description the owner */
                         userId: string;
+                        /**
+                         * @description the caller’s role in the campaign (`player` while an owner or game master views it as players do)
+                         * @enum {string}
+                         */
+                        role: "owner" | "gm" | "player";
                         /**
                          * Format: date-time
                          * @description ISO 8601 UTC with milliseconds
@@ -2882,6 +3047,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
                 /** @description The ETag you last read: the write happens only if the record is still at that version (else 412). Without it, the last write wins. */
                 "if-match"?: string;
             };
@@ -2921,7 +3088,13 @@ export interface operations {
                         name: string;
                         /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image; a top-level block with `isSecret: true` is GM-only. Unknown element types and extra keys are kept as given and render as their children. */
                         description: unknown[];
+                        /** @description the owner */
                         userId: string;
+                        /**
+                         * @description the caller’s role in the campaign (`player` while an owner or game master views it as players do)
+                         * @enum {string}
+                         */
+                        role: "owner" | "gm" | "player";
                         /**
                          * Format: date-time
                          * @description ISO 8601 UTC with milliseconds
@@ -2981,7 +3154,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
             403: {
                 headers: {
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
@@ -3170,7 +3343,10 @@ export interface operations {
     deleteCampaign: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
+            };
             path: {
                 campaignSlug: string;
             };
@@ -3233,7 +3409,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
             403: {
                 headers: {
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
@@ -3377,6 +3553,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
             };
@@ -3451,6 +3629,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
             };
@@ -3586,7 +3766,10 @@ export interface operations {
     createThingType: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
+            };
             path: {
                 campaignSlug: string;
             };
@@ -3668,7 +3851,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
             403: {
                 headers: {
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
@@ -3835,6 +4018,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
             };
@@ -3909,6 +4094,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
             };
@@ -4070,6 +4257,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
                 /** @description The ETag you last read: the write happens only if the record is still at that version (else 412). Without it, the last write wins. */
                 "if-match"?: string;
             };
@@ -4156,7 +4345,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
             403: {
                 headers: {
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
@@ -4345,7 +4534,10 @@ export interface operations {
     deleteThingType: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
+            };
             path: {
                 campaignSlug: string;
                 /** @description the thing type id, a positive integer */
@@ -4410,7 +4602,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
             403: {
                 headers: {
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
@@ -4554,6 +4746,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
             };
@@ -4648,6 +4842,8 @@ export interface operations {
                 cursor?: string;
             };
             header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
             };
@@ -4678,6 +4874,11 @@ export interface operations {
                         name: string;
                         /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image; a top-level block with `isSecret: true` is GM-only. Unknown element types and extra keys are kept as given and render as their children. */
                         description: unknown[];
+                        /**
+                         * @description `all` (default): every member sees it; `gm`: only the owner and game masters (players never see the record, by any route).
+                         * @enum {string}
+                         */
+                        visibility: "all" | "gm";
                         campaignId: number;
                         /**
                          * Format: date-time
@@ -4823,7 +5024,10 @@ export interface operations {
     createThing: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
+            };
             path: {
                 campaignSlug: string;
             };
@@ -4839,6 +5043,11 @@ export interface operations {
                         typeId: number;
                         /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image; a top-level block with `isSecret: true` is GM-only. Unknown element types and extra keys are kept as given and render as their children. */
                         description?: unknown[];
+                        /**
+                         * @description `all` (default): every member sees it; `gm`: only the owner and game masters (players never see the record, by any route).
+                         * @enum {string}
+                         */
+                        visibility?: "all" | "gm";
                     };
                 };
             };
@@ -4864,6 +5073,11 @@ export interface operations {
                         name: string;
                         /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image; a top-level block with `isSecret: true` is GM-only. Unknown element types and extra keys are kept as given and render as their children. */
                         description: unknown[];
+                        /**
+                         * @description `all` (default): every member sees it; `gm`: only the owner and game masters (players never see the record, by any route).
+                         * @enum {string}
+                         */
+                        visibility: "all" | "gm";
                         campaignId: number;
                         /**
                          * Format: date-time
@@ -4924,7 +5138,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
             403: {
                 headers: {
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
@@ -5077,6 +5291,8 @@ export interface operations {
                 cursor?: string;
             };
             header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
             };
@@ -5162,6 +5378,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
             };
@@ -5191,6 +5409,11 @@ export interface operations {
                         name: string;
                         /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image; a top-level block with `isSecret: true` is GM-only. Unknown element types and extra keys are kept as given and render as their children. */
                         description: unknown[];
+                        /**
+                         * @description `all` (default): every member sees it; `gm`: only the owner and game masters (players never see the record, by any route).
+                         * @enum {string}
+                         */
+                        visibility: "all" | "gm";
                         campaignId: number;
                         /**
                          * Format: date-time
@@ -5314,6 +5537,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
                 /** @description The ETag you last read: the write happens only if the record is still at that version (else 412). Without it, the last write wins. */
                 "if-match"?: string;
             };
@@ -5335,6 +5560,11 @@ export interface operations {
                         typeId?: number;
                         /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image; a top-level block with `isSecret: true` is GM-only. Unknown element types and extra keys are kept as given and render as their children. */
                         description?: unknown[];
+                        /**
+                         * @description `all` (default): every member sees it; `gm`: only the owner and game masters (players never see the record, by any route).
+                         * @enum {string}
+                         */
+                        visibility?: "all" | "gm";
                     };
                 };
             };
@@ -5358,6 +5588,11 @@ export interface operations {
                         name: string;
                         /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image; a top-level block with `isSecret: true` is GM-only. Unknown element types and extra keys are kept as given and render as their children. */
                         description: unknown[];
+                        /**
+                         * @description `all` (default): every member sees it; `gm`: only the owner and game masters (players never see the record, by any route).
+                         * @enum {string}
+                         */
+                        visibility: "all" | "gm";
                         campaignId: number;
                         /**
                          * Format: date-time
@@ -5418,7 +5653,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
             403: {
                 headers: {
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
@@ -5607,7 +5842,10 @@ export interface operations {
     deleteThing: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
+            };
             path: {
                 campaignSlug: string;
                 thingSlug: string;
@@ -5671,7 +5909,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
             403: {
                 headers: {
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
@@ -5815,6 +6053,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
             };
@@ -5890,6 +6130,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
             };
@@ -5929,6 +6171,11 @@ export interface operations {
                         outcome: unknown[];
                         /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image; a top-level block with `isSecret: true` is GM-only. Unknown element types and extra keys are kept as given and render as their children. */
                         notes: unknown[];
+                        /**
+                         * @description `all` (default): every member sees it; `gm`: only the owner and game masters (players never see the record, by any route).
+                         * @enum {string}
+                         */
+                        visibility: "all" | "gm";
                         campaignId: number;
                         parentArcId: number | null;
                         parentArc: {
@@ -5963,6 +6210,11 @@ export interface operations {
                             name: string;
                             /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image; a top-level block with `isSecret: true` is GM-only. Unknown element types and extra keys are kept as given and render as their children. */
                             description: unknown[];
+                            /**
+                             * @description `all` (default): every member sees it; `gm`: only the owner and game masters (players never see the record, by any route).
+                             * @enum {string}
+                             */
+                            visibility: "all" | "gm";
                             campaignId: number;
                             /**
                              * Format: date-time
@@ -6096,7 +6348,10 @@ export interface operations {
     createArc: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
+            };
             path: {
                 campaignSlug: string;
             };
@@ -6110,6 +6365,11 @@ export interface operations {
                         name: string;
                         /** @description id of another arc of the same campaign, or null for a top-level arc */
                         parentArcId?: number | null;
+                        /**
+                         * @description `all` (default): every member sees it; `gm`: only the owner and game masters (players never see the record, by any route).
+                         * @enum {string}
+                         */
+                        visibility?: "all" | "gm";
                         /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image; a top-level block with `isSecret: true` is GM-only. Unknown element types and extra keys are kept as given and render as their children. */
                         hook?: unknown[];
                         /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image; a top-level block with `isSecret: true` is GM-only. Unknown element types and extra keys are kept as given and render as their children. */
@@ -6160,6 +6420,11 @@ export interface operations {
                         outcome: unknown[];
                         /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image; a top-level block with `isSecret: true` is GM-only. Unknown element types and extra keys are kept as given and render as their children. */
                         notes: unknown[];
+                        /**
+                         * @description `all` (default): every member sees it; `gm`: only the owner and game masters (players never see the record, by any route).
+                         * @enum {string}
+                         */
+                        visibility: "all" | "gm";
                         campaignId: number;
                         parentArcId: number | null;
                         parentArc: {
@@ -6194,6 +6459,11 @@ export interface operations {
                             name: string;
                             /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image; a top-level block with `isSecret: true` is GM-only. Unknown element types and extra keys are kept as given and render as their children. */
                             description: unknown[];
+                            /**
+                             * @description `all` (default): every member sees it; `gm`: only the owner and game masters (players never see the record, by any route).
+                             * @enum {string}
+                             */
+                            visibility: "all" | "gm";
                             campaignId: number;
                             /**
                              * Format: date-time
@@ -6265,7 +6535,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
             403: {
                 headers: {
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
@@ -6409,6 +6679,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
             };
@@ -6483,6 +6755,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
             };
@@ -6523,6 +6797,11 @@ export interface operations {
                         outcome: unknown[];
                         /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image; a top-level block with `isSecret: true` is GM-only. Unknown element types and extra keys are kept as given and render as their children. */
                         notes: unknown[];
+                        /**
+                         * @description `all` (default): every member sees it; `gm`: only the owner and game masters (players never see the record, by any route).
+                         * @enum {string}
+                         */
+                        visibility: "all" | "gm";
                         campaignId: number;
                         parentArcId: number | null;
                         parentArc: {
@@ -6557,6 +6836,11 @@ export interface operations {
                             name: string;
                             /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image; a top-level block with `isSecret: true` is GM-only. Unknown element types and extra keys are kept as given and render as their children. */
                             description: unknown[];
+                            /**
+                             * @description `all` (default): every member sees it; `gm`: only the owner and game masters (players never see the record, by any route).
+                             * @enum {string}
+                             */
+                            visibility: "all" | "gm";
                             campaignId: number;
                             /**
                              * Format: date-time
@@ -6691,6 +6975,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
                 /** @description The ETag you last read: the write happens only if the record is still at that version (else 412). Without it, the last write wins. */
                 "if-match"?: string;
             };
@@ -6709,6 +6995,11 @@ export interface operations {
                         name?: string;
                         /** @description id of another arc of the same campaign, or null for a top-level arc */
                         parentArcId?: number | null;
+                        /**
+                         * @description `all` (default): every member sees it; `gm`: only the owner and game masters (players never see the record, by any route).
+                         * @enum {string}
+                         */
+                        visibility?: "all" | "gm";
                         /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image; a top-level block with `isSecret: true` is GM-only. Unknown element types and extra keys are kept as given and render as their children. */
                         hook?: unknown[];
                         /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image; a top-level block with `isSecret: true` is GM-only. Unknown element types and extra keys are kept as given and render as their children. */
@@ -6757,6 +7048,11 @@ export interface operations {
                         outcome: unknown[];
                         /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image; a top-level block with `isSecret: true` is GM-only. Unknown element types and extra keys are kept as given and render as their children. */
                         notes: unknown[];
+                        /**
+                         * @description `all` (default): every member sees it; `gm`: only the owner and game masters (players never see the record, by any route).
+                         * @enum {string}
+                         */
+                        visibility: "all" | "gm";
                         campaignId: number;
                         parentArcId: number | null;
                         parentArc: {
@@ -6791,6 +7087,11 @@ export interface operations {
                             name: string;
                             /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image; a top-level block with `isSecret: true` is GM-only. Unknown element types and extra keys are kept as given and render as their children. */
                             description: unknown[];
+                            /**
+                             * @description `all` (default): every member sees it; `gm`: only the owner and game masters (players never see the record, by any route).
+                             * @enum {string}
+                             */
+                            visibility: "all" | "gm";
                             campaignId: number;
                             /**
                              * Format: date-time
@@ -6862,7 +7163,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
             403: {
                 headers: {
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
@@ -7051,7 +7352,10 @@ export interface operations {
     deleteArc: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
+            };
             path: {
                 campaignSlug: string;
                 arcSlug: string;
@@ -7115,7 +7419,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
             403: {
                 headers: {
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
@@ -7259,6 +7563,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
             };
@@ -7334,6 +7640,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
             };
@@ -7494,7 +7802,10 @@ export interface operations {
     linkThingToArc: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
+            };
             path: {
                 campaignSlug: string;
                 thingSlug: string;
@@ -7568,7 +7879,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
             403: {
                 headers: {
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
@@ -7712,6 +8023,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
             };
@@ -7786,7 +8099,10 @@ export interface operations {
     unlinkThingFromArc: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
+            };
             path: {
                 campaignSlug: string;
                 thingSlug: string;
@@ -7851,7 +8167,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
             403: {
                 headers: {
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
@@ -7994,7 +8310,10 @@ export interface operations {
     requestUploadUrl: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
+            };
             path: {
                 campaignSlug: string;
             };
@@ -8073,7 +8392,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
             403: {
                 headers: {
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
@@ -8216,7 +8535,10 @@ export interface operations {
     confirmUpload: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
+            };
             path: {
                 campaignSlug: string;
             };
@@ -8312,7 +8634,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
             403: {
                 headers: {
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
@@ -8455,7 +8777,10 @@ export interface operations {
     listAssets: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
+            };
             path: {
                 campaignSlug: string;
             };
@@ -8492,6 +8817,29 @@ export interface operations {
             };
             /** @description `unauthenticated`: no valid session cookie or API token */
             401: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
+            403: {
                 headers: {
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -8587,7 +8935,10 @@ export interface operations {
     listAssetsHead: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
+            };
             path: {
                 campaignSlug: string;
             };
@@ -8606,6 +8957,15 @@ export interface operations {
             };
             /** @description `unauthenticated`: no valid session cookie or API token */
             401: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
+            403: {
                 headers: {
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -8645,7 +9005,10 @@ export interface operations {
     deleteAsset: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
+            };
             path: {
                 campaignSlug: string;
                 id: string;
@@ -8709,7 +9072,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
             403: {
                 headers: {
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
@@ -8862,6 +9225,8 @@ export interface operations {
                 limit?: string;
             };
             header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
             };
@@ -9041,6 +9406,8 @@ export interface operations {
                 limit?: string;
             };
             header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
             };
@@ -9127,6 +9494,8 @@ export interface operations {
                 format?: string;
             };
             header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
             };
@@ -9291,6 +9660,8 @@ export interface operations {
                 format?: string;
             };
             header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
             };
@@ -9377,6 +9748,8 @@ export interface operations {
                 format?: string;
             };
             header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
             };
@@ -9542,6 +9915,8 @@ export interface operations {
                 format?: string;
             };
             header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
             };
@@ -9629,6 +10004,8 @@ export interface operations {
                 format?: string;
             };
             header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
             };
@@ -9806,6 +10183,8 @@ export interface operations {
                 format?: string;
             };
             header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
             };
@@ -9890,6 +10269,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
             };
@@ -10037,6 +10418,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
             };
@@ -10112,6 +10495,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
             };
@@ -10259,6 +10644,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
             };
@@ -10327,6 +10714,1934 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    listMembers: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
+            };
+            path: {
+                campaignSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        userId: string;
+                        name: string;
+                        /** @description shown to the owner and game masters only */
+                        email?: string;
+                        /** @enum {string} */
+                        role: "owner" | "gm" | "player";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        joinedAt: string;
+                    }[];
+                };
+            };
+            /** @description `unauthenticated`: no valid session cookie or API token */
+            401: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `campaign_not_found` (also for a campaign of another user), or the record named in the path */
+            404: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `internal_error`: an unexpected fault (logged; no details in the body) */
+            500: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `service_unavailable`: this instance is shutting down; try again (another instance will answer) */
+            503: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+        };
+    };
+    listMembersHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
+            };
+            path: {
+                campaignSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `unauthenticated`: no valid session cookie or API token */
+            401: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `campaign_not_found` (also for a campaign of another user), or the record named in the path */
+            404: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `internal_error`: an unexpected fault (logged; no details in the body) */
+            500: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `service_unavailable`: this instance is shutting down; try again (another instance will answer) */
+            503: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    changeMemberRole: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
+                /** @description The ETag you last read: the write happens only if the record is still at that version (else 412). Without it, the last write wins. */
+                "if-match"?: string;
+            };
+            path: {
+                campaignSlug: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description `gm` (co-game master) or `player`
+                     * @enum {string}
+                     */
+                    role: "gm" | "player";
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        userId: string;
+                        name: string;
+                        /** @description shown to the owner and game masters only */
+                        email?: string;
+                        /** @enum {string} */
+                        role: "owner" | "gm" | "player";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        joinedAt: string;
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (with `errors`, JSON pointers into the body), `malformed_json`, `invalid_query`, `invalid_id`, `invalid_reference`, … */
+            400: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `unauthenticated`: no valid session cookie or API token */
+            401: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
+            403: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `campaign_not_found` (also for a campaign of another user), or the record named in the path */
+            404: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description A conflict: `slug_taken`, `name_taken`, `email_taken`, … */
+            409: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `precondition_failed`: the If-Match given no longer names the record’s version; nothing changed */
+            412: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is over BODY_LIMIT */
+            413: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body that is not application/json */
+            415: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `internal_error`: an unexpected fault (logged; no details in the body) */
+            500: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `service_unavailable`: this instance is shutting down; try again (another instance will answer) */
+            503: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+        };
+    };
+    removeMember: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
+            };
+            path: {
+                campaignSlug: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body */
+            204: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is not valid: `validation_failed` (with `errors`, JSON pointers into the body), `malformed_json`, `invalid_query`, `invalid_id`, `invalid_reference`, … */
+            400: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `unauthenticated`: no valid session cookie or API token */
+            401: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
+            403: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `campaign_not_found` (also for a campaign of another user), or the record named in the path */
+            404: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description A conflict: `slug_taken`, `name_taken`, `email_taken`, … */
+            409: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is over BODY_LIMIT */
+            413: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body that is not application/json */
+            415: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `internal_error`: an unexpected fault (logged; no details in the body) */
+            500: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `service_unavailable`: this instance is shutting down; try again (another instance will answer) */
+            503: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+        };
+    };
+    transferCampaign: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
+            };
+            path: {
+                campaignSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the id of a member, who becomes the owner */
+                    userId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    etag?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        /** @description lowercase ASCII letters, digits and single hyphens */
+                        slug: string;
+                        name: string;
+                        /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image; a top-level block with `isSecret: true` is GM-only. Unknown element types and extra keys are kept as given and render as their children. */
+                        description: unknown[];
+                        /** @description the owner */
+                        userId: string;
+                        /**
+                         * @description the caller’s role in the campaign (`player` while an owner or game master views it as players do)
+                         * @enum {string}
+                         */
+                        role: "owner" | "gm" | "player";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (with `errors`, JSON pointers into the body), `malformed_json`, `invalid_query`, `invalid_id`, `invalid_reference`, … */
+            400: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `unauthenticated`: no valid session cookie or API token */
+            401: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
+            403: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `campaign_not_found` (also for a campaign of another user), or the record named in the path */
+            404: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is over BODY_LIMIT */
+            413: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body that is not application/json */
+            415: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `internal_error`: an unexpected fault (logged; no details in the body) */
+            500: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `service_unavailable`: this instance is shutting down; try again (another instance will answer) */
+            503: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+        };
+    };
+    listInvitations: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
+            };
+            path: {
+                campaignSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        /** @enum {string} */
+                        role: "gm" | "player";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        expiresAt: string;
+                        maxUses: number;
+                        uses: number;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        createdAt: string;
+                    }[];
+                };
+            };
+            /** @description `unauthenticated`: no valid session cookie or API token */
+            401: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
+            403: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `campaign_not_found` (also for a campaign of another user), or the record named in the path */
+            404: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `internal_error`: an unexpected fault (logged; no details in the body) */
+            500: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `service_unavailable`: this instance is shutting down; try again (another instance will answer) */
+            503: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+        };
+    };
+    createInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
+            };
+            path: {
+                campaignSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description `gm` (co-game master) or `player`
+                     * @enum {string}
+                     */
+                    role: "gm" | "player";
+                    /** @description ISO 8601 date-time with a time zone, in the future, at most a year ahead; default: in 7 days */
+                    expiresAt?: string;
+                    /** @description how many people may accept it, 1 to 1000; default 1 */
+                    maxUses?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description How long a cache may keep the answer. */
+                    "cache-control"?: string;
+                    /** @description The URL of the record created. */
+                    location?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        /** @enum {string} */
+                        role: "gm" | "player";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        expiresAt: string;
+                        maxUses: number;
+                        uses: number;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        createdAt: string;
+                        /** @description the secret, shown this once; only its hash is stored */
+                        token: string;
+                        /** @description the web app’s page that accepts the invitation, with the token in its fragment */
+                        url: string;
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (with `errors`, JSON pointers into the body), `malformed_json`, `invalid_query`, `invalid_id`, `invalid_reference`, … */
+            400: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `unauthenticated`: no valid session cookie or API token */
+            401: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
+            403: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `campaign_not_found` (also for a campaign of another user), or the record named in the path */
+            404: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is over BODY_LIMIT */
+            413: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body that is not application/json */
+            415: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `rate_limited`: try again after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the limit’s window ends. */
+                    "retry-after"?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `internal_error`: an unexpected fault (logged; no details in the body) */
+            500: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `service_unavailable`: this instance is shutting down; try again (another instance will answer) */
+            503: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+        };
+    };
+    listInvitationsHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
+            };
+            path: {
+                campaignSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `unauthenticated`: no valid session cookie or API token */
+            401: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
+            403: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `campaign_not_found` (also for a campaign of another user), or the record named in the path */
+            404: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `internal_error`: an unexpected fault (logged; no details in the body) */
+            500: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `service_unavailable`: this instance is shutting down; try again (another instance will answer) */
+            503: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    revokeInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
+            };
+            path: {
+                campaignSlug: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body */
+            204: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is not valid: `validation_failed` (with `errors`, JSON pointers into the body), `malformed_json`, `invalid_query`, `invalid_id`, `invalid_reference`, … */
+            400: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `unauthenticated`: no valid session cookie or API token */
+            401: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
+            403: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `campaign_not_found` (also for a campaign of another user), or the record named in the path */
+            404: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is over BODY_LIMIT */
+            413: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body that is not application/json */
+            415: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `internal_error`: an unexpected fault (logged; no details in the body) */
+            500: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `service_unavailable`: this instance is shutting down; try again (another instance will answer) */
+            503: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+        };
+    };
+    acceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        campaign: {
+                            id: number;
+                            /** @description lowercase ASCII letters, digits and single hyphens */
+                            slug: string;
+                            name: string;
+                            /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image; a top-level block with `isSecret: true` is GM-only. Unknown element types and extra keys are kept as given and render as their children. */
+                            description: unknown[];
+                            /** @description the owner */
+                            userId: string;
+                            /**
+                             * @description the caller’s role in the campaign (`player` while an owner or game master views it as players do)
+                             * @enum {string}
+                             */
+                            role: "owner" | "gm" | "player";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updatedAt: string;
+                        };
+                        /** @enum {string} */
+                        role: "owner" | "gm" | "player";
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (with `errors`, JSON pointers into the body), `malformed_json`, `invalid_query`, `invalid_id`, `invalid_reference`, … */
+            400: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `unauthenticated`: no valid session cookie or API token */
+            401: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
+            403: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `invitation_unavailable`: the invitation has expired, been used up or revoked */
+            410: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is over BODY_LIMIT */
+            413: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body that is not application/json */
+            415: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `rate_limited`: try again after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the limit’s window ends. */
+                    "retry-after"?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `internal_error`: an unexpected fault (logged; no details in the body) */
+            500: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `service_unavailable`: this instance is shutting down; try again (another instance will answer) */
+            503: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
             };
         };
     };

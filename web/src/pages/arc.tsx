@@ -3,12 +3,13 @@ import { Link, useParams } from 'react-router';
 import { api, call, callWithEtag, messageOf, type Arc } from '../api/client';
 import { ErrorMessage, Field } from '../components/field';
 import { Rendered } from '../components/rendered';
+import { GmOnlyBadge, useCampaignAccess } from './access';
 import { DeleteRecordButton, useCampaignAction } from './actions';
 import { Backlinks } from './backlinks';
 import { ArcPicker } from './pickers';
 import { useAllThings, useCampaignSlug, useRefreshCampaign, useRendered } from './queries';
 import { RichField, useRecordEditing } from './record-editing';
-import { RecordError, SlugField } from './thing';
+import { GmOnlyField, RecordError, SlugField } from './thing';
 
 const NARRATIVE = [
   ['hook', 'Hook'],
@@ -20,7 +21,7 @@ const NARRATIVE = [
   ['notes', 'Notes'],
 ] as const;
 
-type ArcPatch = { name: string; hook: unknown[]; protagonist: unknown[]; antagonist: unknown[]; problem: unknown[]; key: unknown[]; outcome: unknown[]; notes: unknown[] };
+type ArcPatch = { name: string; visibility: 'all' | 'gm'; hook: unknown[]; protagonist: unknown[]; antagonist: unknown[]; problem: unknown[]; key: unknown[]; outcome: unknown[]; notes: unknown[] };
 
 export function ArcPage() {
   const campaignSlug = useCampaignSlug();
@@ -36,14 +37,41 @@ export function ArcPage() {
   });
   const rendered = useRendered(campaignSlug, 'arcs', arcSlug);
   const [editingField, setEditingField] = useState<string>();
+  const { canEdit } = useCampaignAccess();
+  // Shown at once when switched (the record itself is read again only on the next visit).
+  const [visibility, setVisibility] = useState<'all' | 'gm'>();
   if (editing.loading) {
     if (editing.error) return <RecordError error={editing.error} what="arc" />;
     return <p className="loading">Loading…</p>;
   }
   const { record, saver, generation, fieldValue, banner } = editing;
+  if (!canEdit) {
+    return (
+      <main className="record" aria-labelledby="record-title">
+        <p className="kind">Arc</p>
+        <h1 id="record-title">{record.name}</h1>
+        {record.parentArc && (
+          <p>
+            Inside: <Link to={`/campaigns/${campaignSlug}/arcs/${record.parentArc.slug}`}>{record.parentArc.name}</Link>
+          </p>
+        )}
+        {NARRATIVE.map(([field, label]) => (
+          <section key={field} aria-labelledby={`${field}-heading`}>
+            <h2 id={`${field}-heading`}>{label}</h2>
+            <Rendered html={rendered.data?.[field]} label={label} />
+          </section>
+        ))}
+        <ChildArcs campaignSlug={campaignSlug} arc={record} />
+        <LinkedThings campaignSlug={campaignSlug} arc={record} />
+        <Backlinks campaignSlug={campaignSlug} kind="arcs" slug={arcSlug} />
+      </main>
+    );
+  }
   return (
     <main className="record" aria-labelledby="record-title">
-      <p className="kind">Arc</p>
+      <p className="kind">
+        Arc <GmOnlyBadge visibility={visibility ?? String(fieldValue('visibility'))} />
+      </p>
       <h1 id="record-title" className="visually-hidden">
         {String(fieldValue('name'))}
       </h1>
@@ -52,6 +80,10 @@ export function ArcPage() {
         <Field label="Name" defaultValue={String(fieldValue('name'))} onChange={(e) => e.target.value.trim() !== '' && saver.update({ name: e.target.value })} error={saver.error?.fieldMessage('name')} className="title-input" />
         <SlugField campaignSlug={campaignSlug} kind="arcs" slug={arcSlug} etag={saver.etag} />
         <ParentField campaignSlug={campaignSlug} arc={record} etag={saver.etag} />
+        <GmOnlyField value={String(fieldValue('visibility'))} onChange={(next) => {
+            setVisibility(next);
+            saver.update({ visibility: next });
+          }} what="arc" />
       </div>
       {NARRATIVE.map(([field, label]) => (
         <section key={field} aria-labelledby={`${field}-heading`}>
@@ -72,21 +104,27 @@ export function ArcPage() {
           )}
         </section>
       ))}
-      <section aria-labelledby="children-heading">
-        <h2 id="children-heading">Arcs inside it</h2>
-        {record.childArcs.length === 0 && <p className="muted">None.</p>}
-        <ul>
-          {record.childArcs.map((child) => (
-            <li key={child.id}>
-              <Link to={`/campaigns/${campaignSlug}/arcs/${child.slug}`}>{child.name}</Link>
-            </li>
-          ))}
-        </ul>
-      </section>
+      <ChildArcs campaignSlug={campaignSlug} arc={record} />
       <LinkedThings campaignSlug={campaignSlug} arc={record} />
       <Backlinks campaignSlug={campaignSlug} kind="arcs" slug={arcSlug} />
       <DeleteArc campaignSlug={campaignSlug} arc={record} />
     </main>
+  );
+}
+
+function ChildArcs({ campaignSlug, arc }: { campaignSlug: string; arc: Arc }) {
+  return (
+    <section aria-labelledby="children-heading">
+      <h2 id="children-heading">Arcs inside it</h2>
+      {arc.childArcs.length === 0 && <p className="muted">None.</p>}
+      <ul>
+        {arc.childArcs.map((child) => (
+          <li key={child.id}>
+            <Link to={`/campaigns/${campaignSlug}/arcs/${child.slug}`}>{child.name}</Link>
+          </li>
+        ))}
+      </ul>
+    </section>
   );
 }
 
@@ -124,6 +162,7 @@ function LinkedThings({ campaignSlug, arc }: { campaignSlug: string; arc: Arc })
   const things = useAllThings(campaignSlug);
   const [choice, setChoice] = useState('');
   const { error, act } = useCampaignAction(campaignSlug);
+  const { canEdit } = useCampaignAccess();
   const linked = new Set(arc.things.map((t) => t.id));
   return (
     <section aria-labelledby="linked-heading">
@@ -131,18 +170,18 @@ function LinkedThings({ campaignSlug, arc }: { campaignSlug: string; arc: Arc })
       <ul>
         {arc.things.map((thing) => (
           <li key={thing.id}>
-            <Link to={`/campaigns/${campaignSlug}/things/${thing.slug}`}>{thing.name}</Link>{' '}
-            <button
+            <Link to={`/campaigns/${campaignSlug}/things/${thing.slug}`}>{thing.name}</Link> <GmOnlyBadge visibility={thing.visibility} />{' '}
+            {canEdit && <button
               type="button"
               aria-label={`Remove ${thing.name} from this arc`}
               onClick={() => void act(() => call(api.DELETE('/api/campaigns/{campaignSlug}/things/{thingSlug}/arcs/{arcSlug}', { params: { path: { campaignSlug, thingSlug: thing.slug, arcSlug: arc.slug } } })))}
             >
               Remove
-            </button>
+            </button>}
           </li>
         ))}
       </ul>
-      <form
+      {canEdit && <form
         className="inline-form small"
         onSubmit={(e) => {
           e.preventDefault();
@@ -165,7 +204,7 @@ function LinkedThings({ campaignSlug, arc }: { campaignSlug: string; arc: Arc })
         <button type="submit" disabled={!choice}>
           Add
         </button>
-      </form>
+      </form>}
       <ErrorMessage>{error}</ErrorMessage>
     </section>
   );

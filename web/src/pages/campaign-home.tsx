@@ -9,6 +9,7 @@ import { LazyRichTextEditor as RichTextEditor } from '../editor/lazy-editor';
 import { emptyDocument } from '../editor/types';
 import { useMe } from './layout';
 import { useArcs, useCampaign, useCampaignSlug, useRefreshCampaign, useRendered } from './queries';
+import { GmOnlyBadge, useCampaignAccess } from './access';
 import type { Descendant } from 'slate';
 
 export function CampaignHome() {
@@ -18,6 +19,7 @@ export function CampaignHome() {
   const arcs = useArcs(slug);
   const recent = useQuery({ queryKey: ['campaign', slug, 'things', 'recent'], queryFn: () => call(api.GET('/api/campaigns/{campaignSlug}/things', { params: { path: { campaignSlug: slug }, query: { count: '10' } } })) });
   const [editing, setEditing] = useState(false);
+  const { canEdit, role } = useCampaignAccess();
   if (!campaign.data) return null;
   const c = campaign.data.data;
   return (
@@ -26,20 +28,22 @@ export function CampaignHome() {
       <section aria-labelledby="campaign-description">
         <div className="section-head">
           <h2 id="campaign-description">Description</h2>
-          <button type="button" onClick={() => setEditing(!editing)}>
-            {editing ? 'Done' : 'Edit description'}
-          </button>
+          {canEdit && (
+            <button type="button" onClick={() => setEditing(!editing)}>
+              {editing ? 'Done' : 'Edit description'}
+            </button>
+          )}
         </div>
-        {editing ? <CampaignDescriptionEditor slug={slug} initial={c.description as Descendant[]} onDone={() => setEditing(false)} /> : <Rendered html={rendered.data?.description} label="Campaign description" />}
+        {editing && canEdit ? <CampaignDescriptionEditor slug={slug} initial={c.description as Descendant[]} onDone={() => setEditing(false)} /> : <Rendered html={rendered.data?.description} label="Campaign description" />}
       </section>
       <section aria-labelledby="recent-heading">
         <h2 id="recent-heading">Recently updated things</h2>
         {recent.error && <ErrorMessage>{messageOf(recent.error)}</ErrorMessage>}
-        {recent.data?.length === 0 && <p className="muted">No things yet: “New thing” in the sidebar makes one.</p>}
+        {recent.data?.length === 0 && <p className="muted">{canEdit ? 'No things yet: “New thing” in the sidebar makes one.' : 'No things yet.'}</p>}
         <ul>
           {recent.data?.map((t) => (
             <li key={t.id}>
-              <Link to={`/campaigns/${slug}/things/${t.slug}`}>{t.name}</Link>
+              <Link to={`/campaigns/${slug}/things/${t.slug}`}>{t.name}</Link> <GmOnlyBadge visibility={t.visibility} />
             </li>
           ))}
         </ul>
@@ -51,12 +55,12 @@ export function CampaignHome() {
             ?.filter((a) => a.parentArcId === null)
             .map((a) => (
               <li key={a.id}>
-                <Link to={`/campaigns/${slug}/arcs/${a.slug}`}>{a.name}</Link>
+                <Link to={`/campaigns/${slug}/arcs/${a.slug}`}>{a.name}</Link> <GmOnlyBadge visibility={a.visibility} />
               </li>
             ))}
         </ul>
       </section>
-      <CampaignSettings slug={slug} name={c.name} />
+      {canEdit && <CampaignSettings slug={slug} name={c.name} owner={role === 'owner'} />}
     </main>
   );
 }
@@ -86,7 +90,7 @@ function CampaignDescriptionEditor({ slug, initial, onDone }: { slug: string; in
   );
 }
 
-function CampaignSettings({ slug, name }: { slug: string; name: string }) {
+function CampaignSettings({ slug, name, owner }: { slug: string; name: string; owner: boolean }) {
   const navigate = useNavigate();
   const refresh = useRefreshCampaign(slug);
   const [newName, setNewName] = useState(name);
@@ -122,7 +126,7 @@ function CampaignSettings({ slug, name }: { slug: string; name: string }) {
         <ErrorMessage>{error}</ErrorMessage>
         <button type="submit">Save settings</button>
       </form>
-      <ConfirmButton
+      {owner && <ConfirmButton
         label="Delete campaign"
         title={`Delete ${name}?`}
         confirmLabel="Delete the campaign"
@@ -132,7 +136,7 @@ function CampaignSettings({ slug, name }: { slug: string; name: string }) {
         }}
       >
         <p>Every thing, thing type, arc, link and image of {name} is deleted with it. This cannot be undone.</p>
-      </ConfirmButton>
+      </ConfirmButton>}
     </section>
   );
 }

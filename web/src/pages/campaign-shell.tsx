@@ -3,12 +3,14 @@ import { Link, NavLink, Outlet, useNavigate } from 'react-router';
 import { api, ApiError, call, messageOf, type ArcSummary } from '../api/client';
 import { ErrorMessage, Field, formText } from '../components/field';
 import { FormDialog } from '../components/form-dialog';
+import { CampaignAccessProvider, GmOnlyBadge, useCampaignAccess, usePlayerView } from './access';
 import { QuickSwitcher } from './quick-switcher';
 import { useAllThings, useArcs, useCampaign, useCampaignSlug, useRefreshCampaign, useThingTypes } from './queries';
 
 /** The campaign's frame: a sidebar (types and their things, the arcs as a tree, search, new records) and the page. */
 export function CampaignShell() {
   const slug = useCampaignSlug();
+  const [viewingAsPlayer, setViewingAsPlayer] = usePlayerView(slug);
   const campaign = useCampaign(slug);
   const [menuOpen, setMenuOpen] = useState(false);
   if (campaign.isPending) return <p className="loading">Loading…</p>;
@@ -21,7 +23,9 @@ export function CampaignShell() {
       </main>
     );
   }
+  const role = campaign.data.data.role;
   return (
+    <CampaignAccessProvider role={role} viewingAsPlayer={viewingAsPlayer} setViewingAsPlayer={setViewingAsPlayer}>
     <div className="shell">
       <button type="button" className="menu-button" aria-expanded={menuOpen} aria-controls="sidebar" onClick={() => setMenuOpen(!menuOpen)}>
         {menuOpen ? 'Close menu' : 'Menu'}
@@ -30,19 +34,42 @@ export function CampaignShell() {
         <Link to={`/campaigns/${slug}`} className="campaign-name">
           {campaign.data.data.name}
         </Link>
+        <PlayerViewSwitch />
         <SearchBox slug={slug} />
         <QuickSwitcher campaignSlug={slug} />
-        <div className="new-buttons">
-          <NewThingDialog slug={slug} />
-          <NewArcDialog slug={slug} />
-        </div>
+        {role !== 'player' && (
+          <div className="new-buttons">
+            <NewThingDialog slug={slug} />
+            <NewArcDialog slug={slug} />
+          </div>
+        )}
         <TypesNav slug={slug} />
         <ArcsNav slug={slug} />
+        <NavLink to={`/campaigns/${slug}/members`} className="members-link">
+          Members
+        </NavLink>
       </aside>
       <div className="page">
+        {viewingAsPlayer && (
+          <p className="banner player-view" role="status">
+            You are seeing the campaign as its players do: no GM-only records, no secret blocks, nothing to edit.
+          </p>
+        )}
         <Outlet />
       </div>
     </div>
+    </CampaignAccessProvider>
+  );
+}
+
+/** For owners and game masters: see the campaign exactly as its players do. */
+function PlayerViewSwitch() {
+  const access = useCampaignAccess();
+  if (!access.canViewAsPlayer) return null;
+  return (
+    <button type="button" className="player-view-switch" aria-pressed={access.viewingAsPlayer} onClick={() => access.setViewingAsPlayer(!access.viewingAsPlayer)}>
+      View as player
+    </button>
   );
 }
 
@@ -68,6 +95,7 @@ function SearchBox({ slug }: { slug: string }) {
 function TypesNav({ slug }: { slug: string }) {
   const types = useThingTypes(slug);
   const things = useAllThings(slug);
+  const { canEdit } = useCampaignAccess();
   const [open, setOpen] = useState<Record<number, boolean>>({});
   return (
     <nav aria-label="Things">
@@ -92,7 +120,7 @@ function TypesNav({ slug }: { slug: string }) {
                 <ul>
                   {ofType.map((thing) => (
                     <li key={thing.id}>
-                      <NavLink to={`/campaigns/${slug}/things/${thing.slug}`}>{thing.name}</NavLink>
+                      <NavLink to={`/campaigns/${slug}/things/${thing.slug}`}>{thing.name}</NavLink> <GmOnlyBadge visibility={thing.visibility} />
                     </li>
                   ))}
                 </ul>
@@ -101,7 +129,7 @@ function TypesNav({ slug }: { slug: string }) {
           );
         })}
       </ul>
-      <NewTypeForm slug={slug} />
+      {canEdit && <NewTypeForm slug={slug} />}
     </nav>
   );
 }
@@ -168,7 +196,7 @@ function ArcTree({ slug, parent, childrenOf }: { slug: string; parent: number | 
               ) : (
                 <span className="disclosure-space" />
               )}
-              <NavLink to={`/campaigns/${slug}/arcs/${arc.slug}`}>{arc.name}</NavLink>
+              <NavLink to={`/campaigns/${slug}/arcs/${arc.slug}`}>{arc.name}</NavLink> <GmOnlyBadge visibility={arc.visibility} />
             </div>
             {hasChildren && !isCollapsed && <ArcTree slug={slug} parent={arc.id} childrenOf={childrenOf} />}
           </li>

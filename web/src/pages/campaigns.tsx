@@ -33,7 +33,10 @@ export function CampaignsPage() {
         {campaigns.data?.map((c) => (
           <li key={c.id}>
             <Link to={`/campaigns/${c.slug}`}>{c.name}</Link>
-            <span className="muted"> updated {new Date(c.updatedAt).toLocaleDateString()}</span>
+            <span className="muted">
+              {' '}
+              {c.role === 'owner' ? 'yours' : c.role === 'gm' ? 'game master' : 'player'} · updated {new Date(c.updatedAt).toLocaleDateString()}
+            </span>
           </li>
         ))}
       </ul>

@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, ApiError, messageOf } from '../api/client';
 import { ConfirmButton } from '../components/confirm';
+import { GmOnlyBadge, useCampaignAccess } from './access';
 import { ErrorMessage } from '../components/field';
 import { useAllThings, useCampaignSlug, useRefreshCampaign, useThingTypes } from './queries';
 
@@ -21,6 +22,7 @@ export function ThingTypePage() {
   const types = useThingTypes(campaignSlug);
   const all = useAllThings(campaignSlug);
   const type = types.data?.find((t) => t.id === typeId);
+  const { canEdit } = useCampaignAccess();
   const pages = useInfiniteQuery({
     queryKey: ['campaign', campaignSlug, 'things', 'type', typeId],
     initialPageParam: undefined as string | undefined,
@@ -40,12 +42,12 @@ export function ThingTypePage() {
     <main className="record" aria-labelledby="type-title">
       <p className="kind">Thing type</p>
       <h1 id="type-title">{type.name}</h1>
-      <RenameType campaignSlug={campaignSlug} typeId={typeId} name={type.name} />
+      {canEdit && <RenameType campaignSlug={campaignSlug} typeId={typeId} name={type.name} />}
       {pages.error && <ErrorMessage>{messageOf(pages.error)}</ErrorMessage>}
       <ul className="cards">
         {pages.data?.pages.flatMap((p) => p.things).map((t) => (
           <li key={t.id}>
-            <Link to={`/campaigns/${campaignSlug}/things/${t.slug}`}>{t.name}</Link>
+            <Link to={`/campaigns/${campaignSlug}/things/${t.slug}`}>{t.name}</Link> <GmOnlyBadge visibility={t.visibility} />
           </li>
         ))}
       </ul>
@@ -55,7 +57,7 @@ export function ThingTypePage() {
           Load more
         </button>
       )}
-      <DeleteType campaignSlug={campaignSlug} typeId={typeId} name={type.name} count={count} />
+      {canEdit && <DeleteType campaignSlug={campaignSlug} typeId={typeId} name={type.name} count={count} />}
     </main>
   );
 }

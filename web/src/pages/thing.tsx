@@ -4,13 +4,14 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { api, ApiError, call, callWithEtag, messageOf, type Thing } from '../api/client';
 import { ErrorMessage, Field } from '../components/field';
 import { Rendered } from '../components/rendered';
+import { GmOnlyBadge, useCampaignAccess } from './access';
 import { DeleteRecordButton, useCampaignAction } from './actions';
 import { ArcPicker } from './pickers';
 import { Backlinks } from './backlinks';
 import { useCampaignSlug, useRefreshCampaign, useRendered, useThingTypes } from './queries';
 import { RichField, useRecordEditing } from './record-editing';
 
-type ThingPatch = { name: string; typeId: number; description: unknown[] };
+type ThingPatch = { name: string; typeId: number; description: unknown[]; visibility: 'all' | 'gm' };
 
 export function ThingPage() {
   const campaignSlug = useCampaignSlug();
@@ -27,6 +28,9 @@ export function ThingPage() {
   const [editingText, setEditingText] = useState(false);
   const rendered = useRendered(campaignSlug, 'things', thingSlug);
   const types = useThingTypes(campaignSlug);
+  const { canEdit } = useCampaignAccess();
+  // Shown at once when switched (the record itself is read again only on the next visit).
+  const [visibility, setVisibility] = useState<'all' | 'gm'>();
 
   if (editing.loading) {
     if (editing.error) return <RecordError error={editing.error} what="thing" />;
@@ -34,9 +38,25 @@ export function ThingPage() {
   }
   const { record, saver, generation, fieldValue, banner } = editing;
   const typeName = types.data?.find((t) => t.id === record.typeId)?.name;
+  if (!canEdit) {
+    return (
+      <main className="record" aria-labelledby="record-title">
+        <p className="kind">{typeName ?? 'Thing'}</p>
+        <h1 id="record-title">{record.name}</h1>
+        <section aria-labelledby="description-heading">
+          <h2 id="description-heading">Description</h2>
+          <Rendered html={rendered.data?.description} label="Description" />
+        </section>
+        <ThingArcs campaignSlug={campaignSlug} thingSlug={thingSlug} />
+        <Backlinks campaignSlug={campaignSlug} kind="things" slug={thingSlug} />
+      </main>
+    );
+  }
   return (
     <main className="record" aria-labelledby="record-title">
-      <p className="kind">{typeName ?? 'Thing'}</p>
+      <p className="kind">
+        {typeName ?? 'Thing'} <GmOnlyBadge visibility={visibility ?? String(fieldValue('visibility'))} />
+      </p>
       <h1 id="record-title" className="visually-hidden">
         {String(fieldValue('name'))}
       </h1>
@@ -54,6 +74,10 @@ export function ThingPage() {
           </select>
         </div>
         <SlugField campaignSlug={campaignSlug} kind="things" slug={thingSlug} etag={saver.etag} />
+        <GmOnlyField value={String(fieldValue('visibility'))} onChange={(next) => {
+            setVisibility(next);
+            saver.update({ visibility: next });
+          }} what="thing" />
       </div>
       <section aria-labelledby="description-heading">
         <div className="section-head">
@@ -72,6 +96,18 @@ export function ThingPage() {
       <Backlinks campaignSlug={campaignSlug} kind="things" slug={thingSlug} />
       <DeleteThing campaignSlug={campaignSlug} thing={record} />
     </main>
+  );
+}
+
+/** The GM-only switch of a thing or an arc: players never see a GM-only record, anywhere. */
+export function GmOnlyField({ value, onChange, what }: { value: string; onChange: (visibility: 'all' | 'gm') => void; what: string }) {
+  return (
+    <div className="field checkbox-field">
+      <label>
+        <input type="checkbox" defaultChecked={value === 'gm'} onChange={(e) => onChange(e.target.checked ? 'gm' : 'all')} /> GM only
+      </label>
+      <p className="hint">Players never see a GM-only {what}: not in lists, search, links or mentions.</p>
+    </div>
   );
 }
 
@@ -127,6 +163,7 @@ function ThingArcs({ campaignSlug, thingSlug }: { campaignSlug: string; thingSlu
     queryFn: () => call(api.GET('/api/campaigns/{campaignSlug}/things/{thingSlug}/arcs', { params: { path: { campaignSlug, thingSlug } } })),
   });
   const { error, act } = useCampaignAction(campaignSlug);
+  const { canEdit } = useCampaignAccess();
   return (
     <section aria-labelledby="arcs-heading">
       <h2 id="arcs-heading">In arcs</h2>
@@ -134,14 +171,14 @@ function ThingArcs({ campaignSlug, thingSlug }: { campaignSlug: string; thingSlu
         {arcs.data?.map((arc) => (
           <li key={arc.id}>
             <Link to={`/campaigns/${campaignSlug}/arcs/${arc.slug}`}>{arc.name}</Link>{' '}
-            <button type="button" aria-label={`Remove from ${arc.name}`} onClick={() => void act(() => call(api.DELETE('/api/campaigns/{campaignSlug}/things/{thingSlug}/arcs/{arcSlug}', { params: { path: { campaignSlug, thingSlug, arcSlug: arc.slug } } })))}>
+            {canEdit && <button type="button" aria-label={`Remove from ${arc.name}`} onClick={() => void act(() => call(api.DELETE('/api/campaigns/{campaignSlug}/things/{thingSlug}/arcs/{arcSlug}', { params: { path: { campaignSlug, thingSlug, arcSlug: arc.slug } } })))}>
               Remove
-            </button>
+            </button>}
           </li>
         ))}
       </ul>
       {arcs.data?.length === 0 && <p className="muted">Not in any arc yet.</p>}
-      <ArcPicker campaignSlug={campaignSlug} label="Add to an arc" onPick={(arc) => void act(() => call(api.POST('/api/campaigns/{campaignSlug}/things/{thingSlug}/arcs', { params: { path: { campaignSlug, thingSlug } }, body: { arcSlug: arc.slug } })))} />
+      {canEdit && <ArcPicker campaignSlug={campaignSlug} label="Add to an arc" onPick={(arc) => void act(() => call(api.POST('/api/campaigns/{campaignSlug}/things/{thingSlug}/arcs', { params: { path: { campaignSlug, thingSlug } }, body: { arcSlug: arc.slug } })))} />}
       <ErrorMessage>{error}</ErrorMessage>
     </section>
   );

@@ -1,0 +1,134 @@
+// Sharing in the browser: a game master invites a player (a second browser, a profile of its own),
+// the player joins by the link and reads the campaign without the secret block and without the
+// GM-only NPC, and with no control to edit anything; the game master's "View as player" shows
+// exactly the same.
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCampaign, createThing, expectNoPageErrors, launchBrowser, saved, screenshotPath, signUp, startE2eServer, type Browser, type E2eServer } from './browser.js';
+
+let server: E2eServer;
+let gm: Browser;
+let player: Browser;
+
+beforeAll(async () => {
+  server = await startE2eServer();
+  gm = await launchBrowser();
+  player = await launchBrowser();
+}, 120_000);
+afterAll(async () => {
+  await gm?.close();
+  await player?.close();
+  await server?.stop();
+});
+
+async function renderedDescription(page: Page): Promise<string> {
+  const region = page.getByRole('region', { name: 'Description (rendered)' });
+  await region.waitFor();
+  await expect.poll(async () => (await region.textContent())?.trim() ?? '', { timeout: 10_000 }).not.toBe('');
+  return (await region.textContent()) ?? '';
+}
+
+async function sidebarThings(page: Page): Promise<string> {
+  const nav = page.getByRole('navigation', { name: 'Things' });
+  // Each opened type's button turns from "Show …" into "Hide …".
+  const show = nav.getByRole('button', { name: /^Show / });
+  while ((await show.count()) > 0) await show.first().click();
+  return (await nav.textContent()) ?? '';
+}
+
+/** No control that changes anything: no editor, no name field, no new or delete buttons. */
+async function expectReadOnly(page: Page) {
+  for (const name of ['Edit description', 'New thing', 'New arc', 'Delete thing', 'Add type']) {
+    expect(await page.getByRole('button', { name }).count(), `a "${name}" button`).toBe(0);
+  }
+  expect(await page.getByRole('textbox', { name: 'Name' }).count()).toBe(0);
+  expect(await page.getByRole('textbox', { name: 'Description' }).count()).toBe(0);
+}
+
+describe('sharing a campaign in the browser', () => {
+  it('lets a player join by link and read everything but the GM’s secrets; the GM’s player view shows the same', async () => {
+    const page = gm.page;
+    await signUp(page, server.base, 'Gia the GM');
+    const slug = await createCampaign(page, 'Shared Saga');
+
+    // A thing with a public paragraph and a secret block.
+    await createThing(page, 'Sildar Hallwinter');
+    const sildarUrl = page.url();
+    await page.getByRole('button', { name: 'Edit description' }).click();
+    const editor = page.getByRole('textbox', { name: 'Description' });
+    await editor.click();
+    await page.keyboard.type('A knight of the Alliance.');
+    await page.keyboard.press('Enter');
+    await page.getByRole('button', { name: 'GM only (hidden from players)' }).click();
+    await page.keyboard.type('Secretly in the pay of the Black Spider.');
+    await saved(page);
+    await page.getByRole('button', { name: 'Done' }).click();
+    const gmText = await renderedDescription(page);
+    expect(gmText).toContain('Secretly in the pay of the Black Spider.');
+
+    // A GM-only NPC.
+    await createThing(page, 'Nezznar the Black Spider');
+    await page.getByRole('checkbox', { name: 'GM only' }).check();
+    await saved(page);
+    await page.getByText('GM only', { exact: true }).first().waitFor();
+    await page.screenshot({ path: screenshotPath('gm-only.png') });
+
+    // The invitation.
+    await page.getByRole('link', { name: 'Members' }).click();
+    await page.getByRole('heading', { name: 'Members', level: 1 }).waitFor();
+    await page.getByLabel('Role').selectOption('player');
+    await page.getByRole('button', { name: 'Create invitation link' }).click();
+    const link = await page.getByLabel(/Send this link/).inputValue();
+    expect(link).toMatch(new RegExp(`^${server.base}/join#lfi_`));
+    await page.getByRole('button', { name: 'Copy link' }).click();
+    await page.getByRole('button', { name: 'Copied' }).waitFor();
+    await page.screenshot({ path: screenshotPath('members.png') });
+
+    // The player: signs up, opens the link, joins.
+    const reader = player.page;
+    await signUp(reader, server.base, 'Pip the Player');
+    await reader.goto(link);
+    await reader.getByRole('heading', { name: 'You are invited to a campaign' }).waitFor();
+    expect(reader.url()).toBe(`${server.base}/join`);
+    await reader.getByRole('button', { name: 'Join the campaign' }).click();
+    await reader.getByRole('heading', { level: 1, name: 'Shared Saga' }).waitFor();
+    expect(new URL(reader.url()).pathname).toBe(`/campaigns/${slug}`);
+    await expectReadOnly(reader);
+    const playerSidebar = await sidebarThings(reader);
+    expect(playerSidebar).toContain('Sildar Hallwinter');
+    expect(playerSidebar).not.toContain('Nezznar');
+
+    await reader.goto(sildarUrl);
+    await reader.getByRole('heading', { level: 1, name: 'Sildar Hallwinter' }).waitFor();
+    const playerText = await renderedDescription(reader);
+    expect(playerText).toContain('A knight of the Alliance.');
+    expect(playerText).not.toContain('Black Spider');
+    await expectReadOnly(reader);
+    expect(await reader.content()).not.toContain('Nezznar');
+    await reader.screenshot({ path: screenshotPath('player-view.png') });
+    // Opening the GM-only NPC by its address: it does not exist for a player.
+    await reader.goto(`${server.base}/campaigns/${slug}/things/nezznar-the-black-spider`);
+    await reader.getByRole('heading', { name: 'This thing does not exist (any more)' }).waitFor();
+    // Search finds neither the secret nor the NPC.
+    await reader.goto(`${server.base}/campaigns/${slug}/search?q=spider`);
+    await reader.getByText('0 results for “spider”').waitFor();
+
+    // The GM's player view: exactly what the player saw, and nothing to edit.
+    await page.goto(sildarUrl);
+    await page.getByRole('button', { name: 'View as player' }).click();
+    await page.getByRole('status').filter({ hasText: 'You are seeing the campaign as its players do' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Sildar Hallwinter' }).waitFor();
+    expect(await renderedDescription(page)).toBe(playerText);
+    await expectReadOnly(page);
+    const gmAsPlayerSidebar = await sidebarThings(page);
+    expect(gmAsPlayerSidebar).not.toContain('Nezznar');
+    expect(gmAsPlayerSidebar).toBe(playerSidebar);
+    // And back.
+    await page.getByRole('button', { name: 'View as player' }).click();
+    expect(await renderedDescription(page)).toContain('Secretly in the pay of the Black Spider.');
+    expect(await sidebarThings(page)).toContain('Nezznar');
+
+    expectNoPageErrors(gm);
+    expectNoPageErrors(player);
+  }, 180_000);
+});
