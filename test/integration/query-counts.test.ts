@@ -1,14 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rebuildCampaignMentions } from '../../src/db/indexes/mentions.js';
 import { createTestContext, json, type TestContext, type TestUser } from '../support/app.js';
+import { joinCampaign } from '../support/sharing.js';
 
 // A structural guarantee, generated from the route table: every authenticated GET runs the same
 // number of SQL statements on a small campaign and on a large one (rendered fields and backlinks
 // included: every record's rich text mentions others). The response cache is off so the database
-// work itself is counted.
+// work itself is counted. The same holds for a player, whose every campaign request also reads the
+// campaign's GM-only records (a tenth of the large campaign's things and arcs are GM-only).
 
 let ctx: TestContext;
 let owner: TestUser;
+let player: TestUser;
 
 const queryStrings: Record<string, string> = {
   '/api/campaigns/:campaignSlug/search': '?q=goblin',
@@ -31,7 +34,12 @@ async function seed(size: { things: number; arcs: number; linksPerArc: number; t
   );
   const now = new Date().toISOString();
   for (let i = 0; i < size.campaigns; i++) {
-    await kysely.insertInto('campaigns').values({ slug: `filler-${label}-${i}`, name: `Filler ${i}`, description: null, user_id: owner.id, version: 1, created_at: now, updated_at: now }).execute();
+    const filler = await kysely
+      .insertInto('campaigns')
+      .values({ slug: `filler-${label}-${i}`, name: `Filler ${i}`, description: null, user_id: owner.id, version: 1, created_at: now, updated_at: now })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await kysely.insertInto('campaign_members').values({ campaign_id: filler.id, user_id: owner.id, role: 'owner', joined_at: now }).execute();
   }
   for (let i = 0; i < size.tokens; i++) {
     await kysely.insertInto('api_tokens').values({ user_id: owner.id, name: `t${i}`, secret_hash: `${label}-hash-${i}`, created_at: now, expires_at: null, last_used_at: null }).execute();
@@ -56,6 +64,7 @@ async function seed(size: { things: number; arcs: number; linksPerArc: number; t
           slug: `thing-${start + k}`,
           name: `Thing ${start + k}`,
           description,
+          visibility: (start + k) % 10 === 9 ? 'gm' : 'all',
           version: 1,
           created_at: now,
           updated_at: now,
@@ -69,7 +78,7 @@ async function seed(size: { things: number; arcs: number; linksPerArc: number; t
   for (let i = 0; i < size.arcs; i++) {
     const row = await kysely
       .insertInto('arcs')
-      .values({ campaign_id: campaign.id, parent_arc_id: i > 0 ? arcIds[Math.floor((i - 1) / 3)]! : null, slug: `arc-${i}`, name: `Arc ${i}`, hook: description, protagonist: null, antagonist: null, problem: null, key: null, outcome: null, notes: null, version: 1, created_at: now, updated_at: now })
+      .values({ campaign_id: campaign.id, parent_arc_id: i > 0 ? arcIds[Math.floor((i - 1) / 3)]! : null, slug: `arc-${i}`, name: `Arc ${i}`, hook: description, visibility: i % 10 === 9 ? 'gm' : 'all', protagonist: null, antagonist: null, problem: null, key: null, outcome: null, notes: null, version: 1, created_at: now, updated_at: now })
       .returning('id')
       .executeTakeFirstOrThrow();
     arcIds.push(row.id);
@@ -82,6 +91,7 @@ async function seed(size: { things: number; arcs: number; linksPerArc: number; t
   }
   // The rows above were written around the repositories: index their mentions as a write would.
   await rebuildCampaignMentions(kysely, campaign.id);
+  await joinCampaign(ctx.app, owner, campaign.slug, player, 'player');
   const token = await kysely.selectFrom('api_tokens').select('id').where('user_id', '=', owner.id).orderBy('id').executeTakeFirstOrThrow();
   return { params: { campaignSlug: campaign.slug, thingSlug: 'thing-0', arcSlug: 'arc-0', thingTypeId: String(defaultType.id), id: String(token.id) } };
 }
@@ -94,9 +104,9 @@ function fill(url: string, fixture: Fixture): string {
   }) + (queryStrings[url] ?? '');
 }
 
-async function statementsFor(url: string): Promise<{ status: number; count: number }> {
+async function statementsFor(url: string, as: TestUser = owner): Promise<{ status: number; count: number }> {
   ctx.queries.length = 0;
-  const res = await ctx.app.inject({ method: 'GET', url, headers: owner.headers });
+  const res = await ctx.app.inject({ method: 'GET', url, headers: as.headers });
   return { status: res.statusCode, count: ctx.queries.length };
 }
 
@@ -106,6 +116,7 @@ let large: Fixture;
 beforeAll(async () => {
   ctx = await createTestContext({ RESPONSE_CACHE_MB: '0' });
   owner = await ctx.createUser();
+  player = await ctx.createUser();
   small = await seed({ things: 2, arcs: 1, linksPerArc: 1, types: 0, campaigns: 0, tokens: 0 }, 'small');
   large = await seed({ things: 1200, arcs: 120, linksPerArc: 10, types: 8, campaigns: 40, tokens: 25 }, 'large');
 }, 120_000);
@@ -141,5 +152,21 @@ describe('statements per request', () => {
       expect([a.status, b.status], query(large)).toEqual([200, 200]);
       expect(b.count, query(large)).toBe(a.count);
     }
+  });
+
+  it('are the same for a small and a large campaign on every GET route a player may call', async () => {
+    const routes = ctx.app.routeTable.filter((r) => r.method === 'GET' && r.auth === 'campaign' && r.role === 'player');
+    expect(routes.length).toBeGreaterThanOrEqual(8);
+    const report: string[] = [];
+    for (const route of routes) {
+      const a = await statementsFor(fill(route.url, small), player);
+      const b = await statementsFor(fill(route.url, large), player);
+      report.push(`${route.url}: ${a.count} / ${b.count}`);
+      expect([a.status, b.status], route.url).toEqual([200, 200]);
+      expect(b.count, `${route.url}: ${a.count} statements small, ${b.count} large`).toBe(a.count);
+      // One more than a game master's at most: the campaign's GM-only records.
+      expect(a.count, route.url).toBeLessThanOrEqual(7);
+    }
+    console.log(`statements per request as a player, small / large campaign:\n${report.join('\n')}`);
   });
 });

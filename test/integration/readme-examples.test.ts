@@ -78,6 +78,14 @@ describe('the README’s examples', () => {
       expect(run.stdout).toMatch(/"type":"thing","id":\d+,"slug":"sildar-hallwinter","name":"Sildar Hallwinter","fields":\["description"\]/);
       expect(run.stdout).toMatch(/<a class=\\"mention\\" data-type=\\"thing\\" data-id=\\"\d+\\" href=\\"\/campaigns\/[a-z0-9-]+\/things\/gundren-rockseeker\\">Gundren Rockseeker, the missing<\/a>/);
       expect(run.stdout).toContain('Travels with [Gundren Rockseeker, the missing](/campaigns/');
+      // Sharing: the player reads Sildar without his secret block, never sees Nezznar, cannot write.
+      expect(run.stdout).toContain('"role": "player"');
+      const asPlayer = run.stdout.split('\n').filter((line) => line.startsWith('[{"type":"paragraph","children":[{"text":"Travels with '));
+      expect(asPlayer).toHaveLength(2);
+      for (const line of asPlayer) expect(line).not.toContain('Secretly');
+      expect(run.stdout).toContain('"role_forbidden"');
+      expect(run.stdout).toMatch(/\n404\n[\s\S]*\[\]\n/);
+      expect(run.stdout).toContain('{"name":"Pip","role":"player"}');
       expect(run.stdout).toContain('\\*not\\* a [Gundren Rockseeker, the missing]');
       expect(run.stdout).toContain("> [!secret]\n> Secretly a Lords' Alliance agent.");
     });

@@ -17,21 +17,29 @@ export function visibleArcs(db: Db, view: View) {
 
 /** The campaign's GM-only things and arcs, by id. One statement, on two partial indexes. */
 export async function loadHiddenRecords(db: Db, campaignId: number): Promise<HiddenRecords> {
+  return (await loadHiddenRecordsOf(db, [campaignId])).get(campaignId)!;
+}
+
+/** The GM-only things and arcs of each of these campaigns, by id. One statement whatever their number. */
+export async function loadHiddenRecordsOf(db: Db, campaignIds: readonly number[]): Promise<Map<number, HiddenRecords>> {
+  const out = new Map<number, { things: Set<number>; arcs: Set<number> }>(campaignIds.map((id) => [id, { things: new Set(), arcs: new Set() }]));
+  if (campaignIds.length === 0) return out;
   const rows = await db
     .selectFrom('things')
-    .select(['id', sql<number>`1`.as('kind')])
-    .where('campaign_id', '=', campaignId)
+    .select(['campaign_id', 'id', sql<number>`1`.as('kind')])
+    .where('campaign_id', 'in', campaignIds)
     .where('visibility', '=', 'gm')
     .unionAll(
       db
         .selectFrom('arcs')
-        .select(['id', sql<number>`2`.as('kind')])
-        .where('campaign_id', '=', campaignId)
+        .select(['campaign_id', 'id', sql<number>`2`.as('kind')])
+        .where('campaign_id', 'in', campaignIds)
         .where('visibility', '=', 'gm'),
     )
     .execute();
-  const things = new Set<number>();
-  const arcs = new Set<number>();
-  for (const row of rows) (Number(row.kind) === 1 ? things : arcs).add(row.id);
-  return { things, arcs };
+  for (const row of rows) {
+    const hidden = out.get(row.campaign_id);
+    if (hidden) (Number(row.kind) === 1 ? hidden.things : hidden.arcs).add(row.id);
+  }
+  return out;
 }

@@ -10,7 +10,7 @@ import { removeQueuedImages } from '../../images/uploads.js';
 import { InputChecker } from '../../domain/input.js';
 import { serializeRichText } from '../../domain/rich-text.js';
 import { makeView, VIEW_HEADER } from '../../access/view.js';
-import { loadHiddenRecords } from '../../db/repositories/visible.js';
+import { loadHiddenRecordsOf } from '../../db/repositories/visible.js';
 import { callerOf, campaignOf, viewOf } from '../auth.js';
 import type { AppInstance } from '../app-types.js';
 import { campaignEtag, expectedVersion } from '../conditional.js';
@@ -36,14 +36,14 @@ export function campaignRoutes(app: AppInstance) {
       const rows = await listCampaignsByMember(database.kysely, callerOf(request).user.id);
       const asPlayer = request.headers[VIEW_HEADER] === 'player';
       void reply.header('vary', 'Loreforge-View');
-      return Promise.all(
-        rows.map(async (row) => {
-          const view = makeView(row, row.role, asPlayer);
-          // Only a player's view needs the campaign's GM-only records (for mentions in the description).
-          if (view.players) view.hidden = await loadHiddenRecords(database.kysely, row.id);
-          return presentCampaign(row, view);
-        }),
-      );
+      const views = rows.map((row) => makeView(row, row.role, asPlayer));
+      // Only a player's view needs the campaign's GM-only records (for mentions in the description): one statement for all.
+      const hidden = await loadHiddenRecordsOf(database.kysely, views.filter((view) => view.players).map((view) => view.campaignId));
+      return rows.map((row, i) => {
+        const view = views[i]!;
+        if (view.players) view.hidden = hidden.get(row.id);
+        return presentCampaign(row, view);
+      });
     },
   );
 
