@@ -113,6 +113,22 @@ describe('invitations', () => {
     expect((await call(user, 'GET', c.base)).statusCode).toBe(404);
   });
 
+  it('revokes the links of a game master who leaves, is removed or becomes a player', async () => {
+    const c = await newCampaign();
+    const [leaver, removed, demoted] = [await ctx.createUser(), await ctx.createUser(), await ctx.createUser()];
+    const links: string[] = [];
+    for (const gm of [leaver, removed, demoted]) {
+      await joinCampaign(ctx.app, owner, c.slug, gm, 'gm');
+      links.push((await invite(gm, c.base, { role: 'player' })).token);
+    }
+    const kept = await invite(owner, c.base, { role: 'player' });
+    expect((await call(leaver, 'DELETE', `${c.base}/members/${leaver.id}`)).statusCode).toBe(204);
+    expect((await call(owner, 'DELETE', `${c.base}/members/${removed.id}`)).statusCode).toBe(204);
+    expect((await call(owner, 'PUT', `${c.base}/members/${demoted.id}`, { role: 'player' })).statusCode).toBe(200);
+    for (const token of links) expectProblem(await accept(await ctx.createUser(), token, freshIp()), 410, 'invitation_unavailable');
+    expect((await accept(await ctx.createUser(), kept.token)).statusCode).toBe(200);
+  });
+
   it('checks the body: role, expiry and uses', async () => {
     const c = await newCampaign();
     for (const body of [

@@ -48,6 +48,8 @@ export function changeMemberRole(database: Database, campaignId: number, userId:
     const member = await requireMember(trx, campaignId, userId);
     if (member.role === 'owner') throw errors.ownerMustTransfer('keeps the role owner');
     await trx.updateTable('campaign_members').set({ role }).where('campaign_id', '=', campaignId).where('user_id', '=', userId).execute();
+    // A player invites nobody: the links they made as a game master stop working.
+    if (role === 'player') await revokeInvitationsBy(trx, campaignId, userId);
     return { ...member, role };
   });
 }
@@ -66,7 +68,13 @@ export function removeMember(database: Database, campaignId: number, actor: { us
       throw errors.roleForbidden(actor.role === 'player' ? 'a player may only leave, not remove others.' : 'a game master may remove players only.');
     }
     await trx.deleteFrom('campaign_members').where('campaign_id', '=', campaignId).where('user_id', '=', userId).execute();
+    // Nobody gets in by the links of someone who is no longer in.
+    await revokeInvitationsBy(trx, campaignId, userId);
   });
+}
+
+async function revokeInvitationsBy(db: Db, campaignId: number, userId: string): Promise<void> {
+  await db.deleteFrom('invitations').where('campaign_id', '=', campaignId).where('created_by', '=', userId).execute();
 }
 
 /**

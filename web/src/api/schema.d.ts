@@ -715,13 +715,13 @@ export type paths = {
         get?: never;
         /**
          * Change a member’s role
-         * @description Makes a member a game master (`gm`) or a `player`. The owner only; the owner’s own role changes only by a transfer (409 `owner_must_transfer`). Takes effect on the member’s next request.
+         * @description Makes a member a game master (`gm`) or a `player`. The owner only; the owner’s own role changes only by a transfer (409 `owner_must_transfer`). Takes effect on the member’s next request; a game master made a player loses the invitations they made.
          */
         put: operations["changeMemberRole"];
         post?: never;
         /**
          * Remove a member, or leave
-         * @description The owner removes anyone; a game master removes players; anyone may remove themselves (leave), except the owner, who transfers the campaign first (409 `owner_must_transfer`). Anything else is 403 `role_forbidden`. The removed member’s next request is 404.
+         * @description The owner removes anyone; a game master removes players; anyone may remove themselves (leave), except the owner, who transfers the campaign first (409 `owner_must_transfer`). Anything else is 403 `role_forbidden`. The removed member’s next request is 404, and the invitations they made stop working.
          */
         delete: operations["removeMember"];
         options?: never;
