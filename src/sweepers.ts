@@ -1,4 +1,5 @@
 import type { Database } from './db/database.js';
+import { pruneTombstones } from './db/repositories/changes.js';
 import { sweepExpired } from './db/repositories/housekeeping.js';
 import type { AppInstance } from './http/app-types.js';
 import type { ImageHost } from './images/image-host.js';
@@ -18,6 +19,11 @@ export function registerSweepers(app: AppInstance, database: Database, imageHost
   app.addHook('onReady', () => {
     sweeper = setInterval(() => {
       sweepExpired(database.kysely, new Date(), longestWindowMs).catch((error: unknown) => app.log.warn({ err: error }, 'sweep failed'));
+      // Deletions older than the feed keeps: a cursor from before them is then 410 cursor_expired.
+      const cutoff = new Date(Date.now() - config.changesRetentionDays * 86_400_000).toISOString();
+      database
+        .write((trx) => pruneTombstones(trx, database.dialect, cutoff))
+        .catch((error: unknown) => app.log.warn({ err: error }, 'changes feed sweep failed'));
     }, SWEEP_INTERVAL_MS);
     sweeper.unref();
   });

@@ -181,6 +181,24 @@ export interface DB {
   mentions: MentionsTable;
   campaign_members: CampaignMembersTable;
   invitations: InvitationsTable;
+  changes: ChangesTable;
+  change_floors: ChangeFloorsTable;
+}
+
+// The changes feed (see migrations/2026-11-23-0010-changes.ts), kept by database triggers.
+export interface ChangesTable {
+  campaign_id: number;
+  kind: number;
+  record_id: number;
+  other_id: number;
+  version: number;
+  deleted: number;
+  changed_at: string;
+}
+
+export interface ChangeFloorsTable {
+  campaign_id: number;
+  version: number;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -42,6 +42,7 @@ export const errorCatalogue = {
   upload_already_received: { status: 409, title: 'Conflict' },
   owner_must_transfer: { status: 409, title: 'Conflict' },
   invitation_unavailable: { status: 410, title: 'Gone' },
+  cursor_expired: { status: 410, title: 'Gone' },
   precondition_failed: { status: 412, title: 'Precondition Failed' },
   payload_too_large: { status: 413, title: 'Content Too Large' },
   image_too_large: { status: 413, title: 'Content Too Large' },
@@ -169,6 +170,11 @@ export const errors = {
   invitationNotFound: (id: number | string) => new AppError('invitation_not_found', `This campaign has no pending invitation ${id}.`),
   invitationUnavailable: () =>
     new AppError('invitation_unavailable', 'This invitation cannot be used: it has expired, been used up or been revoked. Ask for a new one.'),
+  cursorExpired: (days: number) =>
+    new AppError(
+      'cursor_expired',
+      `This cursor is older than the deletions this service keeps (${days} days): start again without \`since\` to read the whole campaign.`,
+    ),
   ownerMustTransfer: (what: string) =>
     new AppError('owner_must_transfer', `The owner ${what}; transfer the campaign to another member first.`),
 };

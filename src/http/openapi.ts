@@ -57,7 +57,7 @@ const STATUS_DESCRIPTIONS: Record<number, string> = {
   403: '`role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads',
   404: '`campaign_not_found` (also for a campaign of another user), or the record named in the path',
   409: 'A conflict: `slug_taken`, `name_taken`, `email_taken`, …',
-  410: '`invitation_unavailable`: the invitation has expired, been used up or revoked',
+  410: '`invitation_unavailable`: the invitation has expired, been used up or revoked; `cursor_expired`: the changes cursor is older than the deletions kept',
   412: '`precondition_failed`: the If-Match given no longer names the record’s version; nothing changed',
   413: '`payload_too_large`: the body is over BODY_LIMIT',
   415: '`unsupported_media_type`: a body that is not application/json',
@@ -199,6 +199,7 @@ const TAGS = [
   { name: 'assets', description: 'Uploaded images of a campaign (premium).' },
   { name: 'search', description: 'Full-text search over a campaign’s names and rich text.' },
   { name: 'members', description: 'Sharing a campaign: members with roles (owner, gm, player), invitations, transfer.' },
+  { name: 'changes', description: 'The changes feed: what changed in a campaign since a cursor, deletions included.' },
   { name: 'rich content', description: 'Rich text rendered to HTML or Markdown, and backlinks: where a thing or an arc is mentioned.' },
   { name: 'images', description: 'The local image host: upload URLs and stored images (not under /api).' },
 ];

@@ -133,6 +133,12 @@ describe('statements per request', () => {
       report.push(`${route.url}: ${a.count} / ${b.count}`);
       expect(a.status, `${route.url} (small)`).toBe(200);
       expect(b.status, `${route.url} (large)`).toBe(200);
+      if (route.url.endsWith('/changes')) {
+        // A feed page takes two more statements when it holds arcs (their neighbours and things),
+        // whichever page that is; changes.test.ts compares pages with arcs on both sizes.
+        expect(Math.max(a.count, b.count), route.url).toBeLessThanOrEqual(4);
+        continue;
+      }
       expect(b.count, `${route.url}: ${a.count} statements small, ${b.count} large`).toBe(a.count);
       expect(a.count, route.url).toBeLessThanOrEqual(6);
     }

@@ -86,6 +86,8 @@ describe('the README’s examples', () => {
       expect(run.stdout).toContain('"role_forbidden"');
       expect(run.stdout).toMatch(/\n404\n[\s\S]*\[\]\n/);
       expect(run.stdout).toContain('{"name":"Pip","role":"player"}');
+      // The changes feed: after the first pages, one created-then-deleted thing is one tombstone.
+      expect(run.stdout).toMatch(/== 06-changes\.sh\n\d+\n\{"kind":"thing","op":"delete"\}\n/);
       expect(run.stdout).toContain('\\*not\\* a [Gundren Rockseeker, the missing]');
       expect(run.stdout).toContain("> [!secret]\n> Secretly a Lords' Alliance agent.");
     });

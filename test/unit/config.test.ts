@@ -20,6 +20,7 @@ describe('configuration', () => {
       tokensMaxPerUserPerHour: 30,
       invitationsMaxPerUserPerHour: 30,
       invitationMaxFailuresPerIp: 20,
+      changesRetentionDays: 90,
     });
     expect(config.databaseUrl).toBeUndefined();
     expect(config.apiRateLimit).toBeUndefined();

@@ -9,6 +9,7 @@ import * as indexRebuilds from './2026-11-22-0006-index-rebuilds.js';
 import * as assetStorageKey from './2026-11-22-0007-asset-storage-key.js';
 import * as mentions from './2026-11-22-0008-mentions.js';
 import * as sharing from './2026-11-23-0009-sharing.js';
+import * as changes from './2026-11-23-0010-changes.js';
 
 export interface DialectMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -25,4 +26,5 @@ export const migrations: Record<string, DialectMigration> = {
   '2026-11-22-0007-asset-storage-key': assetStorageKey,
   '2026-11-22-0008-mentions': mentions,
   '2026-11-23-0009-sharing': sharing,
+  '2026-11-23-0010-changes': changes,
 };

@@ -144,6 +144,30 @@ export function findVisibleArc(db: Db, view: View, slug: string): Promise<ArcRow
 }
 
 /** The arc with this slug, whatever its visibility: for writes, which only game masters make. */
+/**
+ * Parents, children and things of several arcs, as the view sees them: two statements whatever
+ * their number (the changes feed presents the arcs of a page with it).
+ */
+export async function loadArcDetails(db: Db, view: View, arcs: readonly ArcRow[]): Promise<ArcDetail[]> {
+  if (arcs.length === 0) return [];
+  const ids = arcs.map((arc) => arc.id);
+  const parentIds = arcs.flatMap((arc) => (arc.parent_arc_id === null ? [] : [arc.parent_arc_id]));
+  const neighbours = await visibleArcs(db, view)
+    .select(['id', 'slug', 'name', 'parent_arc_id', 'created_at', 'updated_at'])
+    .where((eb) => eb.or([eb('parent_arc_id', 'in', ids), ...(parentIds.length > 0 ? [eb('id', 'in', parentIds)] : [])]))
+    .execute();
+  const links = await linkedThingsQuery(db, view).where('arc_things.arc_id', 'in', ids).execute();
+  return arcs.map((arc) => {
+    const parentRow = neighbours.find((row) => row.id === arc.parent_arc_id);
+    return {
+      arc,
+      parent: parentRow ? { id: parentRow.id, slug: parentRow.slug, name: parentRow.name } : null,
+      children: neighbours.filter((row) => row.parent_arc_id === arc.id).map(childRef).sort(byCreatedAscending),
+      things: links.filter((link) => link.arc_id === arc.id).map(({ arc_id: _arcId, ...thing }) => thing),
+    };
+  });
+}
+
 export function findArcBySlug(db: Db, campaignId: number, slug: string): Promise<ArcRow | undefined> {
   // A string that is not a well-formed slug names no arc; no need to ask the database.
   if (!isValidSlug(slug)) return Promise.resolve(undefined);

@@ -8,6 +8,7 @@ import { randomSlugSuffix, slugifyName, withSuffix } from '../../domain/slugs.js
 import { nowIso } from '../../domain/time.js';
 import type { ExpectedVersion } from '../../domain/versions.js';
 import { queueCampaignImageRemovals } from './assets.js';
+import { deleteCampaignChanges } from './changes.js';
 import { beginCampaignWrite, checkExpected } from './common.js';
 
 export const DEFAULT_THING_TYPES = ['NPCs', 'Locations', 'Items'] as const;
@@ -98,7 +99,8 @@ export async function updateCampaign(
       // even if another writer commits between our read and write; without one the last write wins.
       let update = trx
         .updateTable('campaigns')
-        .set((eb) => ({ ...changes, version: eb('version', '+', 1), updated_at: nowIso() }))
+        // content_version too, as every write in the campaign: the changes feed orders by it.
+        .set((eb) => ({ ...changes, version: eb('version', '+', 1), content_version: eb('content_version', '+', 1), updated_at: nowIso() }))
         .where('id', '=', current.id);
       if (expected) update = update.where('version', '=', current.version);
       const updated = await update.returningAll().executeTakeFirst();
@@ -132,6 +134,7 @@ export function deleteCampaign(database: Database, campaignId: number): Promise<
     if (!(await beginCampaignWrite(trx, campaignId))) throw errors.campaignNotFound();
     const removals = await queueCampaignImageRemovals(trx, campaignId, nowIso());
     await trx.deleteFrom('campaigns').where('id', '=', campaignId).execute();
+    await deleteCampaignChanges(trx, campaignId);
     return removals;
   });
 }

@@ -3,6 +3,7 @@ import { arcsRoutes } from './arcs.js';
 import { assetsRoutes } from './assets.js';
 import { authRoutes } from './auth.js';
 import { campaignRoutes } from './campaigns.js';
+import { changesRoutes } from './changes.js';
 import { healthRoutes } from './health.js';
 import { membersRoutes } from './members.js';
 import { richContentRoutes } from './rich-content.js';
@@ -23,4 +24,5 @@ export function registerApiRoutes(app: AppInstance): void {
   searchRoutes(app);
   richContentRoutes(app);
   membersRoutes(app);
+  changesRoutes(app);
 }

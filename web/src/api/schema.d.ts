@@ -817,6 +817,30 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/campaigns/{campaignSlug}/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What changed since a cursor
+         * @description Every record of the campaign that changed after `since` (from the beginning without it), once each in its latest state, in commit order: `upsert` with the record as its GET returns it, or `delete` (a tombstone; deletions by cascade included: a type’s things, a thing’s or an arc’s links). Page with `since=cursor` while `more` is true; then poll with the last `cursor`: a client that applies every page holds exactly the campaign. An arc’s answer carries its things, parent and children, so their changes also list the arc. Tombstones are kept CHANGES_RETENTION_DAYS (90); a cursor from before the oldest kept is 410 `cursor_expired` (start again without `since`). A malformed cursor is 400. Owner and game masters.
+         */
+        get: operations["listChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * What changed since a cursor (headers only)
+         * @description Every record of the campaign that changed after `since` (from the beginning without it), once each in its latest state, in commit order: `upsert` with the record as its GET returns it, or `delete` (a tombstone; deletions by cascade included: a type’s things, a thing’s or an arc’s links). Page with `since=cursor` while `more` is true; then poll with the last `cursor`: a client that applies every page holds exactly the campaign. An arc’s answer carries its things, parent and children, so their changes also list the arc. Tombstones are kept CHANGES_RETENTION_DAYS (90); a cursor from before the oldest kept is 410 `cursor_expired` (start again without `since`). A malformed cursor is 400. Owner and game masters.
+         */
+        head: operations["listChangesHead"];
+        patch?: never;
+        trace?: never;
+    };
     "/images/uploads/{campaignId}/{imageId}": {
         parameters: {
             query?: never;
@@ -12503,7 +12527,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invitation_unavailable`: the invitation has expired, been used up or revoked */
+            /** @description `invitation_unavailable`: the invitation has expired, been used up or revoked; `cursor_expired`: the changes cursor is older than the deletions kept */
             410: {
                 headers: {
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
@@ -12642,6 +12666,311 @@ export interface operations {
                         success?: false;
                     };
                 };
+            };
+        };
+    };
+    listChanges: {
+        parameters: {
+            query?: {
+                /** @description the `cursor` of an earlier answer; absent: from the beginning */
+                since?: string;
+                /** @description changes per page, 1 to 1000; default 100 */
+                limit?: string;
+            };
+            header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
+            };
+            path: {
+                campaignSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description in commit order; each record once, in its latest state */
+                        changes: {
+                            /** @enum {string} */
+                            kind: "campaign" | "thing-type" | "thing" | "arc" | "link" | "asset";
+                            /**
+                             * @description `upsert` carries `record`; `delete` is a tombstone
+                             * @enum {string}
+                             */
+                            op: "upsert" | "delete";
+                            /** @description the record’s id; for a link, "<thingId>:<arcId>" */
+                            id: number | string;
+                            /** @description With `upsert`: the record as its GET returns it (campaign: getCampaign; thing-type: getThingType; thing: getThing; arc: getArc; asset: an element of listAssets); a link is `{thingId, arcId, createdAt}`. */
+                            record?: unknown;
+                        }[];
+                        /** @description opaque: pass it as `since` for what changed after this page */
+                        cursor: string;
+                        /** @description true while changes remain after this page: ask again at once with `since=cursor` */
+                        more: boolean;
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (with `errors`, JSON pointers into the body), `malformed_json`, `invalid_query`, `invalid_id`, `invalid_reference`, … */
+            400: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `unauthenticated`: no valid session cookie or API token */
+            401: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
+            403: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `campaign_not_found` (also for a campaign of another user), or the record named in the path */
+            404: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `invitation_unavailable`: the invitation has expired, been used up or revoked; `cursor_expired`: the changes cursor is older than the deletions kept */
+            410: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `internal_error`: an unexpected fault (logged; no details in the body) */
+            500: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `service_unavailable`: this instance is shutting down; try again (another instance will answer) */
+            503: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+        };
+    };
+    listChangesHead: {
+        parameters: {
+            query?: {
+                /** @description the `cursor` of an earlier answer; absent: from the beginning */
+                since?: string;
+                /** @description changes per page, 1 to 1000; default 100 */
+                limit?: string;
+            };
+            header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
+            };
+            path: {
+                campaignSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is not valid: `validation_failed` (with `errors`, JSON pointers into the body), `malformed_json`, `invalid_query`, `invalid_id`, `invalid_reference`, … */
+            400: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `unauthenticated`: no valid session cookie or API token */
+            401: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
+            403: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `campaign_not_found` (also for a campaign of another user), or the record named in the path */
+            404: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invitation_unavailable`: the invitation has expired, been used up or revoked; `cursor_expired`: the changes cursor is older than the deletions kept */
+            410: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `internal_error`: an unexpected fault (logged; no details in the body) */
+            500: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `service_unavailable`: this instance is shutting down; try again (another instance will answer) */
+            503: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
