@@ -3,7 +3,11 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
-import { ConfigError, loadConfig } from './config.js';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { createImageHost } from './images/index.js';
+import { campaignArchive, campaignJson, campaignVault, EXPORT_FORMATS, type ExportFormat } from './portability/export.js';
 import { createDatabase, describeDatabase, isPostgresUrl, sqliteFileOf, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { setPremiumUntil } from './db/repositories/users.js';
@@ -33,11 +37,15 @@ Commands:
                                            server runs (restore: put it in a folder as
                                            loreforge.sqlite and point DATA_DIR there, with the
                                            images/ folder copied along); on PostgreSQL use pg_dump
+  export <campaign-slug> --out <file> [--format archive|json|markdown]
+                                           export a campaign (default: archive, a zip of
+                                           campaign.json and its images; json; or markdown, an
+                                           Obsidian vault); never overwrites a file
   help                                     show this text
 
 Settings are read from the same environment variables as the server: DATABASE_URL (PostgreSQL), or
 else DATA_DIR (the SQLite file DATA_DIR/loreforge.sqlite; default ./data). Every command first says
-which database it opened. Commands that work on existing data (user premium, search reindex, backup) refuse
+which database it opened. Commands that work on existing data (user premium, search reindex, backup, export) refuse
 to create a new SQLite file: give the server's DATA_DIR, or add --create to start an empty database.
 Pending migrations are applied before every command.
 Exit status: 0 done, 1 failed (bad setting, unknown user, database error), 2 bad command line.`;
@@ -47,7 +55,8 @@ type Command =
   | { kind: 'migrate' }
   | { kind: 'premium'; email: string; until: string | null; create: boolean }
   | { kind: 'reindex'; create: boolean }
-  | { kind: 'backup'; file: string; create: false };
+  | { kind: 'backup'; file: string; create: false }
+  | { kind: 'export'; slug: string; format: ExportFormat; out: string; create: false };
 
 class UsageError extends Error {}
 
@@ -66,7 +75,14 @@ function parseCommand(argv: string[]): Command {
       args: argv,
       allowPositionals: true,
       strict: true,
-      options: { until: { type: 'string' }, off: { type: 'boolean' }, create: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        until: { type: 'string' },
+        off: { type: 'boolean' },
+        create: { type: 'boolean' },
+        format: { type: 'string' },
+        out: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
     });
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
@@ -75,7 +91,7 @@ function parseCommand(argv: string[]): Command {
   const [name, ...rest] = positionals;
   if (values.help || name === 'help') return { kind: 'help' };
   if (name === undefined) throw new UsageError('no command given');
-  const noOptions = values.until === undefined && values.off === undefined;
+  const noOptions = values.until === undefined && values.off === undefined && values.format === undefined && values.out === undefined;
   const create = values.create === true;
 
   if (name === 'migrate') {
@@ -89,6 +105,14 @@ function parseCommand(argv: string[]): Command {
   if (name === 'backup') {
     if (rest.length !== 1 || rest[0]!.trim() === '' || !noOptions || create) throw new UsageError('backup takes one argument: the file to write');
     return { kind: 'backup', file: rest[0]!, create: false };
+  }
+  if (name === 'export') {
+    if (rest.length !== 1 || rest[0]!.trim() === '') throw new UsageError('export takes one argument: the campaign’s slug');
+    if (values.until !== undefined || values.off !== undefined || create) throw new UsageError('export takes only --format and --out');
+    if (values.out === undefined || values.out.trim() === '') throw new UsageError('export needs --out <file>');
+    const format = values.format ?? 'archive';
+    if (!(EXPORT_FORMATS as readonly string[]).includes(format)) throw new UsageError(`--format must be archive, json or markdown, got "${format}"`);
+    return { kind: 'export', slug: rest[0]!.trim(), format: format as ExportFormat, out: values.out, create: false };
   }
   if (name === 'user' && rest[0] === 'premium') {
     const [, email, ...extra] = rest;
@@ -126,7 +150,7 @@ async function timed<T>(work: () => Promise<T>): Promise<{ result: T; seconds: s
   return { result, seconds: ((Date.now() - started) / 1000).toFixed(1) };
 }
 
-async function execute(command: Exclude<Command, { kind: 'help' }>, database: Database, io: CliIo): Promise<number> {
+async function execute(command: Exclude<Command, { kind: 'help' }>, database: Database, config: Config, io: CliIo): Promise<number> {
   const applied = await migrateToLatest(database);
   if (applied.length > 0) io.out(`Applied ${plural(applied.length, 'migration')}: ${applied.join(', ')}`);
   switch (command.kind) {
@@ -142,6 +166,8 @@ async function execute(command: Exclude<Command, { kind: 'help' }>, database: Da
     }
     case 'backup':
       return backup(database, command.file, io);
+    case 'export':
+      return exportCampaign(database, config, command, io);
     case 'premium': {
       if (!(await setPremiumUntil(database.kysely, command.email, command.until))) {
         io.err(`loreforge: no user has the email address "${command.email}"`);
@@ -177,6 +203,43 @@ async function backup(database: Database, file: string, io: CliIo): Promise<numb
   io.out(`Backed up the database to ${target} (${(bytes / 1024 / 1024).toFixed(1)} MiB) in ${seconds} s.`);
   io.out('To restore it: copy it into a folder as loreforge.sqlite, copy the images/ folder of DATA_DIR along, and start the server with DATA_DIR set to that folder.');
   return 0;
+}
+
+/** `export <slug> --out <file>`: the same export as the API's, streamed into a new file. */
+async function exportCampaign(database: Database, config: Config, command: Extract<Command, { kind: 'export' }>, io: CliIo): Promise<number> {
+  const campaign = await database.kysely.selectFrom('campaigns').selectAll().where('slug', '=', command.slug).executeTakeFirst();
+  if (!campaign) {
+    io.err(`loreforge: no campaign has the slug "${command.slug}"`);
+    return 1;
+  }
+  const target = path.resolve(command.out);
+  let file: fs.WriteStream;
+  try {
+    // 'wx': fails when the file exists, in the same step that creates it.
+    file = fs.createWriteStream(target, { flags: 'wx' });
+    await new Promise<void>((resolve, reject) => file.once('open', () => resolve()).once('error', reject));
+  } catch (error) {
+    io.err((error as { code?: string }).code === 'EEXIST' ? `loreforge: ${target} exists already; export never overwrites a file.` : `loreforge: ${describeError(error)}`);
+    return 1;
+  }
+  const imageHost = await createImageHost(config);
+  try {
+    const exportedAt = new Date().toISOString();
+    const source =
+      command.format === 'json'
+        ? Readable.from(campaignJson(database.kysely, campaign, exportedAt))
+        : command.format === 'archive'
+          ? campaignArchive(database.kysely, campaign, imageHost, exportedAt)
+          : campaignVault(database.kysely, campaign, imageHost);
+    const { seconds } = await timed(() => pipeline(source, file));
+    io.out(`Exported ${campaign.name} (${command.format}) to ${target} (${(fs.statSync(target).size / 1024 / 1024).toFixed(1)} MiB) in ${seconds} s.`);
+    return 0;
+  } catch (error) {
+    fs.rmSync(target, { force: true });
+    throw error;
+  } finally {
+    await imageHost.close();
+  }
 }
 
 /** Runs one command line (without the `node script` part); resolves to the exit status. */
@@ -222,7 +285,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
   let database: Database | undefined;
   try {
     database = createDatabase(target);
-    return await execute(command, database, io);
+    return await execute(command, database, config, io);
   } catch (error) {
     io.err(`loreforge: ${describeError(error)}`);
     return 1;

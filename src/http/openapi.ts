@@ -30,6 +30,7 @@ export const RESPONSE_HEADERS = {
   'ratelimit-limit': { type: 'string', description: 'Requests allowed per minute (only with API_RATE_LIMIT set).' },
   'ratelimit-remaining': { type: 'string', description: 'Requests left in this minute (only with API_RATE_LIMIT set).' },
   'ratelimit-reset': { type: 'string', description: 'Seconds until the minute ends (only with API_RATE_LIMIT set).' },
+  'content-disposition': { type: 'string', description: '`attachment; filename="…"`: a download, named after the campaign and the day.' },
   'access-control-allow-origin': { type: 'string', description: '`*`: any page may send an upload and read an image.' },
 } as const;
 export type ResponseHeaderName = keyof typeof RESPONSE_HEADERS;
@@ -199,6 +200,7 @@ const TAGS = [
   { name: 'assets', description: 'Uploaded images of a campaign (premium).' },
   { name: 'search', description: 'Full-text search over a campaign’s names and rich text.' },
   { name: 'members', description: 'Sharing a campaign: members with roles (owner, gm, player), invitations, transfer.' },
+  { name: 'portability', description: 'Taking a campaign out: export as an archive, a JSON document or a Markdown vault.' },
   { name: 'changes', description: 'The changes feed: what changed in a campaign since a cursor, deletions included.' },
   { name: 'rich content', description: 'Rich text rendered to HTML or Markdown, and backlinks: where a thing or an arc is mentioned.' },
   { name: 'images', description: 'The local image host: upload URLs and stored images (not under /api).' },

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Readable } from 'node:stream';
 
 // Where uploaded image bytes live. The database holds grants and asset records; an ImageHost only
 // moves bytes. Every image is named at its host by its campaign and its random image id, so any
@@ -43,6 +44,8 @@ export interface ImageHost {
   release(ref: ImageRef): Promise<void>;
   /** Removes every byte stored for these images, staged or public. Idempotent. Throws ImageHostError. */
   remove(refs: readonly ImageRef[]): Promise<void>;
+  /** The bytes of a stored image, by its storage key (an export streams them). Throws ImageHostError. */
+  read(storageKey: string): Promise<Readable>;
   close(): Promise<void>;
 }
 

@@ -220,6 +220,18 @@ export class LocalImageHost implements ImageHost {
     }
   }
 
+  async read(storageKey: string): Promise<Readable> {
+    const file = path.resolve(this.root, storageKey);
+    if (!file.startsWith(`${this.root}${path.sep}`)) throw new ImageHostError(`No stored image ${storageKey}.`);
+    let handle: fs.FileHandle;
+    try {
+      handle = await fs.open(file, 'r');
+    } catch (error) {
+      throw new ImageHostError(`The stored image ${storageKey} cannot be read.`, { cause: error });
+    }
+    return handle.createReadStream();
+  }
+
   /** The stored image behind a public URL's last two segments, or undefined when there is none. */
   async open(campaignIdText: string, fileName: string): Promise<ServedImage | undefined> {
     const match = /^([0-9a-f]{32})\.([a-z]{3,4})$/.exec(fileName);

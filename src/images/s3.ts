@@ -9,6 +9,7 @@ import {
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { Readable } from 'node:stream';
 import {
   IMAGE_CACHE_CONTROL,
   ImageHostError,
@@ -156,6 +157,16 @@ export class S3ImageHost implements ImageHost {
     } catch (error) {
       if (error instanceof ImageHostError) throw error;
       throw new ImageHostError('The image host could not verify the upload.', { cause: error });
+    }
+  }
+
+  async read(storageKey: string): Promise<Readable> {
+    try {
+      const object = await this.client.send(new GetObjectCommand({ Bucket: this.settings.bucket, Key: storageKey }));
+      if (!(object.Body instanceof Readable)) throw new Error('the store answered without a body');
+      return object.Body;
+    } catch (error) {
+      throw new ImageHostError(`The stored image ${storageKey} cannot be read.`, { cause: error });
     }
   }
 

@@ -9,7 +9,7 @@ import { Renderer, type RenderContext } from './model.js';
 export type RenderFormat = 'html' | 'markdown';
 export const RENDER_FORMATS: readonly RenderFormat[] = ['html', 'markdown'];
 
-export type { AssetTarget, MentionTarget, RenderContext } from './model.js';
+export type { AssetTarget, MentionTarget, RenderContext, RenderLinks } from './model.js';
 export { collectReferences, emptyReferences, mentionsOf, rewriteMentionSlugs, type Mention, type References } from './references.js';
 
 export function renderRichText(value: RichText, format: RenderFormat, context: RenderContext): string {

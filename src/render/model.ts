@@ -25,6 +25,16 @@ export interface AssetTarget {
   label: string;
 }
 
+/**
+ * Where mentions and the campaign's own images point, when not at the web app's pages and the
+ * images' public URLs (a Markdown vault links files relative to each other). The paths are the
+ * caller's own, never user input, so they are not checked as URLs.
+ */
+export interface RenderLinks {
+  mention(kind: TargetKind, target: MentionTarget): string;
+  asset(asset: AssetTarget): string;
+}
+
 /** What the content refers to, as the campaign holds it now (a repository loads it). */
 export interface RenderContext {
   campaignSlug: string;
@@ -33,6 +43,7 @@ export interface RenderContext {
   things: { byId: ReadonlyMap<number, MentionTarget>; bySlug: ReadonlyMap<string, MentionTarget> };
   arcs: { byId: ReadonlyMap<number, MentionTarget>; bySlug: ReadonlyMap<string, MentionTarget> };
   assets: { byId: ReadonlyMap<number, AssetTarget>; byUrl: ReadonlyMap<string, AssetTarget> };
+  links?: RenderLinks | undefined;
 }
 
 // A Map, not an object: a stored type may be `__proto__` or `constructor`.
@@ -191,7 +202,7 @@ export class Renderer {
     const n = node as Record<string, unknown>;
     const asset = typeof n.assetId === 'number' ? this.ctx.assets.byId.get(n.assetId) : undefined;
     if (asset) {
-      const src = safeImageUrl(asset.url);
+      const src = this.assetSrc(asset);
       return src ? [{ kind: 'figure', src, alt: asset.label, caption: asset.label || undefined }] : [];
     }
     const src = safeImageUrl(n.url);
@@ -202,10 +213,14 @@ export class Renderer {
 
   private textImage(label: string, url: string): Flow[] {
     const asset = this.ctx.assets.byUrl.get(url);
-    const src = safeImageUrl(asset ? asset.url : url);
+    const src = asset ? this.assetSrc(asset) : safeImageUrl(url);
     if (!src) return [];
     const text = asset ? asset.label : label;
     return [{ kind: 'figure', src, alt: text, caption: text || undefined }];
+  }
+
+  private assetSrc(asset: AssetTarget): string | undefined {
+    return this.ctx.links ? this.ctx.links.asset(asset) : safeImageUrl(asset.url);
   }
 
   private target(kind: TargetKind, key: { id?: number; slug?: string }): MentionTarget | undefined {
@@ -217,7 +232,7 @@ export class Renderer {
     if (!target) return ownText === '' ? [] : [{ kind: 'missing', text: ownText, marks }];
     // A link cannot hold a link: inside one, a mention is its target's name.
     if (inLink) return [{ kind: 'text', text: target.name, marks }];
-    const href = `/campaigns/${this.ctx.campaignSlug}/${kind === 'thing' ? 'things' : 'arcs'}/${target.slug}`;
+    const href = this.ctx.links ? this.ctx.links.mention(kind, target) : `/campaigns/${this.ctx.campaignSlug}/${kind === 'thing' ? 'things' : 'arcs'}/${target.slug}`;
     return [{ kind: 'mention', target: kind, id: target.id, name: target.name, href, marks }];
   }
 

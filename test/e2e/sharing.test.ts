@@ -2,6 +2,7 @@
 // the player joins by the link and reads the campaign without the secret block and without the
 // GM-only NPC, and with no control to edit anything; the game master's "View as player" shows
 // exactly the same.
+import fs from 'node:fs';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCampaign, createThing, expectNoPageErrors, launchBrowser, saved, screenshotPath, signUp, startE2eServer, type Browser, type E2eServer } from './browser.js';
@@ -127,6 +128,17 @@ describe('sharing a campaign in the browser', () => {
     await page.getByRole('button', { name: 'View as player' }).click();
     expect(await renderedDescription(page)).toContain('Secretly in the pay of the Black Spider.');
     expect(await sidebarThings(page)).toContain('Nezznar');
+
+    // The campaign's export links download what the API exports, secrets included.
+    await page.goto(`${server.base}/campaigns/${slug}`);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'JSON document' }).click()]);
+    expect(download.suggestedFilename()).toMatch(new RegExp(`^${slug}-\\d{4}-\\d{2}-\\d{2}\\.json$`));
+    const exported = JSON.parse(fs.readFileSync(await download.path(), 'utf8')) as { things: { name: string }[] };
+    expect(exported.things.map((thing) => thing.name).sort()).toEqual(['Nezznar the Black Spider', 'Sildar Hallwinter']);
+    // A player has no export link.
+    await reader.goto(`${server.base}/campaigns/${slug}`);
+    await reader.getByRole('heading', { level: 1, name: 'Shared Saga' }).waitFor();
+    expect(await reader.getByRole('link', { name: 'JSON document' }).count()).toBe(0);
 
     expectNoPageErrors(gm);
     expectNoPageErrors(player);

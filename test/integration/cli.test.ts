@@ -219,6 +219,46 @@ describe(`cli on ${dialect}`, () => {
     });
   });
 
+  describe('export', () => {
+    it('writes the campaign as the API exports it, in each format, and never overwrites a file', async () => {
+      const target = await emptyTarget();
+      try {
+        expect((await cli(['migrate'], target.env)).status).toBe(0);
+        const app = await buildCheckedApp(loadConfig(target.env), { database: target.database, logger: false });
+        await app.ready();
+        const user = await createTestUser(target.database);
+        const created = json<{ slug: string }>(await app.inject({ method: 'POST', url: '/api/campaigns', headers: user.headers, payload: { newCampaign: { name: 'Taken out' } } }));
+        await app.close();
+        const dir = temporaryDir();
+        for (const format of ['archive', 'json', 'markdown']) {
+          const file = path.join(dir, `out.${format}`);
+          const res = await cli(['export', created.slug, '--format', format, '--out', file], target.env);
+          expect(res, format).toMatchObject({ status: 0, err: '' });
+          expect(res.out).toMatch(new RegExp(`Exported Taken out \\(${format}\\) to .*out\\.${format} \\(\\d+\\.\\d MiB\\) in \\d+\\.\\d s\\.`));
+          const bytes = fs.readFileSync(file);
+          if (format === 'json') expect(JSON.parse(bytes.toString('utf8'))).toMatchObject({ format: 'loreforge-campaign', campaign: { slug: created.slug } });
+          else expect(bytes.subarray(0, 4).toString('latin1')).toBe('PK\u0003\u0004');
+        }
+        const again = await cli(['export', created.slug, '--out', path.join(dir, 'out.json')], target.env);
+        expect(again.status).toBe(1);
+        expect(again.err).toMatch(/exists already; export never overwrites a file/);
+        const missing = await cli(['export', 'no-such-campaign', '--out', path.join(dir, 'other.zip')], target.env);
+        expect(missing.status).toBe(1);
+        expect(missing.err).toBe('loreforge: no campaign has the slug "no-such-campaign"');
+        expect(fs.existsSync(path.join(dir, 'other.zip'))).toBe(false);
+      } finally {
+        await target.cleanup();
+      }
+    });
+
+    it('needs a slug and --out, and a known format', async () => {
+      for (const args of [['export'], ['export', 'a'], ['export', 'a', 'b', '--out', 'x'], ['export', 'a', '--out', 'x', '--format', 'pdf'], ['export', 'a', '--out', 'x', '--off']]) {
+        const res = await cli(args, { LOG_LEVEL: 'silent' });
+        expect(res.status, args.join(' ')).toBe(2);
+      }
+    });
+  });
+
   describe('which database', () => {
     it('every command says which database it opened, never with a password', async () => {
       const target = await emptyTarget();

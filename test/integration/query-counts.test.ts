@@ -133,6 +133,12 @@ describe('statements per request', () => {
       report.push(`${route.url}: ${a.count} / ${b.count}`);
       expect(a.status, `${route.url} (small)`).toBe(200);
       expect(b.status, `${route.url} (large)`).toBe(200);
+      if (route.url.endsWith('/export')) {
+        // An export reads the campaign in pages of 500 records, by design: a statement per page
+        // keeps its memory flat. Its count grows with the campaign, a page at a time.
+        expect(b.count, route.url).toBeGreaterThanOrEqual(a.count);
+        continue;
+      }
       if (route.url.endsWith('/changes')) {
         // A feed page takes two more statements when it holds arcs (their neighbours and things),
         // whichever page that is; changes.test.ts compares pages with arcs on both sizes.

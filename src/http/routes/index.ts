@@ -4,6 +4,7 @@ import { assetsRoutes } from './assets.js';
 import { authRoutes } from './auth.js';
 import { campaignRoutes } from './campaigns.js';
 import { changesRoutes } from './changes.js';
+import { exportRoutes } from './export.js';
 import { healthRoutes } from './health.js';
 import { membersRoutes } from './members.js';
 import { richContentRoutes } from './rich-content.js';
@@ -25,4 +26,5 @@ export function registerApiRoutes(app: AppInstance): void {
   richContentRoutes(app);
   membersRoutes(app);
   changesRoutes(app);
+  exportRoutes(app);
 }

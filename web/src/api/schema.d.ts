@@ -841,6 +841,30 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/campaigns/{campaignSlug}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the campaign
+         * @description `format=archive` (default): a zip of `campaign.json` (as `json`) and `images/` with every uploaded image’s bytes. `format=json`: one document with every record, id, slug, field and timestamp (GM-only records and secret blocks included). `format=markdown`: a zip that opens as an Obsidian vault: `index.md`, `<Type>/<slug>.md` per thing, `Arcs/<slug>.md` per arc, YAML front matter, mentions as relative links that resolve inside the vault, images under `images/`, secret blocks as `> [!secret]` callouts. Streamed, as a download (`Content-Disposition: attachment`). Owner and game masters.
+         */
+        get: operations["exportCampaign"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Export the campaign (headers only)
+         * @description `format=archive` (default): a zip of `campaign.json` (as `json`) and `images/` with every uploaded image’s bytes. `format=json`: one document with every record, id, slug, field and timestamp (GM-only records and secret blocks included). `format=markdown`: a zip that opens as an Obsidian vault: `index.md`, `<Type>/<slug>.md` per thing, `Arcs/<slug>.md` per arc, YAML front matter, mentions as relative links that resolve inside the vault, images under `images/`, secret blocks as `> [!secret]` callouts. Streamed, as a download (`Content-Disposition: attachment`). Owner and game masters.
+         */
+        head: operations["exportCampaignHead"];
+        patch?: never;
+        trace?: never;
+    };
     "/images/uploads/{campaignId}/{imageId}": {
         parameters: {
             query?: never;
@@ -12947,6 +12971,299 @@ export interface operations {
             };
             /** @description `invitation_unavailable`: the invitation has expired, been used up or revoked; `cursor_expired`: the changes cursor is older than the deletions kept */
             410: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `internal_error`: an unexpected fault (logged; no details in the body) */
+            500: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `service_unavailable`: this instance is shutting down; try again (another instance will answer) */
+            503: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    exportCampaign: {
+        parameters: {
+            query?: {
+                /** @description `archive` (default), `json` or `markdown` */
+                format?: string;
+            };
+            header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
+            };
+            path: {
+                campaignSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export */
+            200: {
+                headers: {
+                    /** @description `attachment; filename="…"`: a download, named after the campaign and the day. */
+                    "content-disposition"?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": string;
+                    "application/json": {
+                        /** @enum {string} */
+                        format: "loreforge-campaign";
+                        /** @enum {number} */
+                        version: 1;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        exportedAt: string;
+                        /** @description {id, slug, name, userId, createdAt, updatedAt, description} */
+                        campaign: {
+                            [key: string]: unknown;
+                        };
+                        /** @description {id, name, createdAt, updatedAt} */
+                        thingTypes: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description {id, slug, typeId, name, visibility, createdAt, updatedAt, description} */
+                        things: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description {id, slug, name, parentArcId, visibility, createdAt, updatedAt, hook, protagonist, antagonist, problem, key, outcome, notes} */
+                        arcs: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description {thingId, arcId, createdAt} */
+                        links: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description {id, imageId, label, url, contentType, byteSize, file, createdAt}; `file` is where an archive holds the bytes */
+                        assets: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description {userId, name, email, role, joinedAt} */
+                        members: {
+                            [key: string]: unknown;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (with `errors`, JSON pointers into the body), `malformed_json`, `invalid_query`, `invalid_id`, `invalid_reference`, … */
+            400: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `unauthenticated`: no valid session cookie or API token */
+            401: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
+            403: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `campaign_not_found` (also for a campaign of another user), or the record named in the path */
+            404: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `internal_error`: an unexpected fault (logged; no details in the body) */
+            500: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `service_unavailable`: this instance is shutting down; try again (another instance will answer) */
+            503: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+        };
+    };
+    exportCampaignHead: {
+        parameters: {
+            query?: {
+                /** @description `archive` (default), `json` or `markdown` */
+                format?: string;
+            };
+            header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
+            };
+            path: {
+                campaignSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export */
+            200: {
+                headers: {
+                    /** @description `attachment; filename="…"`: a download, named after the campaign and the day. */
+                    "content-disposition"?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is not valid: `validation_failed` (with `errors`, JSON pointers into the body), `malformed_json`, `invalid_query`, `invalid_id`, `invalid_reference`, … */
+            400: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `unauthenticated`: no valid session cookie or API token */
+            401: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
+            403: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `campaign_not_found` (also for a campaign of another user), or the record named in the path */
+            404: {
                 headers: {
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;

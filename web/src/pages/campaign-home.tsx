@@ -126,6 +126,27 @@ function CampaignSettings({ slug, name, owner }: { slug: string; name: string; o
         <ErrorMessage>{error}</ErrorMessage>
         <button type="submit">Save settings</button>
       </form>
+      <div className="export-links">
+        <h3 id="export-heading">Export</h3>
+        <p className="muted">Everything in the campaign, GM-only records and secrets included, as a download.</p>
+        <ul aria-labelledby="export-heading">
+          <li>
+            <a href={`/api/campaigns/${slug}/export?format=archive`} download>
+              Archive (.zip: campaign.json and images)
+            </a>
+          </li>
+          <li>
+            <a href={`/api/campaigns/${slug}/export?format=json`} download>
+              JSON document
+            </a>
+          </li>
+          <li>
+            <a href={`/api/campaigns/${slug}/export?format=markdown`} download>
+              Markdown vault (.zip for Obsidian)
+            </a>
+          </li>
+        </ul>
+      </div>
       {owner && <ConfirmButton
         label="Delete campaign"
         title={`Delete ${name}?`}

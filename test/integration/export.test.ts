@@ -1,0 +1,199 @@
+import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import yauzl from 'yauzl';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestContext, json, type TestContext, type TestUser } from '../support/app.js';
+import { joinCampaign } from '../support/sharing.js';
+import { dialect } from '../support/test-db.js';
+import { png } from '../fixtures/images.js';
+
+// Export (CONTRACT "Portability"): the json document, the archive (that document and the images'
+// bytes) and the Markdown vault (every relative link resolves to a file in it).
+
+let ctx: TestContext;
+let owner: TestUser;
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+  owner = await ctx.createUser();
+  await ctx.database.kysely.updateTable('users').set({ premium_until: '2999-01-01T00:00:00.000Z' }).where('id', '=', owner.id).execute();
+});
+afterAll(async () => {
+  await ctx.close();
+});
+
+async function send(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown, user: TestUser = owner) {
+  const res = await ctx.app.inject({ method, url, headers: user.headers, ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
+  if (res.statusCode >= 400 && method !== 'GET') throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
+  return res;
+}
+
+const t = (text: string, marks: Record<string, boolean> = {}) => ({ text, ...marks });
+const p = (...children: unknown[]) => ({ type: 'paragraph', children });
+
+/** Every entry of a zip, by name. */
+function unzip(bytes: Buffer): Promise<Map<string, Buffer>> {
+  return new Promise((resolve, reject) => {
+    yauzl.fromBuffer(bytes, { lazyEntries: true }, (error, zip) => {
+      if (error) return reject(error);
+      const files = new Map<string, Buffer>();
+      zip.on('entry', (entry: yauzl.Entry) => {
+        zip.openReadStream(entry, (streamError, stream) => {
+          if (streamError) return reject(streamError);
+          const chunks: Buffer[] = [];
+          stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+          stream.on('end', () => {
+            files.set(entry.fileName, Buffer.concat(chunks));
+            zip.readEntry();
+          });
+          stream.on('error', reject);
+        });
+      });
+      zip.on('end', () => resolve(files));
+      zip.on('error', reject);
+      zip.readEntry();
+    });
+  });
+}
+
+interface Seeded {
+  slug: string;
+  base: string;
+  imageBytes: Buffer;
+  assetId: number;
+}
+
+async function seed(): Promise<Seeded> {
+  const campaign = json<{ slug: string }>(await send('POST', '/api/campaigns', { newCampaign: { name: 'Export Test: Émile & Co' } }));
+  const base = `/api/campaigns/${campaign.slug}`;
+  const types = json<{ id: number; name: string }[]>(await send('GET', `${base}/thing-types`));
+  const odd = json<{ id: number }>(await send('POST', `${base}/thing-types`, { newThingType: { name: 'Gods / Demons?' } }));
+  const granted = json<{ imageId: string; uploadURL: string }>(await send('POST', `${base}/assets/upload-url`, { label: 'Map of Phandalin' }));
+  const imageBytes = png();
+  const put = await ctx.app.inject({ method: 'PUT', url: new URL(granted.uploadURL).pathname, payload: imageBytes, headers: { 'content-type': 'image/png' } });
+  expect(put.statusCode).toBe(200);
+  const asset = json<{ asset: { id: number } }>(await send('POST', `${base}/assets/confirm-upload`, { imageId: granted.imageId, label: 'Map of Phandalin' })).asset;
+  const gundren = json<{ id: number; slug: string }>(await send('POST', `${base}/things`, { newThing: { name: 'Gundren Rockseeker', typeId: types[0]!.id } }));
+  const town = json<{ id: number; slug: string }>(await send('POST', `${base}/things`, {
+    newThing: {
+      name: 'Phandalin',
+      typeId: types[1]!.id,
+      description: [
+        p(t('Home of '), { type: 'mention', targetType: 'thing', targetId: gundren.id, children: [t('')] }, t(' and '), t('bold', { bold: true }), t('. See [[thing#lolth]].')),
+        { type: 'image', assetId: asset.id, children: [t('')] },
+        { type: 'paragraph', isSecret: true, children: [t('The mayor is a doppelganger.')] },
+      ],
+    },
+  }));
+  const lolth = json<{ id: number; slug: string }>(await send('POST', `${base}/things`, { newThing: { name: 'Lolth', typeId: odd.id, visibility: 'gm' } }));
+  const arc = json<{ id: number; slug: string }>(await send('POST', `${base}/arcs`, { newArc: { name: 'Goblin Arrows', hook: [p(t('Find '), { type: 'mention', targetType: 'thing', targetId: town.id, children: [t('')] })] } }));
+  await send('POST', `${base}/arcs`, { newArc: { name: 'Cragmaw Hideout', parentArcId: arc.id, visibility: 'gm', notes: [p({ type: 'mention', targetType: 'arc', targetId: arc.id, children: [t('')] })] } });
+  await send('POST', `${base}/things/${gundren.slug}/arcs`, { arcSlug: arc.slug });
+  await send('POST', `${base}/things/${lolth.slug}/arcs`, { arcSlug: arc.slug });
+  await send('PUT', base, { updatedCampaign: { description: [p(t('The Sword Coast. '), { type: 'mention', targetType: 'arc', targetId: arc.id, children: [t('')] })] } });
+  return { slug: campaign.slug, base, imageBytes, assetId: asset.id };
+}
+
+describe(`export on ${dialect}`, () => {
+  it('writes every record, field and timestamp as one JSON document, GM secrets included', async () => {
+    const s = await seed();
+    const res = await send('GET', `${s.base}/export?format=json`);
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(res.headers['content-disposition']).toMatch(new RegExp(`^attachment; filename="${s.slug}-\\d{4}-\\d{2}-\\d{2}\\.json"$`));
+    const doc = json<Record<string, any>>(res);
+    expect(doc.format).toBe('loreforge-campaign');
+    expect(doc.version).toBe(1);
+    const campaign = json<Record<string, any>>(await send('GET', s.base));
+    expect(doc.campaign).toEqual({ id: campaign.id, slug: campaign.slug, name: campaign.name, userId: owner.id, createdAt: campaign.createdAt, updatedAt: campaign.updatedAt, description: campaign.description });
+    const things = json<Record<string, any>[]>(await send('GET', `${s.base}/things?fetchAll=true`));
+    expect(doc.things).toHaveLength(3);
+    for (const thing of things) {
+      const { campaignId: _c, ...fields } = thing;
+      expect(doc.things.find((x: { id: number }) => x.id === thing.id)).toEqual(fields);
+    }
+    expect(JSON.stringify(doc.things)).toContain('The mayor is a doppelganger.');
+    expect(doc.arcs).toHaveLength(2);
+    const arcs = json<Record<string, any>[]>(await send('GET', `${s.base}/arcs`));
+    for (const arc of arcs) {
+      const exported = doc.arcs.find((x: { id: number }) => x.id === arc.id);
+      for (const field of ['slug', 'name', 'parentArcId', 'visibility', 'createdAt', 'updatedAt', 'hook', 'protagonist', 'antagonist', 'problem', 'key', 'outcome', 'notes']) expect(exported[field], field).toEqual(arc[field]);
+    }
+    expect(doc.links).toHaveLength(2);
+    expect(doc.thingTypes.map((x: { name: string }) => x.name)).toEqual(['NPCs', 'Locations', 'Items', 'Gods / Demons?']);
+    expect(doc.assets).toEqual([expect.objectContaining({ id: s.assetId, label: 'Map of Phandalin', contentType: 'image/png', file: expect.stringMatching(/^images\/[0-9a-f]{32}\.png$/) as unknown })]);
+    expect(doc.members).toEqual([expect.objectContaining({ userId: owner.id, role: 'owner', email: owner.email })]);
+  });
+
+  it('zips campaign.json with every uploaded image’s bytes', async () => {
+    const s = await seed();
+    const res = await send('GET', `${s.base}/export`);
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('application/zip');
+    expect(res.headers['content-disposition']).toMatch(/\.zip"$/);
+    const files = await unzip(res.rawPayload);
+    const doc = JSON.parse(files.get('campaign.json')!.toString('utf8')) as { assets: { file: string }[]; exportedAt: string };
+    const again = json<{ exportedAt: string }>(await send('GET', `${s.base}/export?format=json`));
+    expect({ ...doc, exportedAt: '' }).toEqual({ ...again, exportedAt: '' });
+    expect([...files.keys()].sort()).toEqual(['campaign.json', doc.assets[0]!.file]);
+    expect(files.get(doc.assets[0]!.file)!.equals(s.imageBytes)).toBe(true);
+  });
+
+  it('writes a Markdown vault whose every relative link resolves to a file in it', async () => {
+    const s = await seed();
+    const res = await send('GET', `${s.base}/export?format=markdown`);
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-disposition']).toMatch(/-vault\.zip"$/);
+    const files = await unzip(res.rawPayload);
+    const names = [...files.keys()].sort();
+    expect(names).toEqual(
+      expect.arrayContaining(['index.md', 'Arcs/goblin-arrows.md', 'Arcs/cragmaw-hideout.md', 'NPCs/gundren-rockseeker.md', 'Locations/phandalin.md', 'Gods - Demons-/lolth.md']),
+    );
+    expect(names.some((name) => /^images\/[0-9a-f]{32}\.png$/.test(name))).toBe(true);
+    let links = 0;
+    for (const [name, bytes] of files) {
+      if (!name.endsWith('.md')) continue;
+      const text = bytes.toString('utf8');
+      const front = /^---\n([\s\S]*?)\n---\n/.exec(text);
+      expect(front, name).not.toBeNull();
+      const meta = parseYaml(front![1]!) as Record<string, unknown>;
+      expect(meta.id, name).toEqual(expect.any(Number));
+      const targets = [
+        ...[...text.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]!),
+        ...((meta.arcs as string[] | undefined) ?? []),
+        ...((meta.things as string[] | undefined) ?? []),
+        ...(typeof meta.parent === 'string' ? [meta.parent] : []),
+      ];
+      for (const target of targets) {
+        const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(name), decodeURIComponent(target)));
+        expect(files.has(resolved), `${name} links to ${target}, which is not in the vault`).toBe(true);
+        links += 1;
+      }
+    }
+    expect(links).toBeGreaterThanOrEqual(8);
+    const town = files.get('Locations/phandalin.md')!.toString('utf8');
+    expect(town).toContain('[Gundren Rockseeker](../NPCs/gundren-rockseeker.md)');
+    expect(town).toContain('[Lolth](../Gods%20-%20Demons-/lolth.md)');
+    expect(town).toContain('> [!secret]\n> The mayor is a doppelganger.');
+    expect(town).toMatch(/!\[Map of Phandalin\]\(\.\.\/images\/[0-9a-f]{32}\.png\)/);
+    expect(town).toContain('**bold**');
+    const hideout = parseYaml(/^---\n([\s\S]*?)\n---\n/.exec(files.get('Arcs/cragmaw-hideout.md')!.toString('utf8'))![1]!) as Record<string, unknown>;
+    expect(hideout).toMatchObject({ name: 'Cragmaw Hideout', parent: 'goblin-arrows.md', visibility: 'gm' });
+    expect(files.get('index.md')!.toString('utf8')).toContain('[Goblin Arrows](Arcs/goblin-arrows.md)');
+  });
+
+  it('is for the owner and game masters, and checks the format', async () => {
+    const s = await seed();
+    const player = await ctx.createUser();
+    const gm = await ctx.createUser();
+    await joinCampaign(ctx.app, owner, s.slug, player, 'player');
+    await joinCampaign(ctx.app, owner, s.slug, gm, 'gm');
+    expect(json(await send('GET', `${s.base}/export`, undefined, player)).code).toBe('role_forbidden');
+    expect((await send('GET', `${s.base}/export?format=json`, undefined, gm)).statusCode).toBe(200);
+    for (const query of ['format=pdf', 'format=json&format=json', 'format=']) {
+      const res = await send('GET', `${s.base}/export?${query}`);
+      expect(res.statusCode, query).toBe(400);
+      expect(json(res).code).toBe('invalid_query');
+    }
+  });
+});
