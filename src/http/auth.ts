@@ -163,9 +163,20 @@ export function registerAuth(app: FastifyInstance, database: Database, config: C
 
   // A player's view needs the campaign's GM-only records before anything is presented. Loaded here,
   // after the response cache had its chance (a cached answer needs nothing), for every route.
-  app.addHook('preHandler', async (request) => {
+  // Callback style: a game master's request (most of them) waits for nothing, no promise made.
+  app.addHook('preHandler', (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
     const view = request.view;
-    if (view?.players && !view.hidden) view.hidden = await loadHiddenRecords(database.kysely, view.campaignId);
+    if (!view?.players || view.hidden) {
+      done();
+      return;
+    }
+    loadHiddenRecords(database.kysely, view.campaignId).then(
+      (hidden) => {
+        view.hidden = hidden;
+        done();
+      },
+      (error: unknown) => done(error instanceof Error ? error : new Error(String(error))),
+    );
   });
 }
 

@@ -52,3 +52,15 @@ export function GmOnlyBadge({ visibility }: { visibility: string | undefined }) 
     </span>
   );
 }
+
+/** The GM-only switch of a thing or an arc: players never see a GM-only record, anywhere. */
+export function GmOnlyField({ value, onChange, what }: { value: string; onChange: (visibility: 'all' | 'gm') => void; what: string }) {
+  return (
+    <div className="field checkbox-field">
+      <label>
+        <input type="checkbox" defaultChecked={value === 'gm'} onChange={(e) => onChange(e.target.checked ? 'gm' : 'all')} /> GM only
+      </label>
+      <p className="hint">Players never see a GM-only {what}: not in lists, search, links or mentions.</p>
+    </div>
+  );
+}

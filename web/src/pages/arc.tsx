@@ -3,13 +3,13 @@ import { Link, useParams } from 'react-router';
 import { api, call, callWithEtag, messageOf, type Arc } from '../api/client';
 import { ErrorMessage, Field } from '../components/field';
 import { Rendered } from '../components/rendered';
-import { GmOnlyBadge, useCampaignAccess } from './access';
+import { GmOnlyBadge, GmOnlyField, useCampaignAccess } from './access';
 import { DeleteRecordButton, useCampaignAction } from './actions';
 import { Backlinks } from './backlinks';
 import { ArcPicker } from './pickers';
 import { useAllThings, useCampaignSlug, useRefreshCampaign, useRendered } from './queries';
 import { RichField, useRecordEditing } from './record-editing';
-import { GmOnlyField, RecordError, SlugField } from './thing';
+import { RecordError, SlugField } from './thing';
 
 const NARRATIVE = [
   ['hook', 'Hook'],

@@ -4,7 +4,7 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { api, ApiError, call, callWithEtag, messageOf, type Thing } from '../api/client';
 import { ErrorMessage, Field } from '../components/field';
 import { Rendered } from '../components/rendered';
-import { GmOnlyBadge, useCampaignAccess } from './access';
+import { GmOnlyBadge, GmOnlyField, useCampaignAccess } from './access';
 import { DeleteRecordButton, useCampaignAction } from './actions';
 import { ArcPicker } from './pickers';
 import { Backlinks } from './backlinks';
@@ -96,18 +96,6 @@ export function ThingPage() {
       <Backlinks campaignSlug={campaignSlug} kind="things" slug={thingSlug} />
       <DeleteThing campaignSlug={campaignSlug} thing={record} />
     </main>
-  );
-}
-
-/** The GM-only switch of a thing or an arc: players never see a GM-only record, anywhere. */
-export function GmOnlyField({ value, onChange, what }: { value: string; onChange: (visibility: 'all' | 'gm') => void; what: string }) {
-  return (
-    <div className="field checkbox-field">
-      <label>
-        <input type="checkbox" defaultChecked={value === 'gm'} onChange={(e) => onChange(e.target.checked ? 'gm' : 'all')} /> GM only
-      </label>
-      <p className="hint">Players never see a GM-only {what}: not in lists, search, links or mentions.</p>
-    </div>
   );
 }
 
