@@ -16,6 +16,7 @@ export const errorCatalogue = {
   upload_expired: { status: 400, title: 'Bad Request' },
   upload_not_completed: { status: 400, title: 'Bad Request' },
   upload_rejected: { status: 400, title: 'Bad Request' },
+  invalid_import: { status: 400, title: 'Bad Request' },
   unauthenticated: { status: 401, title: 'Unauthorized' },
   invalid_credentials: { status: 401, title: 'Unauthorized' },
   premium_required: { status: 403, title: 'Forbidden' },
@@ -46,6 +47,7 @@ export const errorCatalogue = {
   precondition_failed: { status: 412, title: 'Precondition Failed' },
   payload_too_large: { status: 413, title: 'Content Too Large' },
   image_too_large: { status: 413, title: 'Content Too Large' },
+  import_too_large: { status: 413, title: 'Content Too Large' },
   uri_too_long: { status: 414, title: 'URI Too Long' },
   unsupported_media_type: { status: 415, title: 'Unsupported Media Type' },
   unsupported_image_type: { status: 415, title: 'Unsupported Media Type' },
@@ -89,6 +91,15 @@ function plural(count: number, word: string): string {
 
 /** Every failure the domain, the repositories and the services raise, each message written here once. */
 export const errors = {
+  /** An import file that cannot be imported: `entry` names the file in the archive (or the document), `problem` what is wrong. */
+  invalidImport: (entry: string, problem: string) =>
+    new AppError('invalid_import', `${entry}: ${problem}`, [{ path: entry, message: problem }]),
+  importTooLarge: (maxBytes: number) => new AppError('import_too_large', `The file is larger than the ${maxBytes} bytes this service imports (IMPORT_MAX_BYTES).`),
+  premiumRequiredForImport: (images: number) =>
+    new AppError(
+      'premium_required',
+      `The file holds ${plural(images, 'uploaded image')}; storing uploaded images needs an active premium subscription. Import the json export instead (its images stay at their URLs), or subscribe.`,
+    ),
   validationFailed: (issues: FieldIssue[]) => new AppError('validation_failed', 'The request is not valid.', issues),
   invalidQuery: (issues: FieldIssue[]) => new AppError('invalid_query', 'The query string is not valid.', issues),
   invalidId: (what: string, value: string) => new AppError('invalid_id', `"${value}" is not ${what} id (a positive integer).`),

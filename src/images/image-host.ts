@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
+import type { ImageFormat } from './sniff.js';
 
 // Where uploaded image bytes live. The database holds grants and asset records; an ImageHost only
 // moves bytes. Every image is named at its host by its campaign and its random image id, so any
@@ -30,6 +31,16 @@ export type VerifyOutcome =
   | { kind: 'rejected'; reason: string }
   | { kind: 'stored'; image: StoredImage };
 
+/** An imported image's bytes, held by the host before any record names them (see ImageHost.stage). */
+export interface StagedImage {
+  /** Where the host holds it meanwhile (a temporary file, an object key). */
+  key: string;
+  format: ImageFormat;
+  byteSize: number;
+}
+
+export type StageOutcome = { kind: 'staged'; image: StagedImage } | { kind: 'too_large' } | { kind: 'unsupported'; reason: string };
+
 export interface ImageHost {
   readonly kind: 'local' | 's3';
   /** The URL the client sends the bytes to, valid until the ticket expires. */
@@ -44,6 +55,16 @@ export interface ImageHost {
   release(ref: ImageRef): Promise<void>;
   /** Removes every byte stored for these images, staged or public. Idempotent. Throws ImageHostError. */
   remove(refs: readonly ImageRef[]): Promise<void>;
+  /**
+   * Import, step one: takes an image's bytes (`byteSize` of them, as the archive says) before the
+   * campaign they are for exists, and checks them as an upload is checked (at most the upload limit,
+   * an accepted format recognised from the bytes). Anything but `staged` leaves nothing behind.
+   */
+  stage(source: Readable, byteSize: number): Promise<StageOutcome>;
+  /** Import, step two: makes a staged image this image, quickly (a rename, a server-side copy). */
+  placeStaged(staged: StagedImage, ref: ImageRef): Promise<StoredImage>;
+  /** Drops a staged image that will not be placed. Idempotent. */
+  discardStaged(staged: StagedImage): Promise<void>;
   /** The bytes of a stored image, by its storage key (an export streams them). Throws ImageHostError. */
   read(storageKey: string): Promise<Readable>;
   close(): Promise<void>;

@@ -8,6 +8,9 @@ import {
   parseImageRef,
   type ImageHost,
   type ImageRef,
+  type StagedImage,
+  type StageOutcome,
+  type StoredImage,
   type UploadTicket,
   type VerifyOutcome,
 } from './image-host.js';
@@ -145,6 +148,35 @@ export class LocalImageHost implements ImageHost {
     }
   }
 
+  async stage(source: Readable, _byteSize: number): Promise<StageOutcome> {
+    const reception = await this.receive(source, { campaignId: 0, imageId: 'import' });
+    if (reception.kind !== 'received') return reception;
+    return { kind: 'staged', image: { key: reception.tempPath, format: reception.format, byteSize: reception.byteSize } };
+  }
+
+  async placeStaged(staged: StagedImage, ref: ImageRef): Promise<StoredImage> {
+    try {
+      await this.place({ tempPath: staged.key, format: staged.format }, ref);
+    } catch (error) {
+      throw new ImageHostError('An imported image could not be moved into place.', { cause: error });
+    }
+    return this.storedImage(ref, staged.format, staged.byteSize);
+  }
+
+  discardStaged(staged: StagedImage): Promise<void> {
+    return removeFile(staged.key);
+  }
+
+  private storedImage(ref: ImageRef, format: ImageFormat, byteSize: number): StoredImage {
+    const { ext, mime } = IMAGE_FORMATS[format];
+    return {
+      storageKey: `${ref.campaignId}/${ref.imageId}.${ext}`,
+      url: `${this.options.publicBaseUrl}/images/${ref.campaignId}/${ref.imageId}.${ext}`,
+      contentType: mime,
+      byteSize,
+    };
+  }
+
   discard(reception: { tempPath: string }): Promise<void> {
     return removeFile(reception.tempPath);
   }
@@ -168,16 +200,7 @@ export class LocalImageHost implements ImageHost {
         await this.remove([ticket]);
         return { kind: 'rejected', reason: 'The stored file is not the image it was received as.' };
       }
-      const { ext, mime } = IMAGE_FORMATS[found.format];
-      return {
-        kind: 'stored',
-        image: {
-          storageKey: `${ticket.campaignId}/${ticket.imageId}.${ext}`,
-          url: `${this.options.publicBaseUrl}/images/${ticket.campaignId}/${ticket.imageId}.${ext}`,
-          contentType: mime,
-          byteSize: found.size,
-        },
-      };
+      return { kind: 'stored', image: this.storedImage(ticket, found.format, found.size) };
     } catch (error) {
       if (error instanceof ImageHostError) throw error;
       throw new ImageHostError('The local image folder could not be read.', { cause: error });

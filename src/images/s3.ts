@@ -9,12 +9,16 @@ import {
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { Readable } from 'node:stream';
+import { randomBytes } from 'node:crypto';
+import { Readable, Transform } from 'node:stream';
 import {
   IMAGE_CACHE_CONTROL,
   ImageHostError,
   type ImageHost,
   type ImageRef,
+  type StagedImage,
+  type StageOutcome,
+  type StoredImage,
   type UploadTicket,
   type VerifyOutcome,
 } from './image-host.js';
@@ -157,6 +161,69 @@ export class S3ImageHost implements ImageHost {
     } catch (error) {
       if (error instanceof ImageHostError) throw error;
       throw new ImageHostError('The image host could not verify the upload.', { cause: error });
+    }
+  }
+
+  /** Imported images wait under `imports/<random>` until their campaign exists. */
+  async stage(source: Readable, byteSize: number): Promise<StageOutcome> {
+    if (byteSize > this.maxBytes) return { kind: 'too_large' };
+    if (byteSize === 0) return { kind: 'unsupported', reason: 'The file is empty.' };
+    const Bucket = this.settings.bucket;
+    const Key = `imports/${randomBytes(16).toString('hex')}`;
+    const head: Buffer[] = [];
+    let headLength = 0;
+    // The first bytes are kept as they pass, for the format check once the object is stored.
+    const sniffing = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        if (headLength < SNIFF_BYTES) {
+          const part = chunk.subarray(0, SNIFF_BYTES - headLength);
+          head.push(Buffer.from(part));
+          headLength += part.length;
+        }
+        done(null, chunk);
+      },
+    });
+    try {
+      await this.client.send(new PutObjectCommand({ Bucket, Key, Body: source.pipe(sniffing), ContentLength: byteSize }));
+    } catch (error) {
+      throw new ImageHostError('An imported image could not be stored.', { cause: error });
+    }
+    const format = await sniffImage(Buffer.concat(head));
+    if (format === undefined) {
+      await this.discardStaged({ key: Key, format: 'png', byteSize });
+      return { kind: 'unsupported', reason: 'The file is not an image in an accepted format.' };
+    }
+    return { kind: 'staged', image: { key: Key, format, byteSize } };
+  }
+
+  async placeStaged(staged: StagedImage, ref: ImageRef): Promise<StoredImage> {
+    const Bucket = this.settings.bucket;
+    const { ext, mime } = IMAGE_FORMATS[staged.format];
+    const target = this.publicKey(ref, ext);
+    try {
+      await this.client.send(
+        new CopyObjectCommand({
+          Bucket,
+          Key: target,
+          CopySource: `${Bucket}/${staged.key}`,
+          MetadataDirective: 'REPLACE',
+          ContentType: mime,
+          CacheControl: IMAGE_CACHE_CONTROL,
+          ContentDisposition: 'inline',
+        }),
+      );
+    } catch (error) {
+      throw new ImageHostError('An imported image could not be moved into place.', { cause: error });
+    }
+    await this.discardStaged(staged);
+    return { storageKey: target, url: `${this.settings.publicBaseUrl}/${target}`, contentType: mime, byteSize: staged.byteSize };
+  }
+
+  async discardStaged(staged: StagedImage): Promise<void> {
+    try {
+      await this.client.send(new DeleteObjectCommand({ Bucket: this.settings.bucket, Key: staged.key }));
+    } catch (error) {
+      throw new ImageHostError('A staged imported image could not be removed.', { cause: error });
     }
   }
 

@@ -16,6 +16,7 @@ import { ARC_TEXT_FIELDS } from '../domain/arc-fields.js';
 import { emptyRichText, parseStoredRichText } from '../domain/rich-text.js';
 import type { ImageHost } from '../images/image-host.js';
 import { renderRichText, type AssetTarget, type MentionTarget, type RenderContext } from '../render/index.js';
+import { ARCS_FOLDER, FIELD_TITLES, VAULT_FORMAT } from './vault.js';
 
 export const EXPORT_FORMATS = ['archive', 'json', 'markdown'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -203,7 +204,6 @@ interface VaultNames {
   assetsByUrl: Map<string, AssetTarget & { file: string }>;
 }
 
-const ARCS_FOLDER = 'Arcs';
 
 /** The names, slugs and folders of every record: what links between files need. */
 async function vaultNames(db: Db, campaignId: number): Promise<VaultNames> {
@@ -284,16 +284,6 @@ function thingMarkdown(thing: ThingRow, arcSlugs: string[], names: VaultNames, c
   return `${frontMatter(meta)}# ${thing.name.replace(/^#/, '\\#')}\n\n${renderFor(file, names, campaignSlug)(thing.description)}`;
 }
 
-const FIELD_TITLES: Record<(typeof ARC_TEXT_FIELDS)[number], string> = {
-  hook: 'Hook',
-  protagonist: 'Protagonist',
-  antagonist: 'Antagonist',
-  problem: 'Problem',
-  key: 'Key',
-  outcome: 'Outcome',
-  notes: 'Notes',
-};
-
 function arcMarkdown(arc: ArcRow, thingIds: number[], names: VaultNames, campaignSlug: string): string {
   const file = arcPath(arc.slug);
   const meta: Record<string, unknown> = { id: arc.id, slug: arc.slug, name: arc.name };
@@ -334,7 +324,7 @@ export function campaignVault(db: Db, campaign: CampaignRow, imageHost: ImageHos
   const zip = new ZipFile();
   const build = async () => {
     const names = await vaultNames(db, campaign.id);
-    const index = frontMatter({ id: campaign.id, slug: campaign.slug, name: campaign.name, createdAt: campaign.created_at, updatedAt: campaign.updated_at });
+    const index = frontMatter({ format: VAULT_FORMAT, id: campaign.id, slug: campaign.slug, name: campaign.name, createdAt: campaign.created_at, updatedAt: campaign.updated_at });
     zip.addBuffer(Buffer.from(`${index}# ${campaign.name.replace(/^#/, '\\#')}\n\n${renderFor('index.md', names, campaign.slug)(campaign.description)}`, 'utf8'), 'index.md');
 
     const thingEntries = [...names.things.values()].map((t) => ({ id: t.id, file: `${t.folder}/${t.slug}.md` }));

@@ -1,11 +1,11 @@
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import yauzl from 'yauzl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, json, type TestContext, type TestUser } from '../support/app.js';
 import { joinCampaign } from '../support/sharing.js';
 import { dialect } from '../support/test-db.js';
 import { png } from '../fixtures/images.js';
+import { unzip } from '../support/zip.js';
 
 // Export (CONTRACT "Portability"): the json document, the archive (that document and the images'
 // bytes) and the Markdown vault (every relative link resolves to a file in it).
@@ -30,31 +30,6 @@ async function send(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payl
 
 const t = (text: string, marks: Record<string, boolean> = {}) => ({ text, ...marks });
 const p = (...children: unknown[]) => ({ type: 'paragraph', children });
-
-/** Every entry of a zip, by name. */
-function unzip(bytes: Buffer): Promise<Map<string, Buffer>> {
-  return new Promise((resolve, reject) => {
-    yauzl.fromBuffer(bytes, { lazyEntries: true }, (error, zip) => {
-      if (error) return reject(error);
-      const files = new Map<string, Buffer>();
-      zip.on('entry', (entry: yauzl.Entry) => {
-        zip.openReadStream(entry, (streamError, stream) => {
-          if (streamError) return reject(streamError);
-          const chunks: Buffer[] = [];
-          stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-          stream.on('end', () => {
-            files.set(entry.fileName, Buffer.concat(chunks));
-            zip.readEntry();
-          });
-          stream.on('error', reject);
-        });
-      });
-      zip.on('end', () => resolve(files));
-      zip.on('error', reject);
-      zip.readEntry();
-    });
-  });
-}
 
 interface Seeded {
   slug: string;

@@ -6,6 +6,7 @@ import { campaignRoutes } from './campaigns.js';
 import { changesRoutes } from './changes.js';
 import { exportRoutes } from './export.js';
 import { healthRoutes } from './health.js';
+import { importRoutes } from './import.js';
 import { membersRoutes } from './members.js';
 import { richContentRoutes } from './rich-content.js';
 import { searchRoutes } from './search.js';
@@ -27,4 +28,6 @@ export function registerApiRoutes(app: AppInstance): void {
   membersRoutes(app);
   changesRoutes(app);
   exportRoutes(app);
+  // Its own content-type parsers (a streamed body), hence its own plugin scope.
+  void app.register(importRoutes);
 }

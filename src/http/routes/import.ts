@@ -1,0 +1,155 @@
+import fastifyMultipart from '@fastify/multipart';
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { isPremium } from '../../domain/accounts.js';
+import { errors } from '../../domain/errors.js';
+import { makeView } from '../../access/view.js';
+import { IMPORT_JSON_MAX_BYTES, importCampaign } from '../../portability/import.js';
+import { callerOf } from '../auth.js';
+import { campaignEtag } from '../conditional.js';
+import { HttpError } from '../errors.js';
+import { Campaign, presentCampaign } from '../schemas/campaign.js';
+import { problems } from '../schemas/common.js';
+
+// Import (CONTRACT "Portability"): POST /api/campaigns/import. The body is spooled to a temporary
+// file as it arrives, counting bytes (past IMPORT_MAX_BYTES it stops: 413), then imported from
+// there: a zip is read by random access, never held in memory whole. The file is removed afterwards.
+
+const MULTIPART_OVERHEAD = 64 * 1024;
+
+const ImportReport = Type.Object({
+  format: Type.Unsafe<'json' | 'archive' | 'markdown'>({ type: 'string', enum: ['json', 'archive', 'markdown'], description: 'what the file was read as' }),
+  thingTypes: Type.Integer({ description: 'thing types created' }),
+  things: Type.Integer(),
+  arcs: Type.Integer(),
+  links: Type.Integer({ description: 'thing–arc links' }),
+  assets: Type.Integer({ description: 'uploaded images stored' }),
+  warnings: Type.Array(Type.String(), { description: 'what was left out or changed, in words (e.g. members, which are not imported)' }),
+});
+
+const ImportedCampaign = Type.Object(
+  { ...Campaign.properties, import: ImportReport },
+  { description: 'The new campaign (as GET returns it; the caller is its owner), with a report of what was imported' },
+);
+
+/** Copies `source` to `file`, failing with 413 past `max` bytes. */
+async function spool(source: Readable, file: string, max: number, maxForMessage: number): Promise<void> {
+  let bytes = 0;
+  const counter = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      bytes += chunk.length;
+      if (bytes > max) done(errors.importTooLarge(maxForMessage));
+      else done(null, chunk);
+    },
+  });
+  const handle = await fs.open(file, 'wx', 0o600);
+  await pipeline(source, counter, handle.createWriteStream());
+}
+
+async function isZip(file: string): Promise<boolean> {
+  const handle = await fs.open(file, 'r');
+  try {
+    const head = Buffer.alloc(4);
+    const { bytesRead } = await handle.read(head, 0, 4, 0);
+    return bytesRead >= 2 && head[0] === 0x50 && head[1] === 0x4b;
+  } finally {
+    await handle.close();
+  }
+}
+
+export async function importRoutes(instance: FastifyInstance): Promise<void> {
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+  const { database, imageHost, config } = app;
+  const max = config.importMaxBytes;
+
+  // The body is read by the route as a stream: never buffered by a parser.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (_request, _payload, done) => done(null));
+  await app.register(fastifyMultipart, { isPartAFile: (fieldName) => fieldName === 'file' });
+
+  async function receive(request: FastifyRequest, file: string): Promise<{ fileName?: string | undefined; label: string }> {
+    const declared = Number(request.headers['content-length']);
+    if (Number.isFinite(declared) && declared > max + MULTIPART_OVERHEAD) throw errors.importTooLarge(max);
+    const type = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    if (request.isMultipart()) {
+      const part = await request.file({ limits: { fileSize: max, files: 1, fields: 10, fieldSize: 1024, parts: 20, headerPairs: 50 }, throwFileSizeLimit: false });
+      if (!part) throw new HttpError('bad_request', 'The form has no file: send it in a field named "file".');
+      await spool(part.file, file, Number.POSITIVE_INFINITY, max);
+      if (part.file.truncated) throw errors.importTooLarge(max);
+      return { fileName: part.filename, label: part.filename || 'the uploaded file' };
+    }
+    if (type === 'application/json' || type === 'application/zip') {
+      const limit = type === 'application/json' ? Math.min(max, IMPORT_JSON_MAX_BYTES) : max;
+      if (Number.isFinite(declared) && declared > limit) throw errors.importTooLarge(limit);
+      await spool(request.raw, file, limit, limit);
+      return { label: 'the request body' };
+    }
+    throw new HttpError('unsupported_media_type', 'Send the file as multipart/form-data in a field named "file", or the raw bytes as application/zip or application/json.');
+  }
+
+  app.post(
+    '/campaigns/import',
+    {
+      config: { auth: 'user' },
+      schema: {
+        operationId: 'importCampaign',
+        summary: 'Import a campaign',
+        description:
+          'Creates a new campaign, owned by the caller, from an export: an `archive` (zip with campaign.json and images/), a `json` document, ' +
+          'our own `markdown` vault, or a Markdown vault made elsewhere (each top-level folder a thing type, each `.md` file a thing, `[[wikilinks]]` and relative links between files mentions, image files uploaded images). ' +
+          'Send it as multipart/form-data in the field `file`, or as the raw bytes (`application/zip`, `application/json`). ' +
+          'All or nothing: a file that cannot be imported is 400 `invalid_import`, naming the entry and the problem, and nothing is created. ' +
+          'Slugs and timestamps are kept (a campaign slug that is taken gets a suffix); ids are new, and mentions, links, parents and images follow. Members are not imported. ' +
+          'At most IMPORT_MAX_BYTES (200 MiB; 413 `import_too_large` past it); a JSON document at most 64 MiB; at most 50,000 zip entries. ' +
+          'Uploaded images in the file are stored with this service’s image host and need premium, as uploads do (403 `premium_required`; the json document, without image bytes, needs none).',
+        tags: ['portability'],
+        documentedBody: {
+          contentTypes: ['multipart/form-data', 'application/zip', 'application/json'],
+          schema: Type.Object({ file: Type.String({ contentMediaType: 'application/octet-stream', description: 'the export (zip or JSON)' }) }),
+          description: 'A form with the file in the field `file`, or the file itself',
+        },
+        responseHeaders: { 201: ['location', 'etag'] },
+        response: { 201: ImportedCampaign, ...problems(400, 401, 403, 413, 415) },
+      },
+    },
+    async (request, reply) => {
+      const caller = callerOf(request).user;
+      const file = path.join(os.tmpdir(), `loreforge-import-${randomBytes(8).toString('hex')}`);
+      try {
+        let received;
+        try {
+          received = await receive(request, file);
+        } catch (error) {
+          if (!request.raw.complete) {
+            // Answered before the whole body was read: do not reuse the connection.
+            void reply.header('connection', 'close');
+            request.raw.resume();
+          }
+          throw error;
+        }
+        const { campaign, report } = await importCampaign(
+          database,
+          imageHost,
+          { file, kind: (await isZip(file)) ? 'zip' : 'json', fileName: received.fileName, label: received.label },
+          { ownerId: caller.id, mayStoreImages: isPremium(caller) },
+          config.maxUploadBytes,
+        );
+        const view = makeView(campaign, 'owner', false);
+        return await reply
+          .code(201)
+          .header('location', `/api/campaigns/${campaign.slug}`)
+          .header('etag', campaignEtag(view, campaign))
+          .send({ ...presentCampaign(campaign, view), import: { format: report.format, ...report.counts, warnings: report.warnings } });
+      } finally {
+        await fs.rm(file, { force: true });
+      }
+    },
+  );
+}

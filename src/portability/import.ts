@@ -1,0 +1,150 @@
+// Importing a campaign (CONTRACT "Portability"): a `loreforge-campaign` JSON document, an archive
+// (campaign.json and images/), our own Markdown export or a Markdown vault made elsewhere. The file
+// is on disk (the route spools the upload there, within IMPORT_MAX_BYTES); a zip is read by random
+// access, entry by entry, so it is never held in memory whole. Three steps:
+//   1. read and check everything: any problem is 400 invalid_import naming the entry;
+//   2. stage each image at the image host (checked like an upload; no record names it yet);
+//   3. write the campaign in one transaction (write-plan.ts), placing the staged images.
+// A failure at any step leaves nothing behind: no records, no images.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { Database } from '../db/database.js';
+import type { CampaignRow } from '../db/schema.js';
+import { errors } from '../domain/errors.js';
+import { slugifyName } from '../domain/slugs.js';
+import type { ImageHost, StagedImage } from '../images/image-host.js';
+import { planFromDocument, type ImportPlan } from './plan.js';
+import { isImageFile, MARKDOWN_MAX_BYTES, planFromVault } from './vault.js';
+import { writePlan, type ImportCounts } from './write-plan.js';
+import { openEntry, openZip, readEntryText, type OpenedZip } from './zip.js';
+
+/** The largest JSON document read (it is parsed whole): 64 MiB, several times a 10,000-thing campaign. */
+export const IMPORT_JSON_MAX_BYTES = 64 * 1024 * 1024;
+
+export type ImportFormat = 'json' | 'archive' | 'markdown';
+
+export interface ImportReport {
+  format: ImportFormat;
+  counts: ImportCounts;
+  warnings: string[];
+}
+
+export interface ImportSource {
+  /** The file on disk. */
+  file: string;
+  /** What the caller says it is: a zip (archive or vault) or a JSON document. */
+  kind: 'zip' | 'json';
+  /** The name the file came with (names a vault's campaign when nothing in it does). */
+  fileName?: string | undefined;
+  /** How the file is named in problems: the file name, or "the request body". */
+  label: string;
+}
+
+export interface Importer {
+  ownerId: string;
+  /** Whether the owner may store uploaded images (premium; the command line may always). */
+  mayStoreImages: boolean;
+}
+
+function parseJson(text: string, entry: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw errors.invalidImport(entry, `not valid JSON (${(error as Error).message})`);
+  }
+}
+
+async function readJsonFile(file: string, label: string): Promise<unknown> {
+  const { size } = await fs.stat(file);
+  if (size > IMPORT_JSON_MAX_BYTES) throw errors.invalidImport(label, `the JSON document is ${size} bytes; at most ${IMPORT_JSON_MAX_BYTES} are read`);
+  const bytes = await fs.readFile(file);
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw errors.invalidImport(label, 'the file is not UTF-8 text');
+  }
+  return parseJson(text.replace(/^\uFEFF/, ''), label);
+}
+
+/** Stages the bytes of every asset of the plan; on any problem, discards what was staged and throws. */
+async function stageImages(opened: OpenedZip, plan: ImportPlan, imageHost: ImageHost, maxImageBytes: number): Promise<Map<string, StagedImage>> {
+  const staged = new Map<string, StagedImage>();
+  const byName = new Map(opened.entries.map((e) => [e.name, e]));
+  try {
+    for (const asset of plan.assets) {
+      if (staged.has(asset.file)) continue;
+      const entry = byName.get(asset.file);
+      if (!entry) throw errors.invalidImport(asset.file, 'the archive has no such entry (campaign.json names it as an image)');
+      if (entry.size > maxImageBytes) throw errors.invalidImport(entry.name, `the image is ${entry.size} bytes; at most ${maxImageBytes} (MAX_UPLOAD_BYTES) are accepted`);
+      const stream = await openEntry(opened, entry);
+      let outcome;
+      try {
+        outcome = await imageHost.stage(stream, entry.size);
+      } catch (error) {
+        // yauzl's own checks of the entry (its declared size, its deflate stream) fail the stream.
+        if (stream.errored) throw errors.invalidImport(entry.name, `the entry is damaged (${stream.errored.message})`);
+        throw error;
+      } finally {
+        stream.destroy();
+      }
+      if (stream.errored) {
+        if (outcome.kind === 'staged') await imageHost.discardStaged(outcome.image);
+        throw errors.invalidImport(entry.name, `the entry is damaged (${stream.errored.message})`);
+      }
+      if (outcome.kind === 'too_large') throw errors.invalidImport(entry.name, `the image is larger than the ${maxImageBytes} bytes (MAX_UPLOAD_BYTES) accepted`);
+      if (outcome.kind === 'unsupported') throw errors.invalidImport(entry.name, outcome.reason);
+      staged.set(asset.file, outcome.image);
+    }
+    return staged;
+  } catch (error) {
+    await Promise.all([...staged.values()].map((image) => imageHost.discardStaged(image).catch(() => {})));
+    throw error;
+  }
+}
+
+function baseName(fileName: string | undefined): string {
+  const name = path.basename(fileName ?? '').replace(/\.(zip|json)$/i, '').trim();
+  return name === '' ? 'Imported vault' : name;
+}
+
+/** Reads, checks and imports the file: the new campaign and what was imported. */
+export async function importCampaign(
+  database: Database,
+  imageHost: ImageHost,
+  source: ImportSource,
+  importer: Importer,
+  maxImageBytes: number,
+): Promise<{ campaign: CampaignRow; report: ImportReport }> {
+  const fallbackSlug = slugifyName(baseName(source.fileName)) || 'campaign';
+  if (source.kind === 'json') {
+    const plan = planFromDocument(await readJsonFile(source.file, source.label), source.label, false);
+    const { campaign, counts } = await writePlan(database, imageHost, plan, importer.ownerId, new Map(), fallbackSlug);
+    return { campaign, report: { format: 'json', counts, warnings: plan.warnings } };
+  }
+
+  const opened = await openZip(source.file, source.label, (name) =>
+    name === 'campaign.json' ? IMPORT_JSON_MAX_BYTES : name.toLowerCase().endsWith('.md') ? MARKDOWN_MAX_BYTES : isImageFile(name) ? maxImageBytes : Number.POSITIVE_INFINITY,
+  );
+  try {
+    const document = opened.entries.find((e) => e.name === 'campaign.json');
+    let plan: ImportPlan;
+    let format: ImportFormat;
+    if (document) {
+      format = 'archive';
+      plan = planFromDocument(parseJson(await readEntryText(opened, document), 'campaign.json'), 'campaign.json', true);
+    } else if (opened.entries.some((e) => e.name.toLowerCase().endsWith('.md'))) {
+      format = 'markdown';
+      plan = await planFromVault(opened, baseName(source.fileName));
+    } else {
+      throw errors.invalidImport(source.label, 'the archive holds neither campaign.json (an archive export) nor Markdown files (a vault)');
+    }
+    const images = new Set(plan.assets.map((a) => a.file)).size;
+    if (images > 0 && !importer.mayStoreImages) throw errors.premiumRequiredForImport(images);
+    const staged = await stageImages(opened, plan, imageHost, maxImageBytes);
+    const { campaign, counts } = await writePlan(database, imageHost, plan, importer.ownerId, staged, fallbackSlug);
+    return { campaign, report: { format, counts, warnings: plan.warnings } };
+  } finally {
+    opened.close();
+  }
+}

@@ -1,0 +1,286 @@
+// What an import will create, whatever the file was: the campaign's records with the ids of the
+// file (or, for a vault, ids given while reading it). Ids are only keys here: the writer gives
+// every record a new id and remaps mentions, parents, links and images to them.
+//
+// `planFromDocument` checks a `loreforge-campaign` document (the json export, an archive's
+// campaign.json) as strictly as the API checks a request: every problem is reported, with a JSON
+// pointer, before anything is written.
+import { ARC_TEXT_FIELDS, type ArcTextField } from '../domain/arc-fields.js';
+import { AppError, type FieldIssue } from '../domain/errors.js';
+import { InputChecker } from '../domain/input.js';
+import type { RichText } from '../domain/rich-text.js';
+import { parseDateTime } from '../domain/time.js';
+import type { Visibility } from '../db/schema.js';
+
+export interface PlannedType {
+  key: number;
+  name: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface PlannedThing {
+  key: number;
+  slug: string;
+  typeKey: number;
+  name: string;
+  visibility: Visibility;
+  description: RichText;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface PlannedArc {
+  key: number;
+  slug: string;
+  name: string;
+  parentKey: number | null;
+  visibility: Visibility;
+  fields: Record<ArcTextField, RichText>;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface PlannedAsset {
+  key: number;
+  label: string;
+  /** Its URL where it came from: image blocks and text naming it are rewritten to the new URL. */
+  url: string | undefined;
+  /** The archive entry with its bytes. */
+  file: string;
+  createdAt: string;
+}
+
+export interface ImportPlan {
+  campaign: { slug: string | undefined; name: string; description: RichText; createdAt: string; updatedAt: string };
+  thingTypes: PlannedType[];
+  things: PlannedThing[];
+  arcs: PlannedArc[];
+  links: { thingKey: number; arcKey: number; createdAt: string }[];
+  assets: PlannedAsset[];
+  /** What the import leaves out or changes, for the report. */
+  warnings: string[];
+}
+
+/** At most this many problems are listed; the first is in the message. */
+const MAX_ISSUES = 20;
+
+/** One error naming the entry and every problem found in it. */
+export function importProblems(entry: string, issues: FieldIssue[]): AppError {
+  const shown = issues.slice(0, MAX_ISSUES);
+  const first = shown[0]!;
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more problem${issues.length === 2 ? '' : 's'})` : '';
+  return new AppError(
+    'invalid_import',
+    `${entry}: ${first.path === '' ? '' : `${first.path} `}${first.message}${more}`,
+    shown.map((issue) => ({ path: `${entry}#${issue.path}`, message: issue.message })),
+  );
+}
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Field checks of one document, collecting every problem. */
+class DocumentChecker extends InputChecker {
+  object(value: unknown, path: string): Json {
+    if (isObject(value)) return value;
+    this.issues.push({ path, message: 'must be an object' });
+    return {};
+  }
+
+  array(value: unknown, path: string): unknown[] {
+    if (Array.isArray(value)) return value;
+    this.issues.push({ path, message: 'must be an array' });
+    return [];
+  }
+
+  timestamp(value: unknown, path: string): string {
+    const parsed = typeof value === 'string' ? parseDateTime(value) : undefined;
+    if (parsed === undefined) this.issues.push({ path, message: 'must be an RFC 3339 date-time' });
+    return parsed ?? new Date(0).toISOString();
+  }
+
+  visibility(value: unknown, path: string): Visibility {
+    if (value === undefined || value === 'all' || value === 'gm') return value ?? 'all';
+    this.issues.push({ path, message: 'must be "all" or "gm"' });
+    return 'all';
+  }
+
+  /** A record's id: a positive integer, unique among its kind. */
+  key(value: unknown, path: string, seen: Set<number>): number {
+    const id = this.id(value, path);
+    if (id !== 0 && seen.has(id)) this.issues.push({ path, message: `repeats id ${id}` });
+    seen.add(id);
+    return id;
+  }
+
+  reference(value: unknown, path: string, known: Set<number>, what: string): number {
+    const id = this.id(value, path);
+    if (id !== 0 && !known.has(id)) this.issues.push({ path, message: `names no ${what} of the file` });
+    return id;
+  }
+
+  uniqueSlug(value: unknown, path: string, seen: Set<string>): string {
+    const slug = this.slug(value, path);
+    if (slug !== '' && seen.has(slug)) this.issues.push({ path, message: `repeats the slug "${slug}"` });
+    seen.add(slug);
+    return slug;
+  }
+
+  full(): boolean {
+    return this.issues.length >= MAX_ISSUES;
+  }
+}
+
+/**
+ * The plan of a `loreforge-campaign` document, or 400 invalid_import naming `entry` and every
+ * problem (`withImages`: the document came in an archive, whose `file` entries hold the bytes).
+ */
+export function planFromDocument(value: unknown, entry: string, withImages: boolean): ImportPlan {
+  const check = new DocumentChecker();
+  const doc = check.object(value, '');
+  if (doc.format !== 'loreforge-campaign') check.issues.push({ path: '/format', message: 'must be "loreforge-campaign"' });
+  if (doc.version !== 1) check.issues.push({ path: '/version', message: 'must be 1 (the only version this service reads)' });
+  if (check.issues.length > 0) throw importProblems(entry, check.issues);
+
+  const c = check.object(doc.campaign, '/campaign');
+  const campaign = {
+    slug: c.slug === undefined ? undefined : check.slug(c.slug, '/campaign/slug'),
+    name: check.name(c.name, '/campaign/name'),
+    description: c.description === undefined ? undefined : check.richText(c.description, '/campaign/description'),
+    createdAt: check.timestamp(c.createdAt, '/campaign/createdAt'),
+    updatedAt: check.timestamp(c.updatedAt, '/campaign/updatedAt'),
+  };
+
+  const typeIds = new Set<number>();
+  const typeNames = new Set<string>();
+  const thingTypes = check.array(doc.thingTypes, '/thingTypes').map((raw, i): PlannedType => {
+    const path = `/thingTypes/${i}`;
+    const t = check.object(raw, path);
+    const name = check.name(t.name, `${path}/name`);
+    if (name !== '' && typeNames.has(name.toLowerCase())) check.issues.push({ path: `${path}/name`, message: `repeats the type name "${name}"` });
+    typeNames.add(name.toLowerCase());
+    return { key: check.key(t.id, `${path}/id`, typeIds), name, createdAt: check.timestamp(t.createdAt, `${path}/createdAt`), updatedAt: check.timestamp(t.updatedAt, `${path}/updatedAt`) };
+  });
+
+  const thingIds = new Set<number>();
+  const thingSlugs = new Set<string>();
+  const things: PlannedThing[] = [];
+  for (const [i, raw] of check.array(doc.things, '/things').entries()) {
+    if (check.full()) break;
+    const path = `/things/${i}`;
+    const t = check.object(raw, path);
+    things.push({
+      key: check.key(t.id, `${path}/id`, thingIds),
+      slug: check.uniqueSlug(t.slug, `${path}/slug`, thingSlugs),
+      typeKey: check.reference(t.typeId, `${path}/typeId`, typeIds, 'thing type'),
+      name: check.name(t.name, `${path}/name`),
+      visibility: check.visibility(t.visibility, `${path}/visibility`),
+      description: t.description === undefined ? [] : check.richText(t.description, `${path}/description`),
+      createdAt: check.timestamp(t.createdAt, `${path}/createdAt`),
+      updatedAt: check.timestamp(t.updatedAt, `${path}/updatedAt`),
+    });
+  }
+
+  const rawArcs = check.array(doc.arcs, '/arcs');
+  const arcIds = new Set<number>();
+  for (const raw of rawArcs) if (isObject(raw) && typeof raw.id === 'number') arcIds.add(raw.id);
+  const seenArcIds = new Set<number>();
+  const arcSlugs = new Set<string>();
+  const arcs: PlannedArc[] = [];
+  for (const [i, raw] of rawArcs.entries()) {
+    if (check.full()) break;
+    const path = `/arcs/${i}`;
+    const a = check.object(raw, path);
+    const fields = {} as Record<ArcTextField, RichText>;
+    for (const field of ARC_TEXT_FIELDS) fields[field] = a[field] === undefined ? [] : check.richText(a[field], `${path}/${field}`);
+    arcs.push({
+      key: check.key(a.id, `${path}/id`, seenArcIds),
+      slug: check.uniqueSlug(a.slug, `${path}/slug`, arcSlugs),
+      name: check.name(a.name, `${path}/name`),
+      parentKey: a.parentArcId === null || a.parentArcId === undefined ? null : check.reference(a.parentArcId, `${path}/parentArcId`, arcIds, 'arc'),
+      visibility: check.visibility(a.visibility, `${path}/visibility`),
+      fields,
+      createdAt: check.timestamp(a.createdAt, `${path}/createdAt`),
+      updatedAt: check.timestamp(a.updatedAt, `${path}/updatedAt`),
+    });
+  }
+  if (check.issues.length === 0) {
+    const cycle = arcCycle(arcs);
+    if (cycle !== undefined) check.issues.push({ path: `/arcs/${cycle}/parentArcId`, message: 'makes the arcs a loop (an arc cannot be its own ancestor)' });
+  }
+
+  const linkKeys = new Set<string>();
+  const links: ImportPlan['links'] = [];
+  for (const [i, raw] of check.array(doc.links, '/links').entries()) {
+    if (check.full()) break;
+    const path = `/links/${i}`;
+    const l = check.object(raw, path);
+    const thingKey = check.reference(l.thingId, `${path}/thingId`, thingIds, 'thing');
+    const arcKey = check.reference(l.arcId, `${path}/arcId`, seenArcIds, 'arc');
+    const pair = `${thingKey}:${arcKey}`;
+    if (linkKeys.has(pair)) check.issues.push({ path, message: 'repeats a link' });
+    linkKeys.add(pair);
+    links.push({ thingKey, arcKey, createdAt: check.timestamp(l.createdAt, `${path}/createdAt`) });
+  }
+
+  const assetIds = new Set<number>();
+  const files = new Set<string>();
+  const assets: PlannedAsset[] = [];
+  for (const [i, raw] of check.array(doc.assets ?? [], '/assets').entries()) {
+    if (check.full()) break;
+    const path = `/assets/${i}`;
+    const s = check.object(raw, path);
+    const file = typeof s.file === 'string' ? s.file : '';
+    if (withImages && file === '') check.issues.push({ path: `${path}/file`, message: 'must name the archive entry with the image’s bytes' });
+    else if (withImages && files.has(file)) check.issues.push({ path: `${path}/file`, message: 'names the same entry as another asset' });
+    files.add(file);
+    assets.push({
+      key: check.key(s.id, `${path}/id`, assetIds),
+      label: check.name(s.label, `${path}/label`),
+      url: typeof s.url === 'string' ? s.url : undefined,
+      file,
+      createdAt: check.timestamp(s.createdAt, `${path}/createdAt`),
+    });
+  }
+  if (check.issues.length > 0) throw importProblems(entry, check.issues);
+
+  const warnings: string[] = [];
+  if (!withImages && assets.length > 0) {
+    warnings.push(
+      `${assets.length} uploaded image${assets.length === 1 ? ' was' : 's were'} not imported: a json document carries no image bytes (import the archive for them). Image blocks keep their URLs.`,
+    );
+  }
+  const members = Array.isArray(doc.members) ? doc.members.length : 0;
+  if (members > 1) warnings.push(`${members - 1} other member${members === 2 ? ' was' : 's were'} not imported: invite them again.`);
+  return {
+    campaign: { ...campaign, description: campaign.description ?? [] },
+    thingTypes,
+    things,
+    arcs,
+    links,
+    assets: withImages ? assets : [],
+    warnings,
+  };
+}
+
+/** The index of an arc on a parent loop, if the arcs have one. */
+export function arcCycle(arcs: PlannedArc[]): number | undefined {
+  const parentOf = new Map(arcs.map((a) => [a.key, a.parentKey]));
+  const index = new Map(arcs.map((a, i) => [a.key, i]));
+  const settled = new Set<number>();
+  for (const arc of arcs) {
+    const path = new Set<number>();
+    let current: number | null | undefined = arc.key;
+    while (current !== null && current !== undefined && !settled.has(current)) {
+      if (path.has(current)) return index.get(current);
+      path.add(current);
+      current = parentOf.get(current);
+    }
+    for (const key of path) settled.add(key);
+  }
+  return undefined;
+}

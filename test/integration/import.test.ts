@@ -1,0 +1,449 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { deflateRawSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalImageHost } from '../../src/images/local.js';
+import { createTestContext, json, type TestContext, type TestUser } from '../support/app.js';
+import { problemOf } from '../support/fixtures.js';
+import { ODD_TEXT } from '../support/fuzz/hostile.js';
+import { dialect } from '../support/test-db.js';
+import { multipartFile, storedZip, unzip, zipOf, type ZipInput } from '../support/zip.js';
+import { png } from '../fixtures/images.js';
+
+// Import (CONTRACT "Portability"): the archive round trip, the json document, our own vault and a
+// vault made elsewhere, and every hostile archive refused with nothing created.
+
+const IMPORT_MAX_BYTES = 16 * 1024 * 1024;
+let ctx: TestContext;
+let owner: TestUser;
+let free: TestUser;
+
+beforeAll(async () => {
+  ctx = await createTestContext({ IMPORT_MAX_BYTES: String(IMPORT_MAX_BYTES) });
+  owner = await ctx.createUser();
+  free = await ctx.createUser();
+  await ctx.database.kysely.updateTable('users').set({ premium_until: '2999-01-01T00:00:00.000Z' }).where('id', '=', owner.id).execute();
+});
+afterAll(async () => {
+  await ctx.close();
+});
+
+async function send(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown, user: TestUser = owner) {
+  const res = await ctx.app.inject({ method, url, headers: user.headers, ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
+  if (res.statusCode >= 400 && method !== 'GET') throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
+  return res;
+}
+
+function importFile(bytes: Buffer, fileName: string, user: TestUser = owner) {
+  const form = multipartFile(bytes, fileName);
+  return ctx.app.inject({ method: 'POST', url: '/api/campaigns/import', headers: { ...user.headers, ...form.headers }, payload: form.payload });
+}
+
+interface Imported {
+  slug: string;
+  name: string;
+  role: string;
+  import: { format: string; thingTypes: number; things: number; arcs: number; links: number; assets: number; warnings: string[] };
+}
+
+const t = (text: string, marks: Record<string, boolean> = {}) => ({ text, ...marks });
+const p = (...children: unknown[]) => ({ type: 'paragraph', children });
+const mention = (targetType: 'thing' | 'arc', targetId: number, label = '') => ({ type: 'mention', targetType, targetId, children: [t(label)] });
+const cell = (text: string) => ({ type: 'table-cell', children: [t(text)] });
+
+/** Names from the odd-text list that the API takes as names. */
+const ODD_NAMES = ODD_TEXT.filter((text) => text.trim() !== '' && !text.includes('\u0000') && !/[\ud800-\udfff]/.test(text.replace(/[\ud800-\udbff][\udc00-\udfff]/g, '')));
+
+/** A campaign with every element of the vocabulary, odd Unicode, mentions, nested arcs, links, secrets, GM-only records and an uploaded image. */
+async function seedRich(): Promise<{ slug: string; base: string; imageBytes: Buffer }> {
+  const campaign = json<{ slug: string }>(await send('POST', '/api/campaigns', { newCampaign: { name: 'Round Trip: Émile’s 𝕷𝖔𝖗𝖊 ☃' } }));
+  const base = `/api/campaigns/${campaign.slug}`;
+  const types = json<{ id: number }[]>(await send('GET', `${base}/thing-types`));
+  const odd = json<{ id: number }>(await send('POST', `${base}/thing-types`, { newThingType: { name: 'Gods / Demons? 日本語' } }));
+  const granted = json<{ imageId: string; uploadURL: string }>(await send('POST', `${base}/assets/upload-url`, { label: 'Map ✓' }));
+  const imageBytes = png([1, 2, 3, 255]);
+  expect((await ctx.app.inject({ method: 'PUT', url: new URL(granted.uploadURL).pathname, payload: imageBytes, headers: { 'content-type': 'image/png' } })).statusCode).toBe(200);
+  const asset = json<{ asset: { id: number; url: string } }>(await send('POST', `${base}/assets/confirm-upload`, { imageId: granted.imageId, label: 'Map ✓' })).asset;
+  const target = json<{ id: number; slug: string }>(await send('POST', `${base}/things`, { newThing: { name: 'Target', typeId: types[0]!.id } }));
+  const oddThings = [];
+  for (const [i, name] of ODD_NAMES.entries()) {
+    oddThings.push(json<{ id: number }>(await send('POST', `${base}/things`, { newThing: { name, typeId: types[i % 3]!.id, description: [p(t(name), mention('thing', target.id))] } })));
+  }
+  const arc = json<{ id: number; slug: string }>(await send('POST', `${base}/arcs`, { newArc: { name: 'Act I', hook: [p(t('Find '), mention('thing', target.id, 'the target'))] } }));
+  const child = json<{ id: number; slug: string }>(await send('POST', `${base}/arcs`, { newArc: { name: 'Scene 1', parentArcId: arc.id, visibility: 'gm', notes: [p(mention('arc', arc.id))] } }));
+  await send('POST', `${base}/arcs`, { newArc: { name: 'Beat', parentArcId: child.id, key: [{ type: 'paragraph', isSecret: true, children: [t('secret key')] }] } });
+  const everything = [
+    { type: 'heading-one', children: [t('One')] },
+    { type: 'heading-two', children: [t('Two')] },
+    { type: 'heading-three', children: [t('Three')] },
+    { type: 'heading-four', children: [t('Four')] },
+    { type: 'heading-five', children: [t('Five')] },
+    { type: 'heading-six', children: [t('Six')] },
+    p(t('plain '), t('bold', { bold: true }), t('italic', { italic: true }), t('under', { underline: true }), t('code', { code: true }), t('struck', { strikethrough: true })),
+    p(t('a '), { type: 'link', url: 'https://example.test/a?b=c', children: [t('link')] }, t(' and '), mention('thing', target.id, 'Target'), t(' and '), mention('arc', child.id), t(' and [[thing#target]] and a gone one '), mention('thing', 999999999), t('')),
+    { type: 'block-quote', children: [t('quoted')] },
+    { type: 'bulleted-list', children: [{ type: 'list-item', children: [t('one')] }, { type: 'list-item', children: [t('two')] }] },
+    { type: 'numbered-list', children: [{ type: 'list-item', children: [t('first')] }] },
+    { type: 'code-block', children: [t('let x = 1;\nlet y = 2;')] },
+    { type: 'divider', children: [t('')] },
+    { type: 'image', url: 'https://example.test/map.png', alt: 'A map', caption: 'The old map', children: [t('')] },
+    { type: 'image', assetId: asset.id, url: asset.url, children: [t('')] },
+    p(t(`![inline](${asset.url})`)),
+    { type: 'table', children: [{ type: 'table-row', children: [cell('Name'), cell('Role')] }, { type: 'table-row', children: [cell('Bob'), cell('Smith')] }] },
+    { type: 'paragraph', isSecret: true, children: [t('for the GM')] },
+    { type: 'callout', icon: 'skull', children: [{ text: 'a client’s own', highlight: 'yellow' }] },
+  ];
+  const all = json<{ slug: string }>(await send('POST', `${base}/things`, { newThing: { name: 'Everything', typeId: odd.id, description: everything } }));
+  const hidden = json<{ slug: string }>(await send('POST', `${base}/things`, { newThing: { name: 'Hidden', typeId: types[1]!.id, visibility: 'gm', description: [p(mention('thing', oddThings[0]!.id))] } }));
+  await send('POST', `${base}/things/${target.slug}/arcs`, { arcSlug: arc.slug });
+  await send('POST', `${base}/things/${all.slug}/arcs`, { arcSlug: child.slug });
+  await send('POST', `${base}/things/${hidden.slug}/arcs`, { arcSlug: arc.slug });
+  await send('PUT', base, { updatedCampaign: { description: [p(t('Campaign of '), mention('arc', arc.id)), { type: 'paragraph', isSecret: true, children: [t('twist')] }] } });
+  return { slug: campaign.slug, base, imageBytes };
+}
+
+type Doc = Record<string, any>;
+
+/** The document with every id replaced by the record's slug (or position), and instance-specific values dropped. */
+function normalised(doc: Doc): Doc {
+  const things = new Map<number, string>(doc.things.map((x: Doc) => [x.id, x.slug]));
+  const arcs = new Map<number, string>(doc.arcs.map((x: Doc) => [x.id, x.slug]));
+  const types = new Map<number, string>(doc.thingTypes.map((x: Doc) => [x.id, x.name]));
+  const assets = new Map<number, string>(doc.assets.map((x: Doc) => [x.id, x.label]));
+  const urls = new Map<string, string>(doc.assets.map((x: Doc) => [x.url, `asset:${x.label}`]));
+  const text = (nodes: unknown): unknown =>
+    JSON.parse(JSON.stringify(nodes, (key, value: unknown) => {
+      if (typeof value === 'string') {
+        let out = value;
+        for (const [url, name] of urls) out = out.replaceAll(url, name);
+        return out;
+      }
+      if (value && typeof value === 'object' && !Array.isArray(value)) {
+        const node = value as Doc;
+        if (node.type === 'mention') return { ...node, targetId: (node.targetType === 'arc' ? arcs : things).get(node.targetId) ?? 'missing' };
+        if (node.type === 'image' && typeof node.assetId === 'number') return { ...node, assetId: assets.get(node.assetId) };
+      }
+      return value;
+    }));
+  const fields = ['hook', 'protagonist', 'antagonist', 'problem', 'key', 'outcome', 'notes'];
+  return {
+    campaign: { name: doc.campaign.name, createdAt: doc.campaign.createdAt, updatedAt: doc.campaign.updatedAt, description: text(doc.campaign.description) },
+    thingTypes: doc.thingTypes.map((x: Doc) => ({ name: x.name, createdAt: x.createdAt, updatedAt: x.updatedAt })),
+    things: doc.things.map((x: Doc) => ({ ...x, id: undefined, typeId: types.get(x.typeId), description: text(x.description) })).sort((a: Doc, b: Doc) => a.slug.localeCompare(b.slug)),
+    arcs: doc.arcs
+      .map((x: Doc) => ({ ...x, id: undefined, parentArcId: arcs.get(x.parentArcId), ...Object.fromEntries(fields.map((f) => [f, text(x[f])])) }))
+      .sort((a: Doc, b: Doc) => a.slug.localeCompare(b.slug)),
+    links: doc.links.map((x: Doc) => ({ thing: things.get(x.thingId), arc: arcs.get(x.arcId), createdAt: x.createdAt })).sort((a: Doc, b: Doc) => `${a.thing}:${a.arc}`.localeCompare(`${b.thing}:${b.arc}`)),
+    assets: doc.assets.map((x: Doc) => ({ label: x.label, contentType: x.contentType, byteSize: x.byteSize, createdAt: x.createdAt })),
+    members: doc.members.map((x: Doc) => ({ userId: x.userId, role: x.role })),
+  };
+}
+
+async function counts() {
+  const db = ctx.database.kysely;
+  const count = async (table: 'campaigns' | 'things' | 'arcs' | 'assets' | 'thing_types' | 'arc_things') => Number((await db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  const host = ctx.app.imageHost as LocalImageHost;
+  const files = async (dir: string) => (await fs.readdir(dir, { recursive: true }).catch(() => [] as string[])).length;
+  return { campaigns: await count('campaigns'), things: await count('things'), arcs: await count('arcs'), assets: await count('assets'), types: await count('thing_types'), links: await count('arc_things'), images: await files(host.root) - (await files(host.tempDir)) , staged: await files(host.tempDir) };
+}
+
+describe(`import on ${dialect}`, () => {
+  it('round-trips an archive: export, import, export again gives the same campaign.json but for ids, the campaign slug and exportedAt, and the same image bytes', async () => {
+    const s = await seedRich();
+    const first = await send('GET', `${s.base}/export?format=archive`);
+    const res = await importFile(first.rawPayload, 'backup.zip');
+    expect(res.statusCode, res.body).toBe(201);
+    const imported = json<Imported>(res);
+    expect(res.headers.location).toBe(`/api/campaigns/${imported.slug}`);
+    expect(imported.slug).not.toBe(s.slug);
+    expect(imported.slug.startsWith(`${s.slug}-`)).toBe(true);
+    expect(imported.role).toBe('owner');
+    expect(imported.import).toEqual({ format: 'archive', thingTypes: 4, things: ODD_NAMES.length + 3, arcs: 3, links: 3, assets: 1, warnings: [] });
+
+    const second = await send('GET', `/api/campaigns/${imported.slug}/export?format=archive`);
+    const before = await unzip(first.rawPayload);
+    const after = await unzip(second.rawPayload);
+    const docBefore = JSON.parse(before.get('campaign.json')!.toString('utf8')) as Doc;
+    const docAfter = JSON.parse(after.get('campaign.json')!.toString('utf8')) as Doc;
+    expect(normalised(docAfter)).toEqual(normalised(docBefore));
+    // Ids are new; what pointed at the old ones points at the new.
+    expect(docAfter.things.map((x: Doc) => x.id)).not.toEqual(docBefore.things.map((x: Doc) => x.id));
+    expect(JSON.stringify(docAfter)).toContain('[[thing#target]]');
+    const imageFiles = (files: Map<string, Buffer>) => [...files.entries()].filter(([name]) => name.startsWith('images/')).map(([, bytes]) => bytes);
+    expect(imageFiles(after)).toEqual([s.imageBytes]);
+    expect(imageFiles(before)).toEqual([s.imageBytes]);
+    // The image is served at its new URL, and the rendered text shows it.
+    const url = new URL(docAfter.assets[0].url as string).pathname;
+    expect((await ctx.app.inject({ method: 'GET', url })).rawPayload).toEqual(s.imageBytes);
+    const rendered = json<{ fields: { description: string } }>(await send('GET', `/api/campaigns/${imported.slug}/things/everything/rendered`)).fields.description;
+    expect(rendered).toContain(docAfter.assets[0].url);
+    expect(rendered).toContain('>Scene 1</a>');
+    // Indexes were built: search finds words, backlinks follow the new ids.
+    const hits = json<{ results: unknown[] }>(await send('GET', `/api/campaigns/${imported.slug}/search?q=doppelganger%20OR%20quoted`));
+    expect(hits.results.length).toBeGreaterThan(0);
+    const backlinks = json<{ slug: string }[]>(await send('GET', `/api/campaigns/${imported.slug}/things/target/backlinks`));
+    expect(backlinks.map((b) => b.slug)).toContain('everything');
+    // Players of the new campaign see no GM secret: it has no players; the owner is the importer.
+    expect(docAfter.members).toEqual([expect.objectContaining({ userId: owner.id, role: 'owner' })]);
+  });
+
+  it('imports the json document, without its images, for a user without premium', async () => {
+    const s = await seedRich();
+    const doc = (await send('GET', `${s.base}/export?format=json`)).rawPayload;
+    const res = await ctx.app.inject({ method: 'POST', url: '/api/campaigns/import', headers: { ...free.headers, 'content-type': 'application/json' }, payload: doc });
+    expect(res.statusCode, res.body).toBe(201);
+    const imported = json<Imported>(res);
+    expect(imported.import.format).toBe('json');
+    expect(imported.import.assets).toBe(0);
+    expect(imported.import.warnings).toEqual([expect.stringContaining('1 uploaded image was not imported')]);
+    const thing = json<{ description: Doc[] }>(await send('GET', `/api/campaigns/${imported.slug}/things/everything`, undefined, free));
+    const image = thing.description.find((b) => b.type === 'image' && !b.alt);
+    expect(image).toBeDefined();
+    expect(image!.assetId).toBeUndefined();
+    expect(image!.url).toMatch(/^http/);
+    // As multipart too.
+    const again = await importFile(doc, 'campaign.json', free);
+    expect(again.statusCode, again.body).toBe(201);
+  });
+
+  it('asks for premium before storing uploaded images, and creates nothing', async () => {
+    const s = await seedRich();
+    const archive = (await send('GET', `${s.base}/export?format=archive`)).rawPayload;
+    const before = await counts();
+    const res = await importFile(archive, 'backup.zip', free);
+    expect(res.statusCode).toBe(403);
+    expect(problemOf(res).code).toBe('premium_required');
+    expect(await counts()).toEqual(before);
+  });
+
+  it('imports its own Markdown vault back to the same things, arcs, types, links and mentions', async () => {
+    const s = await seedRich();
+    const vault = (await send('GET', `${s.base}/export?format=markdown`)).rawPayload;
+    const res = await importFile(vault, 'vault.zip');
+    expect(res.statusCode, res.body).toBe(201);
+    const imported = json<Imported>(res);
+    expect(imported.import.format).toBe('markdown');
+    const a = json<Doc>(await send('GET', `${s.base}/export?format=json`));
+    const b = json<Doc>(await send('GET', `/api/campaigns/${imported.slug}/export?format=json`));
+    expect(b.campaign.name).toBe(a.campaign.name);
+    const summary = (doc: Doc) => {
+      const types = new Map<number, string>(doc.thingTypes.map((x: Doc) => [x.id, x.name]));
+      const things = new Map<number, string>(doc.things.map((x: Doc) => [x.id, x.slug]));
+      const arcs = new Map<number, string>(doc.arcs.map((x: Doc) => [x.id, x.slug]));
+      const mentions = (nodes: unknown): string[] => {
+        const found: string[] = [];
+        JSON.stringify(nodes, (_key, value: Doc) => {
+          if (value && value.type === 'mention') found.push(`${value.targetType}:${(value.targetType === 'arc' ? arcs : things).get(value.targetId) ?? 'missing'}`);
+          // The text convention: the vault writes it as a link, which comes back as a mention.
+          if (value && typeof value.text === 'string') for (const match of (value.text).matchAll(/\[\[(thing|arc)#([a-z0-9-]+)\]\]/g)) found.push(`${match[1]}:${match[2]}`);
+          return value;
+        });
+        return found.filter((m) => !m.endsWith(':missing')).sort();
+      };
+      return {
+        types: [...new Set<string>(doc.things.map((x: Doc) => types.get(x.typeId)!))].sort(),
+        things: doc.things
+          .map((x: Doc) => ({ slug: x.slug, name: x.name, type: types.get(x.typeId), visibility: x.visibility, createdAt: x.createdAt, updatedAt: x.updatedAt, mentions: mentions(x.description) }))
+          .sort((x: Doc, y: Doc) => x.slug.localeCompare(y.slug)),
+        arcs: doc.arcs
+          .map((x: Doc) => ({ slug: x.slug, name: x.name, parent: arcs.get(x.parentArcId), visibility: x.visibility, mentions: mentions([x.hook, x.protagonist, x.antagonist, x.problem, x.key, x.outcome, x.notes]) }))
+          .sort((x: Doc, y: Doc) => x.slug.localeCompare(y.slug)),
+        links: doc.links.map((x: Doc) => `${things.get(x.thingId)}:${arcs.get(x.arcId)}`).sort(),
+        campaignMentions: mentions(doc.campaign.description),
+        assets: doc.assets.length,
+      };
+    };
+    const expected = summary(a);
+    // The vault's folder of a type is its name made safe for file systems.
+    expected.types = expected.types.map((name) => name.replace('/', '-').replace('?', '-'));
+    for (const thing of expected.things) thing.type = thing.type.replace('/', '-').replace('?', '-');
+    expect(summary(b)).toEqual(expected);
+    // Secret blocks come back as secret blocks, text as text.
+    const everything = json<{ description: Doc[] }>(await send('GET', `/api/campaigns/${imported.slug}/things/everything`));
+    expect(everything.description.filter((block) => block.isSecret === true)).toEqual([{ type: 'paragraph', isSecret: true, children: [{ text: 'for the GM' }] }]);
+    const types = everything.description.map((block) => block.type);
+    for (const type of ['heading-one', 'heading-six', 'block-quote', 'bulleted-list', 'numbered-list', 'code-block', 'divider', 'image', 'table']) expect(types, type).toContain(type);
+    const image = everything.description.find((block) => block.type === 'image' && typeof block.assetId === 'number');
+    expect(image).toBeDefined();
+  });
+
+  it('imports a vault made elsewhere: folders as types, files as things, wikilinks and relative links as mentions', async () => {
+    const root = path.join(import.meta.dirname, '../fixtures/vault');
+    const entries: ZipInput[] = [];
+    for (const name of await fs.readdir(root, { recursive: true })) {
+      const full = path.join(root, name);
+      if ((await fs.stat(full)).isFile()) entries.push({ name: `Saltmarsh/${name.split(path.sep).join('/')}`, data: await fs.readFile(full) });
+    }
+    entries.push({ name: 'Saltmarsh/attachments/harbour.png', data: png([0, 90, 200, 255]) }, { name: 'Saltmarsh/handout.pdf', data: '%PDF-1.4' });
+    const res = await importFile(await zipOf(entries), 'whatever.zip');
+    expect(res.statusCode, res.body).toBe(201);
+    const imported = json<Imported>(res);
+    expect(imported.name).toBe('Saltmarsh');
+    expect(imported.import).toMatchObject({ format: 'markdown', thingTypes: 3, things: 5, arcs: 0, links: 0, assets: 1 });
+    expect(imported.import.warnings).toEqual([expect.stringContaining('1 file was neither Markdown nor an image')]);
+    const base = `/api/campaigns/${imported.slug}`;
+    const types = json<{ id: number; name: string }[]>(await send('GET', `${base}/thing-types`));
+    expect(types.map((x) => x.name).sort()).toEqual(['Locations', 'NPCs', 'Notes']);
+    const things = json<{ id: number; slug: string; name: string; typeId: number }[]>(await send('GET', `${base}/things?fetchAll=true`));
+    const typeOf = (slug: string) => types.find((x) => x.id === things.find((y) => y.slug === slug)!.typeId)!.name;
+    expect(things.map((x) => x.name).sort()).toEqual(['Saltmarsh (the town)', 'Sanbalet', 'Skerrin Wavechaser', 'The Sea Ghost', 'Welcome']);
+    expect(typeOf('sanbalet')).toBe('NPCs');
+    expect(typeOf('welcome')).toBe('Notes');
+    const id = (slug: string) => things.find((x) => x.slug === slug)!.id;
+
+    const skerrin = json<{ description: Doc[] }>(await send('GET', `${base}/things/skerrin-wavechaser`)).description;
+    // The title heading is the name: not repeated in the text.
+    expect(skerrin[0]).toEqual(p(t('Leader of the smugglers at '), mention('thing', id('the-sea-ghost'), 'the haunted house'), t(', friend of '), mention('thing', id('sanbalet')), t('.')));
+    expect(skerrin).toContainEqual({ type: 'heading-two', children: [t('Traits')] });
+    const list = skerrin.find((b) => b.type === 'bulleted-list')!;
+    expect(list.children[0]).toEqual({ type: 'list-item', children: [t('Bold', { bold: true }), t(' and '), t('sly', { italic: true })] });
+    expect(JSON.stringify(list)).toContain('"numbered-list"');
+    expect(JSON.stringify(list)).toContain('"strikethrough":true');
+    expect(JSON.stringify(list)).toContain('"code":true');
+    expect(skerrin).toContainEqual({ type: 'table', children: [{ type: 'table-row', children: [cell('Stat'), cell('Value')] }, { type: 'table-row', children: [cell('AC'), cell('15')] }] });
+    expect(skerrin).toContainEqual({ type: 'code-block', children: [t('roll 1d20 + 5')] });
+    expect(skerrin).toContainEqual({ type: 'paragraph', isSecret: true, children: [t('He works for the Scarlet Brotherhood.')] });
+    expect(skerrin).toContainEqual({ type: 'divider', children: [t('')] });
+    expect(skerrin.at(-1)).toEqual(p(t('Links nowhere: [[Nobody Here]].')));
+
+    const sanbalet = json<{ description: Doc[] }>(await send('GET', `${base}/things/sanbalet`)).description;
+    expect(sanbalet).toEqual([p(t('Sanbalet, the wizard. Lives in '), mention('thing', id('the-sea-ghost'), 'the old house'), t('.'))]);
+    const town = json<{ description: Doc[] }>(await send('GET', `${base}/things/saltmarsh-the-town`)).description;
+    expect(town[0]).toEqual(p(t('A fishing town. Ask '), mention('thing', id('skerrin-wavechaser'), 'Skerrin'), t(' about the '), { type: 'link', url: 'https://example.test/harbour', children: [t('harbour')] }, t('.')));
+    const assets = json<{ id: number; label: string; url: string }[]>(await send('GET', `${base}/assets`));
+    expect(assets).toEqual([expect.objectContaining({ label: 'The harbour at dawn' })]);
+    expect(town[1]).toEqual({ type: 'image', assetId: assets[0]!.id, url: assets[0]!.url, alt: 'The harbour at dawn', children: [t('')] });
+    // Backlinks were indexed.
+    const backlinks = json<{ slug: string }[]>(await send('GET', `${base}/things/the-sea-ghost/backlinks`));
+    expect(backlinks.map((b) => b.slug).sort()).toEqual(['sanbalet', 'skerrin-wavechaser']);
+  });
+});
+
+/** Rewrites every occurrence of `from` in the zip's bytes (names in local and central headers). */
+function patch(bytes: Buffer, from: Buffer, to: Buffer): Buffer {
+  const out = Buffer.from(bytes);
+  for (let at = out.indexOf(from); at !== -1; at = out.indexOf(from, at + 1)) to.copy(out, at);
+  return out;
+}
+
+const minimalDoc = (extra: Doc = {}) =>
+  JSON.stringify({
+    format: 'loreforge-campaign',
+    version: 1,
+    exportedAt: '2026-01-01T00:00:00.000Z',
+    campaign: { id: 1, slug: 'tiny', name: 'Tiny', createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' },
+    thingTypes: [{ id: 1, name: 'NPCs', createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' }],
+    things: [],
+    arcs: [],
+    links: [],
+    assets: [],
+    members: [],
+    ...extra,
+  });
+
+describe(`hostile files on ${dialect}: each is 400 naming the entry, and nothing is created`, () => {
+  const cases: [string, () => Promise<Buffer>, RegExp][] = [
+    ['a zip bomb (an entry declaring more than is read)', async () => zipOf([{ name: 'campaign.json', data: Buffer.alloc(65 * 1024 * 1024, 0x20) }]), /^campaign\.json: the entry is \d+ bytes; at most 67108864/],
+    [
+      'a zip bomb lying about its size',
+      async () => {
+        // campaign.json declares 17 bytes but inflates to 4 MiB of spaces after a valid document.
+        const small = await zipOf([{ name: 'campaign.json', data: Buffer.alloc(17, 0x20) }]);
+        const real = deflateRawSync(Buffer.concat([Buffer.from(minimalDoc()), Buffer.alloc(4 * 1024 * 1024, 0x20)]));
+        // Rebuild by hand: local header, data, central directory with the lying sizes.
+        const name = Buffer.from('campaign.json');
+        const local = Buffer.alloc(30);
+        local.writeUInt32LE(0x04034b50, 0);
+        local.writeUInt16LE(20, 4);
+        local.writeUInt16LE(8, 8);
+        local.writeUInt32LE(0, 14);
+        local.writeUInt32LE(real.length, 18);
+        local.writeUInt32LE(17, 22);
+        local.writeUInt16LE(name.length, 26);
+        const central = Buffer.alloc(46);
+        central.writeUInt32LE(0x02014b50, 0);
+        central.writeUInt16LE(20, 4);
+        central.writeUInt16LE(20, 6);
+        central.writeUInt16LE(8, 10);
+        central.writeUInt32LE(real.length, 20);
+        central.writeUInt32LE(17, 24);
+        central.writeUInt16LE(name.length, 28);
+        const cdOffset = 30 + name.length + real.length;
+        const end = Buffer.alloc(22);
+        end.writeUInt32LE(0x06054b50, 0);
+        end.writeUInt16LE(1, 8);
+        end.writeUInt16LE(1, 10);
+        end.writeUInt32LE(46 + name.length, 12);
+        end.writeUInt32LE(cdOffset, 16);
+        expect(small.length).toBeGreaterThan(0);
+        return Buffer.concat([local, name, real, central, name, end]);
+      },
+      /^campaign\.json: the entry is damaged/,
+    ],
+    ['a name with ../', async () => patch(await zipOf([{ name: 'campaign.json', data: minimalDoc() }, { name: 'images/XX/XX/evil.png', data: png() }]), Buffer.from('XX/XX/'), Buffer.from('../../')), /^images\/\.\.\/\.\.\/evil\.png: the name leads out of the archive/],
+    [
+      'an absolute name',
+      async () => patch(await zipOf([{ name: 'campaign.json', data: minimalDoc() }, { name: 'Xetc/passwd.md', data: 'x' }]), Buffer.from('Xetc/passwd'), Buffer.from('/etc/passwd')),
+      /^\/etc\/passwd\.md: the name is an absolute path/,
+    ],
+    ['a symbolic link', async () => zipOf([{ name: 'NPCs/link.md', data: '/etc/passwd', mode: 0o120777 }]), /^NPCs\/link\.md: the entry is a symbolic link/],
+    [
+      '100,000 entries',
+      () => Promise.resolve(storedZip(Array.from({ length: 100_000 }, (_, i) => `n/${i}.md`))),
+      /: the archive has 100000 entries; at most 50000/,
+    ],
+    ['a truncated zip', async () => (await zipOf([{ name: 'campaign.json', data: minimalDoc() }])).subarray(0, 40), /not a zip archive, or a truncated one/],
+    ['invalid JSON at depth', async () => zipOf([{ name: 'campaign.json', data: `${'['.repeat(100_000)}1${']'.repeat(99_999)}` }]), /^campaign\.json: not valid JSON/],
+    [
+      'rich text nested too deep',
+      async () => {
+        let node: Doc = { text: 'deep' };
+        for (let i = 0; i < 40; i++) node = { type: 'block-quote', children: [node] };
+        const thing = { id: 1, slug: 'deep', typeId: 1, name: 'Deep', visibility: 'all', createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-01T00:00:00Z', description: [node] };
+        return zipOf([{ name: 'campaign.json', data: minimalDoc({ things: [thing] }) }]);
+      },
+      /^campaign\.json: \/things\/0\/description\/0(\/children\/0)+ must not nest blocks deeper than 16 levels/,
+    ],
+    [
+      'a name that is not UTF-8',
+      async () => patch(await zipOf([{ name: 'NPCs/QQ.md', data: 'x' }]), Buffer.from('QQ.md'), Buffer.from([0xff, 0xfe, 0x2e, 0x6d, 0x64])),
+      /^NPCs\/\\xff\\xfe\.md: the entry name is not UTF-8/,
+    ],
+    ['an image that is not one', async () => zipOf([{ name: 'campaign.json', data: minimalDoc({ assets: [{ id: 1, label: 'x', url: 'u', file: 'images/a.png', createdAt: '2026-01-01T00:00:00Z' }] }) }, { name: 'images/a.png', data: '<svg/>' }]), /^images\/a\.png: The file is not an image/],
+    ['a document naming what it does not hold', async () => zipOf([{ name: 'campaign.json', data: minimalDoc({ links: [{ thingId: 5, arcId: 6, createdAt: '2026-01-01T00:00:00Z' }] }) }]), /^campaign\.json: \/links\/0\/thingId names no thing of the file \(and 1 more problem\)/],
+    ['a loop of arcs', async () => zipOf([{ name: 'campaign.json', data: minimalDoc({ arcs: [1, 2].map((id) => ({ id, slug: `a${id}`, name: `A${id}`, parentArcId: 3 - id, createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-01T00:00:00Z' })) }) }]), /^campaign\.json: \/arcs\/0\/parentArcId makes the arcs a loop/],
+    ['another kind of document', async () => zipOf([{ name: 'campaign.json', data: '{"format":"kanka"}' }]), /^campaign\.json: \/format must be "loreforge-campaign"/],
+    ['a zip of neither', async () => zipOf([{ name: 'notes.txt', data: 'hello' }]), /^evil\.zip: the archive holds neither campaign\.json/],
+    ['not a zip nor JSON', () => Promise.resolve(Buffer.from('GIF89a not really')), /^evil\.zip: not valid JSON/],
+  ];
+  for (const [what, make, message] of cases) {
+    it(what, async () => {
+      const bytes = await make();
+      const before = await counts();
+      const res = await importFile(bytes, 'evil.zip');
+      expect(res.statusCode, res.body).toBe(400);
+      expect(problemOf(res).code).toBe('invalid_import');
+      expect(problemOf(res).detail).toMatch(message);
+      expect(await counts()).toEqual(before);
+    }, 60_000);
+  }
+
+  it('a file over IMPORT_MAX_BYTES is 413 before it is read whole', async () => {
+    const before = await counts();
+    const res = await importFile(Buffer.alloc(IMPORT_MAX_BYTES + 1024, 1), 'big.zip');
+    expect(res.statusCode).toBe(413);
+    expect(problemOf(res).code).toBe('import_too_large');
+    const raw = await ctx.app.inject({ method: 'POST', url: '/api/campaigns/import', headers: { ...owner.headers, 'content-type': 'application/zip' }, payload: Buffer.alloc(IMPORT_MAX_BYTES + 1, 1) });
+    expect(raw.statusCode).toBe(413);
+    expect(await counts()).toEqual(before);
+  });
+
+  it('needs a signed-in caller and a file', async () => {
+    const form = multipartFile(Buffer.from(minimalDoc()), 'x.json');
+    expect((await ctx.app.inject({ method: 'POST', url: '/api/campaigns/import', headers: form.headers, payload: form.payload })).statusCode).toBe(401);
+    const text = await ctx.app.inject({ method: 'POST', url: '/api/campaigns/import', headers: { ...owner.headers, 'content-type': 'text/plain' }, payload: 'hello' });
+    expect(text.statusCode).toBe(415);
+    const noFile = multipartFile(Buffer.from('x'), 'x.json', 'other');
+    expect((await ctx.app.inject({ method: 'POST', url: '/api/campaigns/import', headers: { ...owner.headers, ...noFile.headers }, payload: noFile.payload })).statusCode).toBe(400);
+  });
+});
