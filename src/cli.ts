@@ -10,7 +10,8 @@ import { createImageHost } from './images/index.js';
 import { campaignArchive, campaignJson, campaignVault, EXPORT_FORMATS, type ExportFormat } from './portability/export.js';
 import { createDatabase, describeDatabase, isPostgresUrl, sqliteFileOf, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
-import { setPremiumUntil } from './db/repositories/users.js';
+import { findUserByEmail, setPremiumUntil } from './db/repositories/users.js';
+import { importCampaign } from './portability/import.js';
 import { parseDateTime } from './domain/time.js';
 import { rebuildMentionsIndex } from './db/indexes/mentions.js';
 import { rebuildSearchIndex } from './db/indexes/search.js';
@@ -41,11 +42,14 @@ Commands:
                                            export a campaign (default: archive, a zip of
                                            campaign.json and its images; json; or markdown, an
                                            Obsidian vault); never overwrites a file
+  import <file> --owner <email>            import a campaign from an export (archive, json or
+                                           markdown) or a Markdown vault made elsewhere, as a new
+                                           campaign owned by that user; all or nothing
   help                                     show this text
 
 Settings are read from the same environment variables as the server: DATABASE_URL (PostgreSQL), or
 else DATA_DIR (the SQLite file DATA_DIR/loreforge.sqlite; default ./data). Every command first says
-which database it opened. Commands that work on existing data (user premium, search reindex, backup, export) refuse
+which database it opened. Commands that work on existing data (user premium, search reindex, backup, export, import) refuse
 to create a new SQLite file: give the server's DATA_DIR, or add --create to start an empty database.
 Pending migrations are applied before every command.
 Exit status: 0 done, 1 failed (bad setting, unknown user, database error), 2 bad command line.`;
@@ -56,7 +60,8 @@ type Command =
   | { kind: 'premium'; email: string; until: string | null; create: boolean }
   | { kind: 'reindex'; create: boolean }
   | { kind: 'backup'; file: string; create: false }
-  | { kind: 'export'; slug: string; format: ExportFormat; out: string; create: false };
+  | { kind: 'export'; slug: string; format: ExportFormat; out: string; create: false }
+  | { kind: 'import'; file: string; owner: string; create: boolean };
 
 class UsageError extends Error {}
 
@@ -81,6 +86,7 @@ function parseCommand(argv: string[]): Command {
         create: { type: 'boolean' },
         format: { type: 'string' },
         out: { type: 'string' },
+        owner: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -91,7 +97,7 @@ function parseCommand(argv: string[]): Command {
   const [name, ...rest] = positionals;
   if (values.help || name === 'help') return { kind: 'help' };
   if (name === undefined) throw new UsageError('no command given');
-  const noOptions = values.until === undefined && values.off === undefined && values.format === undefined && values.out === undefined;
+  const noOptions = values.until === undefined && values.off === undefined && values.format === undefined && values.out === undefined && values.owner === undefined;
   const create = values.create === true;
 
   if (name === 'migrate') {
@@ -113,6 +119,12 @@ function parseCommand(argv: string[]): Command {
     const format = values.format ?? 'archive';
     if (!(EXPORT_FORMATS as readonly string[]).includes(format)) throw new UsageError(`--format must be archive, json or markdown, got "${format}"`);
     return { kind: 'export', slug: rest[0]!.trim(), format: format as ExportFormat, out: values.out, create: false };
+  }
+  if (name === 'import') {
+    if (rest.length !== 1 || rest[0]!.trim() === '') throw new UsageError('import takes one argument: the file to import');
+    if (values.until !== undefined || values.off !== undefined || values.format !== undefined || values.out !== undefined) throw new UsageError('import takes only --owner (and --create)');
+    if (values.owner === undefined || values.owner.trim() === '') throw new UsageError('import needs --owner <email>: the user who will own the campaign');
+    return { kind: 'import', file: rest[0]!, owner: values.owner.trim(), create };
   }
   if (name === 'user' && rest[0] === 'premium') {
     const [, email, ...extra] = rest;
@@ -168,6 +180,8 @@ async function execute(command: Exclude<Command, { kind: 'help' }>, database: Da
       return backup(database, command.file, io);
     case 'export':
       return exportCampaign(database, config, command, io);
+    case 'import':
+      return importFromFile(database, config, command, io);
     case 'premium': {
       if (!(await setPremiumUntil(database.kysely, command.email, command.until))) {
         io.err(`loreforge: no user has the email address "${command.email}"`);
@@ -237,6 +251,41 @@ async function exportCampaign(database: Database, config: Config, command: Extra
   } catch (error) {
     fs.rmSync(target, { force: true });
     throw error;
+  } finally {
+    await imageHost.close();
+  }
+}
+
+/** `import <file> --owner <email>`: the same import as the API's (the operator may store images without premium). */
+async function importFromFile(database: Database, config: Config, command: Extract<Command, { kind: 'import' }>, io: CliIo): Promise<number> {
+  const owner = await findUserByEmail(database.kysely, command.owner);
+  if (!owner) {
+    io.err(`loreforge: no user has the email address "${command.owner}"`);
+    return 1;
+  }
+  const file = path.resolve(command.file);
+  let kind: 'zip' | 'json';
+  try {
+    const handle = fs.openSync(file, 'r');
+    const head = Buffer.alloc(2);
+    fs.readSync(handle, head, 0, 2, 0);
+    fs.closeSync(handle);
+    kind = head[0] === 0x50 && head[1] === 0x4b ? 'zip' : 'json';
+  } catch (error) {
+    io.err(`loreforge: ${describeError(error)}`);
+    return 1;
+  }
+  const imageHost = await createImageHost(config);
+  try {
+    const { result, seconds } = await timed(() =>
+      importCampaign(database, imageHost, { file, kind, fileName: path.basename(file), label: path.basename(file) }, { ownerId: owner.id, mayStoreImages: true }, config.maxUploadBytes),
+    );
+    const { counts, format, warnings } = result.report;
+    io.out(
+      `Imported ${result.campaign.name} (${format}) as the campaign ${result.campaign.slug}, owned by ${owner.email}: ${plural(counts.thingTypes, 'thing type')}, ${plural(counts.things, 'thing')}, ${plural(counts.arcs, 'arc')}, ${plural(counts.links, 'link')}, ${plural(counts.assets, 'image')} in ${seconds} s.`,
+    );
+    for (const warning of warnings) io.out(`Note: ${warning}`);
+    return 0;
   } finally {
     await imageHost.close();
   }

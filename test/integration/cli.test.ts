@@ -239,6 +239,18 @@ describe(`cli on ${dialect}`, () => {
           if (format === 'json') expect(JSON.parse(bytes.toString('utf8'))).toMatchObject({ format: 'loreforge-campaign', campaign: { slug: created.slug } });
           else expect(bytes.subarray(0, 4).toString('latin1')).toBe('PK\u0003\u0004');
         }
+        // Each export imports back as a new campaign of the named owner.
+        for (const format of ['archive', 'json', 'markdown']) {
+          const res = await cli(['import', path.join(dir, `out.${format}`), '--owner', user.email], target.env);
+          expect(res, format).toMatchObject({ status: 0, err: '' });
+          expect(res.out).toMatch(new RegExp(`Imported Taken out \\(${format}\\) as the campaign taken-out-[a-z0-9]+, owned by ${user.email}: \\d+ thing types?, 0 things, 0 arcs, 0 links, 0 images in \\d+\\.\\d s\\.`));
+        }
+        const nobody = await cli(['import', path.join(dir, 'out.json'), '--owner', 'nobody@example.test'], target.env);
+        expect(nobody).toMatchObject({ status: 1, err: 'loreforge: no user has the email address "nobody@example.test"' });
+        fs.writeFileSync(path.join(dir, 'bad.json'), '{"format":"other"}');
+        const bad = await cli(['import', path.join(dir, 'bad.json'), '--owner', user.email], target.env);
+        expect(bad.status).toBe(1);
+        expect(bad.err).toBe('loreforge: bad.json: /format must be "loreforge-campaign" (and 1 more problem) (invalid_import)');
         const again = await cli(['export', created.slug, '--out', path.join(dir, 'out.json')], target.env);
         expect(again.status).toBe(1);
         expect(again.err).toMatch(/exists already; export never overwrites a file/);
@@ -248,6 +260,13 @@ describe(`cli on ${dialect}`, () => {
         expect(fs.existsSync(path.join(dir, 'other.zip'))).toBe(false);
       } finally {
         await target.cleanup();
+      }
+    });
+
+    it('import needs a file and --owner', async () => {
+      for (const args of [['import'], ['import', 'a'], ['import', 'a', 'b', '--owner', 'x@y'], ['import', 'a', '--owner', 'x@y', '--format', 'json']]) {
+        const res = await cli(args, { LOG_LEVEL: 'silent' });
+        expect(res.status, args.join(' ')).toBe(2);
       }
     });
 

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { isPremium } from '../../domain/accounts.js';
-import { errors } from '../../domain/errors.js';
+import { AppError, errors } from '../../domain/errors.js';
 import { makeView } from '../../access/view.js';
 import { IMPORT_JSON_MAX_BYTES, importCampaign } from '../../portability/import.js';
 import { callerOf } from '../auth.js';
@@ -79,11 +79,17 @@ export async function importRoutes(instance: FastifyInstance): Promise<void> {
     if (Number.isFinite(declared) && declared > max + MULTIPART_OVERHEAD) throw errors.importTooLarge(max);
     const type = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
     if (request.isMultipart()) {
-      const part = await request.file({ limits: { fileSize: max, files: 1, fields: 10, fieldSize: 1024, parts: 20, headerPairs: 50 }, throwFileSizeLimit: false });
-      if (!part) throw new HttpError('bad_request', 'The form has no file: send it in a field named "file".');
-      await spool(part.file, file, Number.POSITIVE_INFINITY, max);
-      if (part.file.truncated) throw errors.importTooLarge(max);
-      return { fileName: part.filename, label: part.filename || 'the uploaded file' };
+      try {
+        const part = await request.file({ limits: { fileSize: max, files: 1, fields: 10, fieldSize: 1024, parts: 20, headerPairs: 50 }, throwFileSizeLimit: false });
+        if (!part) throw new HttpError('bad_request', 'The form has no file: send it in a field named "file".');
+        await spool(part.file, file, Number.POSITIVE_INFINITY, max);
+        if (part.file.truncated) throw errors.importTooLarge(max);
+        return { fileName: part.filename, label: part.filename || 'the uploaded file' };
+      } catch (error) {
+        // Our own answers, and the file system's failures, as they are; anything else is the form's fault.
+        if (error instanceof AppError || error instanceof HttpError || (error as { syscall?: unknown }).syscall !== undefined) throw error;
+        throw new HttpError('bad_request', `The form could not be read (${(error as Error).message}).`);
+      }
     }
     if (type === 'application/json' || type === 'application/zip') {
       const limit = type === 'application/json' ? Math.min(max, IMPORT_JSON_MAX_BYTES) : max;
