@@ -2,6 +2,7 @@
 // the player joins by the link and reads the campaign without the secret block and without the
 // GM-only NPC, and with no control to edit anything; the game master's "View as player" shows
 // exactly the same.
+import { AxeBuilder } from '@axe-core/playwright';
 import fs from 'node:fs';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +22,11 @@ afterAll(async () => {
   await player?.close();
   await server?.stop();
 });
+
+async function axeViolations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).analyze();
+  return results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact})`);
+}
 
 async function renderedDescription(page: Page): Promise<string> {
   const region = page.getByRole('region', { name: 'Description (rendered)' });
@@ -135,6 +141,26 @@ describe('sharing a campaign in the browser', () => {
     expect(download.suggestedFilename()).toMatch(new RegExp(`^${slug}-\\d{4}-\\d{2}-\\d{2}\\.json$`));
     const exported = JSON.parse(fs.readFileSync(await download.path(), 'utf8')) as { things: { name: string }[] };
     expect(exported.things.map((thing) => thing.name).sort()).toEqual(['Nezznar the Black Spider', 'Sildar Hallwinter']);
+    // The import page takes the download back as a new campaign, with a report of what came in.
+    await page.goto(`${server.base}/`);
+    await page.getByRole('link', { name: 'import a campaign' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Import a campaign' }).waitFor();
+    await page.getByLabel('File to import').setInputFiles({ name: 'broken.zip', mimeType: 'application/zip', buffer: Buffer.from('PK\u0003\u0004 not really a zip') });
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    await page.getByRole('heading', { level: 2, name: 'Nothing was imported' }).waitFor();
+    expect(await page.getByRole('alert').textContent()).toMatch(/^broken\.zip: not a zip archive, or a truncated one/);
+    await page.getByLabel('File to import').setInputFiles(await download.path());
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    await page.getByRole('heading', { level: 2, name: 'Imported Shared Saga' }).waitFor();
+    const report = (await page.locator('.import-report').textContent()) ?? '';
+    expect(report).toContain('From a JSON document');
+    expect(report).toContain('2 things');
+    expect(await axeViolations(page)).toEqual([]);
+    await page.screenshot({ path: screenshotPath('import-report.png'), fullPage: true });
+    await page.getByRole('link', { name: 'Open Shared Saga' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Shared Saga' }).waitFor();
+    expect(new URL(page.url()).pathname).toMatch(new RegExp(`^/campaigns/${slug}-[a-z0-9]+$`));
+    await expect.poll(() => page.getByRole('navigation', { name: 'Things' }).textContent()).toContain('NPCs2');
     // A player has no export link.
     await reader.goto(`${server.base}/campaigns/${slug}`);
     await reader.getByRole('heading', { level: 1, name: 'Shared Saga' }).waitFor();

@@ -7,6 +7,7 @@ import { SignInPage, SignUpPage } from './pages/auth';
 import { CampaignHome } from './pages/campaign-home';
 import { CampaignShell } from './pages/campaign-shell';
 import { CampaignsPage } from './pages/campaigns';
+import { ImportPage } from './pages/import';
 import { JoinPage } from './pages/join';
 import { MembersPage } from './pages/members';
 import { NotFound, SignedIn } from './pages/layout';
@@ -24,6 +25,7 @@ export const router = createBrowserRouter([
       { path: '/', element: <CampaignsPage /> },
       { path: '/campaigns', element: <CampaignsPage /> },
       { path: '/account', element: <AccountPage /> },
+      { path: '/import', element: <ImportPage /> },
       {
         path: '/campaigns/:campaignSlug',
         element: <CampaignShell />,

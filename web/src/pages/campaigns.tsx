@@ -47,6 +47,9 @@ export function CampaignsPage() {
         </button>
       </form>
       {create.error && !nameError && <ErrorMessage>{messageOf(create.error)}</ErrorMessage>}
+      <p>
+        Or <Link to="/import">import a campaign</Link> from an export or a Markdown vault.
+      </p>
     </main>
   );
 }
