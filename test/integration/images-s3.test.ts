@@ -11,6 +11,7 @@ import { sweepUploads } from '../../src/images/uploads.js';
 import { call, IN_A_YEAR, premiumUser } from '../fixtures/image-app.js';
 import { html, IMAGES, png, pngOfSize } from '../fixtures/images.js';
 import { createTestContext, json, type TestContext, type TestUser } from '../support/app.js';
+import { minimalDoc, multipartFile, zipOf } from '../support/zip.js';
 
 // The S3 image host against s3rver (an S3-compatible server) started here on 127.0.0.1. s3rver
 // checks no signatures, so the presigned URL is checked by reading it: method (by recomputing the
@@ -217,6 +218,45 @@ describe('the S3 image host against s3rver', () => {
     expect(result.expiredGrants).toBeGreaterThanOrEqual(1);
     expect(result.removalsLeft).toBe(false);
     expect(await exists(stagingKey(imageId))).toBe(false);
+  });
+});
+
+describe('importing into the S3 host', () => {
+  const keysUnder = (prefix: string): string[] =>
+    fs
+      .readdirSync(path.join(s3dir, BUCKET), { recursive: true })
+      .map((name) => String(name).split(path.sep).join('/'))
+      .filter((name) => name.startsWith(prefix) && name.endsWith('._S3rver_object'));
+  const asset = (id: number, file: string) => ({ id, label: `Image ${id}`, url: `https://old.example/${id}.png`, file, createdAt: '2026-01-01T00:00:00.000Z' });
+
+  it('stages an archive’s images, places them under the new campaign, and leaves nothing staged; a refused file leaves nothing at all', async () => {
+    const bytes = png([9, 9, 9, 255]);
+    const thing = { id: 1, slug: 'map-holder', typeId: 1, name: 'Map holder', createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z', description: [{ type: 'image', assetId: 7, url: 'https://old.example/7.png', children: [{ text: '' }] }] };
+    const good = await zipOf([{ name: 'campaign.json', data: minimalDoc({ things: [thing], assets: [asset(7, 'images/a.png')] }) }, { name: 'images/a.png', data: bytes }]);
+    const form = multipartFile(good, 'good.zip');
+    const res = await ctx.app.inject({ method: 'POST', url: '/api/campaigns/import', headers: { ...gm.headers, ...form.headers }, payload: form.payload });
+    expect(res.statusCode, res.body).toBe(201);
+    const imported = json<{ id: number; slug: string; import: { assets: number } }>(res);
+    expect(imported.import.assets).toBe(1);
+    const [stored] = json<{ id: number; url: string }[]>(await ctx.app.inject({ method: 'GET', url: `/api/campaigns/${imported.slug}/assets`, headers: gm.headers }));
+    expect(stored!.url).toMatch(new RegExp(`/images/${imported.id}/[0-9a-f]{32}\\.png$`));
+    expect(Buffer.from(await (await fetch(stored!.url)).arrayBuffer())).toEqual(bytes);
+    const description = json<{ description: { assetId: number; url: string }[] }>(await ctx.app.inject({ method: 'GET', url: `/api/campaigns/${imported.slug}/things/map-holder`, headers: gm.headers })).description;
+    expect(description[0]).toMatchObject({ assetId: stored!.id, url: stored!.url });
+    expect(keysUnder('imports/')).toEqual([]);
+
+    const before = keysUnder('images/').length;
+    const bad = await zipOf([
+      { name: 'campaign.json', data: minimalDoc({ assets: [asset(1, 'images/a.png'), asset(2, 'images/b.png')] }) },
+      { name: 'images/a.png', data: bytes },
+      { name: 'images/b.png', data: html() },
+    ]);
+    const badForm = multipartFile(bad, 'bad.zip');
+    const refused = await ctx.app.inject({ method: 'POST', url: '/api/campaigns/import', headers: { ...gm.headers, ...badForm.headers }, payload: badForm.payload });
+    expect(refused.statusCode, refused.body).toBe(400);
+    expect(json<{ detail: string }>(refused).detail).toMatch(/^images\/b\.png: The file is not an image/);
+    expect(keysUnder('imports/')).toEqual([]);
+    expect(keysUnder('images/').length).toBe(before);
   });
 });
 

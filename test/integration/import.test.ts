@@ -1,13 +1,16 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { deflateRawSync } from 'node:zlib';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalImageHost } from '../../src/images/local.js';
-import { createTestContext, json, type TestContext, type TestUser } from '../support/app.js';
+import os from 'node:os';
+import { ImageHostError, type ImageRef, type StagedImage, type StoredImage } from '../../src/images/image-host.js';
+import { LocalImageHost } from '../../src/images/local.js';
+import { buildCheckedApp, createTestContext, json, type TestContext, type TestUser } from '../support/app.js';
 import { problemOf } from '../support/fixtures.js';
 import { ODD_TEXT } from '../support/fuzz/hostile.js';
 import { dialect } from '../support/test-db.js';
-import { multipartFile, storedZip, unzip, zipOf, type ZipInput } from '../support/zip.js';
+import { minimalDoc, multipartFile, storedZip, unzip, zipOf, type ZipInput } from '../support/zip.js';
 import { png } from '../fixtures/images.js';
 
 // Import (CONTRACT "Portability"): the archive round trip, the json document, our own vault and a
@@ -326,21 +329,6 @@ function patch(bytes: Buffer, from: Buffer, to: Buffer): Buffer {
   return out;
 }
 
-const minimalDoc = (extra: Doc = {}) =>
-  JSON.stringify({
-    format: 'loreforge-campaign',
-    version: 1,
-    exportedAt: '2026-01-01T00:00:00.000Z',
-    campaign: { id: 1, slug: 'tiny', name: 'Tiny', createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' },
-    thingTypes: [{ id: 1, name: 'NPCs', createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' }],
-    things: [],
-    arcs: [],
-    links: [],
-    assets: [],
-    members: [],
-    ...extra,
-  });
-
 describe(`hostile files on ${dialect}: each is 400 naming the entry, and nothing is created`, () => {
   const cases: [string, () => Promise<Buffer>, RegExp][] = [
     ['a zip bomb (an entry declaring more than is read)', async () => zipOf([{ name: 'campaign.json', data: Buffer.alloc(65 * 1024 * 1024, 0x20) }]), /^campaign\.json: the entry is \d+ bytes; at most 67108864/],
@@ -428,6 +416,36 @@ describe(`hostile files on ${dialect}: each is 400 naming the entry, and nothing
     }, 60_000);
   }
 
+  it('creates nothing when the image host fails halfway, and removes the images it had placed', async () => {
+    const root = await fs.mkdtemp(path.join(os.tmpdir(), 'loreforge-failing-host-'));
+    let placed = 0;
+    class FailingHost extends LocalImageHost {
+      override placeStaged(staged: StagedImage, ref: ImageRef): Promise<StoredImage> {
+        placed += 1;
+        if (placed === 2) return Promise.reject(new ImageHostError('The disk went away.'));
+        return super.placeStaged(staged, ref);
+      }
+    }
+    const host = new FailingHost({ root, publicBaseUrl: 'http://127.0.0.1', maxBytes: 1024 * 1024 });
+    const app = await buildCheckedApp(ctx.config, { database: ctx.database, imageHost: host, logger: false });
+    await app.ready();
+    try {
+      const assets = [1, 2, 3].map((id) => ({ id, label: `Image ${id}`, url: `https://old.example/${id}.png`, file: `images/${id}.png`, createdAt: '2026-01-01T00:00:00.000Z' }));
+      const archive = await zipOf([{ name: 'campaign.json', data: minimalDoc({ assets }) }, ...[1, 2, 3].map((id) => ({ name: `images/${id}.png`, data: png([id, id, id, 255]) }))]);
+      const before = await counts();
+      const form = multipartFile(archive, 'three.zip');
+      const res = await app.inject({ method: 'POST', url: '/api/campaigns/import', headers: { ...owner.headers, ...form.headers }, payload: form.payload });
+      expect(res.statusCode).toBe(500);
+      expect(placed).toBe(2);
+      expect(await counts()).toEqual(before);
+      // The first image was placed, then removed; the third was staged, then discarded.
+      expect((await fs.readdir(root, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile())).toEqual([]);
+    } finally {
+      await app.close();
+      await fs.rm(root, { recursive: true, force: true });
+    }
+  });
+
   it('a file over IMPORT_MAX_BYTES is 413 before it is read whole', async () => {
     const before = await counts();
     const res = await importFile(Buffer.alloc(IMPORT_MAX_BYTES + 1024, 1), 'big.zip');
@@ -446,4 +464,120 @@ describe(`hostile files on ${dialect}: each is 400 naming the entry, and nothing
     const noFile = multipartFile(Buffer.from('x'), 'x.json', 'other');
     expect((await ctx.app.inject({ method: 'POST', url: '/api/campaigns/import', headers: { ...owner.headers, ...noFile.headers }, payload: noFile.payload })).statusCode).toBe(400);
   });
+});
+
+// ---- Property tests: random campaigns round-trip; damaged archives never half-import ----
+
+const ARC_FIELDS = ['hook', 'protagonist', 'antagonist', 'problem', 'key', 'outcome', 'notes'] as const;
+const word = fc.oneof(fc.string({ unit: 'grapheme', maxLength: 12 }), fc.constantFrom(...ODD_NAMES));
+const name = word.filter((value) => value.trim() === value && value !== '' && [...value].length <= 255);
+const instant = fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2030-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString());
+const leafArb = fc.record({ text: word, bold: fc.boolean(), code: fc.boolean() }, { requiredKeys: ['text'] });
+// Targets: things have ids 100…, arcs 200…; 999 names nothing.
+const mentionArb = fc.record({
+  type: fc.constant('mention'),
+  targetType: fc.constantFrom('thing', 'arc'),
+  targetId: fc.oneof(fc.integer({ min: 100, max: 105 }), fc.integer({ min: 200, max: 203 }), fc.constant(999)),
+  children: fc.constant([{ text: '' }]),
+});
+const inlineBlock = (type: string) => fc.record({ type: fc.constant(type), children: fc.array(fc.oneof(leafArb, mentionArb), { minLength: 1, maxLength: 4 }) });
+const blockArb = fc.oneof(
+  inlineBlock('paragraph'),
+  inlineBlock('heading-two'),
+  inlineBlock('block-quote'),
+  fc.record({ type: fc.constant('bulleted-list'), children: fc.array(inlineBlock('list-item'), { minLength: 1, maxLength: 3 }) }),
+  fc.record({ type: fc.constant('code-block'), children: fc.tuple(leafArb.map((l) => ({ text: l.text }))) }),
+  inlineBlock('paragraph').map((b) => ({ ...b, isSecret: true })),
+);
+const richArb = fc.array(blockArb, { minLength: 1, maxLength: 4 });
+
+const campaignDocArb = fc
+  .record({
+    name,
+    description: richArb,
+    types: fc.integer({ min: 1, max: 3 }),
+    things: fc.array(fc.record({ name, type: fc.nat(), gm: fc.boolean(), description: richArb, createdAt: instant, updatedAt: instant }), { maxLength: 6 }),
+    arcs: fc.array(fc.record({ name, parent: fc.option(fc.nat()), gm: fc.boolean(), fields: fc.tuple(...ARC_FIELDS.map(() => richArb)), createdAt: instant, updatedAt: instant }), { maxLength: 4 }),
+    links: fc.array(fc.tuple(fc.nat(), fc.nat(), instant), { maxLength: 6 }),
+  })
+  .map((c) => {
+    const when = '2026-05-05T05:05:05.005Z';
+    const things = c.things.map((t, i) => ({ id: 100 + i, slug: `thing-${i}`, typeId: 10 + (t.type % c.types), name: t.name, visibility: t.gm ? 'gm' : 'all', createdAt: t.createdAt, updatedAt: t.updatedAt, description: t.description }));
+    const arcs = c.arcs.map((a, i) => ({
+      id: 200 + i,
+      slug: `arc-${i}`,
+      name: a.name,
+      parentArcId: i > 0 && a.parent !== null ? 200 + (a.parent % i) : null,
+      visibility: a.gm ? 'gm' : 'all',
+      createdAt: a.createdAt,
+      updatedAt: a.updatedAt,
+      ...Object.fromEntries(ARC_FIELDS.map((field, f) => [field, a.fields[f]])),
+    }));
+    const pairs = new Map<string, { thingId: number; arcId: number; createdAt: string }>();
+    if (things.length > 0 && arcs.length > 0) for (const [t, a, at] of c.links) pairs.set(`${t % things.length}:${a % arcs.length}`, { thingId: 100 + (t % things.length), arcId: 200 + (a % arcs.length), createdAt: at });
+    return {
+      format: 'loreforge-campaign',
+      version: 1,
+      exportedAt: when,
+      campaign: { id: 1, slug: 'random-campaign', name: c.name, userId: 'someone', createdAt: when, updatedAt: when, description: c.description },
+      thingTypes: Array.from({ length: c.types }, (_, i) => ({ id: 10 + i, name: `Type ${i}`, createdAt: when, updatedAt: when })),
+      things,
+      arcs,
+      links: [...pairs.values()],
+      assets: [],
+      members: [],
+    };
+  });
+
+describe(`import properties on ${dialect}`, () => {
+  it('a random campaign document imports and exports back as it was (but for ids)', async () => {
+    let runs = 0;
+    await fc.assert(
+      fc.asyncProperty(campaignDocArb, async (doc) => {
+        runs += 1;
+        const res = await ctx.app.inject({ method: 'POST', url: '/api/campaigns/import', headers: { ...owner.headers, 'content-type': 'application/json' }, payload: JSON.stringify(doc) });
+        expect(res.statusCode, res.body).toBe(201);
+        const slug = json<Imported>(res).slug;
+        const back = json<Doc>(await send('GET', `/api/campaigns/${slug}/export?format=json`));
+        const { members: _a, ...expected } = normalised(doc);
+        const { members: _b, ...actual } = normalised(back);
+        expect(actual).toEqual(expected);
+        await send('DELETE', `/api/campaigns/${slug}`);
+      }),
+      { numRuns: 15 },
+    );
+    expect(runs).toBe(15);
+  });
+
+  it('a damaged archive is imported whole or refused with 400 and nothing created, never a 5xx', async () => {
+    const s = await seedRich();
+    const archive = (await send('GET', `${s.base}/export?format=archive`)).rawPayload;
+    const outcomes = { imported: 0, refused: 0 };
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          fc.nat(archive.length - 1).map((at) => ({ truncate: at, flips: [] as [number, number][] })),
+          fc.array(fc.tuple(fc.nat(archive.length - 1), fc.integer({ min: 1, max: 255 })), { minLength: 1, maxLength: 4 }).map((flips) => ({ truncate: archive.length, flips })),
+        ),
+        async ({ truncate, flips }) => {
+          const damaged = Buffer.from(archive.subarray(0, truncate));
+          for (const [at, xor] of flips) if (at < damaged.length) damaged[at]! ^= xor;
+          const before = await counts();
+          const res = await importFile(damaged, 'damaged.zip');
+          expect([201, 400], res.body).toContain(res.statusCode);
+          if (res.statusCode === 400) {
+            outcomes.refused += 1;
+            expect(problemOf(res).code).toBe('invalid_import');
+            expect(await counts()).toEqual(before);
+          } else {
+            outcomes.imported += 1;
+            expect((await counts()).campaigns).toBe(before.campaigns + 1);
+            await send('DELETE', `/api/campaigns/${json<Imported>(res).slug}`);
+          }
+        },
+      ),
+      { numRuns: 40 },
+    );
+    expect(outcomes.refused).toBeGreaterThan(0);
+  }, 60_000);
 });

@@ -113,3 +113,19 @@ export function storedZip(names: readonly string[]): Buffer {
   end.writeUInt32LE(offset, 16);
   return Buffer.concat([...locals, directory, ...zip64, end]);
 }
+
+/** A small `loreforge-campaign` document (one thing type, nothing else), with `extra` replacing its parts. */
+export const minimalDoc = (extra: Record<string, unknown> = {}): string =>
+  JSON.stringify({
+    format: 'loreforge-campaign',
+    version: 1,
+    exportedAt: '2026-01-01T00:00:00.000Z',
+    campaign: { id: 1, slug: 'tiny', name: 'Tiny', createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' },
+    thingTypes: [{ id: 1, name: 'NPCs', createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' }],
+    things: [],
+    arcs: [],
+    links: [],
+    assets: [],
+    members: [],
+    ...extra,
+  });
