@@ -1,10 +1,11 @@
-// Export throughput and memory: `npm run bench:export`.
+// Export and import throughput and memory: `npm run bench:export`.
 //
 // Seeds one SQLite campaign of BENCH_THINGS things (10,000) with a few paragraphs each and mentions
 // between them, 300 arcs linked to things, and BENCH_IMAGE_MB of uploaded images (1024: a thousand
 // images of about 1 MiB, files of the local image host), then downloads the three export formats
-// over HTTP from the real app and prints, for each, its size, time, throughput and the process's
-// peak resident memory while it ran (sampled every 20 ms; the client only counts the bytes).
+// over HTTP from the real app, each to a file, and uploads each file back to POST
+// /api/campaigns/import (streamed from disk as a multipart form). For each it prints the size, time,
+// throughput and the process's peak resident memory while it ran (sampled every 20 ms).
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -19,6 +20,9 @@ import { createToken } from '../src/db/repositories/credentials.js';
 import { createUser } from '../src/db/repositories/users.js';
 import { hashSecret, newSecret } from '../src/domain/secrets.js';
 import { nowIso } from '../src/domain/time.js';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { png } from '../test/fixtures/images.js';
 import { description, thingName } from './lib/content.js';
 
 const THINGS = Number(process.env.BENCH_THINGS ?? 10_000);
@@ -30,13 +34,16 @@ const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 
 async function main() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loreforge-bench-export-'));
-  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'warn', PORT: '0' });
+  // Imports as large as the exports, and as long as they take.
+  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'warn', PORT: '0', IMPORT_MAX_BYTES: String(8 * 1024 ** 3), REQUEST_TIMEOUT_MS: '600000' });
   const database = createDatabase({ dataDir });
   try {
     await migrateToLatest(database);
     const db = database.kysely;
     const now = nowIso();
     const user = await createUser(db, { email: 'bench@example.test', name: 'Bench', passwordHash: 'x', now });
+    // Premium: an import stores the archive's images as uploads.
+    await db.updateTable('users').set({ premium_until: '2999-01-01T00:00:00.000Z' }).where('id', '=', user.id).execute();
     const token = newSecret('lf_');
     await createToken(db, { userId: user.id, name: 'bench', secretHash: hashSecret(token), now, expiresAt: null });
     const campaign = await createCampaign(database, user.id, { name: 'Export Bench', description: null });
@@ -69,7 +76,9 @@ async function main() {
     const imageDir = path.join(dataDir, 'images', String(campaign.id));
     fs.mkdirSync(imageDir, { recursive: true });
     const images = Math.round(IMAGE_MB * 1024 * 1024 / IMAGE_BYTES);
-    const bytes = randomBytes(IMAGE_BYTES);
+    // A PNG's first bytes (what the image check reads), then random bytes to the size.
+    const head = png();
+    const bytes = Buffer.concat([head, randomBytes(IMAGE_BYTES - head.length)]);
     for (let start = 0; start < images; start += 200) {
       const rows = [];
       for (let i = start; i < Math.min(images, start + 200); i++) {
@@ -84,35 +93,35 @@ async function main() {
     const app = await buildApp(config, { database, logger: false });
     await app.listen({ host: '127.0.0.1', port: 0 });
     const address = app.server.address() as { port: number };
+    const files = new Map<string, string>();
     try {
       for (const format of ['json', 'archive', 'markdown']) {
-        global.gc?.();
-        const baseline = process.memoryUsage().rss;
-        let peak = baseline;
-        let heapPeak = process.memoryUsage().heapUsed;
-        const heapBase = heapPeak;
-        const sampler = setInterval(() => {
-          const usage = process.memoryUsage();
-          peak = Math.max(peak, usage.rss);
-          heapPeak = Math.max(heapPeak, usage.heapUsed + usage.external);
-        }, 20);
-        const started = Date.now();
-        const received = await new Promise<number>((resolve, reject) => {
-          http
-            .get({ host: '127.0.0.1', port: address.port, path: `/api/campaigns/${campaign.slug}/export?format=${format}`, headers: { authorization: `Bearer ${token}` } }, (res) => {
-              if (res.statusCode !== 200) reject(new Error(`export ${format}: ${res.statusCode}`));
-              let count = 0;
-              res.on('data', (chunk: Buffer) => (count += chunk.length));
-              res.on('end', () => resolve(count));
-              res.on('error', reject);
-            })
-            .on('error', reject);
+        const file = path.join(dataDir, `export.${format}`);
+        files.set(format, file);
+        const { seconds, line } = await measured(async () => {
+          await new Promise<void>((resolve, reject) => {
+            http
+              .get({ host: '127.0.0.1', port: address.port, path: `/api/campaigns/${campaign.slug}/export?format=${format}`, headers: { authorization: `Bearer ${token}` } }, (res) => {
+                if (res.statusCode !== 200) reject(new Error(`export ${format}: ${res.statusCode}`));
+                pipeline(res, fs.createWriteStream(file)).then(resolve, reject);
+              })
+              .on('error', reject);
+          });
         });
-        clearInterval(sampler);
-        const seconds = (Date.now() - started) / 1000;
+        const size = fs.statSync(file).size;
+        console.log(`export ${format.padEnd(8)} ${mb(size).padStart(8)} MiB in ${seconds.toFixed(1).padStart(5)} s = ${mb(size / seconds).padStart(6)} MiB/s; ${line}`);
+      }
+      for (const format of ['json', 'archive', 'markdown']) {
+        const file = files.get(format)!;
+        const size = fs.statSync(file).size;
+        let answer = '';
+        const { seconds, line } = await measured(async () => {
+          answer = await upload(address.port, token, file);
+        });
+        const report = (JSON.parse(answer) as { import: { things: number; arcs: number; assets: number } }).import;
         console.log(
-          `export ${format.padEnd(8)} ${mb(received).padStart(8)} MiB in ${seconds.toFixed(1).padStart(5)} s = ${mb(received / seconds).padStart(6)} MiB/s; ` +
-            `RSS ${mb(baseline)} MiB before, peak ${mb(peak)} MiB (+${mb(peak - baseline)} MiB); JS heap and buffers +${mb(heapPeak - heapBase)} MiB at most`,
+          `import ${format.padEnd(8)} ${mb(size).padStart(8)} MiB in ${seconds.toFixed(1).padStart(5)} s = ${mb(size / seconds).padStart(6)} MiB/s, ` +
+            `${Math.round(report.things / seconds)} things/s (${report.things} things, ${report.arcs} arcs, ${report.assets} images); ${line}`,
         );
       }
     } finally {
@@ -122,6 +131,55 @@ async function main() {
     await database.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** Runs `work` while sampling the process's memory every 20 ms. */
+async function measured(work: () => Promise<void>): Promise<{ seconds: number; line: string }> {
+  global.gc?.();
+  const baseline = process.memoryUsage().rss;
+  let peak = baseline;
+  const heapBase = process.memoryUsage().heapUsed;
+  let heapPeak = heapBase;
+  const sampler = setInterval(() => {
+    const usage = process.memoryUsage();
+    peak = Math.max(peak, usage.rss);
+    heapPeak = Math.max(heapPeak, usage.heapUsed + usage.external);
+  }, 20);
+  const started = Date.now();
+  try {
+    await work();
+  } finally {
+    clearInterval(sampler);
+  }
+  const seconds = (Date.now() - started) / 1000;
+  return { seconds, line: `RSS ${mb(baseline)} MiB before, peak ${mb(peak)} MiB (+${mb(peak - baseline)} MiB); JS heap and buffers +${mb(heapPeak - heapBase)} MiB at most` };
+}
+
+/** POSTs the file to the import route as a multipart form, streamed from disk; resolves to the 201 answer's body. */
+function upload(port: number, token: string, file: string): Promise<string> {
+  const boundary = `----bench${randomBytes(8).toString('hex')}`;
+  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${path.basename(file)}"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  const length = head.length + fs.statSync(file).size + tail.length;
+  async function* body() {
+    yield head;
+    yield* fs.createReadStream(file, { highWaterMark: 1024 * 1024 });
+    yield tail;
+  }
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      { host: '127.0.0.1', port, method: 'POST', path: '/api/campaigns/import', headers: { authorization: `Bearer ${token}`, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': length } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => (res.statusCode === 201 ? resolve(text) : reject(new Error(`import: ${res.statusCode} ${text}`))));
+        res.on('error', reject);
+      },
+    );
+    request.on('error', reject);
+    Readable.from(body()).pipe(request);
+  });
 }
 
 await main();
