@@ -4,6 +4,7 @@
 //   --no-web         the server only (suites and scripts that use the API alone)
 //   --web-out DIR    the web app into DIR instead (a test's private copy, served with WEB_ROOT=DIR)
 import { build } from 'esbuild';
+import { copyFile } from 'node:fs/promises';
 import process from 'node:process';
 import { build as buildWeb } from 'vite';
 
@@ -18,6 +19,9 @@ await build({
   sourcemap: true,
   logLevel: 'warning',
 });
+// The Markdown parser's worker thread (plain JavaScript, package imports only), next to main.js
+// where src/portability/markdown.ts looks for it.
+await copyFile('src/portability/markdown-worker.mjs', 'dist/markdown-worker.mjs');
 
 const args = process.argv.slice(2);
 const webOut = args.includes('--web-out') ? args[args.indexOf('--web-out') + 1] : undefined;

@@ -12,10 +12,7 @@
 //   files of the vault become uploaded images (assets), and links or `![[embeds]]` of them image blocks.
 // - A zip of a folder (one top-level folder holding everything) is read as that folder.
 import path from 'node:path';
-import type { Nodes as MdNode, PhrasingContent, RootContent } from 'mdast';
-import { fromMarkdown } from 'mdast-util-from-markdown';
-import { gfmFromMarkdown } from 'mdast-util-gfm';
-import { gfm } from 'micromark-extension-gfm';
+import type { Nodes as MdNode, PhrasingContent, Root, RootContent } from 'mdast';
 import { parse as parseYaml } from 'yaml';
 import { ARC_TEXT_FIELDS, type ArcTextField } from '../domain/arc-fields.js';
 import type { FieldIssue } from '../domain/errors.js';
@@ -24,6 +21,7 @@ import { RICH_TEXT_MAX_DEPTH, validateRichText, type RichText, type RichTextBloc
 import { isValidSlug, nextFreeSlug, slugifyName } from '../domain/slugs.js';
 import { parseDateTime } from '../domain/time.js';
 import { FORMAT_BY_EXT } from '../images/sniff.js';
+import { MarkdownParser } from './markdown.js';
 import { arcCycle, importProblems, type ImportPlan } from './plan.js';
 import { readEntryText, type OpenedZip, type ZipEntry } from './zip.js';
 
@@ -215,35 +213,38 @@ export async function planFromVault(opened: OpenedZip, fallbackName: string): Pr
   const labels = new Map<number, string>();
   const thingsByKey = new Map(plan.things.map((t) => [t.key, t]));
   const arcsByKey = new Map(plan.arcs.map((a) => [a.key, a]));
-  for (const note of notes) {
-    const converter = new Converter(resolver(note.path), labels);
-    const tree = fromMarkdown(note.body, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
-    let blocks = converter.blocks(tree.children, 1, true);
-    // The title our export (and many notes) start with.
-    const first = blocks[0];
-    if (first?.type === 'heading-one' && plainText(first) === note.name) blocks = blocks.slice(1);
-    const issues: FieldIssue[] = [];
-    if (note.kind === 'thing') {
-      const thing = thingsByKey.get(note.key)!;
-      thing.description = blocks;
-      issues.push(...validateRichText(blocks.length === 0 ? [{ type: 'paragraph', children: [{ text: '' }] }] : blocks, '/description'));
-    } else {
-      const arc = arcsByKey.get(note.key)!;
-      arc.fields = arcFields(blocks);
-      for (const field of ARC_TEXT_FIELDS) if (arc.fields[field].length > 0) issues.push(...validateRichText(arc.fields[field], `/${field}`));
-      const parent = linkedTargets(note.meta.parent, resolver(note.path)).find((t) => t.kind === 'arc');
-      if (parent) arc.parentKey = parent.key;
+  const parser = new MarkdownParser();
+  try {
+    for (const note of notes) {
+      const converter = new Converter(resolver(note.path), labels);
+      let blocks = toBlocks(converter, await parser.parse(note.body, note.entry.name), note.entry.name);
+      // The title our export (and many notes) start with.
+      const first = blocks[0];
+      if (first?.type === 'heading-one' && plainText(first) === note.name) blocks = blocks.slice(1);
+      const issues: FieldIssue[] = [];
+      if (note.kind === 'thing') {
+        const thing = thingsByKey.get(note.key)!;
+        thing.description = blocks;
+        issues.push(...validateRichText(blocks.length === 0 ? [{ type: 'paragraph', children: [{ text: '' }] }] : blocks, '/description'));
+      } else {
+        const arc = arcsByKey.get(note.key)!;
+        arc.fields = arcFields(blocks);
+        for (const field of ARC_TEXT_FIELDS) if (arc.fields[field].length > 0) issues.push(...validateRichText(arc.fields[field], `/${field}`));
+        const parent = linkedTargets(note.meta.parent, resolver(note.path)).find((t) => t.kind === 'arc');
+        if (parent) arc.parentKey = parent.key;
+      }
+      if (issues.length > 0) throw importProblems(note.entry.name, issues);
     }
-    if (issues.length > 0) throw importProblems(note.entry.name, issues);
-  }
-  if (index && ours) {
-    const converter = new Converter(resolver('index.md'), labels);
-    const tree = fromMarkdown(index.body, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
-    let blocks = converter.blocks(tree.children, 1, true);
-    if (blocks[0]?.type === 'heading-one' && plainText(blocks[0]) === plan.campaign.name) blocks = blocks.slice(1);
-    plan.campaign.description = blocks;
-    const issues = blocks.length > 0 ? validateRichText(blocks, '/description') : [];
-    if (issues.length > 0) throw importProblems(indexEntry!.name, issues);
+    if (index && ours) {
+      const converter = new Converter(resolver('index.md'), labels);
+      let blocks = toBlocks(converter, await parser.parse(index.body, indexEntry!.name), indexEntry!.name);
+      if (blocks[0]?.type === 'heading-one' && plainText(blocks[0]) === plan.campaign.name) blocks = blocks.slice(1);
+      plan.campaign.description = blocks;
+      const issues = blocks.length > 0 ? validateRichText(blocks, '/description') : [];
+      if (issues.length > 0) throw importProblems(indexEntry!.name, issues);
+    }
+  } finally {
+    await parser.close();
   }
   for (const asset of plan.assets) asset.label = labels.get(asset.key) || asset.label;
 
@@ -264,6 +265,16 @@ export async function planFromVault(opened: OpenedZip, fallbackName: string): Pr
   }
   if (ignored > 0) plan.warnings.push(`${ignored} file${ignored === 1 ? ' was' : 's were'} neither Markdown nor an image, and ${ignored === 1 ? 'was' : 'were'} not imported.`);
   return plan;
+}
+
+function toBlocks(converter: Converter, tree: Root, file: string): RichTextBlock[] {
+  try {
+    return converter.blocks(tree.children, 1, true);
+  } catch (error) {
+    // Inline content (emphasis in emphasis…) nested thousands deep.
+    if (error instanceof RangeError) throw importProblems(file, [{ path: '', message: 'the Markdown nests too deeply to read' }]);
+    throw error;
+  }
 }
 
 function emptyFields(): Record<ArcTextField, RichText> {

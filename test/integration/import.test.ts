@@ -446,6 +446,23 @@ describe(`hostile files on ${dialect}: each is 400 naming the entry, and nothing
     }
   });
 
+  it('Markdown that would take too long to parse is refused in seconds, and the server answers meanwhile', async () => {
+    // Nested strong emphasis: micromark needs about ten seconds for these 28 KB.
+    const slow = `${'*a **a '.repeat(2000)}b${' a** a*'.repeat(2000)}`;
+    const vault = await zipOf([{ name: 'NPCs/Fine.md', data: 'Fine.' }, { name: 'NPCs/Slow.md', data: slow }]);
+    const before = await counts();
+    const started = Date.now();
+    const pending = importFile(vault, 'slow.zip');
+    // Parsing runs in a worker thread: the event loop is free for other requests.
+    const health = await ctx.app.inject({ method: 'GET', url: '/api/health' });
+    expect(health.statusCode).toBe(200);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    const res = await pending;
+    expect(res.statusCode, res.body).toBe(400);
+    expect(problemOf(res).detail).toMatch(/^NPCs\/Slow\.md: the Markdown is too complex to read: it took longer than 3\.0 s$/);
+    expect(await counts()).toEqual(before);
+  }, 30_000);
+
   it('a file over IMPORT_MAX_BYTES is 413 before it is read whole', async () => {
     const before = await counts();
     const res = await importFile(Buffer.alloc(IMPORT_MAX_BYTES + 1024, 1), 'big.zip');
