@@ -21,6 +21,7 @@ const intSettings = {
   REQUEST_TIMEOUT_MS: { ...PositiveInt(30_000, 'longest time a request may take, in milliseconds'), min: 1000, max: 600_000 },
   DATABASE_POOL_SIZE: { ...PositiveInt(10, 'PostgreSQL connections per instance'), min: 1, max: 500 },
   RESPONSE_CACHE_MB: { ...PositiveInt(32, 'memory for cached GET responses, in MiB (0 turns the cache off)'), min: 0, max: 4096 },
+  IMPORTS_MAX_PER_USER_PER_HOUR: { ...PositiveInt(20, 'campaign imports per user per hour'), min: 1, max: 1_000_000 },
   IMPORT_MAX_BYTES: { ...PositiveInt(200 * 1024 * 1024, 'largest file POST /api/campaigns/import accepts, in bytes'), min: 1024, max: 64 * 1024 * 1024 * 1024 },
   MAX_UPLOAD_BYTES: { ...PositiveInt(10 * 1024 * 1024, 'largest accepted image upload, in bytes'), min: 1024, max: 1024 * 1024 * 1024 },
 } as const;
@@ -62,6 +63,7 @@ export const ConfigSchema = Type.Object({
   responseCacheMb: Type.Integer(),
   maxUploadBytes: Type.Integer(),
   importMaxBytes: Type.Integer(),
+  importsMaxPerUserPerHour: Type.Integer(),
   /** The built web app's folder (WEB_ROOT); unset: dist/web next to the server. */
   webRoot: Type.Optional(Type.String()),
   /** Present when imageHost is 's3'. */
@@ -184,6 +186,7 @@ export function loadConfig(env: Env = process.env): Config {
     responseCacheMb: readInt(env, 'RESPONSE_CACHE_MB'),
     maxUploadBytes: readInt(env, 'MAX_UPLOAD_BYTES'),
     importMaxBytes: readInt(env, 'IMPORT_MAX_BYTES'),
+    importsMaxPerUserPerHour: readInt(env, 'IMPORTS_MAX_PER_USER_PER_HOUR'),
     webRoot: env.WEB_ROOT?.trim() || undefined,
   };
   if (config.imageHost === 's3') config.s3 = readS3(env);

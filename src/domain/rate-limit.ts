@@ -37,6 +37,7 @@ export const limitKeys = {
   apiByUser: (userId: string) => `api:user:${userId}`,
   invitationsByUser: (userId: string) => `invitations:user:${userId}`,
   invitationFailuresByIp: (ip: string) => `invitation-accept:ip:${ip}`,
+  importsByUser: (userId: string) => `imports:user:${userId}`,
 };
 
 export const MINUTE_MS = 60_000;

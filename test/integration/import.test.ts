@@ -473,6 +473,25 @@ describe(`hostile files on ${dialect}: each is 400 naming the entry, and nothing
     expect(await counts()).toEqual(before);
   });
 
+  it('counts imports per user per hour: past IMPORTS_MAX_PER_USER_PER_HOUR, 429 before the file is read', async () => {
+    const limited = await createTestContext({ IMPORTS_MAX_PER_USER_PER_HOUR: '2' });
+    try {
+      const user = await limited.createUser();
+      const post = () => limited.app.inject({ method: 'POST', url: '/api/campaigns/import', headers: { ...user.headers, 'content-type': 'application/json' }, payload: minimalDoc() });
+      expect((await post()).statusCode).toBe(201);
+      expect((await post()).statusCode).toBe(201);
+      const third = await post();
+      expect(third.statusCode).toBe(429);
+      expect(problemOf(third).code).toBe('rate_limited');
+      expect(Number(third.headers['retry-after'])).toBeGreaterThan(0);
+      // Another user has slots of their own.
+      const other = await limited.createUser();
+      expect((await limited.app.inject({ method: 'POST', url: '/api/campaigns/import', headers: { ...other.headers, 'content-type': 'application/json' }, payload: minimalDoc() })).statusCode).toBe(201);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('needs a signed-in caller and a file', async () => {
     const form = multipartFile(Buffer.from(minimalDoc()), 'x.json');
     expect((await ctx.app.inject({ method: 'POST', url: '/api/campaigns/import', headers: form.headers, payload: form.payload })).statusCode).toBe(401);

@@ -75,8 +75,8 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
   const queries: string[] = [];
   const database = await createTestDatabase({ onQuery: (sql) => queries.push(sql) });
   // Suites seed campaigns with members by invitation, many an hour, and fuzz the accept route with
-  // tokens that fail; the limits' own tests set theirs.
-  const config = loadConfig({ LOG_LEVEL: 'silent', INVITATIONS_MAX_PER_USER_PER_HOUR: '1000000', INVITATION_MAX_FAILURES_PER_IP: '1000000', ...env });
+  // tokens that fail, and import often; the limits' own tests set theirs.
+  const config = loadConfig({ LOG_LEVEL: 'silent', INVITATIONS_MAX_PER_USER_PER_HOUR: '1000000', INVITATION_MAX_FAILURES_PER_IP: '1000000', IMPORTS_MAX_PER_USER_PER_HOUR: '1000000', ...env });
   const app = await buildCheckedApp(config, { database, logger: false });
   await app.ready();
   return {

@@ -8,7 +8,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { takeSlot } from '../../db/repositories/rate-limits.js';
 import { isPremium } from '../../domain/accounts.js';
+import { HOUR_MS, limitKeys } from '../../domain/rate-limit.js';
 import { AppError, errors } from '../../domain/errors.js';
 import { makeView } from '../../access/view.js';
 import { IMPORT_JSON_MAX_BYTES, importCampaign } from '../../portability/import.js';
@@ -103,7 +105,7 @@ export async function importRoutes(instance: FastifyInstance): Promise<void> {
   app.post(
     '/campaigns/import',
     {
-      config: { auth: 'user' },
+      config: { auth: 'user', rateLimited: true },
       schema: {
         operationId: 'importCampaign',
         summary: 'Import a campaign',
@@ -113,7 +115,8 @@ export async function importRoutes(instance: FastifyInstance): Promise<void> {
           'Send it as multipart/form-data in the field `file`, or as the raw bytes (`application/zip`, `application/json`). ' +
           'All or nothing: a file that cannot be imported is 400 `invalid_import`, naming the entry and the problem, and nothing is created. ' +
           'Slugs and timestamps are kept (a campaign slug that is taken gets a suffix); ids are new, and mentions, links, parents and images follow. Members are not imported. ' +
-          'At most IMPORT_MAX_BYTES (200 MiB; 413 `import_too_large` past it); a JSON document at most 64 MiB; at most 50,000 zip entries. ' +
+          'At most IMPORT_MAX_BYTES (200 MiB; 413 `import_too_large` past it); a JSON document at most 64 MiB; at most 50,000 zip entries; ' +
+          'at most IMPORTS_MAX_PER_USER_PER_HOUR (20) imports an hour (429, counted before the file is read). ' +
           'Uploaded images in the file are stored with this service’s image host and need premium, as uploads do (403 `premium_required`; the json document, without image bytes, needs none).',
         tags: ['portability'],
         documentedBody: {
@@ -122,11 +125,18 @@ export async function importRoutes(instance: FastifyInstance): Promise<void> {
           description: 'A form with the file in the field `file`, or the file itself',
         },
         responseHeaders: { 201: ['location', 'etag'] },
-        response: { 201: ImportedCampaign, ...problems(400, 401, 403, 413, 415) },
+        response: { 201: ImportedCampaign, ...problems(400, 401, 403, 413, 415, 429) },
       },
     },
     async (request, reply) => {
       const caller = callerOf(request).user;
+      // Counted before the body is read: an import is the heaviest request there is.
+      const decision = await takeSlot(database.kysely, { key: limitKeys.importsByUser(caller.id), max: config.importsMaxPerUserPerHour, windowMs: HOUR_MS });
+      if (decision.limited) {
+        void reply.header('connection', 'close');
+        request.raw.resume();
+        throw errors.rateLimited('Too many imports from this account', decision.resetSeconds);
+      }
       const file = path.join(os.tmpdir(), `loreforge-import-${randomBytes(8).toString('hex')}`);
       try {
         let received;

@@ -876,7 +876,7 @@ export type paths = {
         put?: never;
         /**
          * Import a campaign
-         * @description Creates a new campaign, owned by the caller, from an export: an `archive` (zip with campaign.json and images/), a `json` document, our own `markdown` vault, or a Markdown vault made elsewhere (each top-level folder a thing type, each `.md` file a thing, `[[wikilinks]]` and relative links between files mentions, image files uploaded images). Send it as multipart/form-data in the field `file`, or as the raw bytes (`application/zip`, `application/json`). All or nothing: a file that cannot be imported is 400 `invalid_import`, naming the entry and the problem, and nothing is created. Slugs and timestamps are kept (a campaign slug that is taken gets a suffix); ids are new, and mentions, links, parents and images follow. Members are not imported. At most IMPORT_MAX_BYTES (200 MiB; 413 `import_too_large` past it); a JSON document at most 64 MiB; at most 50,000 zip entries. Uploaded images in the file are stored with this service’s image host and need premium, as uploads do (403 `premium_required`; the json document, without image bytes, needs none).
+         * @description Creates a new campaign, owned by the caller, from an export: an `archive` (zip with campaign.json and images/), a `json` document, our own `markdown` vault, or a Markdown vault made elsewhere (each top-level folder a thing type, each `.md` file a thing, `[[wikilinks]]` and relative links between files mentions, image files uploaded images). Send it as multipart/form-data in the field `file`, or as the raw bytes (`application/zip`, `application/json`). All or nothing: a file that cannot be imported is 400 `invalid_import`, naming the entry and the problem, and nothing is created. Slugs and timestamps are kept (a campaign slug that is taken gets a suffix); ids are new, and mentions, links, parents and images follow. Members are not imported. At most IMPORT_MAX_BYTES (200 MiB; 413 `import_too_large` past it); a JSON document at most 64 MiB; at most 50,000 zip entries; at most IMPORTS_MAX_PER_USER_PER_HOUR (20) imports an hour (429, counted before the file is read). Uploaded images in the file are stored with this service’s image host and need premium, as uploads do (403 `premium_required`; the json document, without image bytes, needs none).
          */
         post: operations["importCampaign"];
         delete?: never;
@@ -13487,6 +13487,31 @@ export interface operations {
             /** @description `unsupported_media_type`: a body that is not application/json */
             415: {
                 headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `rate_limited`: try again after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the limit’s window ends. */
+                    "retry-after"?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
                     [name: string]: unknown;
