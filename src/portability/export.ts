@@ -196,6 +196,8 @@ export function safeName(name: string): string {
 interface VaultNames {
   /** Folder of each thing type, by type id. */
   typeFolders: Map<number, string>;
+  /** The name of each thing type, by type id (a folder's name may have lost characters). */
+  typeNames: Map<number, string>;
   things: Map<number, MentionTarget & { folder: string }>;
   thingsBySlug: Map<string, MentionTarget>;
   arcs: Map<number, MentionTarget>;
@@ -209,13 +211,15 @@ interface VaultNames {
 async function vaultNames(db: Db, campaignId: number): Promise<VaultNames> {
   const taken = new Set([ARCS_FOLDER.toLowerCase(), 'images']);
   const typeFolders = new Map<number, string>();
+  const typeNames = new Map<number, string>();
   for (const type of await db.selectFrom('thing_types').select(['id', 'name']).where('campaign_id', '=', campaignId).orderBy('id').execute()) {
     let folder = safeName(type.name);
     if (taken.has(folder.toLowerCase())) folder = `${folder} (${type.id})`;
     taken.add(folder.toLowerCase());
     typeFolders.set(type.id, folder);
+    typeNames.set(type.id, type.name);
   }
-  const names: VaultNames = { typeFolders, things: new Map(), thingsBySlug: new Map(), arcs: new Map(), arcsBySlug: new Map(), assets: new Map(), assetsByUrl: new Map() };
+  const names: VaultNames = { typeFolders, typeNames, things: new Map(), thingsBySlug: new Map(), arcs: new Map(), arcsBySlug: new Map(), assets: new Map(), assetsByUrl: new Map() };
   for await (const rows of pages((after) => db.selectFrom('things').select(['id', 'slug', 'name', 'type_id']).where('campaign_id', '=', campaignId).where('id', '>', after).orderBy('id').limit(PAGE).execute())) {
     for (const t of rows) {
       const target = { id: t.id, slug: t.slug, name: t.name, folder: typeFolders.get(t.type_id)! };
@@ -275,8 +279,7 @@ function frontMatter(data: Record<string, unknown>): string {
 
 function thingMarkdown(thing: ThingRow, arcSlugs: string[], names: VaultNames, campaignSlug: string): string {
   const file = thingPath(names, thing.id);
-  const typeFolder = names.things.get(thing.id)!.folder;
-  const meta: Record<string, unknown> = { id: thing.id, slug: thing.slug, name: thing.name, type: typeFolder };
+  const meta: Record<string, unknown> = { id: thing.id, slug: thing.slug, name: thing.name, type: names.typeNames.get(thing.type_id) };
   if (thing.visibility === 'gm') meta.visibility = 'gm';
   if (arcSlugs.length > 0) meta.arcs = arcSlugs.map((slug) => linkTo(file, arcPath(slug)));
   meta.createdAt = thing.created_at;

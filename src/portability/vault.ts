@@ -3,7 +3,8 @@
 // - Each top-level folder becomes a thing type, each `.md` file in it (at any depth) a thing; files
 //   at the top level go to a type "Notes". Our own export (index.md says `format: loreforge-vault`)
 //   is read back exactly: index.md is the campaign, `Arcs/` holds the arcs with their narrative
-//   fields as `## Hook` … sections, front matter gives slugs, visibility, parents, links, times.
+//   fields as `## Hook` … sections, front matter gives slugs, type names, visibility, parents,
+//   links and times.
 // - YAML front matter (the `yaml` library) gives a name, slug, visibility and times when present.
 // - The Markdown itself is parsed by micromark (CommonMark + GFM) into mdast and mapped onto the
 //   rich-text vocabulary: headings, paragraphs, quotes, lists, code, dividers, tables, emphasis,
@@ -181,7 +182,8 @@ export async function planFromVault(opened: OpenedZip, fallbackName: string): Pr
     if (isArc) {
       plan.arcs.push({ key, slug, name, parentKey: null, visibility, fields: emptyFields(), createdAt, updatedAt });
     } else {
-      const typeName = cleanName(folder ?? LOOSE_NOTES_TYPE);
+      // Our export names the type in the front matter (its folder's name may have lost characters).
+      const typeName = cleanName((ours ? metaString(meta, 'type') : undefined) ?? folder ?? LOOSE_NOTES_TYPE);
       let typeKey = typeKeys.get(typeName.toLowerCase());
       if (typeKey === undefined) {
         typeKey = plan.thingTypes.length + 1;

@@ -155,6 +155,9 @@ describe(`export on ${dialect}`, () => {
     const hideout = parseYaml(/^---\n([\s\S]*?)\n---\n/.exec(files.get('Arcs/cragmaw-hideout.md')!.toString('utf8'))![1]!) as Record<string, unknown>;
     expect(hideout).toMatchObject({ name: 'Cragmaw Hideout', parent: 'goblin-arrows.md', visibility: 'gm' });
     expect(files.get('index.md')!.toString('utf8')).toContain('[Goblin Arrows](Arcs/goblin-arrows.md)');
+    // The front matter names the type as it is (its folder's name lost characters), and index.md says whose vault it is.
+    expect(parseYaml(/^---\n([\s\S]*?)\n---\n/.exec(files.get('Gods - Demons-/lolth.md')!.toString('utf8'))![1]!)).toMatchObject({ type: 'Gods / Demons?', visibility: 'gm' });
+    expect(parseYaml(/^---\n([\s\S]*?)\n---\n/.exec(files.get('index.md')!.toString('utf8'))![1]!)).toMatchObject({ format: 'loreforge-vault' });
   });
 
   it('is for the owner and game masters, and checks the format', async () => {

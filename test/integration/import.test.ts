@@ -256,11 +256,8 @@ describe(`import on ${dialect}`, () => {
         assets: doc.assets.length,
       };
     };
-    const expected = summary(a);
-    // The vault's folder of a type is its name made safe for file systems.
-    expected.types = expected.types.map((name) => name.replace('/', '-').replace('?', '-'));
-    for (const thing of expected.things) thing.type = thing.type.replace('/', '-').replace('?', '-');
-    expect(summary(b)).toEqual(expected);
+    // Type names too, though their folders' names lost characters ("Gods / Demons?" is in "Gods - Demons-").
+    expect(summary(b)).toEqual(summary(a));
     // Secret blocks come back as secret blocks, text as text.
     const everything = json<{ description: Doc[] }>(await send('GET', `/api/campaigns/${imported.slug}/things/everything`));
     expect(everything.description.filter((block) => block.isSecret === true)).toEqual([{ type: 'paragraph', isSecret: true, children: [{ text: 'for the GM' }] }]);
