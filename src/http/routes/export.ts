@@ -6,7 +6,7 @@ import { campaignOf } from '../auth.js';
 import type { AppInstance } from '../app-types.js';
 import { CampaignParams, problems, Timestamp } from '../schemas/common.js';
 
-const ExportDocument = Type.Object(
+export const ExportDocument = Type.Object(
   {
     format: Type.Literal('loreforge-campaign'),
     version: Type.Literal(1),

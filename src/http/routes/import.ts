@@ -18,6 +18,7 @@ import { callerOf } from '../auth.js';
 import { campaignEtag } from '../conditional.js';
 import { HttpError } from '../errors.js';
 import { Campaign, presentCampaign } from '../schemas/campaign.js';
+import { ExportDocument } from './export.js';
 import { problems } from '../schemas/common.js';
 
 // Import (CONTRACT "Portability"): POST /api/campaigns/import. The body is spooled to a temporary
@@ -121,8 +122,12 @@ export async function importRoutes(instance: FastifyInstance): Promise<void> {
         tags: ['portability'],
         documentedBody: {
           contentTypes: ['multipart/form-data', 'application/zip', 'application/json'],
-          schema: Type.Object({ file: Type.String({ contentMediaType: 'application/octet-stream', description: 'the export (zip or JSON)' }) }),
-          description: 'A form with the file in the field `file`, or the file itself',
+          schema: Type.Union([
+            Type.Object({ file: Type.String({ contentMediaType: 'application/octet-stream', description: 'the export (zip or JSON)' }) }, { description: 'multipart/form-data: the file in the field `file`' }),
+            Type.String({ contentMediaType: 'application/zip', description: 'application/zip: the archive or vault itself' }),
+            ExportDocument,
+          ]),
+          description: 'A form with the file in the field `file` (multipart/form-data), the zip itself (application/zip), or the `json` export document (application/json)',
         },
         responseHeaders: { 201: ['location', 'etag'] },
         response: { 201: ImportedCampaign, ...problems(400, 401, 403, 413, 415, 429) },

@@ -13318,20 +13318,134 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description A form with the file in the field `file`, or the file itself */
+        /** @description A form with the file in the field `file` (multipart/form-data), the zip itself (application/zip), or the `json` export document (application/json) */
         requestBody: {
             content: {
                 "multipart/form-data": {
                     /** @description the export (zip or JSON) */
                     file: string;
+                } | string | {
+                    /** @enum {string} */
+                    format: "loreforge-campaign";
+                    /** @enum {number} */
+                    version: 1;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 UTC with milliseconds
+                     */
+                    exportedAt: string;
+                    /** @description {id, slug, name, userId, createdAt, updatedAt, description} */
+                    campaign: {
+                        [key: string]: unknown;
+                    };
+                    /** @description {id, name, createdAt, updatedAt} */
+                    thingTypes: {
+                        [key: string]: unknown;
+                    }[];
+                    /** @description {id, slug, typeId, name, visibility, createdAt, updatedAt, description} */
+                    things: {
+                        [key: string]: unknown;
+                    }[];
+                    /** @description {id, slug, name, parentArcId, visibility, createdAt, updatedAt, hook, protagonist, antagonist, problem, key, outcome, notes} */
+                    arcs: {
+                        [key: string]: unknown;
+                    }[];
+                    /** @description {thingId, arcId, createdAt} */
+                    links: {
+                        [key: string]: unknown;
+                    }[];
+                    /** @description {id, imageId, label, url, contentType, byteSize, file, createdAt}; `file` is where an archive holds the bytes */
+                    assets: {
+                        [key: string]: unknown;
+                    }[];
+                    /** @description {userId, name, email, role, joinedAt} */
+                    members: {
+                        [key: string]: unknown;
+                    }[];
                 };
                 "application/zip": {
                     /** @description the export (zip or JSON) */
                     file: string;
+                } | string | {
+                    /** @enum {string} */
+                    format: "loreforge-campaign";
+                    /** @enum {number} */
+                    version: 1;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 UTC with milliseconds
+                     */
+                    exportedAt: string;
+                    /** @description {id, slug, name, userId, createdAt, updatedAt, description} */
+                    campaign: {
+                        [key: string]: unknown;
+                    };
+                    /** @description {id, name, createdAt, updatedAt} */
+                    thingTypes: {
+                        [key: string]: unknown;
+                    }[];
+                    /** @description {id, slug, typeId, name, visibility, createdAt, updatedAt, description} */
+                    things: {
+                        [key: string]: unknown;
+                    }[];
+                    /** @description {id, slug, name, parentArcId, visibility, createdAt, updatedAt, hook, protagonist, antagonist, problem, key, outcome, notes} */
+                    arcs: {
+                        [key: string]: unknown;
+                    }[];
+                    /** @description {thingId, arcId, createdAt} */
+                    links: {
+                        [key: string]: unknown;
+                    }[];
+                    /** @description {id, imageId, label, url, contentType, byteSize, file, createdAt}; `file` is where an archive holds the bytes */
+                    assets: {
+                        [key: string]: unknown;
+                    }[];
+                    /** @description {userId, name, email, role, joinedAt} */
+                    members: {
+                        [key: string]: unknown;
+                    }[];
                 };
                 "application/json": {
                     /** @description the export (zip or JSON) */
                     file: string;
+                } | string | {
+                    /** @enum {string} */
+                    format: "loreforge-campaign";
+                    /** @enum {number} */
+                    version: 1;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 UTC with milliseconds
+                     */
+                    exportedAt: string;
+                    /** @description {id, slug, name, userId, createdAt, updatedAt, description} */
+                    campaign: {
+                        [key: string]: unknown;
+                    };
+                    /** @description {id, name, createdAt, updatedAt} */
+                    thingTypes: {
+                        [key: string]: unknown;
+                    }[];
+                    /** @description {id, slug, typeId, name, visibility, createdAt, updatedAt, description} */
+                    things: {
+                        [key: string]: unknown;
+                    }[];
+                    /** @description {id, slug, name, parentArcId, visibility, createdAt, updatedAt, hook, protagonist, antagonist, problem, key, outcome, notes} */
+                    arcs: {
+                        [key: string]: unknown;
+                    }[];
+                    /** @description {thingId, arcId, createdAt} */
+                    links: {
+                        [key: string]: unknown;
+                    }[];
+                    /** @description {id, imageId, label, url, contentType, byteSize, file, createdAt}; `file` is where an archive holds the bytes */
+                    assets: {
+                        [key: string]: unknown;
+                    }[];
+                    /** @description {userId, name, email, role, joinedAt} */
+                    members: {
+                        [key: string]: unknown;
+                    }[];
                 };
             };
         };
