@@ -4,12 +4,15 @@ import { sweepExpired } from './db/repositories/housekeeping.js';
 import type { AppInstance } from './http/app-types.js';
 import type { ImageHost } from './images/image-host.js';
 import { sweepUploads } from './images/uploads.js';
+import { sweepImportSpools } from './portability/import.js';
 
 // Background work every instance does on a timer, started when the app is ready and stopped when it
 // closes: nothing here holds state another instance would need.
 
 const SWEEP_INTERVAL_MS = 10 * 60_000;
 const UPLOAD_SWEEP_INTERVAL_MS = 5 * 60_000;
+/** Staged images and spooled imports older than this are a crash's leftovers: nothing will use them. */
+export const STAGED_MAX_AGE_MS = 24 * 3_600_000;
 
 export function registerSweepers(app: AppInstance, database: Database, imageHost: ImageHost): void {
   const { config } = app;
@@ -29,15 +32,22 @@ export function registerSweepers(app: AppInstance, database: Database, imageHost
   });
   app.addHook('onClose', () => clearInterval(sweeper));
 
-  // Upload grants never confirmed expire and their bytes go; image removals that failed are retried.
+  // Upload grants never confirmed expire and their bytes go; image removals that failed are retried;
+  // a crash's leftovers of uploads and imports (staged bytes, spooled files) go after a day.
   let uploadSweeper: NodeJS.Timeout | undefined;
   let uploadSweepRunning = false;
   app.addHook('onReady', () => {
     uploadSweeper = setInterval(() => {
       if (uploadSweepRunning) return;
       uploadSweepRunning = true;
-      sweepUploads(database, imageHost, new Date(), app.log)
+      const now = new Date();
+      const staleBefore = new Date(now.getTime() - STAGED_MAX_AGE_MS);
+      sweepUploads(database, imageHost, now, app.log)
         .catch((error: unknown) => app.log.warn({ err: error }, 'upload sweep failed'))
+        .then(() => imageHost.sweepStaged(staleBefore))
+        .catch((error: unknown) => app.log.warn({ err: error }, 'staged image sweep failed'))
+        .then(() => sweepImportSpools(staleBefore))
+        .catch((error: unknown) => app.log.warn({ err: error }, 'import spool sweep failed'))
         .finally(() => (uploadSweepRunning = false));
     }, UPLOAD_SWEEP_INTERVAL_MS);
     uploadSweeper.unref();

@@ -65,6 +65,11 @@ export interface ImageHost {
   placeStaged(staged: StagedImage, ref: ImageRef): Promise<StoredImage>;
   /** Drops a staged image that will not be placed. Idempotent. */
   discardStaged(staged: StagedImage): Promise<void>;
+  /**
+   * Removes staged bytes older than `olderThan` that nothing will place any more (left by a crash
+   * mid-import or mid-upload); returns how many. Throws ImageHostError.
+   */
+  sweepStaged(olderThan: Date): Promise<number>;
   /** The bytes of a stored image, by its storage key (an export streams them). Throws ImageHostError. */
   read(storageKey: string): Promise<Readable>;
   close(): Promise<void>;

@@ -167,6 +167,27 @@ export class LocalImageHost implements ImageHost {
     return removeFile(staged.key);
   }
 
+  /** Files of `.tmp/` (uploads and imports being received or staged) older than `olderThan`. */
+  async sweepStaged(olderThan: Date): Promise<number> {
+    let names: string[];
+    try {
+      names = await fs.readdir(this.tempDir);
+    } catch (error) {
+      if (isMissing(error)) return 0;
+      throw new ImageHostError('The local image folder could not be read.', { cause: error });
+    }
+    let removed = 0;
+    for (const name of names) {
+      const file = path.join(this.tempDir, name);
+      const stat = await fs.stat(file).catch(() => undefined);
+      if (stat?.isFile() && stat.mtime < olderThan) {
+        await removeFile(file);
+        removed += 1;
+      }
+    }
+    return removed;
+  }
+
   private storedImage(ref: ImageRef, format: ImageFormat, byteSize: number): StoredImage {
     const { ext, mime } = IMAGE_FORMATS[format];
     return {

@@ -4,6 +4,7 @@ import {
   DeleteObjectsCommand,
   GetObjectCommand,
   HeadObjectCommand,
+  ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
   type S3ClientConfig,
@@ -225,6 +226,27 @@ export class S3ImageHost implements ImageHost {
     } catch (error) {
       throw new ImageHostError('A staged imported image could not be removed.', { cause: error });
     }
+  }
+
+  /** Objects under `imports/` older than `olderThan` (a crash between staging and placing leaves them). */
+  async sweepStaged(olderThan: Date): Promise<number> {
+    const Bucket = this.settings.bucket;
+    let removed = 0;
+    try {
+      let token: string | undefined;
+      do {
+        const page = await this.client.send(new ListObjectsV2Command({ Bucket, Prefix: 'imports/', ContinuationToken: token }));
+        const old = (page.Contents ?? []).filter((o) => o.Key !== undefined && o.LastModified !== undefined && o.LastModified < olderThan);
+        if (old.length > 0) {
+          await this.client.send(new DeleteObjectsCommand({ Bucket, Delete: { Objects: old.map((o) => ({ Key: o.Key })), Quiet: true } }));
+          removed += old.length;
+        }
+        token = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (token !== undefined);
+    } catch (error) {
+      throw new ImageHostError('Staged imported images could not be swept.', { cause: error });
+    }
+    return removed;
   }
 
   async read(storageKey: string): Promise<Readable> {

@@ -6,7 +6,9 @@
 //   2. stage each image at the image host (checked like an upload; no record names it yet);
 //   3. write the campaign in one transaction (write-plan.ts), placing the staged images.
 // A failure at any step leaves nothing behind: no records, no images.
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import type { Database } from '../db/database.js';
 import type { CampaignRow } from '../db/schema.js';
@@ -17,6 +19,28 @@ import { planFromDocument, type ImportPlan } from './plan.js';
 import { isImageFile, MARKDOWN_MAX_BYTES, planFromVault } from './vault.js';
 import { writePlan, type ImportCounts } from './write-plan.js';
 import { openEntry, openZip, readEntryText, type OpenedZip } from './zip.js';
+
+/** Where the import route spools an upload: os.tmpdir(), `loreforge-import-<random>`. */
+export const IMPORT_SPOOL_PREFIX = 'loreforge-import-';
+
+export function importSpoolFile(): string {
+  return path.join(os.tmpdir(), `${IMPORT_SPOOL_PREFIX}${randomBytes(8).toString('hex')}`);
+}
+
+/** Spooled uploads older than `olderThan` (a crash mid-import leaves them); returns how many were removed. */
+export async function sweepImportSpools(olderThan: Date, dir = os.tmpdir()): Promise<number> {
+  let removed = 0;
+  for (const name of await fs.readdir(dir)) {
+    if (!name.startsWith(IMPORT_SPOOL_PREFIX)) continue;
+    const file = path.join(dir, name);
+    const stat = await fs.stat(file).catch(() => undefined);
+    if (stat?.isFile() && stat.mtime < olderThan) {
+      await fs.rm(file, { force: true });
+      removed += 1;
+    }
+  }
+  return removed;
+}
 
 /** The largest JSON document read (it is parsed whole): 64 MiB, several times a 10,000-thing campaign. */
 export const IMPORT_JSON_MAX_BYTES = 64 * 1024 * 1024;

@@ -258,6 +258,16 @@ describe('importing into the S3 host', () => {
     expect(keysUnder('imports/')).toEqual([]);
     expect(keysUnder('images/').length).toBe(before);
   });
+
+  it('sweeps staged objects a crash left behind, and nothing else', async () => {
+    expect((await fetch(objectUrl('imports/leftover'), { method: 'PUT', body: png() })).status).toBe(200);
+    const images = keysUnder('images/').length;
+    expect(await ctx.app.imageHost.sweepStaged(new Date(Date.now() - 86_400_000))).toBe(0);
+    expect(keysUnder('imports/')).toHaveLength(1);
+    expect(await ctx.app.imageHost.sweepStaged(new Date(Date.now() + 60_000))).toBe(1);
+    expect(keysUnder('imports/')).toEqual([]);
+    expect(keysUnder('images/').length).toBe(images);
+  });
 });
 
 describe('an S3 host that fails', () => {

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import os from 'node:os';
 import { ImageHostError, type ImageRef, type StagedImage, type StoredImage } from '../../src/images/image-host.js';
 import { LocalImageHost } from '../../src/images/local.js';
+import { sweepImportSpools } from '../../src/portability/import.js';
 import { buildCheckedApp, createTestContext, json, type TestContext, type TestUser } from '../support/app.js';
 import { problemOf } from '../support/fixtures.js';
 import { ODD_TEXT } from '../support/fuzz/hostile.js';
@@ -459,6 +460,31 @@ describe(`hostile files on ${dialect}: each is 400 naming the entry, and nothing
     expect(problemOf(res).detail).toMatch(/^NPCs\/Slow\.md: the Markdown is too complex to read: it took longer than 3\.0 s$/);
     expect(await counts()).toEqual(before);
   }, 30_000);
+
+  it('sweeps a crash’s leftovers after a day: staged images and spooled uploads, nothing newer', async () => {
+    const host = ctx.app.imageHost as LocalImageHost;
+    await fs.mkdir(host.tempDir, { recursive: true });
+    const twoDaysAgo = new Date(Date.now() - 2 * 86_400_000);
+    const stale = path.join(host.tempDir, '0-import-stale.part');
+    const fresh = path.join(host.tempDir, '0-import-fresh.part');
+    await fs.writeFile(stale, png());
+    await fs.writeFile(fresh, png());
+    await fs.utimes(stale, twoDaysAgo, twoDaysAgo);
+    const dayAgo = new Date(Date.now() - 86_400_000);
+    expect(await host.sweepStaged(dayAgo)).toBe(1);
+    expect(await fs.readdir(host.tempDir)).toEqual(['0-import-fresh.part']);
+    await fs.rm(fresh);
+
+    const spools = await fs.mkdtemp(path.join(os.tmpdir(), 'loreforge-spools-'));
+    try {
+      for (const name of ['loreforge-import-stale', 'loreforge-import-fresh', 'someone-elses-stale']) await fs.writeFile(path.join(spools, name), 'x');
+      for (const name of ['loreforge-import-stale', 'someone-elses-stale']) await fs.utimes(path.join(spools, name), twoDaysAgo, twoDaysAgo);
+      expect(await sweepImportSpools(dayAgo, spools)).toBe(1);
+      expect((await fs.readdir(spools)).sort()).toEqual(['loreforge-import-fresh', 'someone-elses-stale']);
+    } finally {
+      await fs.rm(spools, { recursive: true, force: true });
+    }
+  });
 
   it('a file over IMPORT_MAX_BYTES is 413 before it is read whole', async () => {
     const before = await counts();

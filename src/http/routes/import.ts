@@ -2,10 +2,7 @@ import fastifyMultipart from '@fastify/multipart';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { takeSlot } from '../../db/repositories/rate-limits.js';
@@ -13,7 +10,7 @@ import { isPremium } from '../../domain/accounts.js';
 import { HOUR_MS, limitKeys } from '../../domain/rate-limit.js';
 import { AppError, errors } from '../../domain/errors.js';
 import { makeView } from '../../access/view.js';
-import { IMPORT_JSON_MAX_BYTES, importCampaign } from '../../portability/import.js';
+import { IMPORT_JSON_MAX_BYTES, importCampaign, importSpoolFile } from '../../portability/import.js';
 import { callerOf } from '../auth.js';
 import { campaignEtag } from '../conditional.js';
 import { HttpError } from '../errors.js';
@@ -142,7 +139,7 @@ export async function importRoutes(instance: FastifyInstance): Promise<void> {
         request.raw.resume();
         throw errors.rateLimited('Too many imports from this account', decision.resetSeconds);
       }
-      const file = path.join(os.tmpdir(), `loreforge-import-${randomBytes(8).toString('hex')}`);
+      const file = importSpoolFile();
       try {
         let received;
         try {
