@@ -11,7 +11,7 @@ import { campaignArchive, campaignJson, campaignVault, EXPORT_FORMATS, type Expo
 import { createDatabase, describeDatabase, isPostgresUrl, sqliteFileOf, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { findUserByEmail, setPremiumUntil } from './db/repositories/users.js';
-import { importCampaign } from './portability/import.js';
+import { fileKind, importCampaign } from './portability/import.js';
 import { parseDateTime } from './domain/time.js';
 import { rebuildMentionsIndex } from './db/indexes/mentions.js';
 import { rebuildSearchIndex } from './db/indexes/search.js';
@@ -266,11 +266,7 @@ async function importFromFile(database: Database, config: Config, command: Extra
   const file = path.resolve(command.file);
   let kind: 'zip' | 'json';
   try {
-    const handle = fs.openSync(file, 'r');
-    const head = Buffer.alloc(2);
-    fs.readSync(handle, head, 0, 2, 0);
-    fs.closeSync(handle);
-    kind = head[0] === 0x50 && head[1] === 0x4b ? 'zip' : 'json';
+    kind = await fileKind(file);
   } catch (error) {
     io.err(`loreforge: ${describeError(error)}`);
     return 1;

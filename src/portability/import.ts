@@ -42,6 +42,18 @@ export async function sweepImportSpools(olderThan: Date, dir = os.tmpdir()): Pro
   return removed;
 }
 
+/** What a file is, by its first bytes: a zip (`PK`) or, anything else, a JSON document (checked when read). */
+export async function fileKind(file: string): Promise<'zip' | 'json'> {
+  const handle = await fs.open(file, 'r');
+  try {
+    const head = Buffer.alloc(2);
+    const { bytesRead } = await handle.read(head, 0, 2, 0);
+    return bytesRead === 2 && head[0] === 0x50 && head[1] === 0x4b ? 'zip' : 'json';
+  } finally {
+    await handle.close();
+  }
+}
+
 /** The largest JSON document read (it is parsed whole): 64 MiB, several times a 10,000-thing campaign. */
 export const IMPORT_JSON_MAX_BYTES = 64 * 1024 * 1024;
 

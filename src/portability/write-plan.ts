@@ -79,6 +79,22 @@ export function remapRichText(text: RichText, maps: IdMaps): RichText {
   return text.map((block) => walk(block as Node)) as RichText;
 }
 
+/**
+ * Inserts records CHUNK at a time and maps each record's key to its new id. Slugs are unique in the
+ * campaign: they pair each new row with its record whatever order RETURNING uses.
+ */
+async function insertInChunks<R extends { key: number; slug: string }>(
+  records: readonly R[],
+  ids: Map<number, number>,
+  insert: (chunk: R[]) => Promise<{ id: number; slug: string }[]>,
+): Promise<void> {
+  for (let start = 0; start < records.length; start += CHUNK) {
+    const chunk = records.slice(start, start + CHUNK);
+    const bySlug = new Map((await insert(chunk)).map((row) => [row.slug, row.id]));
+    for (const record of chunk) ids.set(record.key, bySlug.get(record.slug)!);
+  }
+}
+
 function stored(text: RichText): string | null {
   return text.length === 0 ? null : JSON.stringify(text);
 }
@@ -178,9 +194,8 @@ async function writeAll(
 
   // Texts without mentions are written as they come; those with mentions once every id is known.
   const later: { table: 'things' | 'arcs'; key: number }[] = [];
-  for (let start = 0; start < plan.things.length; start += CHUNK) {
-    const chunk = plan.things.slice(start, start + CHUNK);
-    const rows = await trx
+  await insertInChunks(plan.things, maps.things, (chunk) =>
+    trx
       .insertInto('things')
       .values(
         chunk.map((t) => {
@@ -200,14 +215,10 @@ async function writeAll(
         }),
       )
       .returning(['id', 'slug'])
-      .execute();
-    // Slugs are unique in the campaign: they pair each new row with its record whatever order RETURNING uses.
-    const bySlug = new Map(rows.map((r) => [r.slug, r.id]));
-    for (const t of chunk) maps.things.set(t.key, bySlug.get(t.slug)!);
-  }
-  for (let start = 0; start < plan.arcs.length; start += CHUNK) {
-    const chunk = plan.arcs.slice(start, start + CHUNK);
-    const rows = await trx
+      .execute(),
+  );
+  await insertInChunks(plan.arcs, maps.arcs, (chunk) =>
+    trx
       .insertInto('arcs')
       .values(
         chunk.map((a) => {
@@ -228,10 +239,8 @@ async function writeAll(
         }),
       )
       .returning(['id', 'slug'])
-      .execute();
-    const bySlug = new Map(rows.map((r) => [r.slug, r.id]));
-    for (const a of chunk) maps.arcs.set(a.key, bySlug.get(a.slug)!);
-  }
+      .execute(),
+  );
   for (const a of plan.arcs) {
     if (a.parentKey === null) continue;
     await trx.updateTable('arcs').set({ parent_arc_id: maps.arcs.get(a.parentKey)! }).where('id', '=', maps.arcs.get(a.key)!).execute();

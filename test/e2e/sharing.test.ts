@@ -145,8 +145,13 @@ describe('sharing a campaign in the browser', () => {
     await page.goto(`${server.base}/`);
     await page.getByRole('link', { name: 'import a campaign' }).click();
     await page.getByRole('heading', { level: 1, name: 'Import a campaign' }).waitFor();
-    await page.getByLabel('File to import').setInputFiles({ name: 'broken.zip', mimeType: 'application/zip', buffer: Buffer.from('PK\u0003\u0004 not really a zip') });
-    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    // By keyboard alone: the file field opens the chooser, Tab reaches Import, Enter sends.
+    await page.getByLabel('File to import').focus();
+    const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.keyboard.press('Space')]);
+    await chooser.setFiles({ name: 'broken.zip', mimeType: 'application/zip', buffer: Buffer.from('PK\u0003\u0004 not really a zip') });
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Import');
+    await page.keyboard.press('Enter');
     await page.getByRole('heading', { level: 2, name: 'Nothing was imported' }).waitFor();
     expect(await page.getByRole('alert').textContent()).toMatch(/^broken\.zip: not a zip archive, or a truncated one/);
     await page.getByLabel('File to import').setInputFiles(await download.path());

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
-import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pruneTombstones } from '../../src/db/repositories/changes.js';
+import { premiumUser } from '../fixtures/image-app.js';
+import { sendAs } from '../support/fixtures.js';
 import { createTestContext, json, type TestContext, type TestUser } from '../support/app.js';
 import { joinCampaign } from '../support/sharing.js';
 import { dialect } from '../support/test-db.js';
@@ -16,9 +17,8 @@ let owner: TestUser;
 
 beforeAll(async () => {
   ctx = await createTestContext();
-  owner = await ctx.createUser();
   // Premium, to upload the images the feed lists as assets.
-  await ctx.database.kysely.updateTable('users').set({ premium_until: '2999-01-01T00:00:00.000Z' }).where('id', '=', owner.id).execute();
+  owner = await premiumUser(ctx);
 });
 afterAll(async () => {
   await ctx.close();
@@ -36,11 +36,7 @@ interface Page {
   more: boolean;
 }
 
-async function send(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown, user: TestUser = owner): Promise<LightMyRequestResponse> {
-  const res = await ctx.app.inject({ method, url, headers: user.headers, ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
-  if (res.statusCode >= 400 && method !== 'GET') throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
-  return res;
-}
+const send = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown, user: TestUser = owner) => sendAs(ctx.app, user, method, url, payload);
 
 let campaignCounter = 0;
 async function newCampaign() {

@@ -1,10 +1,13 @@
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { premiumUser } from '../fixtures/image-app.js';
+import { sendAs } from '../support/fixtures.js';
 import { createTestContext, json, type TestContext, type TestUser } from '../support/app.js';
 import { joinCampaign } from '../support/sharing.js';
 import { dialect } from '../support/test-db.js';
 import { png } from '../fixtures/images.js';
+import { p, t } from '../fixtures/rich-text.js';
 import { unzip } from '../support/zip.js';
 
 // Export (CONTRACT "Portability"): the json document, the archive (that document and the images'
@@ -15,21 +18,14 @@ let owner: TestUser;
 
 beforeAll(async () => {
   ctx = await createTestContext();
-  owner = await ctx.createUser();
-  await ctx.database.kysely.updateTable('users').set({ premium_until: '2999-01-01T00:00:00.000Z' }).where('id', '=', owner.id).execute();
+  owner = await premiumUser(ctx);
 });
 afterAll(async () => {
   await ctx.close();
 });
 
-async function send(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown, user: TestUser = owner) {
-  const res = await ctx.app.inject({ method, url, headers: user.headers, ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
-  if (res.statusCode >= 400 && method !== 'GET') throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
-  return res;
-}
+const send = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown, user: TestUser = owner) => sendAs(ctx.app, user, method, url, payload);
 
-const t = (text: string, marks: Record<string, boolean> = {}) => ({ text, ...marks });
-const p = (...children: unknown[]) => ({ type: 'paragraph', children });
 
 interface Seeded {
   slug: string;

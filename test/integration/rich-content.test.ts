@@ -15,6 +15,7 @@ import { mentionsIndexProblems } from '../support/mentions-integrity.js';
 import { dialect } from '../support/test-db.js';
 import { IN_A_YEAR } from '../fixtures/image-app.js';
 import { png } from '../fixtures/images.js';
+import { everyElement, mention, p, t } from '../fixtures/rich-text.js';
 
 let ctx: TestContext;
 let owner: TestUser;
@@ -33,9 +34,6 @@ afterAll(async () => {
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
-const t = (text: string, marks: Record<string, boolean> = {}) => ({ text, ...marks });
-const p = (...children: unknown[]) => ({ type: 'paragraph', children });
-const mention = (targetType: 'thing' | 'arc', targetId: number, label = '') => ({ type: 'mention', targetType, targetId, children: [t(label)] });
 
 interface Backlink {
   type: string;
@@ -267,27 +265,7 @@ describe(`every element of the vocabulary through the API on ${dialect}`, () => 
   it('comes back exactly as the editor stored it, unknown elements and keys included', async () => {
     const c = await newCampaign(ctx.app, owner, 'Round trip');
     const target = await createThing(ctx.app, owner, c, 'Target');
-    const cell = (text: string) => ({ type: 'table-cell', children: [t(text)] });
-    // As the web app's editor (Slate) writes it: inline elements between text leaves.
-    const document = [
-      { type: 'heading-one', children: [t('One')] },
-      { type: 'heading-two', children: [t('Two')] },
-      { type: 'heading-three', children: [t('Three')] },
-      { type: 'heading-four', children: [t('Four')] },
-      { type: 'heading-five', children: [t('Five')] },
-      { type: 'heading-six', children: [t('Six')] },
-      p(t('plain '), t('bold', { bold: true }), t('italic', { italic: true }), t('under', { underline: true }), t('code', { code: true }), t('struck', { strikethrough: true })),
-      p(t('a '), { type: 'link', url: 'https://example.test/a?b=c', children: [t('link')] }, t(' and '), mention('thing', target.id, 'Target'), t('')),
-      { type: 'block-quote', children: [t('quoted')] },
-      { type: 'bulleted-list', children: [{ type: 'list-item', children: [t('one')] }, { type: 'list-item', children: [t('two')] }] },
-      { type: 'numbered-list', children: [{ type: 'list-item', children: [t('first')] }] },
-      { type: 'code-block', children: [t('let x = 1;\nlet y = 2;')] },
-      { type: 'divider', children: [t('')] },
-      { type: 'image', url: 'https://example.test/map.png', alt: 'A map', caption: 'The old map', children: [t('')] },
-      { type: 'table', children: [{ type: 'table-row', children: [cell('Name'), cell('Role')] }, { type: 'table-row', children: [cell('Bob'), cell('Smith')] }] },
-      { type: 'paragraph', isSecret: true, children: [t('for the GM')] },
-      { type: 'callout', icon: 'skull', children: [{ text: 'a client’s own', highlight: 'yellow' }] },
-    ];
+    const document = everyElement(target.id);
     const thing = await createThing(ctx.app, owner, c, 'Everything', { description: document });
     expect(thing.description).toEqual(document);
     expect(json<{ description: unknown }>(await get(`${c.base}/things/${thing.slug}`)).description).toEqual(document);

@@ -24,6 +24,13 @@ export interface Problem {
 
 export const problemOf = (res: LightMyRequestResponse): Problem => json<Problem>(res);
 
+/** One request as `user`; a write answered with 400 or more throws with its body (a fixture step that must work). */
+export async function sendAs(app: AppInstance, user: TestUser, method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown): Promise<LightMyRequestResponse> {
+  const res = await app.inject({ method, url, headers: user.headers, ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
+  if (res.statusCode >= 400 && method !== 'GET') throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
+  return res;
+}
+
 /** The JSON pointers an error response names. */
 export const errorPathsOf = (res: LightMyRequestResponse): string[] => (problemOf(res).errors ?? []).map((e) => e.path);
 

@@ -62,41 +62,59 @@ export function multipartFile(bytes: Buffer, fileName: string, field = 'file'): 
   return { payload: Buffer.concat([head, bytes, tail]), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
 }
 
+export interface RawEntry {
+  name: string;
+  /** The entry's bytes as they stand in the zip: stored, or deflated when `deflated`. Default: none. */
+  data?: Buffer;
+  deflated?: boolean;
+  /** The uncompressed size the headers declare (a zip bomb's may lie). Default: the data's length. */
+  declaredSize?: number;
+}
+
 /**
- * A zip of empty, stored entries with these names, built directly (yazl takes half a minute for
- * 100,000 entries): for archives whose point is their number of entries.
+ * A zip built byte by byte, for archives no zip library would write: sizes that lie, or 100,000
+ * entries (yazl takes half a minute for those). CRCs are left 0; the reader does not check them.
  */
-export function storedZip(names: readonly string[]): Buffer {
+export function rawZip(entries: readonly RawEntry[]): Buffer {
   const locals: Buffer[] = [];
   const centrals: Buffer[] = [];
   let offset = 0;
-  for (const text of names) {
-    const name = Buffer.from(text, 'utf8');
+  for (const entry of entries) {
+    const name = Buffer.from(entry.name, 'utf8');
+    const data = entry.data ?? Buffer.alloc(0);
+    const method = entry.deflated ? 8 : 0;
+    const declared = entry.declaredSize ?? data.length;
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
     local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(method, 8);
+    local.writeUInt32LE(data.length, 18);
+    local.writeUInt32LE(declared, 22);
     local.writeUInt16LE(name.length, 26);
     const central = Buffer.alloc(46);
     central.writeUInt32LE(0x02014b50, 0);
     central.writeUInt16LE(20, 4);
     central.writeUInt16LE(20, 6);
+    central.writeUInt16LE(method, 10);
+    central.writeUInt32LE(data.length, 20);
+    central.writeUInt32LE(declared, 24);
     central.writeUInt16LE(name.length, 28);
     central.writeUInt32LE(offset, 42);
-    locals.push(local, name);
+    locals.push(local, name, data);
     centrals.push(central, name);
-    offset += 30 + name.length;
+    offset += 30 + name.length + data.length;
   }
   const directory = Buffer.concat(centrals);
   // More than 65,535 entries need the Zip64 end records, as any zip tool writes them.
   const zip64: Buffer[] = [];
-  if (names.length > 0xffff) {
+  if (entries.length > 0xffff) {
     const record = Buffer.alloc(56);
     record.writeUInt32LE(0x06064b50, 0);
     record.writeBigUInt64LE(44n, 4);
     record.writeUInt16LE(45, 12);
     record.writeUInt16LE(45, 14);
-    record.writeBigUInt64LE(BigInt(names.length), 24);
-    record.writeBigUInt64LE(BigInt(names.length), 32);
+    record.writeBigUInt64LE(BigInt(entries.length), 24);
+    record.writeBigUInt64LE(BigInt(entries.length), 32);
     record.writeBigUInt64LE(BigInt(directory.length), 40);
     record.writeBigUInt64LE(BigInt(offset), 48);
     const locator = Buffer.alloc(20);
@@ -107,8 +125,8 @@ export function storedZip(names: readonly string[]): Buffer {
   }
   const end = Buffer.alloc(22);
   end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(Math.min(names.length, 0xffff), 8);
-  end.writeUInt16LE(Math.min(names.length, 0xffff), 10);
+  end.writeUInt16LE(Math.min(entries.length, 0xffff), 8);
+  end.writeUInt16LE(Math.min(entries.length, 0xffff), 10);
   end.writeUInt32LE(directory.length, 12);
   end.writeUInt32LE(offset, 16);
   return Buffer.concat([...locals, directory, ...zip64, end]);

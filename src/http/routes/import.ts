@@ -10,7 +10,7 @@ import { isPremium } from '../../domain/accounts.js';
 import { HOUR_MS, limitKeys } from '../../domain/rate-limit.js';
 import { AppError, errors } from '../../domain/errors.js';
 import { makeView } from '../../access/view.js';
-import { IMPORT_JSON_MAX_BYTES, importCampaign, importSpoolFile } from '../../portability/import.js';
+import { fileKind, IMPORT_JSON_MAX_BYTES, importCampaign, importSpoolFile } from '../../portability/import.js';
 import { callerOf } from '../auth.js';
 import { campaignEtag } from '../conditional.js';
 import { HttpError } from '../errors.js';
@@ -51,17 +51,6 @@ async function spool(source: Readable, file: string, max: number, maxForMessage:
   });
   const handle = await fs.open(file, 'wx', 0o600);
   await pipeline(source, counter, handle.createWriteStream());
-}
-
-async function isZip(file: string): Promise<boolean> {
-  const handle = await fs.open(file, 'r');
-  try {
-    const head = Buffer.alloc(4);
-    const { bytesRead } = await handle.read(head, 0, 4, 0);
-    return bytesRead >= 2 && head[0] === 0x50 && head[1] === 0x4b;
-  } finally {
-    await handle.close();
-  }
 }
 
 export async function importRoutes(instance: FastifyInstance): Promise<void> {
@@ -155,7 +144,7 @@ export async function importRoutes(instance: FastifyInstance): Promise<void> {
         const { campaign, report } = await importCampaign(
           database,
           imageHost,
-          { file, kind: (await isZip(file)) ? 'zip' : 'json', fileName: received.fileName, label: received.label },
+          { file, kind: await fileKind(file), fileName: received.fileName, label: received.label },
           { ownerId: caller.id, mayStoreImages: isPremium(caller) },
           config.maxUploadBytes,
         );
