@@ -45,7 +45,7 @@ export function walkWithSecrecy(value: readonly unknown[], visit: (node: unknown
  * Unchanged subtrees are returned as they were (the same objects).
  */
 export function redactNodes<T>(nodes: readonly T[], drop: (node: unknown) => boolean = () => false): T[] {
-  return redactArray(nodes as readonly unknown[], drop, 0) as T[];
+  return redactArray(nodes, drop, 0) as T[];
 }
 
 const MAX_REDACTION_DEPTH = 256;
