@@ -176,6 +176,7 @@ describe('one editing state per record', () => {
 
   it('a reload mid-edit offers no draft the server already holds, and shows the text', async () => {
     const page = browser.page;
+    await page.goto(`${server.base}/campaigns/${campaign}`);
     await createThing(page, 'Reloaded');
     await page.getByRole('button', { name: 'Edit description' }).click();
     await typeInto(page, 'Typed just before the reload.');
