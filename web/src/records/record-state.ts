@@ -212,7 +212,8 @@ export class RecordState<R extends Record<string, unknown>, P extends Record<str
   /** Saves what is queued now. */
   async flush(keepalive = false): Promise<void> {
     clearTimeout(this.timer);
-    if (this.inFlight) await this.inFlight;
+    // One save at a time, each on the answer of the one before.
+    while (this.inFlight) await this.inFlight;
     const sent = this.pending;
     if (Object.keys(sent).length === 0 || this.state === 'conflict') return;
     const run = (async () => {
@@ -240,7 +241,7 @@ export class RecordState<R extends Record<string, unknown>, P extends Record<str
     })();
     this.inFlight = run;
     await run;
-    this.inFlight = undefined;
+    if (this.inFlight === run) this.inFlight = undefined;
   }
 
   /** A version the server acknowledged (a save's answer, or another write's on this record): the record's query holds it. */
