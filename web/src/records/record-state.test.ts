@@ -134,7 +134,7 @@ describe('one editing state per record', () => {
           switch (s.kind) {
             case 'type': {
               const next = `${textOf(state.value(s.field))} ${s.word}`.trim();
-              state.update({ [s.field]: withText(s.field, next) } as Partial<Patch>);
+              state.update({ [s.field]: withText(s.field, next) });
               mine[s.field].add(s.word);
               break;
             }
@@ -160,7 +160,7 @@ describe('one editing state per record', () => {
             }
             case 'other-tab': {
               const current = server.current();
-              server.put({ [s.field]: withText(s.field, `${textOf(current.data[s.field])} ${s.word}`.trim()) } as Partial<Patch>, current.etag);
+              server.put({ [s.field]: withText(s.field, `${textOf(current.data[s.field])} ${s.word}`.trim()) }, current.etag);
               break;
             }
             case 'settle': {
