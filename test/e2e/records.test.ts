@@ -174,6 +174,32 @@ describe('one editing state per record', () => {
     await first.goto(`${server.base}/campaigns/${campaign}`);
   });
 
+  it('two tabs: a tab with nothing unsent and its caret elsewhere takes the server’s newer text by itself', async () => {
+    const first = browser.page;
+    await first.goto(`${server.base}/campaigns/${campaign}`);
+    await createThing(first, 'Quiet tab');
+    const url = first.url();
+    const second = await browser.newPage();
+    await second.goto(url);
+    for (const page of [first, second]) await page.getByRole('button', { name: 'Edit description' }).click();
+
+    await typeInto(second, 'Second tab text.');
+    await saved(second);
+    // The second tab's user looks elsewhere: the caret leaves the editor.
+    await second.getByRole('heading', { name: 'In arcs' }).click();
+    await typeInto(first, 'First tab text.');
+    const dialog = first.getByRole('dialog', { name: 'Someone else changed this while you were editing' });
+    await dialog.waitFor({ timeout: 15_000 });
+    await dialog.getByRole('button', { name: 'Keep mine' }).click();
+    await saved(first);
+
+    await expect.poll(() => editorText(second), { timeout: 30_000 }).toContain('First tab text.');
+    expect(await editorText(second)).not.toContain('Second tab text.');
+    expect(await second.locator('.save-status').textContent()).toBe('All changes saved');
+    await second.close();
+    await first.goto(`${server.base}/campaigns/${campaign}`);
+  });
+
   it('a reload mid-edit offers no draft the server already holds, and shows the text', async () => {
     const page = browser.page;
     await page.goto(`${server.base}/campaigns/${campaign}`);
