@@ -7,8 +7,10 @@ import { GmOnlyBadge, GmOnlyField, useCampaignAccess } from './access';
 import { DeleteRecordButton, useCampaignAction } from './actions';
 import { Backlinks } from './backlinks';
 import { ArcPicker } from './pickers';
-import { useAllThings, useCampaignSlug, useRefreshCampaign, useRendered } from './queries';
+import { useAllThings, useCampaignSlug, useRendered } from './queries';
 import { RichField, useRecordEditing } from './record-editing';
+import type { RecordState } from '../records/record-state';
+import { EDITING_ATTRIBUTE } from '../records/use-record';
 import { RecordError, SlugField } from './thing';
 
 const NARRATIVE = [
@@ -24,27 +26,29 @@ const NARRATIVE = [
 type ArcPatch = { name: string; visibility: 'all' | 'gm'; hook: unknown[]; protagonist: unknown[]; antagonist: unknown[]; problem: unknown[]; key: unknown[]; outcome: unknown[]; notes: unknown[] };
 
 export function ArcPage() {
-  const campaignSlug = useCampaignSlug();
+  // Everything an arc page holds in its own state belongs to one arc: another arc starts afresh.
   const arcSlug = useParams().arcSlug!;
+  return <ArcRecordPage key={arcSlug} arcSlug={arcSlug} />;
+}
+
+function ArcRecordPage({ arcSlug }: { arcSlug: string }) {
+  const campaignSlug = useCampaignSlug();
   const path = { campaignSlug, arcSlug };
   const editing = useRecordEditing<Arc, ArcPatch>({
     campaignSlug,
     kind: 'arc',
     recordSlug: arcSlug,
     load: () => callWithEtag(api.GET('/api/campaigns/{campaignSlug}/arcs/{arcSlug}', { params: { path } })),
-    save: async (patch, ifMatch, init) =>
-      (await callWithEtag(api.PUT('/api/campaigns/{campaignSlug}/arcs/{arcSlug}', { params: { path, header: ifMatch ? { 'if-match': ifMatch } : {} }, body: { updatedArc: patch }, ...init }))).etag,
+    save: (patch, ifMatch, init) => callWithEtag(api.PUT('/api/campaigns/{campaignSlug}/arcs/{arcSlug}', { params: { path, header: ifMatch ? { 'if-match': ifMatch } : {} }, body: { updatedArc: patch }, ...init })),
   });
   const rendered = useRendered(campaignSlug, 'arcs', arcSlug);
   const [editingField, setEditingField] = useState<string>();
   const { canEdit } = useCampaignAccess();
-  // Shown at once when switched (the record itself is read again only on the next visit).
-  const [visibility, setVisibility] = useState<'all' | 'gm'>();
   if (editing.loading) {
     if (editing.error) return <RecordError error={editing.error} what="arc" />;
     return <p className="loading">Loading…</p>;
   }
-  const { record, saver, generation, fieldValue, banner } = editing;
+  const { record, state, generation, value, banner } = editing;
   if (!canEdit) {
     return (
       <main className="record" aria-labelledby="record-title">
@@ -70,20 +74,17 @@ export function ArcPage() {
   return (
     <main className="record" aria-labelledby="record-title">
       <p className="kind">
-        Arc <GmOnlyBadge visibility={visibility ?? String(fieldValue('visibility'))} />
+        Arc <GmOnlyBadge visibility={String(value('visibility'))} />
       </p>
       <h1 id="record-title" className="visually-hidden">
-        {String(fieldValue('name'))}
+        {String(value('name'))}
       </h1>
       {banner}
-      <div className="record-fields" key={`fields-${generation}`}>
-        <Field label="Name" defaultValue={String(fieldValue('name'))} onChange={(e) => e.target.value.trim() !== '' && saver.update({ name: e.target.value })} error={saver.error?.fieldMessage('name')} className="title-input" />
-        <SlugField campaignSlug={campaignSlug} kind="arcs" slug={arcSlug} etag={saver.etag} />
-        <ParentField campaignSlug={campaignSlug} arc={record} etag={saver.etag} />
-        <GmOnlyField value={String(fieldValue('visibility'))} onChange={(next) => {
-            setVisibility(next);
-            saver.update({ visibility: next });
-          }} what="arc" />
+      <div className="record-fields" key={`fields-${generation}`} {...{ [EDITING_ATTRIBUTE]: '' }}>
+        <Field label="Name" defaultValue={String(value('name'))} onChange={(e) => e.target.value.trim() !== '' && state.update({ name: e.target.value })} error={state.error?.fieldMessage('name')} className="title-input" />
+        <SlugField campaignSlug={campaignSlug} kind="arcs" slug={arcSlug} state={state} />
+        <ParentField campaignSlug={campaignSlug} arc={record} state={state} />
+        <GmOnlyField value={String(value('visibility'))} onChange={(next) => state.update({ visibility: next })} what="arc" />
       </div>
       {NARRATIVE.map(([field, label]) => (
         <section key={field} aria-labelledby={`${field}-heading`}>
@@ -92,13 +93,13 @@ export function ArcPage() {
             <button
               type="button"
               aria-label={editingField === field ? `Done editing ${label}` : `Edit ${label}`}
-              onClick={() => (editingField === field ? void saver.flush().then(() => setEditingField(undefined)) : setEditingField(field))}
+              onClick={() => (editingField === field ? void state.flush().then(() => setEditingField(undefined)) : setEditingField(field))}
             >
               {editingField === field ? 'Done' : 'Edit'}
             </button>
           </div>
           {editingField === field ? (
-            <RichField key={`${field}-${generation}`} label={label} campaignSlug={campaignSlug} value={fieldValue(field)} onChange={(value) => saver.update({ [field]: value })} />
+            <RichField edited={editing} field={field} label={label} campaignSlug={campaignSlug} />
           ) : (
             <Rendered html={rendered.data?.[field]} label={label} />
           )}
@@ -128,16 +129,16 @@ function ChildArcs({ campaignSlug, arc }: { campaignSlug: string; arc: Arc }) {
   );
 }
 
-/** The parent arc, chosen by search; the server's cycle error is shown at the field. */
-function ParentField({ campaignSlug, arc, etag }: { campaignSlug: string; arc: Arc; etag: () => string | undefined }) {
-  const refresh = useRefreshCampaign(campaignSlug);
+/** The parent arc, chosen by search; the server's cycle error is shown at the field. The answer is the arc's latest version. */
+function ParentField({ campaignSlug, arc, state }: { campaignSlug: string; arc: Arc; state: RecordState<Arc, ArcPatch> }) {
   const [error, setError] = useState<string>();
   const setParent = async (parentArcId: number | null) => {
     setError(undefined);
     try {
-      const header = etag() ? { 'if-match': etag()! } : {};
-      await call(api.PUT('/api/campaigns/{campaignSlug}/arcs/{arcSlug}', { params: { path: { campaignSlug, arcSlug: arc.slug }, header }, body: { updatedArc: { parentArcId } } }));
-      await refresh();
+      await state.flush();
+      const etag = state.etag();
+      const header = etag ? { 'if-match': etag } : {};
+      state.acknowledge(await callWithEtag(api.PUT('/api/campaigns/{campaignSlug}/arcs/{arcSlug}', { params: { path: { campaignSlug, arcSlug: arc.slug }, header }, body: { updatedArc: { parentArcId } } })));
     } catch (e) {
       setError(messageOf(e));
     }

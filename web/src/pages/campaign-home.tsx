@@ -1,16 +1,13 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { api, call, messageOf } from '../api/client';
+import { api, call, callWithEtag, messageOf, type Campaign } from '../api/client';
 import { ConfirmButton } from '../components/confirm';
 import { ErrorMessage } from '../components/field';
 import { Rendered } from '../components/rendered';
-import { LazyRichTextEditor as RichTextEditor } from '../editor/lazy-editor';
-import { emptyDocument } from '../editor/types';
-import { useMe } from './layout';
-import { useArcs, useCampaign, useCampaignSlug, useRefreshCampaign, useRendered } from './queries';
+import { loadCampaign, useArcs, useCampaign, useCampaignSlug, useRefreshCampaign, useRendered } from './queries';
+import { RichField, useRecordEditing } from './record-editing';
 import { GmOnlyBadge, useCampaignAccess } from './access';
-import type { Descendant } from 'slate';
 
 export function CampaignHome() {
   const slug = useCampaignSlug();
@@ -18,24 +15,20 @@ export function CampaignHome() {
   const rendered = useRendered(slug, 'campaign');
   const arcs = useArcs(slug);
   const recent = useQuery({ queryKey: ['campaign', slug, 'things', 'recent'], queryFn: () => call(api.GET('/api/campaigns/{campaignSlug}/things', { params: { path: { campaignSlug: slug }, query: { count: '10' } } })) });
-  const [editing, setEditing] = useState(false);
   const { canEdit, role } = useCampaignAccess();
   if (!campaign.data) return null;
   const c = campaign.data.data;
   return (
     <main className="record" aria-labelledby="campaign-title">
       <h1 id="campaign-title">{c.name}</h1>
-      <section aria-labelledby="campaign-description">
-        <div className="section-head">
+      {canEdit ? (
+        <CampaignDescription key={slug} slug={slug} rendered={rendered.data?.description} />
+      ) : (
+        <section aria-labelledby="campaign-description">
           <h2 id="campaign-description">Description</h2>
-          {canEdit && (
-            <button type="button" onClick={() => setEditing(!editing)}>
-              {editing ? 'Done' : 'Edit description'}
-            </button>
-          )}
-        </div>
-        {editing && canEdit ? <CampaignDescriptionEditor slug={slug} initial={c.description as Descendant[]} onDone={() => setEditing(false)} /> : <Rendered html={rendered.data?.description} label="Campaign description" />}
-      </section>
+          <Rendered html={rendered.data?.description} label="Campaign description" />
+        </section>
+      )}
       <section aria-labelledby="recent-heading">
         <h2 id="recent-heading">Recently updated things</h2>
         {recent.error && <ErrorMessage>{messageOf(recent.error)}</ErrorMessage>}
@@ -65,28 +58,30 @@ export function CampaignHome() {
   );
 }
 
-function CampaignDescriptionEditor({ slug, initial, onDone }: { slug: string; initial: Descendant[]; onDone: () => void }) {
-  const me = useMe();
-  const refresh = useRefreshCampaign(slug);
-  const [value, setValue] = useState(initial);
-  const [error, setError] = useState<string>();
-  const save = async () => {
-    try {
-      await call(api.PUT('/api/campaigns/{campaignSlug}', { params: { path: { campaignSlug: slug } }, body: { updatedCampaign: { description: value } } }));
-      await refresh();
-      onDone();
-    } catch (e) {
-      setError(messageOf(e));
-    }
-  };
+type CampaignPatch = { description: unknown[] };
+
+/** The campaign's description, saved as the user types like every record's text (the campaign's one editing state). */
+function CampaignDescription({ slug, rendered }: { slug: string; rendered: string | undefined }) {
+  const [open, setOpen] = useState(false);
+  const editing = useRecordEditing<Campaign, CampaignPatch>({
+    campaignSlug: slug,
+    kind: 'campaign',
+    load: () => loadCampaign(slug),
+    save: (patch, ifMatch, init) => callWithEtag(api.PUT('/api/campaigns/{campaignSlug}', { params: { path: { campaignSlug: slug }, header: ifMatch ? { 'if-match': ifMatch } : {} }, body: { updatedCampaign: patch }, ...init })),
+  });
+  if (editing.loading) return null;
+  const { state, banner } = editing;
   return (
-    <>
-      <RichTextEditor label="Campaign description" campaignSlug={slug} canUpload={me?.premium ?? false} initialValue={initial.length > 0 ? initial : emptyDocument()} onChange={setValue} />
-      <ErrorMessage>{error}</ErrorMessage>
-      <button type="button" className="primary" onClick={() => void save()}>
-        Save description
-      </button>
-    </>
+    <section aria-labelledby="campaign-description">
+      <div className="section-head">
+        <h2 id="campaign-description">Description</h2>
+        <button type="button" onClick={() => (open ? void state.flush().then(() => setOpen(false)) : setOpen(true))}>
+          {open ? 'Done' : 'Edit description'}
+        </button>
+      </div>
+      {banner}
+      {open ? <RichField edited={editing} field="description" label="Campaign description" campaignSlug={slug} /> : <Rendered html={rendered} label="Campaign description" />}
+    </section>
   );
 }
 

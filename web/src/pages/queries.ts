@@ -4,6 +4,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useParams } from 'react-router';
 import { api, call, callWithEtag } from '../api/client';
+import { fetchRecord } from '../records/record-state';
 
 export function useCampaignSlug(): string {
   return useParams().campaignSlug!;
@@ -11,8 +12,13 @@ export function useCampaignSlug(): string {
 
 export const campaignKey = (slug: string) => ['campaign', slug] as const;
 
+/** Reads the campaign with its ETag. */
+export const loadCampaign = (slug: string) => callWithEtag(api.GET('/api/campaigns/{campaignSlug}', { params: { path: { campaignSlug: slug } } }));
+
+/** The campaign as the server last acknowledged it: the same query (and editing state) as its description's editor. */
 export function useCampaign(slug: string) {
-  return useQuery({ queryKey: [...campaignKey(slug), 'record'], queryFn: () => callWithEtag(api.GET('/api/campaigns/{campaignSlug}', { params: { path: { campaignSlug: slug } } })) });
+  const queryKey = [...campaignKey(slug), 'record'] as const;
+  return useQuery({ queryKey, queryFn: () => fetchRecord(queryKey, () => loadCampaign(slug)) });
 }
 
 export function useThingTypes(slug: string) {

@@ -17,8 +17,13 @@ export function nextCursor(link: string | null): string | undefined {
 const PAGE = 50;
 
 export function ThingTypePage() {
-  const campaignSlug = useCampaignSlug();
+  // The rename form's text and everything else held here belong to one type: another starts afresh.
   const typeId = Number(useParams().thingTypeId);
+  return <ThingTypeRecordPage key={typeId} typeId={typeId} />;
+}
+
+function ThingTypeRecordPage({ typeId }: { typeId: number }) {
+  const campaignSlug = useCampaignSlug();
   const types = useThingTypes(campaignSlug);
   const all = useAllThings(campaignSlug);
   const type = types.data?.find((t) => t.id === typeId);

@@ -10,33 +10,36 @@ import { ArcPicker } from './pickers';
 import { Backlinks } from './backlinks';
 import { useCampaignSlug, useRefreshCampaign, useRendered, useThingTypes } from './queries';
 import { RichField, useRecordEditing } from './record-editing';
+import { EDITING_ATTRIBUTE } from '../records/use-record';
 
 type ThingPatch = { name: string; typeId: number; description: unknown[]; visibility: 'all' | 'gm' };
 
 export function ThingPage() {
-  const campaignSlug = useCampaignSlug();
+  // Everything a thing page holds in its own state belongs to one thing: another thing starts afresh.
   const thingSlug = useParams().thingSlug!;
+  return <ThingRecordPage key={thingSlug} thingSlug={thingSlug} />;
+}
+
+function ThingRecordPage({ thingSlug }: { thingSlug: string }) {
+  const campaignSlug = useCampaignSlug();
   const path = { campaignSlug, thingSlug };
   const editing = useRecordEditing<Thing, ThingPatch>({
     campaignSlug,
     kind: 'thing',
     recordSlug: thingSlug,
     load: () => callWithEtag(api.GET('/api/campaigns/{campaignSlug}/things/{thingSlug}', { params: { path } })),
-    save: async (patch, ifMatch, init) =>
-      (await callWithEtag(api.PUT('/api/campaigns/{campaignSlug}/things/{thingSlug}', { params: { path, header: ifMatch ? { 'if-match': ifMatch } : {} }, body: { updatedThing: patch }, ...init }))).etag,
+    save: (patch, ifMatch, init) => callWithEtag(api.PUT('/api/campaigns/{campaignSlug}/things/{thingSlug}', { params: { path, header: ifMatch ? { 'if-match': ifMatch } : {} }, body: { updatedThing: patch }, ...init })),
   });
   const [editingText, setEditingText] = useState(false);
   const rendered = useRendered(campaignSlug, 'things', thingSlug);
   const types = useThingTypes(campaignSlug);
   const { canEdit } = useCampaignAccess();
-  // Shown at once when switched (the record itself is read again only on the next visit).
-  const [visibility, setVisibility] = useState<'all' | 'gm'>();
 
   if (editing.loading) {
     if (editing.error) return <RecordError error={editing.error} what="thing" />;
     return <p className="loading">Loading…</p>;
   }
-  const { record, saver, generation, fieldValue, banner } = editing;
+  const { record, state, generation, value, banner } = editing;
   const typeName = types.data?.find((t) => t.id === record.typeId)?.name;
   if (!canEdit) {
     return (
@@ -55,17 +58,17 @@ export function ThingPage() {
   return (
     <main className="record" aria-labelledby="record-title">
       <p className="kind">
-        {typeName ?? 'Thing'} <GmOnlyBadge visibility={visibility ?? String(fieldValue('visibility'))} />
+        {typeName ?? 'Thing'} <GmOnlyBadge visibility={String(value('visibility'))} />
       </p>
       <h1 id="record-title" className="visually-hidden">
-        {String(fieldValue('name'))}
+        {String(value('name'))}
       </h1>
       {banner}
-      <div className="record-fields" key={`fields-${generation}`}>
-        <Field label="Name" defaultValue={String(fieldValue('name'))} onChange={(e) => e.target.value.trim() !== '' && saver.update({ name: e.target.value })} error={saver.error?.fieldMessage('name')} className="title-input" />
+      <div className="record-fields" key={`fields-${generation}`} {...{ [EDITING_ATTRIBUTE]: '' }}>
+        <Field label="Name" defaultValue={String(value('name'))} onChange={(e) => e.target.value.trim() !== '' && state.update({ name: e.target.value })} error={state.error?.fieldMessage('name')} className="title-input" />
         <div className="field">
           <label htmlFor="thing-type">Type</label>
-          <select id="thing-type" defaultValue={String(fieldValue('typeId'))} onChange={(e) => saver.update({ typeId: Number(e.target.value) })}>
+          <select id="thing-type" defaultValue={String(value('typeId'))} onChange={(e) => state.update({ typeId: Number(e.target.value) })}>
             {types.data?.map((t) => (
               <option key={t.id} value={t.id}>
                 {t.name}
@@ -73,24 +76,17 @@ export function ThingPage() {
             ))}
           </select>
         </div>
-        <SlugField campaignSlug={campaignSlug} kind="things" slug={thingSlug} etag={saver.etag} />
-        <GmOnlyField value={String(fieldValue('visibility'))} onChange={(next) => {
-            setVisibility(next);
-            saver.update({ visibility: next });
-          }} what="thing" />
+        <SlugField campaignSlug={campaignSlug} kind="things" slug={thingSlug} state={state} />
+        <GmOnlyField value={String(value('visibility'))} onChange={(next) => state.update({ visibility: next })} what="thing" />
       </div>
       <section aria-labelledby="description-heading">
         <div className="section-head">
           <h2 id="description-heading">Description</h2>
-          <button type="button" onClick={() => (editingText ? void saver.flush().then(() => setEditingText(false)) : setEditingText(true))}>
+          <button type="button" onClick={() => (editingText ? void state.flush().then(() => setEditingText(false)) : setEditingText(true))}>
             {editingText ? 'Done' : 'Edit description'}
           </button>
         </div>
-        {editingText ? (
-          <RichField key={`description-${generation}`} label="Description" campaignSlug={campaignSlug} value={fieldValue('description')} onChange={(value) => saver.update({ description: value })} />
-        ) : (
-          <Rendered html={rendered.data?.description} label="Description" />
-        )}
+        {editingText ? <RichField edited={editing} field="description" label="Description" campaignSlug={campaignSlug} /> : <Rendered html={rendered.data?.description} label="Description" />}
       </section>
       <ThingArcs campaignSlug={campaignSlug} thingSlug={thingSlug} />
       <Backlinks campaignSlug={campaignSlug} kind="things" slug={thingSlug} />
@@ -108,8 +104,8 @@ export function RecordError({ error, what }: { error: unknown; what: string }) {
   );
 }
 
-/** The slug, changed on its own (a new URL): a taken or malformed slug is shown at the field. */
-export function SlugField({ campaignSlug, kind, slug, etag }: { campaignSlug: string; kind: 'things' | 'arcs'; slug: string; etag: () => string | undefined }) {
+/** The slug, changed on its own (a new URL): a taken or malformed slug is shown at the field. Unsent edits are saved first, at the old address. */
+export function SlugField({ campaignSlug, kind, slug, state }: { campaignSlug: string; kind: 'things' | 'arcs'; slug: string; state: { flush: () => Promise<void>; etag: () => string | undefined } }) {
   const [value, setValue] = useState(slug);
   const [error, setError] = useState<string>();
   const navigate = useNavigate();
@@ -118,7 +114,9 @@ export function SlugField({ campaignSlug, kind, slug, etag }: { campaignSlug: st
     if (value === slug) return;
     setError(undefined);
     try {
-      const header = etag() ? { 'if-match': etag()! } : {};
+      await state.flush();
+      const etag = state.etag();
+      const header = etag ? { 'if-match': etag } : {};
       const updated =
         kind === 'things'
           ? await call(api.PUT('/api/campaigns/{campaignSlug}/things/{thingSlug}', { params: { path: { campaignSlug, thingSlug: slug }, header }, body: { updatedThing: { slug: value } } }))

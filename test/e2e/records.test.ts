@@ -1,0 +1,249 @@
+// One editing state per record (web/src/records): every path by which a typed word used to be lost
+// in the web app, as a user takes it. Reopening an editor after a save, navigating away and back,
+// the campaign's description, two tabs after "Keep mine", a reload mid-edit (the "not saved yet"
+// banner only when the server lacks the text), and per-record form state between pages.
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createArc, createCampaign, createThing, expectNoPageErrors, launchBrowser, saved, screenshotPath, signUp, startE2eServer, type Browser, type E2eServer } from './browser.js';
+
+let server: E2eServer;
+let browser: Browser;
+let campaign: string;
+
+beforeAll(async () => {
+  server = await startE2eServer();
+  browser = await launchBrowser();
+  await signUp(browser.page, server.base);
+  campaign = await createCampaign(browser.page, 'Records');
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+function editor(page: Page, label = 'Description') {
+  return page.getByRole('textbox', { name: label, exact: true });
+}
+
+async function typeInto(page: Page, text: string, label = 'Description') {
+  await editor(page, label).click();
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type(text);
+}
+
+async function editorText(page: Page, label = 'Description'): Promise<string> {
+  const box = editor(page, label);
+  await box.waitFor();
+  return (await box.textContent()) ?? '';
+}
+
+async function renderedText(page: Page, label = 'Description'): Promise<string> {
+  const region = page.getByRole('region', { name: `${label} (rendered)` });
+  await region.waitFor();
+  return (await region.textContent()) ?? '';
+}
+
+/** What the server holds now, read by the API with the page's session. */
+async function serverDescription(page: Page, path: string, field = 'description'): Promise<string> {
+  return page.evaluate(
+    async ({ path, field }) => {
+      const response = await fetch(path);
+      const body = (await response.json()) as Record<string, unknown>;
+      return JSON.stringify(body[field]);
+    },
+    { path, field },
+  );
+}
+
+describe('one editing state per record', () => {
+  it('reopening an editor after a save shows what was saved, and typing there keeps it (thing and arc)', async () => {
+    const page = browser.page;
+    await createThing(page, 'Reopened');
+    await page.getByRole('button', { name: 'Edit description' }).click();
+    await typeInto(page, 'First words.');
+    await saved(page);
+    await page.getByRole('button', { name: 'Done' }).click();
+    await page.getByRole('button', { name: 'Edit description' }).click();
+    expect(await editorText(page)).toContain('First words.');
+    await typeInto(page, ' Second words.');
+    await saved(page);
+    await page.reload();
+    const text = await renderedText(page);
+    expect(text).toContain('First words.');
+    expect(text).toContain('Second words.');
+
+    await createArc(page, 'Reopened arc');
+    await page.getByRole('button', { name: 'Edit Hook' }).click();
+    await typeInto(page, 'The hook.', 'Hook');
+    await saved(page);
+    await page.getByRole('button', { name: 'Done editing Hook' }).click();
+    await page.getByRole('button', { name: 'Edit Hook' }).click();
+    expect(await editorText(page, 'Hook')).toContain('The hook.');
+    await typeInto(page, ' More hook.', 'Hook');
+    await saved(page);
+    await page.getByRole('button', { name: 'Done editing Hook' }).click();
+    // Another of the seven fields saved after it keeps it too.
+    await page.getByRole('button', { name: 'Edit Problem' }).click();
+    await typeInto(page, 'The problem.', 'Problem');
+    await saved(page);
+    await page.reload();
+    expect(await renderedText(page, 'Hook')).toContain('The hook. More hook.');
+    expect(await renderedText(page, 'Problem')).toContain('The problem.');
+    expectNoPageErrors(browser);
+  });
+
+  it('navigating away and back shows what was saved', async () => {
+    const page = browser.page;
+    await createThing(page, 'Visited');
+    const url = page.url();
+    await page.getByRole('button', { name: 'Edit description' }).click();
+    await typeInto(page, 'Written before leaving.');
+    await saved(page);
+    await page.getByRole('link', { name: 'Records', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'Records' }).waitFor();
+    await page.goBack();
+    expect(new URL(page.url()).pathname).toBe(new URL(url).pathname);
+    await page.getByRole('button', { name: 'Edit description' }).click();
+    expect(await editorText(page)).toContain('Written before leaving.');
+    await typeInto(page, ' And after coming back.');
+    await saved(page);
+    await page.reload();
+    const text = await renderedText(page);
+    expect(text).toContain('Written before leaving.');
+    expect(text).toContain('And after coming back.');
+  });
+
+  it('the campaign description saves as you type; Done keeps it', async () => {
+    const page = browser.page;
+    await page.goto(`${server.base}/campaigns/${campaign}`);
+    await page.getByRole('heading', { level: 1, name: 'Records' }).waitFor();
+    await page.getByRole('button', { name: 'Edit description' }).click();
+    await typeInto(page, 'A campaign of lost words.', 'Campaign description');
+    await page.getByRole('button', { name: 'Done' }).click();
+    await page.getByRole('button', { name: 'Edit description' }).waitFor();
+    await page.screenshot({ path: screenshotPath('records-campaign-description.png') });
+    await page.reload();
+    expect(await renderedText(page, 'Campaign description')).toContain('A campaign of lost words.');
+    await page.getByRole('button', { name: 'Edit description' }).click();
+    expect(await editorText(page, 'Campaign description')).toContain('A campaign of lost words.');
+    await typeInto(page, ' Found again.', 'Campaign description');
+    await saved(page);
+    await page.reload();
+    expect(await renderedText(page, 'Campaign description')).toContain('A campaign of lost words. Found again.');
+  });
+
+  it('two tabs: after "Keep mine" in one, the other shows the newer version and never claims to have saved its own', async () => {
+    const first = browser.page;
+    await createThing(first, 'Two tabs');
+    const url = first.url();
+    const thingPath = `/api/campaigns/${campaign}/things/${new URL(url).pathname.split('/').pop()!}`;
+    const second = await browser.newPage();
+    await second.goto(url);
+    for (const page of [first, second]) await page.getByRole('button', { name: 'Edit description' }).click();
+
+    // The second tab saves first; the first tab, still on the old version, meets a conflict and keeps its own.
+    await typeInto(second, 'Second tab text.');
+    await saved(second);
+    await typeInto(first, 'First tab text.');
+    const dialog = first.getByRole('dialog', { name: 'Someone else changed this while you were editing' });
+    await dialog.waitFor({ timeout: 15_000 });
+    await dialog.getByRole('button', { name: 'Keep mine' }).click();
+    await saved(first);
+    expect(await serverDescription(first, thingPath)).not.toContain('Second tab text.');
+
+    // The second tab, its caret still in the editor, meets the newer version (it reads the record
+    // again while an editor is open): it shows both instead of claiming to have saved its own.
+    const meanwhile = second.getByRole('dialog', { name: 'Someone else changed this while you were editing' });
+    await meanwhile.waitFor({ timeout: 30_000 });
+    expect(await second.locator('.save-status').textContent()).not.toContain('All changes saved');
+    expect(await meanwhile.getByRole('region', { name: 'Their version' }).textContent()).toContain('First tab text.');
+    expect(await meanwhile.getByRole('region', { name: 'Your version' }).textContent()).toContain('Second tab text.');
+    await second.screenshot({ path: screenshotPath('records-two-tabs.png') });
+    await meanwhile.getByRole('button', { name: 'Take theirs' }).click();
+    await saved(second);
+    expect(await editorText(second)).toContain('First tab text.');
+    expect(await editorText(second)).not.toContain('Second tab text.');
+    // Typing there now builds on the server's version.
+    await typeInto(second, ' Then the second tab again.');
+    await saved(second);
+    const held = await serverDescription(second, thingPath);
+    expect(held).toContain('First tab text.');
+    expect(held).toContain('Then the second tab again.');
+    await second.close();
+    // The first tab leaves its editor before the next journey (it would meet the second tab's last save).
+    await first.goto(`${server.base}/campaigns/${campaign}`);
+  });
+
+  it('two tabs: a tab with nothing unsent and its caret elsewhere takes the server’s newer text by itself', async () => {
+    const first = browser.page;
+    await first.goto(`${server.base}/campaigns/${campaign}`);
+    await createThing(first, 'Quiet tab');
+    const url = first.url();
+    const second = await browser.newPage();
+    await second.goto(url);
+    for (const page of [first, second]) await page.getByRole('button', { name: 'Edit description' }).click();
+
+    await typeInto(second, 'Second tab text.');
+    await saved(second);
+    // The second tab's user looks elsewhere: the caret leaves the editor.
+    await second.getByRole('heading', { name: 'In arcs' }).click();
+    await typeInto(first, 'First tab text.');
+    const dialog = first.getByRole('dialog', { name: 'Someone else changed this while you were editing' });
+    await dialog.waitFor({ timeout: 15_000 });
+    await dialog.getByRole('button', { name: 'Keep mine' }).click();
+    await saved(first);
+
+    await expect.poll(() => editorText(second), { timeout: 30_000 }).toContain('First tab text.');
+    expect(await editorText(second)).not.toContain('Second tab text.');
+    expect(await second.locator('.save-status').textContent()).toBe('All changes saved');
+    await second.close();
+    await first.goto(`${server.base}/campaigns/${campaign}`);
+  });
+
+  it('a reload mid-edit offers no draft the server already holds, and shows the text', async () => {
+    const page = browser.page;
+    await page.goto(`${server.base}/campaigns/${campaign}`);
+    await createThing(page, 'Reloaded');
+    await page.getByRole('button', { name: 'Edit description' }).click();
+    await typeInto(page, 'Typed just before the reload.');
+    // Reload before the idle timer saves: leaving the page sends it (keepalive), the answer is never read.
+    await page.reload();
+    await page.getByRole('button', { name: 'Edit description' }).waitFor();
+    await expect.poll(() => renderedText(page), { timeout: 15_000 }).toContain('Typed just before the reload.');
+    expect(await page.getByRole('alert').filter({ hasText: 'were not saved yet' }).count()).toBe(0);
+    // (A draft the server lacks is still offered: editing.test.ts, "offers back text typed into a tab that was closed".)
+    await page.getByRole('button', { name: 'Edit description' }).click();
+    expect(await editorText(page)).toContain('Typed just before the reload.');
+  });
+
+  it('per-record state between pages: a type page shows its own name, the thing page its current type and visibility', async () => {
+    const page = browser.page;
+    for (const name of ['Factions', 'Places']) {
+      await page.getByRole('textbox', { name: 'New type' }).fill(name);
+      await page.getByRole('button', { name: 'Add type' }).click();
+      await page.getByRole('navigation', { name: 'Things' }).getByRole('link', { name, exact: true }).waitFor();
+    }
+    const nav = page.getByRole('navigation', { name: 'Things' });
+    await nav.getByRole('link', { name: 'Factions', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'Factions' }).waitFor();
+    expect(await page.getByLabel('Type name').inputValue()).toBe('Factions');
+    await nav.getByRole('link', { name: 'Places', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'Places' }).waitFor();
+    expect(await page.getByLabel('Type name').inputValue()).toBe('Places');
+
+    // The line above a thing's name follows its type as it changes.
+    await createThing(page, 'Phandalin', 'Factions');
+    await expect.poll(() => page.locator('.kind').textContent()).toContain('Factions');
+    await page.getByLabel('Type', { exact: true }).selectOption({ label: 'Places' });
+    await saved(page);
+    await expect.poll(() => page.locator('.kind').textContent()).toContain('Places');
+    // Made GM-only here, the next thing does not inherit the badge.
+    await page.getByRole('checkbox', { name: /GM only/i }).check();
+    await saved(page);
+    await createThing(page, 'Tresendar Manor', 'Places');
+    await page.getByRole('textbox', { name: 'Slug (the address)' }).and(page.locator('[value="tresendar-manor"]')).waitFor();
+    expect(await page.locator('.kind').textContent()).not.toMatch(/GM only/i);
+    await page.screenshot({ path: screenshotPath('records-type-line.png') });
+    expectNoPageErrors(browser);
+  });
+});

@@ -1,0 +1,248 @@
+// @vitest-environment jsdom
+// The record's one editing state (record-state.ts) against an in-memory server with If-Match, driven
+// by random sequences of what happens to it: typing in its fields, saves, reads (some of them
+// started before a save and answered after it), another tab's writes, conflicts settled either way,
+// a page reload. After every step: the record's query holds the server's latest acknowledged
+// version, every field shows that version plus the unsent edits, "saved" is never claimed after a
+// read for text the server does not hold, and at the end every word typed here that the user did
+// not give up ("Take theirs") is on the server.
+import { QueryClient } from '@tanstack/react-query';
+import fc from 'fast-check';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ApiError } from '../api/client';
+import { readDraft, writeDraft } from '../editor/saver';
+import { RecordState, sameValue, type ServerVersion } from './record-state';
+
+type Doc = { type: 'paragraph'; children: { text: string }[] }[];
+type Rec = { id: number; name: string; hook: Doc; notes: Doc };
+type Patch = { name: string; hook: Doc; notes: Doc };
+const FIELDS = ['name', 'hook', 'notes'] as const;
+type FieldName = (typeof FIELDS)[number];
+
+const doc = (text: string): Doc => [{ type: 'paragraph', children: [{ text }] }];
+const textOf = (value: unknown): string => (typeof value === 'string' ? value : ((value as Doc | undefined)?.[0]?.children[0]?.text ?? ''));
+const withText = (field: FieldName, text: string): unknown => (field === 'name' ? text : doc(text));
+
+class FakeServer {
+  version = 1;
+  data: Rec = { id: 7, name: 'Arc', hook: doc(''), notes: doc('') };
+  saves = 0;
+  get etag(): string {
+    return `"7-${this.version}"`;
+  }
+  current(): ServerVersion<Rec> {
+    return { data: structuredClone(this.data), etag: this.etag };
+  }
+  put(patch: Partial<Patch>, ifMatch: string | undefined): ServerVersion<Rec> {
+    if (ifMatch !== undefined && ifMatch !== this.etag) throw new ApiError(412, { status: 412, code: 'precondition_failed' });
+    this.data = { ...this.data, ...structuredClone(patch) };
+    this.version += 1;
+    this.saves += 1;
+    return this.current();
+  }
+}
+
+const KEY = ['campaign', 'c', 'arc', 'the-arc'] as const;
+
+function setUp(server: FakeServer) {
+  const queryClient = new QueryClient();
+  // Reads answered when the test says so (a read started before a save, answered after it).
+  const held: (() => void)[] = [];
+  let holdReads = false;
+  const state = new RecordState<Rec, Patch>(
+    KEY,
+    'c.arc',
+    {
+      load: () => {
+        const answer = server.current();
+        if (!holdReads) return Promise.resolve(answer);
+        return new Promise((resolve) => held.push(() => resolve(answer)));
+      },
+      save: (patch, ifMatch) => Promise.resolve().then(() => server.put(patch, ifMatch)),
+    },
+    queryClient,
+  );
+  return {
+    state,
+    queryClient,
+    hold: (on: boolean) => (holdReads = on),
+    release: () => held.splice(0).forEach((resolve) => resolve()),
+  };
+}
+
+/** A read of the record as the app does it: the query holds the answer, then the state receives it. */
+async function read(tab: ReturnType<typeof setUp>, focused = false, answer?: Promise<ServerVersion<Rec>>): Promise<void> {
+  const version = await (answer ?? tab.state.fetch());
+  tab.queryClient.setQueryData(KEY, version);
+  tab.state.receive(version, () => focused);
+}
+
+type Step =
+  | { kind: 'type'; field: FieldName; word: string }
+  | { kind: 'flush' }
+  | { kind: 'read'; focused: boolean }
+  | { kind: 'stale-read' }
+  | { kind: 'other-tab'; field: FieldName; word: string }
+  | { kind: 'settle'; keepMine: boolean }
+  | { kind: 'reload' };
+
+const word = fc.stringMatching(/^[a-z]{3,6}$/);
+const field = fc.constantFrom(...FIELDS);
+const step: fc.Arbitrary<Step> = fc.oneof(
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant('type' as const), field, word }) },
+  { weight: 2, arbitrary: fc.constant({ kind: 'flush' as const }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('read' as const), focused: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'stale-read' as const }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('other-tab' as const), field, word }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('settle' as const), keepMine: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'reload' as const }) },
+);
+
+afterEach(() => localStorage.clear());
+
+describe('one editing state per record', () => {
+  it('holds the server’s latest acknowledged version plus the unsent edits, and loses no word it was not told to drop', async () => {
+    let sequences = 0;
+    let checks = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 30 }), async (steps) => {
+        localStorage.clear();
+        const server = new FakeServer();
+        let tab = setUp(server);
+        await read(tab, false);
+        /** Words typed here, per field, that must reach the server unless the user takes theirs. */
+        const mine: Record<FieldName, Set<string>> = { name: new Set(), hook: new Set(), notes: new Set() };
+
+        const check = () => {
+          const { state, queryClient } = tab;
+          // The record's query is the server's latest acknowledged version.
+          expect(queryClient.getQueryData(KEY)).toEqual(state.server);
+          for (const f of FIELDS) {
+            // Every field shows the acknowledged version plus the unsent edits.
+            const shown = f in state.pending ? state.pending[f] : state.server!.data[f];
+            expect(state.value(f)).toEqual(shown);
+            // Every word typed here is shown or on the server.
+            for (const w of mine[f]) expect(`${textOf(state.value(f))} ${textOf(server.data[f])}`).toContain(w);
+          }
+          // Unsent edits are kept in the browser.
+          if (Object.keys(state.pending).length > 0) expect(readDraft<Patch>('c.arc.7')?.patch).toEqual(state.pending);
+          checks += 1;
+        };
+
+        for (const s of steps) {
+          const { state } = tab;
+          switch (s.kind) {
+            case 'type': {
+              const next = `${textOf(state.value(s.field))} ${s.word}`.trim();
+              state.update({ [s.field]: withText(s.field, next) });
+              mine[s.field].add(s.word);
+              break;
+            }
+            case 'flush':
+              await state.flush();
+              break;
+            case 'read':
+              await read(tab, s.focused);
+              // After a read, "saved" means the fields show exactly what the server holds.
+              if (state.state === 'saved') for (const f of FIELDS) expect(sameValue(state.value(f), server.data[f])).toBe(true);
+              break;
+            case 'stale-read': {
+              tab.hold(true);
+              const pending = state.fetch();
+              tab.hold(false);
+              const acknowledged = state.server;
+              await state.flush();
+              tab.release();
+              await read(tab, false, pending);
+              // An answer read before a save never replaces that save's answer.
+              if (state.server !== acknowledged) expect(state.server!.etag).toBe(server.etag);
+              break;
+            }
+            case 'other-tab': {
+              const current = server.current();
+              server.put({ [s.field]: withText(s.field, `${textOf(current.data[s.field])} ${s.word}`.trim()) }, current.etag);
+              break;
+            }
+            case 'settle': {
+              await state.flush();
+              if (state.state !== 'conflict') break;
+              const current = server.current();
+              if (s.keepMine) await state.keepMine(current);
+              else {
+                state.takeTheirs(current);
+                // The user chose to drop what only this tab had.
+                for (const f of FIELDS) for (const w of [...mine[f]]) if (!textOf(current.data[f]).includes(w)) mine[f].delete(w);
+                expect(state.state).toBe('saved');
+                for (const f of FIELDS) expect(state.value(f)).toEqual(current.data[f]);
+              }
+              break;
+            }
+            case 'reload': {
+              // The tab goes away without its answer (keepalive) or without saving; the next one starts from the server and the draft.
+              tab = setUp(server);
+              await read(tab, false);
+              const offer = tab.state.offer;
+              if (offer) {
+                // Offered only where the draft differs from what the server holds now.
+                for (const [f, v] of Object.entries(offer.patch)) expect(sameValue(v, server.data[f as FieldName])).toBe(false);
+                tab.state.restoreOffer();
+              } else {
+                expect(readDraft('c.arc.7')).toBeUndefined();
+                // No draft: what was typed here is on the server (or was given up).
+                for (const f of FIELDS) for (const w of mine[f]) expect(textOf(server.data[f])).toContain(w);
+              }
+              break;
+            }
+          }
+          check();
+        }
+
+        // Settle: save, keep mine on a conflict, save again; every word not given up is on the server.
+        await tab.state.flush();
+        if (tab.state.state === 'conflict') await tab.state.keepMine(server.current());
+        await tab.state.flush();
+        expect(tab.state.state).toBe('saved');
+        for (const f of FIELDS) for (const w of mine[f]) expect(textOf(server.data[f])).toContain(w);
+        expect(Object.keys(tab.state.pending)).toEqual([]);
+        sequences += 1;
+      }),
+      { numRuns: 300 },
+    );
+    expect(sequences).toBeGreaterThanOrEqual(300);
+    expect(checks).toBeGreaterThan(300);
+    console.info(`record state: ${sequences} sequences, ${checks} state checks`);
+  });
+
+  it('offers back a draft after a reload only where it differs from what the server holds now', async () => {
+    const server = new FakeServer();
+    server.put({ hook: doc('already saved') }, undefined);
+    writeDraft<Patch>('c.arc.7', { patch: { hook: doc('already saved') }, baseEtag: '"7-1"', at: new Date().toISOString() });
+    const first = setUp(server);
+    await read(first, false);
+    expect(first.state.offer).toBeUndefined();
+    expect(readDraft('c.arc.7')).toBeUndefined();
+
+    writeDraft<Patch>('c.arc.7', { patch: { hook: doc('already saved'), notes: doc('never sent') }, baseEtag: server.etag, at: new Date().toISOString() });
+    const second = setUp(server);
+    await read(second, false);
+    expect(second.state.offer?.patch).toEqual({ notes: doc('never sent') });
+  });
+
+  it('takes a newer version when nothing is unsent and no editor has the focus; shows the conflict when one has', async () => {
+    const server = new FakeServer();
+    const tab = setUp(server);
+    await read(tab, false);
+    server.put({ hook: doc('from the other tab') }, undefined);
+    const generation = tab.state.generation;
+    await read(tab, false);
+    expect(tab.state.state).toBe('saved');
+    expect(tab.state.generation).toBe(generation + 1);
+    expect(tab.state.value('hook')).toEqual(doc('from the other tab'));
+    expect(tab.queryClient.getQueryData(KEY)).toEqual(tab.state.server);
+
+    server.put({ hook: doc('and again') }, undefined);
+    await read(tab, true);
+    expect(tab.state.state).toBe('conflict');
+    expect(tab.state.mine()).toEqual({ hook: doc('from the other tab'), notes: doc('') });
+  });
+});

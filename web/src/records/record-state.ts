@@ -1,0 +1,335 @@
+// The ONE editing state of a record (a thing, an arc with its seven fields, the campaign's
+// description), shared by every view of it in this tab: the rendered page, every editor opened on
+// it, the saver and the draft kept in the browser. It is always the server's latest acknowledged
+// version (body and ETag) plus the local edits not sent yet; nothing else. After each save the
+// record's query holds the PUT's answer, so whatever opens next starts from what was saved, and a
+// save is always based on the version the local edits were made on (If-Match): never a stale one.
+//
+// Saving as the user types: every change is kept in the browser (localStorage) at once, sent
+// shortly after typing stops, on leaving the page and when the tab is hidden. The draft stays until
+// the server has acknowledged what it holds. A 412 is a conflict for the user to settle; a network
+// failure, 429 or 5xx is retried with backoff. A newer version on the server (another tab, another
+// user) is taken at once when there are no unsent edits and no editor of the record has the focus;
+// otherwise the conflict is shown: the status never says "saved" for text the server does not hold.
+//
+// No React and no page layout here: records/use-record.tsx binds it to components.
+import type { QueryClient, QueryKey } from '@tanstack/react-query';
+import { ApiError } from '../api/client';
+import { readDraft, writeDraft, type Draft, type SaveState } from '../editor/saver';
+
+export interface ServerVersion<R> {
+  data: R;
+  etag: string | undefined;
+}
+
+export interface RecordSource<R, P> {
+  /** Reads the record with its ETag. */
+  load: () => Promise<ServerVersion<R>>;
+  /** Sends changes with If-Match; answers the record as the server holds it now, with its ETag. */
+  save: (patch: Partial<P>, ifMatch: string | undefined, init: { keepalive: boolean }) => Promise<ServerVersion<R>>;
+}
+
+const IDLE_MS = 800;
+/** How often a record is read again while one of its editors is open (another tab, another user). */
+export const REFRESH_WHILE_EDITING_MS = 10_000;
+const CHANNEL = 'loreforge.records';
+
+export const sameValue = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+export class RecordState<R extends Record<string, unknown>, P extends Record<string, unknown>> {
+  /** The server's latest acknowledged version. */
+  server: ServerVersion<R> | undefined;
+  /** The ETag the local edits were made on (If-Match of the next save), and that version's body. */
+  private base: string | undefined;
+  private baseData: R | undefined;
+  /** Local edits not acknowledged by the server yet. */
+  pending: Partial<P> = {};
+  state: SaveState = 'saved';
+  error: ApiError | undefined;
+  /** Changes whenever open editors must start again from new content (a restored draft, the server's newer version). */
+  generation = 0;
+  /** A draft kept in this browser that differs from what the server holds (after a reload or a crash). */
+  offer: Draft<P> | undefined;
+  /** Editors of the record open now (they refresh it while open). */
+  editorsOpen = 0;
+  /** Bumped on every change, for useSyncExternalStore. */
+  version = 0;
+  /** Acknowledged saves so far: a read that started before one is older than it and is dropped. */
+  private saves = 0;
+  private inFlight: Promise<void> | undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private retries = 0;
+  private listeners = new Set<() => void>();
+  private draftKey = '';
+
+  constructor(
+    readonly queryKey: QueryKey,
+    private readonly draftPrefix: string,
+    public source: RecordSource<R, P>,
+    private readonly queryClient: QueryClient,
+  ) {}
+
+  subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  private changed(): void {
+    this.version += 1;
+    for (const listener of this.listeners) listener();
+  }
+
+  private set(state: SaveState, error?: ApiError): void {
+    this.state = state;
+    this.error = error;
+    this.changed();
+  }
+
+  /** The record's query function: an answer read before a save was acknowledged never replaces that save's answer. */
+  async fetch(): Promise<ServerVersion<R>> {
+    const seen = this.saves;
+    const answer = await this.source.load();
+    return this.saves !== seen && this.server ? this.server : answer;
+  }
+
+  /** A version read from the server (the record's query). */
+  receive(answer: ServerVersion<R>, editorHasFocus: () => boolean): void {
+    if (!this.server) {
+      this.server = answer;
+      this.rebase(answer);
+      this.draftKey = `${this.draftPrefix}.${String(answer.data.id)}`;
+      this.offerDraft();
+      this.changed();
+      return;
+    }
+    if (answer === this.server) return;
+    if (answer.etag === this.server.etag) {
+      this.server = answer;
+      return;
+    }
+    // A save on its way decides; its answer follows.
+    if (this.inFlight) return;
+    this.server = answer;
+    if (Object.keys(this.pending).length === 0 && this.state !== 'conflict') {
+      if (editorHasFocus()) {
+        // Someone is typing into the old version: show both rather than swap the text under the caret.
+        this.set('conflict');
+      } else {
+        this.rebase(answer);
+        this.generation += 1;
+        this.set('saved');
+      }
+      return;
+    }
+    this.changed();
+  }
+
+  private rebase(answer: ServerVersion<R>): void {
+    this.base = answer.etag;
+    this.baseData = answer.data;
+  }
+
+  /** Ours, in a conflict: the unsent edits, or, with none, the rich-text fields of the version this tab shows. */
+  mine(): Record<string, unknown> {
+    if (Object.keys(this.pending).length > 0) return this.pending;
+    const shown: Record<string, unknown> = {};
+    for (const [field, value] of Object.entries(this.baseData ?? {})) {
+      if (Array.isArray(value) && value.every((node) => typeof node === 'object' && node !== null && 'children' in node)) shown[field] = value;
+    }
+    return shown;
+  }
+
+  editorOpened(): void {
+    this.editorsOpen += 1;
+    this.changed();
+    this.refresh();
+  }
+
+  editorClosed(): void {
+    this.editorsOpen -= 1;
+    this.changed();
+    void this.flush();
+  }
+
+  /** The ETag the next save is based on (for other writes to the record, like its slug). */
+  etag(): string | undefined {
+    return this.base;
+  }
+
+  /** A draft left from an earlier visit is offered back only where it differs from what the server holds now. */
+  private offerDraft(): void {
+    const draft = readDraft<P>(this.draftKey);
+    if (!draft || !this.server) return;
+    const differing: Partial<P> = {};
+    for (const [field, value] of Object.entries(draft.patch)) {
+      if (!sameValue(value, this.server.data[field])) (differing as Record<string, unknown>)[field] = value;
+    }
+    if (Object.keys(differing).length === 0) {
+      writeDraft(this.draftKey, undefined);
+      return;
+    }
+    this.offer = { ...draft, patch: differing };
+  }
+
+  /** The value a field shows: the unsent edit if there is one, else the server's. */
+  value<K extends string>(field: K): unknown {
+    return field in this.pending ? this.pending[field as keyof P] : this.server?.data[field];
+  }
+
+  restoreOffer(): void {
+    const offer = this.offer;
+    if (!offer) return;
+    this.offer = undefined;
+    this.base = offer.baseEtag ?? this.base;
+    this.generation += 1;
+    this.update(offer.patch);
+  }
+
+  dropOffer(): void {
+    this.offer = undefined;
+    if (Object.keys(this.pending).length === 0) writeDraft(this.draftKey, undefined);
+    this.changed();
+  }
+
+  private persist(): void {
+    if (this.draftKey) writeDraft(this.draftKey, { patch: this.pending, baseEtag: this.base, at: new Date().toISOString() });
+  }
+
+  /** Queues a change (kept in the browser at once) and saves it shortly. */
+  update(patch: Partial<P>): void {
+    this.pending = { ...this.pending, ...patch };
+    this.persist();
+    if (this.state !== 'conflict') this.set('unsaved');
+    else this.changed();
+    this.schedule(IDLE_MS);
+  }
+
+  private schedule(ms: number): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.flush(), ms);
+  }
+
+  /** Saves what is queued now. */
+  async flush(keepalive = false): Promise<void> {
+    clearTimeout(this.timer);
+    // One save at a time, each on the answer of the one before.
+    while (this.inFlight) await this.inFlight;
+    const sent = this.pending;
+    if (Object.keys(sent).length === 0 || this.state === 'conflict') return;
+    const run = (async () => {
+      this.set('saving', this.error);
+      try {
+        const answer = await this.source.save(sent, this.base, { keepalive });
+        this.retries = 0;
+        // Keep whatever changed while the request was out.
+        const rest: Partial<P> = {};
+        for (const [key, value] of Object.entries(this.pending)) if (sent[key] !== value) (rest as Record<string, unknown>)[key] = value;
+        this.pending = rest;
+        this.acknowledge(answer);
+        this.persist();
+        this.set(Object.keys(rest).length > 0 ? 'unsaved' : 'saved');
+        if (Object.keys(rest).length > 0) this.schedule(IDLE_MS);
+      } catch (e) {
+        const failure = e instanceof ApiError ? e : new ApiError(0, undefined);
+        if (failure.status === 412) this.set('conflict', failure);
+        else if (failure.status === 0 || failure.status >= 500 || failure.status === 429) {
+          this.retries += 1;
+          this.set('offline', failure);
+          this.schedule(Math.min(30_000, 1000 * 2 ** this.retries));
+        } else this.set('error', failure);
+      }
+    })();
+    this.inFlight = run;
+    await run;
+    if (this.inFlight === run) this.inFlight = undefined;
+  }
+
+  /** A version the server acknowledged (a save's answer, or another write's on this record): the record's query holds it. */
+  acknowledge(answer: ServerVersion<R>): void {
+    this.saves += 1;
+    this.server = answer;
+    this.rebase(answer);
+    this.queryClient.setQueryData(this.queryKey, answer);
+    // Everything else the write may have changed (names in lists, renderings, backlinks).
+    void this.queryClient.invalidateQueries({ queryKey: this.queryKey.slice(0, 2), predicate: (q) => !sameValue(q.queryKey, this.queryKey) });
+    announce(this.queryKey, answer.etag);
+    this.changed();
+  }
+
+  /** After a conflict: save ours over the version the server has now. */
+  async keepMine(current: ServerVersion<R>): Promise<void> {
+    // Nothing unsent: what this tab showed is what the user keeps.
+    if (Object.keys(this.pending).length === 0) this.pending = this.mine() as Partial<P>;
+    this.server = current;
+    this.rebase(current);
+    this.persist();
+    this.queryClient.setQueryData(this.queryKey, current);
+    this.set('unsaved');
+    await this.flush();
+  }
+
+  /** After a conflict: forget ours and take the version the server has now. */
+  takeTheirs(current: ServerVersion<R>): void {
+    clearTimeout(this.timer);
+    this.pending = {};
+    this.persist();
+    this.server = current;
+    this.rebase(current);
+    this.queryClient.setQueryData(this.queryKey, current);
+    this.generation += 1;
+    this.set('saved');
+  }
+
+  /** Leaving the page or hiding the tab saves at once (keepalive lets the request outlive the page). */
+  leave(): void {
+    void this.flush(true);
+  }
+
+  /** Reads the record again now (a newer version elsewhere). */
+  refresh(): void {
+    void this.queryClient.refetchQueries({ queryKey: this.queryKey, exact: true });
+  }
+}
+
+// Every record state of this tab, by query key: the same record is the same state whichever page,
+// editor or dialog shows it, and unsent edits outlive a page that is left (they are retried).
+const states = new Map<string, RecordState<Record<string, unknown>, Record<string, unknown>>>();
+
+export function recordState<R extends Record<string, unknown>, P extends Record<string, unknown>>(queryKey: QueryKey, draftPrefix: string, source: RecordSource<R, P>, queryClient: QueryClient): RecordState<R, P> {
+  const id = JSON.stringify(queryKey);
+  let state = states.get(id) as RecordState<R, P> | undefined;
+  if (!state) {
+    state = new RecordState<R, P>(queryKey, draftPrefix, source, queryClient);
+    states.set(id, state as unknown as RecordState<Record<string, unknown>, Record<string, unknown>>);
+  }
+  state.source = source;
+  return state;
+}
+
+/** The record query's function for a key that may have an editing state: never older than an acknowledged save. */
+export function fetchRecord<R>(queryKey: QueryKey, load: () => Promise<ServerVersion<R>>): Promise<ServerVersion<R>> {
+  const state = states.get(JSON.stringify(queryKey));
+  return state ? (state.fetch() as Promise<ServerVersion<R>>) : load();
+}
+
+// Other tabs of this browser hear of each acknowledged save; a hidden one reads the record again at
+// once (a visible one does on its interval, so the text never changes under the caret unasked).
+let channel: BroadcastChannel | undefined;
+function openChannel(): BroadcastChannel | undefined {
+  if (channel || typeof BroadcastChannel === 'undefined') return channel;
+  channel = new BroadcastChannel(CHANNEL);
+  channel.onmessage = (event: MessageEvent<{ key: string; etag: string | undefined }>) => {
+    const state = states.get(event.data.key);
+    if (state?.server && state.server.etag !== event.data.etag && document.visibilityState === 'hidden') state.refresh();
+  };
+  return channel;
+}
+
+function announce(queryKey: QueryKey, etag: string | undefined): void {
+  openChannel()?.postMessage({ key: JSON.stringify(queryKey), etag });
+}
+
+/** Starts listening to the other tabs (once a record is being edited). */
+export function listenToOtherTabs(): void {
+  openChannel();
+}

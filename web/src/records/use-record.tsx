@@ -1,0 +1,127 @@
+// A record's editing state (records/record-state.ts) bound to React: its query, the banner (a draft
+// offered back, a conflict settled, the save status) and the editors that read and write it. Every
+// component that shows the record calls useRecord with the same query key and so shares one state.
+import { useQuery, useQueryClient, type QueryKey } from '@tanstack/react-query';
+import { useEffect, useSyncExternalStore, type ReactNode } from 'react';
+import type { Descendant } from 'slate';
+import { plainText } from '../editor/plain-text';
+import { emptyDocument } from '../editor/types';
+import { LazyRichTextEditor as RichTextEditor } from '../editor/lazy-editor';
+import { ConflictDialog, DraftOffer, SaveStatus } from '../components/save-status';
+import { fetchRecord, listenToOtherTabs, recordState, REFRESH_WHILE_EDITING_MS, type RecordSource, type RecordState, type ServerVersion } from './record-state';
+
+export type { ServerVersion } from './record-state';
+
+/** Marks where a record's own fields are edited: a newer version is not swapped in under a caret there. */
+export const EDITING_ATTRIBUTE = 'data-record-editing';
+
+const editorHasFocus = () => document.activeElement?.closest(`[${EDITING_ATTRIBUTE}]`) != null;
+
+export interface EditedRecord<R extends Record<string, unknown>, P extends Record<string, unknown>> {
+  /** The server's latest acknowledged version. */
+  record: R;
+  state: RecordState<R, P>;
+  /** Changes whenever the editors must start again from new content (a restored draft, the server's newer version). */
+  generation: number;
+  /** What a field shows: the unsent edit, else the server's latest. */
+  value: (field: keyof P & string) => unknown;
+  banner: ReactNode;
+}
+
+export function useRecord<R extends Record<string, unknown>, P extends Record<string, unknown>>(
+  options: { queryKey: QueryKey; draftPrefix: string } & RecordSource<R, P>,
+): { loading: true; error: unknown } | ({ loading: false; error: undefined } & EditedRecord<R, P>) {
+  const queryClient = useQueryClient();
+  const state = recordState<R, P>(options.queryKey, options.draftPrefix, { load: options.load, save: options.save }, queryClient);
+  useSyncExternalStore(state.subscribe, () => state.version);
+  const query = useQuery({
+    queryKey: options.queryKey,
+    queryFn: () => fetchRecord(options.queryKey, options.load),
+    refetchInterval: state.editorsOpen > 0 ? REFRESH_WHILE_EDITING_MS : false,
+  });
+  useEffect(() => {
+    if (query.data) state.receive(query.data, editorHasFocus);
+  }, [query.data, state]);
+
+  // Leaving the page or hiding the tab saves at once; the record is read again when the tab comes back.
+  useEffect(() => {
+    listenToOtherTabs();
+    const onVisibility = () => (document.visibilityState === 'hidden' ? state.leave() : state.refresh());
+    const onHide = () => state.leave();
+    document.addEventListener('visibilitychange', onVisibility);
+    window.addEventListener('pagehide', onHide);
+    return () => {
+      document.removeEventListener('visibilitychange', onVisibility);
+      window.removeEventListener('pagehide', onHide);
+      state.leave();
+    };
+  }, [state]);
+
+  const record = state.server;
+  if (!record) return { loading: true, error: query.error };
+  const banner = (
+    <>
+      {state.offer && <DraftOffer at={state.offer.at} onRestore={() => state.restoreOffer()} onDiscard={() => state.dropOffer()} />}
+      {state.state === 'conflict' && <ConflictLoader state={state} />}
+      <SaveStatus state={state.state} error={state.error} />
+    </>
+  );
+  return { loading: false, error: undefined, record: record.data, state, generation: state.generation, value: (field) => state.value(field), banner };
+}
+
+function richText(fields: Record<string, unknown>): string {
+  return Object.entries(fields)
+    .filter(([, value]) => Array.isArray(value) && (value.length === 0 || (typeof value[0] === 'object' && value[0] !== null && 'children' in value[0])))
+    .map(([field, value]) => `${field}:\n${plainText(value as Descendant[])}`)
+    .join('\n\n');
+}
+
+function describe(fields: Record<string, unknown>): string {
+  return Object.entries(fields)
+    .map(([field, value]) => (Array.isArray(value) ? `${field}:\n${plainText(value as Descendant[])}` : `${field}:\n${String(value)}`))
+    .join('\n\n');
+}
+
+/** A 412 or a newer version met while editing: both versions side by side, read from the server now. */
+function ConflictLoader<R extends Record<string, unknown>, P extends Record<string, unknown>>({ state }: { state: RecordState<R, P> }) {
+  const current = useQuery({ queryKey: ['conflict', ...state.queryKey, state.version], queryFn: () => state.source.load(), staleTime: 0, gcTime: 0 });
+  if (!current.data) return null;
+  const answer: ServerVersion<R> = current.data;
+  const mine = state.mine();
+  return (
+    <ConflictDialog
+      mine={Object.keys(state.pending).length > 0 ? describe(mine) : richText(mine)}
+      theirs={richText(answer.data)}
+      onKeepMine={() => void state.keepMine(answer)}
+      onTakeTheirs={() => state.takeTheirs(answer)}
+    />
+  );
+}
+
+/** One rich-text field's editor on a record's state: it opens on what the state holds now and writes every change to it. */
+export function RecordRichField<R extends Record<string, unknown>, P extends Record<string, unknown>>({
+  edited,
+  field,
+  label,
+  campaignSlug,
+  canUpload,
+}: {
+  edited: EditedRecord<R, P>;
+  field: keyof P & string;
+  label: string;
+  campaignSlug: string;
+  canUpload: boolean;
+}) {
+  const { state } = edited;
+  useEffect(() => {
+    state.editorOpened();
+    return () => state.editorClosed();
+  }, [state]);
+  const value = state.value(field);
+  const initial = Array.isArray(value) && value.length > 0 ? (value as Descendant[]) : emptyDocument();
+  return (
+    <div {...{ [EDITING_ATTRIBUTE]: '' }}>
+      <RichTextEditor key={edited.generation} label={label} campaignSlug={campaignSlug} canUpload={canUpload} initialValue={initial} onChange={(next) => state.update({ [field]: next } as Partial<P>)} />
+    </div>
+  );
+}
