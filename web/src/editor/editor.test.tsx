@@ -127,7 +127,7 @@ describe('the editor component', () => {
       { type: 'bulleted-list', children: [{ type: 'list-item', children: [t('open')] }, { type: 'list-item', isSecret: true, children: [t('hidden item')] }] },
       { type: 'table', children: [{ type: 'table-row', children: [cell('a'), { type: 'table-cell', isSecret: true, children: [t('hidden cell')] }] }] },
       { type: 'block-quote', children: [{ type: 'paragraph', isSecret: true, children: [t('hidden quote')] }] },
-    ] as unknown as Descendant[]);
+    ]);
     const secrets = [...editable.querySelectorAll('[data-secret="true"]')].map((e) => e.textContent?.replace(/\uFEFF/g, ''));
     expect(secrets).toEqual(['GM onlyhidden item', 'GM onlyhidden cell', 'GM onlyhidden quote']);
   });
