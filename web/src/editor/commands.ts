@@ -39,8 +39,11 @@ export function toggleBlock(editor: Editor, type: BlockType): void {
 // `isSecret` away; every other operation keeps secret words secret (see withSecrecy).
 const SECRECY_CHANGE_ALLOWED = new WeakSet<Editor>();
 
-/** Runs `change` as the GM's explicit command: it may remove `isSecret`. */
-function allowingSecrecyChange(editor: Editor, change: () => void): void {
+/**
+ * Runs `change` as an explicit decision: it may remove `isSecret` (the GM's toggle, undo/redo, and
+ * replacing the document with the server's own version of it).
+ */
+export function allowingSecrecyChange(editor: Editor, change: () => void): void {
   if (SECRECY_CHANGE_ALLOWED.has(editor)) {
     change();
     return;
