@@ -5,7 +5,11 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
-import type { Descendant } from 'slate';
+import { createEditor, Editor, Text, Transforms, type Descendant } from 'slate';
+import { withHistory } from 'slate-history';
+import { withReact } from 'slate-react';
+import { walkWithSecrecy } from '../../../src/vocabulary/index.js';
+import { withLoreforge } from './commands';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RichTextEditor } from './editor';
 
@@ -140,5 +144,24 @@ describe('the editor component', () => {
     const editable = render([{ type: 'paragraph', children: [t(''), mention('thing', 3), t(' '), mention('arc', 4), t(' '), mention('thing', 3, 'the spider'), t(' '), mention('thing', 99), t('')] }] as unknown as Descendant[], client);
     const shown = [...editable.querySelectorAll('.mention')].map((e) => e.textContent?.replace(/\uFEFF/g, ''));
     expect(shown).toEqual(['@Nezznar', '@The Mine', '@the spider', '@(missing)']);
+  });
+
+  it('keeps secret words pasted from the clipboard secret (insertData, as a paste in the browser)', () => {
+    // The editor as the component builds it, clipboard included (slate-dom's insertData).
+    const editor = withLoreforge(withHistory(withReact(createEditor())));
+    editor.children = [
+      { type: 'bulleted-list', isSecret: true, children: [{ type: 'list-item', children: [t('one')] }, { type: 'list-item', children: [t('two')] }] },
+      { type: 'paragraph', children: [t('open')] },
+    ];
+    Transforms.select(editor, { anchor: Editor.start(editor, [0]), focus: Editor.end(editor, [0]) });
+    const encoded = window.btoa(encodeURIComponent(JSON.stringify(editor.getFragment())));
+    Transforms.select(editor, Editor.end(editor, [1]));
+    editor.insertData({ getData: (format: string) => (format === 'application/x-slate-fragment' ? encoded : '') } as unknown as DataTransfer);
+    const visible: string[] = [];
+    walkWithSecrecy(editor.children, (node, secret) => {
+      if (Text.isText(node) && !secret && node.text !== '') visible.push(node.text);
+    });
+    expect(visible).toEqual([]);
+    expect(Editor.string(editor, [])).toContain('one');
   });
 });
