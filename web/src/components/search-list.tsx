@@ -44,11 +44,28 @@ export function SearchList({
     queryFn: () => call(api.GET('/api/campaigns/{campaignSlug}/search', { params: { path: { campaignSlug }, query: { q: query, limit: '8', ...(type ? { type } : {}) } } })),
   });
   const items = (results.data?.results ?? []).filter((r) => (type === undefined || r.type === type) && !exclude?.(r));
+  // The highlighted option follows what is shown: the first match of the latest answer, or the one
+  // the user moved to among these matches. Enter picks exactly that, and nothing while what is
+  // typed has no answer yet (the list shown is for older text).
+  const values = items.map((item) => `${item.type}-${item.id}`);
+  const [moved, setMoved] = useState<{ query: string; value: string } | undefined>();
+  const highlighted = moved !== undefined && moved.query === query && values.includes(moved.value) ? moved.value : (values[0] ?? '');
+  const answered = q.trim() === query && !results.isFetching;
   return (
-    <Command label={label} shouldFilter={false} loop className="search-list">
+    <Command
+      label={label}
+      shouldFilter={false}
+      loop
+      className="search-list"
+      value={highlighted}
+      onValueChange={(value) => setMoved({ query, value })}
+      onKeyDown={(event) => {
+        if (event.key === 'Enter' && !answered) event.preventDefault();
+      }}
+    >
       <Command.Input value={q} onValueChange={setQ} placeholder="Type a name or a word" autoFocus={autoFocus} aria-label={label} />
       {/* Always there: the input's aria-controls names it. */}
-      <Command.List label={`${label}: matches`}>
+      <Command.List label={`${label}: matches`} aria-busy={!answered}>
         {query !== '' && results.isSuccess && <Command.Empty>Nothing matches “{query}”.</Command.Empty>}
         {items.map((item) => (
           <Command.Item

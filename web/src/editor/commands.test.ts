@@ -1,9 +1,10 @@
 // The editor's behaviour without a browser: Slate's editor with our plugin (commands.ts), driven
 // as the toolbar, the keyboard shortcuts and the Markdown shortcuts drive it.
-import { createEditor, Editor, Transforms, type Descendant } from 'slate';
+import { createEditor, Editor, Text, Transforms, type Descendant } from 'slate';
 import { withHistory } from 'slate-history';
 import { describe, expect, it } from 'vitest';
-import { insertImage, insertMention, insertTable, insertTableColumn, insertTableRow, isMarkActive, removeLink, setLink, toggleBlock, toggleMark, toggleSecret, withLoreforge } from './commands';
+import { walkWithSecrecy } from '../../../src/vocabulary/index.js';
+import { insertImage, insertMention, insertTable, insertTableColumn, insertTableRow, isMarkActive, isSecretActive, removeLink, setLink, toggleBlock, toggleMark, toggleSecret, withLoreforge } from './commands';
 import { MARKS, type BlockType } from './types';
 
 function editorWith(value: Descendant[]): Editor {
@@ -134,12 +135,12 @@ describe('Markdown shortcuts', () => {
 });
 
 describe('inserting', () => {
-  it('a mention of a thing, with its name, and a space after it', () => {
+  it('a mention of a thing, without its name (no name to go stale or leak), and a space after it', () => {
     const editor = editorWith([p('Ask ')]);
-    insertMention(editor, { targetType: 'thing', targetId: 7, name: 'Bob' });
+    insertMention(editor, { targetType: 'thing', targetId: 7 });
     type(editor, 'now');
     expect(editor.children).toEqual([
-      { type: 'paragraph', children: [{ text: 'Ask ' }, { type: 'mention', targetType: 'thing', targetId: 7, children: [{ text: 'Bob' }] }, { text: ' now' }] },
+      { type: 'paragraph', children: [{ text: 'Ask ' }, { type: 'mention', targetType: 'thing', targetId: 7, children: [{ text: '' }] }, { text: ' now' }] },
     ]);
   });
 
@@ -211,5 +212,145 @@ describe('what the editor keeps', () => {
     const editor = editorWith([custom, p('edit me')]);
     type(editor, '!');
     expect(editor.children).toEqual([custom, p('edit me!')]);
+  });
+});
+
+describe('secrets that hold (CONTRACT "Secrets that hold")', () => {
+  const secret = (text: string): Descendant => ({ type: 'paragraph', isSecret: true, children: [{ text }] });
+  const secretWords = (editor: Editor): string[] => {
+    const out: string[] = [];
+    walkWithSecrecy(editor.children, (node, isSecret) => {
+      if (Text.isText(node) && isSecret && node.text !== '') out.push(node.text);
+    });
+    return out;
+  };
+  const atStart = (editor: Editor, path: number[]) => Transforms.select(editor, Editor.start(editor, path));
+
+  it.each(['- ', '* ', '1. ', '# ', '> ', '``` '])('keeps a secret paragraph secret through the Markdown shortcut %j', (shortcut) => {
+    const editor = editorWith([p('open'), secret('hidden')]);
+    atStart(editor, [1]);
+    type(editor, shortcut);
+    expect(secretWords(editor)).toEqual(['hidden']);
+  });
+
+  it.each(['bulleted-list', 'numbered-list', 'heading-one', 'block-quote', 'code-block'] as const)('keeps a secret paragraph secret through the toolbar’s %s, on and off', (block) => {
+    const editor = editorWith([secret('hidden')]);
+    toggleBlock(editor, block);
+    expect(secretWords(editor)).toEqual(['hidden']);
+    toggleBlock(editor, block);
+    expect(secretWords(editor)).toEqual(['hidden']);
+  });
+
+  it('keeps both halves of a secret paragraph split by Enter secret', () => {
+    const editor = editorWith([secret('hidden words')]);
+    Transforms.select(editor, { path: [0, 0], offset: 6 });
+    editor.insertBreak();
+    expect(secretWords(editor)).toEqual(['hidden', ' words']);
+  });
+
+  it('makes a visible paragraph that a secret one is merged into by Backspace secret', () => {
+    const editor = editorWith([p('open'), secret('hidden')]);
+    atStart(editor, [1]);
+    editor.deleteBackward('character');
+    expect(editor.children).toEqual([{ type: 'paragraph', isSecret: true, children: [{ text: 'openhidden' }] }]);
+  });
+
+  it('makes a visible paragraph that a secret one is merged into by Delete secret', () => {
+    const editor = editorWith([p('open'), secret('hidden')]);
+    Transforms.select(editor, Editor.end(editor, [0]));
+    editor.deleteForward('character');
+    expect(secretWords(editor)).toEqual(['openhidden']);
+  });
+
+  it('keeps the words after a deleted selection across a secret paragraph secret', () => {
+    const editor = editorWith([p('open'), secret('hidden words')]);
+    Transforms.select(editor, { anchor: { path: [0, 0], offset: 2 }, focus: { path: [1, 0], offset: 6 } });
+    editor.deleteFragment();
+    expect(secretWords(editor)).toEqual(['op words']);
+  });
+
+  it('keeps an item lifted out of a secret list by Backspace at its start secret', () => {
+    const list = { type: 'bulleted-list', isSecret: true, children: [{ type: 'list-item', children: [{ text: 'one' }] }, { type: 'list-item', children: [{ text: 'two' }] }] };
+    const editor = editorWith([list]);
+    atStart(editor, [0, 1]);
+    editor.deleteBackward('character');
+    expect(secretWords(editor)).toEqual(['one', 'two']);
+    expect(editor.children[1]).toEqual({ type: 'paragraph', isSecret: true, children: [{ text: 'two' }] });
+  });
+
+  it('keeps a secret list item secret through Backspace at its start', () => {
+    const list = { type: 'bulleted-list', children: [{ type: 'list-item', isSecret: true, children: [{ text: 'hidden' }] }] };
+    const editor = editorWith([p('open'), list]);
+    atStart(editor, [1, 0]);
+    editor.deleteBackward('character');
+    expect(secretWords(editor)).toEqual(['hidden']);
+  });
+
+  it('keeps the items of a secret list secret when the list is toggled off and on Enter in an empty item', () => {
+    const list = { type: 'numbered-list', isSecret: true, children: [{ type: 'list-item', children: [{ text: 'one' }] }, { type: 'list-item', children: [{ text: 'two' }] }] };
+    const editor = editorWith([list]);
+    Transforms.select(editor, { anchor: Editor.start(editor, []), focus: Editor.end(editor, []) });
+    toggleBlock(editor, 'numbered-list');
+    expect(editor.children).toEqual([secret('one'), secret('two')]);
+    const ending = editorWith([list]);
+    ending.insertBreak();
+    ending.insertBreak();
+    type(ending, 'after');
+    expect(secretWords(ending)).toEqual(['one', 'two', 'after']);
+  });
+
+  it('makes the block that secret words are pasted into secret', () => {
+    const editor = editorWith([secret('hidden'), p('open')]);
+    Transforms.select(editor, { anchor: Editor.start(editor, [0]), focus: Editor.end(editor, [0]) });
+    const fragment = editor.getFragment();
+    Transforms.select(editor, Editor.end(editor, [1]));
+    editor.insertFragment(fragment);
+    expect(secretWords(editor)).toEqual(['hidden', 'openhidden']);
+  });
+
+  it('keeps pasted items of a secret list secret wherever Slate puts them', () => {
+    const list = { type: 'bulleted-list', isSecret: true, children: [{ type: 'list-item', children: [{ text: 'one' }] }, { type: 'list-item', children: [{ text: 'two' }] }, { type: 'list-item', children: [{ text: 'three' }] }] };
+    const editor = editorWith([list, p('open')]);
+    Transforms.select(editor, { anchor: Editor.start(editor, [0]), focus: Editor.end(editor, [0, 2]) });
+    const fragment = editor.getFragment();
+    Transforms.select(editor, Editor.end(editor, [1]));
+    editor.insertFragment(fragment);
+    expect(secretWords(editor).filter((w) => ['one', 'two', 'three'].some((x) => w.endsWith(x)))).toHaveLength(6);
+  });
+
+  it('lets only the GM’s toggle (and undo) take secrecy away', () => {
+    const editor = editorWith([secret('hidden')]);
+    Transforms.unsetNodes(editor, 'isSecret', { at: [0] });
+    Transforms.setNodes(editor, { isSecret: false }, { at: [0] });
+    expect(secretWords(editor)).toEqual(['hidden']);
+    toggleSecret(editor);
+    expect(editor.children).toEqual([p('hidden')]);
+    editor.undo();
+    expect(editor.children).toEqual([secret('hidden')]);
+  });
+
+  it('finds and toggles off a secret at any depth', () => {
+    const list = { type: 'bulleted-list', children: [{ type: 'list-item', isSecret: true, children: [{ text: 'hidden' }] }] };
+    const editor = editorWith([list]);
+    expect(isSecretActive(editor)).toBe(true);
+    toggleSecret(editor);
+    expect(secretWords(editor)).toEqual([]);
+    expect(isSecretActive(editor)).toBe(false);
+  });
+
+  it('keeps a secret heading’s next paragraph secret on Enter at its end', () => {
+    const editor = editorWith([{ type: 'heading-one', isSecret: true, children: [{ text: 'Plot' }] }]);
+    editor.insertBreak();
+    type(editor, 'twist');
+    expect(secretWords(editor)).toEqual(['Plot', 'twist']);
+  });
+});
+
+describe('mentions', () => {
+  it('types after a mention when the caret was put inside it (a click on it)', () => {
+    const editor = editorWith([{ type: 'paragraph', children: [{ text: 'Ask ' }, { type: 'mention', targetType: 'thing', targetId: 7, children: [{ text: '' }] }, { text: '' }] }]);
+    Transforms.select(editor, { path: [0, 1, 0], offset: 0 });
+    type(editor, ' now');
+    expect(editor.children).toEqual([{ type: 'paragraph', children: [{ text: 'Ask ' }, { type: 'mention', targetType: 'thing', targetId: 7, children: [{ text: '' }] }, { text: ' now' }] }]);
   });
 });

@@ -1,5 +1,6 @@
 // What the toolbar, the keyboard shortcuts and the Markdown shortcuts do to the document.
-import { Editor, Element as SlateElement, Node, Path, Range, Transforms } from 'slate';
+import { Editor, Element as SlateElement, Node, Path, Range, Transforms, type Operation, type Point } from 'slate';
+import { containsSecret, newMention, type MentionTarget } from '../../../src/vocabulary/index.js';
 import { HEADINGS, INLINE_TYPES, LIST_TYPES, VOID_TYPES, type BlockType, type Element, type MarkName } from './types';
 
 export function isMarkActive(editor: Editor, mark: MarkName): boolean {
@@ -33,22 +34,150 @@ export function toggleBlock(editor: Editor, type: BlockType): void {
   });
 }
 
-/** GM-only: `isSecret` on the top-level block(s) of the selection. */
-export function isSecretActive(editor: Editor): boolean {
-  if (!editor.selection) return false;
-  const top = editor.selection.anchor.path[0]!;
-  const node = editor.children[top] as Element | undefined;
-  return node?.isSecret === true;
+// Secrecy (CONTRACT "Secrets that hold"): an element with `isSecret`, at any depth, hides itself and
+// everything inside it from players. Only the GM's own command (toggleSecret) and undo/redo may take
+// `isSecret` away; every other operation keeps secret words secret (see withSecrecy).
+const SECRECY_CHANGE_ALLOWED = new WeakSet<Editor>();
+
+/**
+ * Runs `change` as an explicit decision: it may remove `isSecret` (the GM's toggle, undo/redo, and
+ * replacing the document with the server's own version of it).
+ */
+export function allowingSecrecyChange(editor: Editor, change: () => void): void {
+  if (SECRECY_CHANGE_ALLOWED.has(editor)) {
+    change();
+    return;
+  }
+  SECRECY_CHANGE_ALLOWED.add(editor);
+  try {
+    change();
+  } finally {
+    SECRECY_CHANGE_ALLOWED.delete(editor);
+  }
 }
 
+/** Whether the node at `path` is secret or sits inside a secret element. */
+export function isInsideSecret(editor: Editor, path: Path): boolean {
+  if (!Node.has(editor, path)) return false;
+  for (const [node] of Node.levels(editor, path)) if (SlateElement.isElement(node) && node.isSecret === true) return true;
+  return false;
+}
+
+/** GM-only: whether the selection is inside a secret element (at any depth). */
+export function isSecretActive(editor: Editor): boolean {
+  if (!editor.selection) return false;
+  return isInsideSecret(editor, editor.selection.anchor.path);
+}
+
+/** The GM's toggle: marks the selection's top-level blocks secret, or un-hides every secret element around and in it. */
 export function toggleSecret(editor: Editor): void {
-  if (!editor.selection) return;
-  const on = !isSecretActive(editor);
-  const [start, end] = Range.edges(editor.selection);
-  for (let i = start.path[0]!; i <= end.path[0]!; i++) {
-    if (on) Transforms.setNodes<Element>(editor, { isSecret: true }, { at: [i] });
-    else Transforms.unsetNodes(editor, 'isSecret', { at: [i] });
+  const { selection } = editor;
+  if (!selection) return;
+  if (!isSecretActive(editor)) {
+    const [start, end] = Range.edges(selection);
+    for (let i = start.path[0]!; i <= end.path[0]!; i++) Transforms.setNodes<Element>(editor, { isSecret: true }, { at: [i] });
+    return;
   }
+  allowingSecrecyChange(editor, () => {
+    Transforms.unsetNodes(editor, 'isSecret', { at: selection, mode: 'all', match: (n) => SlateElement.isElement(n) && n.isSecret === true });
+  });
+}
+
+/** Makes what is at `path` secret again after an operation took it out of a secret element. */
+function keepSecret(editor: Editor, path: Path): void {
+  if (!Node.has(editor, path) || isInsideSecret(editor, path)) return;
+  const node = Node.get(editor, path);
+  // A block carries the flag itself; text or an inline makes its block secret.
+  const target = SlateElement.isElement(node) && !Editor.isInline(editor, node) ? path : Editor.above(editor, { at: path, match: (n) => SlateElement.isElement(n) && Editor.isBlock(editor, n) })?.[1];
+  if (target) Transforms.setNodes<Element>(editor, { isSecret: true }, { at: target });
+}
+
+function secretAllTheWayDown(node: Node, inherited: boolean): Node {
+  if (!SlateElement.isElement(node)) return node;
+  const secret = inherited || node.isSecret === true;
+  const children = node.children.map((child) => secretAllTheWayDown(child, secret)) as Element['children'];
+  return secret && !INLINE_TYPES.has(node.type) ? { ...node, isSecret: true, children } : { ...node, children };
+}
+
+/**
+ * Slate plugin: no operation but the GM's toggle (and undo/redo of what was done) takes secrecy
+ * off a word. Structural, at the level of operations, so every command is covered, the ones to
+ * come included:
+ *  - `set_node` keeps `isSecret` (a command changing a block's type keeps its secrecy);
+ *  - `split_node` gives both halves the secrecy of the node split (Enter);
+ *  - `merge_node` of a secret node into a visible one makes the result secret (Backspace,
+ *    Delete, deleting a selection across blocks);
+ *  - `move_node` out of a secret element makes the moved node secret (lifting an item out of a
+ *    secret list, toggling a list off);
+ *  - a pasted fragment holding a secret makes the block it lands in secret.
+ */
+export function withSecrecy(editor: Editor): Editor {
+  const { apply, insertFragment, undo, redo } = editor;
+
+  editor.apply = (op: Operation) => {
+    if (SECRECY_CHANGE_ALLOWED.has(editor)) {
+      apply(op);
+      return;
+    }
+    switch (op.type) {
+      case 'set_node':
+        if ((op.properties as Partial<Element>).isSecret === true && (op.newProperties as Partial<Element>).isSecret !== true) {
+          apply({ ...op, newProperties: { ...op.newProperties, isSecret: true } });
+          return;
+        }
+        break;
+      case 'split_node': {
+        const node = Node.get(editor, op.path);
+        if (SlateElement.isElement(node) && node.isSecret === true && (op.properties as Partial<Element>).isSecret !== true) {
+          apply({ ...op, properties: { ...op.properties, isSecret: true } });
+          return;
+        }
+        break;
+      }
+      case 'merge_node': {
+        // Siblings share their ancestors: only the merged node's own flag can be lost.
+        const node = Node.get(editor, op.path);
+        const secret = SlateElement.isElement(node) && node.isSecret === true;
+        apply(op);
+        if (secret) keepSecret(editor, Path.previous(op.path));
+        return;
+      }
+      case 'move_node': {
+        const secret = isInsideSecret(editor, op.path);
+        apply(op);
+        const moved = Path.transform(op.path, op);
+        if (secret && moved) keepSecret(editor, moved);
+        return;
+      }
+      // Text and nodes come and go where they are: secrecy is the container's.
+      case 'insert_node':
+      case 'insert_text':
+      case 'remove_node':
+      case 'remove_text':
+      case 'set_selection':
+        break;
+    }
+    apply(op);
+  };
+
+  editor.insertFragment = (fragment: Node[], options) => {
+    const { selection } = editor;
+    if (selection && containsSecret(fragment)) {
+      // Pasted secret words stay secret: the block they land in becomes secret (the GM may un-hide it).
+      const block = Editor.above(editor, { at: Range.start(selection), match: (n) => SlateElement.isElement(n) && Editor.isBlock(editor, n) });
+      if (block && !isInsideSecret(editor, block[1])) Transforms.setNodes<Element>(editor, { isSecret: true }, { at: block[1] });
+      // Slate inserts a fragment's inner blocks without their wrappers (the items of a copied
+      // list): every block inside a secret one carries the flag itself.
+      insertFragment(fragment.map((node) => secretAllTheWayDown(node, false)), options);
+      return;
+    }
+    insertFragment(fragment, options);
+  };
+
+  // Undo and redo put back what the GM had: a secrecy they toggled comes and goes with it.
+  editor.undo = () => allowingSecrecyChange(editor, undo);
+  editor.redo = () => allowingSecrecyChange(editor, redo);
+  return editor;
 }
 
 export function activeLink(editor: Editor): [Element, Path] | undefined {
@@ -114,8 +243,9 @@ export function insertTableColumn(editor: Editor): void {
   });
 }
 
-export function insertMention(editor: Editor, target: { targetType: 'thing' | 'arc'; targetId: number; name: string }): void {
-  Transforms.insertNodes(editor, { type: 'mention', targetType: target.targetType, targetId: target.targetId, children: [{ text: target.name }] });
+/** A mention stores no name (the target's current name is shown, CONTRACT "Mentions store no name"). */
+export function insertMention(editor: Editor, target: MentionTarget): void {
+  Transforms.insertNodes(editor, newMention(target.targetType, target.targetId));
   Transforms.move(editor);
   Transforms.insertText(editor, ' ');
 }
@@ -136,13 +266,36 @@ const SHORTCUTS: Record<string, BlockType> = {
   '```': 'code-block',
 };
 
-/** Slate plugin: elements that are inline or void, and the Markdown shortcuts. */
+/** A new empty paragraph after the block at `path`, secret if that block is (Enter in a secret block stays secret). */
+function paragraphAfter(editor: Editor, path: Path): void {
+  const node = Node.get(editor, path) as Element;
+  const paragraph: Element = node.isSecret === true ? { type: 'paragraph', isSecret: true, children: [{ text: '' }] } : { type: 'paragraph', children: [{ text: '' }] };
+  Transforms.insertNodes(editor, paragraph, { at: Path.next(path), select: true });
+}
+
+/**
+ * A caret inside an inline void (a mention: a click on it puts it there) moves to the text right
+ * after it, where what is typed goes; Slate would otherwise drop the text.
+ */
+export function caretOutOfInlineVoid(editor: Editor): void {
+  const { selection } = editor;
+  if (!selection || !Range.isCollapsed(selection)) return;
+  const inlineVoid = Editor.above(editor, { at: selection.anchor, match: (n) => SlateElement.isElement(n) && Editor.isInline(editor, n) && Editor.isVoid(editor, n), mode: 'highest' });
+  if (!inlineVoid) return;
+  const next = Path.next(inlineVoid[1]);
+  const point: Point | undefined = Node.has(editor, next) ? Editor.start(editor, next) : Editor.after(editor, inlineVoid[1]);
+  if (point) Transforms.select(editor, point);
+}
+
+/** Slate plugin: elements that are inline or void, secrecy that holds, and the Markdown shortcuts. */
 export function withLoreforge(editor: Editor): Editor {
+  withSecrecy(editor);
   const { isInline, isVoid, insertText, insertBreak, deleteBackward } = editor;
   editor.isInline = (element) => INLINE_TYPES.has(element.type) || isInline(element);
   editor.isVoid = (element) => VOID_TYPES.has(element.type) || isVoid(element);
 
   editor.insertText = (text) => {
+    caretOutOfInlineVoid(editor);
     const { selection } = editor;
     if (text.endsWith(' ') && selection && Range.isCollapsed(selection)) {
       const block = currentBlock(editor);
@@ -159,7 +312,7 @@ export function withLoreforge(editor: Editor): Editor {
         if (before === '---') {
           Transforms.delete(editor, { at: { anchor: start, focus: selection.anchor } });
           Transforms.setNodes<Element>(editor, { type: 'divider' }, { at: block[1] });
-          Transforms.insertNodes(editor, { type: 'paragraph', children: [{ text: '' }] }, { at: Path.next(block[1]), select: true });
+          paragraphAfter(editor, block[1]);
           return;
         }
       }
@@ -178,7 +331,7 @@ export function withLoreforge(editor: Editor): Editor {
           Transforms.setNodes<Element>(editor, { type: 'code-block' }, { at: path });
         } else {
           Transforms.setNodes<Element>(editor, { type: 'divider' }, { at: path });
-          Transforms.insertNodes(editor, { type: 'paragraph', children: [{ text: '' }] }, { at: Path.next(path), select: true });
+          paragraphAfter(editor, path);
         }
         return;
       }
@@ -192,7 +345,7 @@ export function withLoreforge(editor: Editor): Editor {
         return;
       }
       if ((HEADINGS as readonly string[]).includes(node.type) && Range.equals(editor.selection, Editor.range(editor, Editor.end(editor, path)))) {
-        Transforms.insertNodes(editor, { type: 'paragraph', children: [{ text: '' }] }, { at: Path.next(path), select: true });
+        paragraphAfter(editor, path);
         return;
       }
     }

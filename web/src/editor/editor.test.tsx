@@ -5,7 +5,11 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
-import type { Descendant } from 'slate';
+import { createEditor, Editor, Text, Transforms, type Descendant } from 'slate';
+import { withHistory } from 'slate-history';
+import { withReact } from 'slate-react';
+import { walkWithSecrecy } from '../../../src/vocabulary/index.js';
+import { withLoreforge } from './commands';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RichTextEditor } from './editor';
 
@@ -46,10 +50,10 @@ afterEach(() => {
   container.remove();
 });
 
-function render(value: Descendant[]) {
+function render(value: Descendant[], client = new QueryClient()) {
   act(() =>
     root.render(
-      <QueryClientProvider client={new QueryClient()}>
+      <QueryClientProvider client={client}>
         <RichTextEditor label="Description" campaignSlug="c" canUpload={false} initialValue={value} onChange={() => {}} />
       </QueryClientProvider>,
     ),
@@ -120,5 +124,44 @@ describe('the editor component', () => {
       'Mention a thing or an arc (@)',
       'GM only (hidden from players)',
     ]);
+  });
+
+  it('shows the "GM only" band on a secret element wherever it sits', () => {
+    const editable = render([
+      { type: 'bulleted-list', children: [{ type: 'list-item', children: [t('open')] }, { type: 'list-item', isSecret: true, children: [t('hidden item')] }] },
+      { type: 'table', children: [{ type: 'table-row', children: [cell('a'), { type: 'table-cell', isSecret: true, children: [t('hidden cell')] }] }] },
+      { type: 'block-quote', children: [{ type: 'paragraph', isSecret: true, children: [t('hidden quote')] }] },
+    ]);
+    const secrets = [...editable.querySelectorAll('[data-secret="true"]')].map((e) => e.textContent?.replace(/\uFEFF/g, ''));
+    expect(secrets).toEqual(['GM onlyhidden item', 'GM onlyhidden cell', 'GM onlyhidden quote']);
+  });
+
+  it('shows a mention’s current name (it stores none), its own label, or that its target is missing', () => {
+    const client = new QueryClient();
+    client.setQueryData(['campaign', 'c', 'things', 'all'], [{ id: 3, name: 'Nezznar' }]);
+    client.setQueryData(['campaign', 'c', 'arcs'], [{ id: 4, name: 'The Mine' }]);
+    const mention = (targetType: string, targetId: number, label = '') => ({ type: 'mention', targetType, targetId, children: [t(label)] });
+    const editable = render([{ type: 'paragraph', children: [t(''), mention('thing', 3), t(' '), mention('arc', 4), t(' '), mention('thing', 3, 'the spider'), t(' '), mention('thing', 99), t('')] }] as unknown as Descendant[], client);
+    const shown = [...editable.querySelectorAll('.mention')].map((e) => e.textContent?.replace(/\uFEFF/g, ''));
+    expect(shown).toEqual(['@Nezznar', '@The Mine', '@the spider', '@(missing)']);
+  });
+
+  it('keeps secret words pasted from the clipboard secret (insertData, as a paste in the browser)', () => {
+    // The editor as the component builds it, clipboard included (slate-dom's insertData).
+    const editor = withLoreforge(withHistory(withReact(createEditor())));
+    editor.children = [
+      { type: 'bulleted-list', isSecret: true, children: [{ type: 'list-item', children: [t('one')] }, { type: 'list-item', children: [t('two')] }] },
+      { type: 'paragraph', children: [t('open')] },
+    ];
+    Transforms.select(editor, { anchor: Editor.start(editor, [0]), focus: Editor.end(editor, [0]) });
+    const encoded = window.btoa(encodeURIComponent(JSON.stringify(editor.getFragment())));
+    Transforms.select(editor, Editor.end(editor, [1]));
+    editor.insertData({ getData: (format: string) => (format === 'application/x-slate-fragment' ? encoded : '') } as unknown as DataTransfer);
+    const visible: string[] = [];
+    walkWithSecrecy(editor.children, (node, secret) => {
+      if (Text.isText(node) && !secret && node.text !== '') visible.push(node.text);
+    });
+    expect(visible).toEqual([]);
+    expect(Editor.string(editor, [])).toContain('one');
   });
 });

@@ -1,12 +1,13 @@
 import * as Dialog from '@radix-ui/react-dialog';
-import { useMemo, useState, type KeyboardEvent, type ReactNode } from 'react';
-import { createEditor, Editor, Range, Transforms, type Descendant } from 'slate';
+import { useCallback, useMemo, useState, type KeyboardEvent, type MouseEvent, type ReactNode } from 'react';
+import { createEditor, Editor, Element as SlateElement, Path, Range, Transforms, type Descendant } from 'slate';
 import { withHistory } from 'slate-history';
 import { Editable, ReactEditor, Slate, useSlate, withReact } from 'slate-react';
+import { useAllThings, useArcs } from '../pages/queries';
 import { activeLink, insertDivider, insertMention, insertTable, insertTableColumn, insertTableRow, isBlockActive, isMarkActive, isSecretActive, removeLink, setLink, toggleBlock, toggleMark, toggleSecret, withLoreforge } from './commands';
 import { formText } from '../components/field';
 import { FormDialog } from '../components/form-dialog';
-import { RenderElement, RenderLeaf } from './elements';
+import { MentionNamesContext, RenderElement, RenderLeaf, type MentionNames } from './elements';
 import { MentionPicker, type MentionTarget } from './mention-picker';
 import { type BlockType, type MarkName } from './types';
 import { ImageButton } from './image-dialog';
@@ -27,6 +28,7 @@ export interface RichTextEditorProps {
 export function RichTextEditor({ label, initialValue, onChange, campaignSlug, canUpload }: RichTextEditorProps) {
   const editor = useMemo(() => withLoreforge(withHistory(withReact(createEditor()))), []);
   const [mentionOpen, setMentionOpen] = useState<{ trigger: string } | undefined>();
+  const mentionNames = useMentionNames(campaignSlug);
 
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
     const mod = event.ctrlKey || event.metaKey;
@@ -61,30 +63,66 @@ export function RichTextEditor({ label, initialValue, onChange, campaignSlug, ca
     setMentionOpen(undefined);
     ReactEditor.focus(editor);
     if (!target) return;
+    mentionNames.learn(target);
     if (editor.selection && trigger) Transforms.delete(editor, { distance: trigger.length, unit: 'character', reverse: true });
     insertMention(editor, target);
   };
 
+  // A click on a mention puts the caret right after it, never inside it (where typing is lost).
+  const onClick = (event: MouseEvent<HTMLDivElement>) => {
+    const mention = event.target instanceof HTMLElement ? event.target.closest('.mention') : null;
+    if (!mention) return false;
+    const node = ReactEditor.toSlateNode(editor, mention);
+    if (!SlateElement.isElement(node) || !Editor.isInline(editor, node)) return false;
+    const path = ReactEditor.findPath(editor, node);
+    Transforms.select(editor, Editor.start(editor, Path.next(path)));
+    ReactEditor.focus(editor);
+    return true;
+  };
+
   return (
     <div className="editor">
-      <Slate editor={editor} initialValue={initialValue} onValueChange={onChange}>
-        <Toolbar label={label} onMention={() => setMentionOpen({ trigger: '' })} campaignSlug={campaignSlug} canUpload={canUpload} />
-        <Editable
-          aria-label={label}
-          aria-multiline="true"
-          className="editable"
-          // Slate's default styles are an inline style element; styles.css has them instead.
-          disableDefaultStyles
-          renderElement={RenderElement}
-          renderLeaf={RenderLeaf}
-          onKeyDown={onKeyDown}
-          onDOMBeforeInput={onDomBeforeInput}
-          spellCheck
-        />
-      </Slate>
+      <MentionNamesContext.Provider value={mentionNames.name}>
+        <Slate editor={editor} initialValue={initialValue} onValueChange={onChange}>
+          <Toolbar label={label} onMention={() => setMentionOpen({ trigger: '' })} campaignSlug={campaignSlug} canUpload={canUpload} />
+          <Editable
+            aria-label={label}
+            aria-multiline="true"
+            className="editable"
+            // Slate's default styles are an inline style element; styles.css has them instead.
+            disableDefaultStyles
+            renderElement={RenderElement}
+            renderLeaf={RenderLeaf}
+            onKeyDown={onKeyDown}
+            onClick={onClick}
+            onDOMBeforeInput={onDomBeforeInput}
+            spellCheck
+          />
+        </Slate>
+      </MentionNamesContext.Provider>
       {mentionOpen && <MentionPicker campaignSlug={campaignSlug} onPick={pickMention} />}
     </div>
   );
+}
+
+/**
+ * The names mentions show: the campaign's things and arcs as the app lists them (the same queries
+ * as the sidebar, refreshed after every write), and the records the picker inserted meanwhile.
+ */
+function useMentionNames(campaignSlug: string): { name: MentionNames; learn: (target: MentionTarget) => void } {
+  const things = useAllThings(campaignSlug);
+  const arcs = useArcs(campaignSlug);
+  const [learned, setLearned] = useState<ReadonlyMap<string, string>>(new Map());
+  const known = useMemo(() => {
+    const names = new Map(learned);
+    for (const thing of things.data ?? []) names.set(`thing-${thing.id}`, thing.name);
+    for (const arc of arcs.data ?? []) names.set(`arc-${arc.id}`, arc.name);
+    return names;
+  }, [learned, things.data, arcs.data]);
+  const loaded = things.isSuccess && arcs.isSuccess;
+  const name = useCallback<MentionNames>((target) => known.get(`${target.targetType}-${target.targetId}`) ?? (loaded ? null : undefined), [known, loaded]);
+  const learn = useCallback((target: MentionTarget) => setLearned((old) => new Map(old).set(`${target.targetType}-${target.targetId}`, target.name)), []);
+  return { name, learn };
 }
 
 function ToolButton({ label, active, onPress, children }: { label: string; active?: boolean; onPress: () => void; children: ReactNode }) {

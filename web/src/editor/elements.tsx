@@ -1,9 +1,38 @@
 // How each element and mark of the vocabulary looks while editing.
-import type { ReactElement } from 'react';
+import { createContext, useContext, type ReactElement, type ReactNode } from 'react';
 import { useSelected, type RenderElementProps, type RenderLeafProps } from 'slate-react';
+import { isSecretNode, mentionLabel, mentionTarget, type MentionTarget } from '../../../src/vocabulary/index.js';
+
+/**
+ * The current name of a mention's target, as the editor knows it (the campaign's things and arcs,
+ * and what the picker just inserted): `undefined` while not known yet, `null` when there is no such
+ * record (deleted, or hidden from the caller). Mentions store no name (CONTRACT "Secrets that hold").
+ */
+export type MentionNames = (target: MentionTarget) => string | null | undefined;
+export const MentionNamesContext = createContext<MentionNames>(() => undefined);
+
+/** The "GM only" band inside an element that cannot be wrapped (a list item, a table row or cell). */
+function SecretBadge() {
+  return (
+    <span className="secret-badge" contentEditable={false}>
+      GM only
+    </span>
+  );
+}
 
 export function RenderElement({ attributes, children, element }: RenderElementProps) {
-  const secret = element.isSecret === true;
+  // Secret at any depth (src/vocabulary): the band shows on every element marked secret.
+  const secret = isSecretNode(element);
+  const inner = (content: ReactNode): ReactNode =>
+    secret ? (
+      <>
+        <SecretBadge />
+        {content}
+      </>
+    ) : (
+      content
+    );
+  const secretClass = secret ? 'secret-block' : undefined;
   const wrap = (node: ReactElement): ReactElement =>
     secret ? (
       <div className="secret-block" data-secret="true">
@@ -35,7 +64,11 @@ export function RenderElement({ attributes, children, element }: RenderElementPr
     case 'numbered-list':
       return wrap(<ol {...attributes}>{children}</ol>);
     case 'list-item':
-      return <li {...attributes}>{children}</li>;
+      return (
+        <li {...attributes} className={secretClass} data-secret={secret || undefined}>
+          {inner(children as ReactNode)}
+        </li>
+      );
     case 'code-block':
       return wrap(
         <pre {...attributes}>
@@ -58,13 +91,21 @@ export function RenderElement({ attributes, children, element }: RenderElementPr
         </table>,
       );
     case 'table-row':
-      return <tr {...attributes}>{children}</tr>;
+      return (
+        <tr {...attributes} className={secretClass} data-secret={secret || undefined}>
+          {children}
+        </tr>
+      );
     case 'table-cell':
-      return <td {...attributes}>{children}</td>;
+      return (
+        <td {...attributes} className={secretClass} data-secret={secret || undefined}>
+          {inner(children as ReactNode)}
+        </td>
+      );
     case 'link':
       return (
-        <a {...attributes} href={typeof element.url === 'string' ? element.url : undefined} onClick={(e) => e.preventDefault()}>
-          {children}
+        <a {...attributes} className={secretClass} data-secret={secret || undefined} href={typeof element.url === 'string' ? element.url : undefined} onClick={(e) => e.preventDefault()}>
+          {inner(children as ReactNode)}
         </a>
       );
     case 'mention':
@@ -93,9 +134,15 @@ function ImageElement({ attributes, children, element }: RenderElementProps) {
 
 function MentionElement({ attributes, children, element }: RenderElementProps) {
   const selected = useSelected();
+  const names = useContext(MentionNamesContext);
+  const label = mentionLabel(element);
+  const target = mentionTarget(element);
+  // A label of its own (a vault's [[Target|label]]) shows as it is; otherwise the current name.
+  const name = label !== '' ? label : target ? names(target) : null;
+  const classes = ['mention', selected && 'selected', name === null && 'missing', isSecretNode(element) && 'secret-block'].filter(Boolean).join(' ');
   return (
-    <span {...attributes} contentEditable={false} className={selected ? 'mention selected' : 'mention'} data-type={element.targetType} data-id={element.targetId}>
-      @{element.children.map((c) => ('text' in c ? c.text : '')).join('')}
+    <span {...attributes} contentEditable={false} className={classes} data-type={element.targetType} data-id={element.targetId} title={name === null ? 'No such thing or arc' : undefined}>
+      @{name === undefined ? '…' : name === null ? '(missing)' : name}
       {children}
     </span>
   );

@@ -1,30 +1,15 @@
 // The editor's document: exactly the stored rich text (CONTRACT "Rich content"), Slate's own
-// element names, so nothing is converted on the way in or out and unknown keys survive.
+// element names, so nothing is converted on the way in or out and unknown keys survive. The names
+// of elements and marks come from the one vocabulary the server shares (src/vocabulary).
 import type { BaseEditor, Descendant } from 'slate';
 import type { HistoryEditor } from 'slate-history';
 import type { ReactEditor } from 'slate-react';
+import { HEADING_TYPES, INLINE_TYPES as VOCABULARY_INLINE_TYPES, LIST_TYPES as VOCABULARY_LIST_TYPES, MARKS as VOCABULARY_MARKS, VOID_TYPES as VOCABULARY_VOID_TYPES, type BlockType as VocabularyBlockType, type MarkName as VocabularyMarkName, type MentionTargetType } from '../../../src/vocabulary/index.js';
 
-export type MarkName = 'bold' | 'italic' | 'underline' | 'code' | 'strikethrough';
-export const MARKS: readonly MarkName[] = ['bold', 'italic', 'underline', 'code', 'strikethrough'];
+export type MarkName = VocabularyMarkName;
+export const MARKS: readonly MarkName[] = VOCABULARY_MARKS;
 
-export type BlockType =
-  | 'paragraph'
-  | 'heading-one'
-  | 'heading-two'
-  | 'heading-three'
-  | 'heading-four'
-  | 'heading-five'
-  | 'heading-six'
-  | 'block-quote'
-  | 'bulleted-list'
-  | 'numbered-list'
-  | 'list-item'
-  | 'code-block'
-  | 'divider'
-  | 'image'
-  | 'table'
-  | 'table-row'
-  | 'table-cell';
+export type BlockType = VocabularyBlockType;
 
 export type Text = { text: string } & Partial<Record<MarkName, boolean>>;
 
@@ -36,7 +21,7 @@ export interface Element {
   alt?: string;
   caption?: string;
   assetId?: number;
-  targetType?: 'thing' | 'arc';
+  targetType?: MentionTargetType;
   targetId?: number;
   [key: string]: unknown;
 }
@@ -49,9 +34,9 @@ declare module 'slate' {
   }
 }
 
-export const HEADINGS = ['heading-one', 'heading-two', 'heading-three', 'heading-four', 'heading-five', 'heading-six'] as const;
-export const VOID_TYPES = new Set(['divider', 'image', 'mention']);
-export const INLINE_TYPES = new Set(['link', 'mention']);
-export const LIST_TYPES = new Set(['bulleted-list', 'numbered-list']);
+export const HEADINGS = HEADING_TYPES;
+export const VOID_TYPES: ReadonlySet<string> = new Set(VOCABULARY_VOID_TYPES);
+export const INLINE_TYPES: ReadonlySet<string> = new Set(VOCABULARY_INLINE_TYPES);
+export const LIST_TYPES: ReadonlySet<string> = new Set(VOCABULARY_LIST_TYPES);
 
 export const emptyDocument = (): Descendant[] => [{ type: 'paragraph', children: [{ text: '' }] }];
