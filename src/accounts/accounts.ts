@@ -16,6 +16,7 @@ import {
   deleteSessionsOfUser,
   deleteToken,
   findToken,
+  isPasswordResetLive,
   listTokens,
   takePasswordReset,
 } from '../db/repositories/credentials.js';
@@ -223,10 +224,13 @@ export class Accounts {
 
   /** Sets a new password with a reset link's secret, which is used up; every session ends. Used, expired or unknown: 410. */
   async resetPassword(input: { token: string; newPassword: string }, now = new Date()): Promise<void> {
-    // Hashed first: the write below then holds the writer for no longer than its statements.
+    const secretHash = hashSecret(input.token);
+    // Checked before the (costly) hash, so a stream of guesses costs the server next to nothing;
+    // hashed before the write, which then holds the writer for no longer than its statements.
+    if (!(await isPasswordResetLive(this.database.kysely, secretHash, nowIso(now)))) throw errors.resetTokenUnavailable();
     const passwordHash = await hashPassword(input.newPassword);
     await this.database.write(async (trx) => {
-      const userId = await takePasswordReset(trx, hashSecret(input.token), nowIso(now));
+      const userId = await takePasswordReset(trx, secretHash, nowIso(now));
       if (userId === undefined) throw errors.resetTokenUnavailable();
       await setPasswordHash(trx, userId, passwordHash);
       await deleteSessionsOfUser(trx, userId);

@@ -200,11 +200,22 @@ export async function createPasswordReset(db: Db, input: { userId: string; secre
     .execute();
 }
 
+/** Whether a reset link's secret is live at `now` (unused, unexpired), without using it. */
+export async function isPasswordResetLive(db: Db, secretHash: string, now: string): Promise<boolean> {
+  const row = await db.selectFrom('password_resets').select('id').where('secret_hash', '=', secretHash).where('expires_at', '>', now).executeTakeFirst();
+  return row !== undefined;
+}
+
 /**
- * Uses up the reset link whose secret hashes to `secretHash`: the row is deleted whatever its state,
- * and the user's id is answered when it was still valid at `now`. Two uses at once: one wins.
+ * Uses up the live reset link whose secret hashes to `secretHash` and answers its user's id;
+ * undefined when there is none (used, expired, unknown). Two uses at once: one wins.
  */
 export async function takePasswordReset(db: Db, secretHash: string, now: string): Promise<string | undefined> {
-  const row = await db.deleteFrom('password_resets').where('secret_hash', '=', secretHash).returning(['user_id', 'expires_at']).executeTakeFirst();
-  return row && row.expires_at > now ? row.user_id : undefined;
+  const row = await db
+    .deleteFrom('password_resets')
+    .where('secret_hash', '=', secretHash)
+    .where('expires_at', '>', now)
+    .returning('user_id')
+    .executeTakeFirst();
+  return row?.user_id;
 }

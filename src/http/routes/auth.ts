@@ -260,7 +260,7 @@ export function authRoutes(app: AppInstance) {
   app.post(
     '/auth/password-reset',
     {
-      config: { auth: 'none', rateLimited: true },
+      config: { auth: 'none' },
       schema: {
         operationId: 'resetPassword',
         summary: 'Set a new password with a reset link',
