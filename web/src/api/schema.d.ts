@@ -94,16 +94,20 @@ export type paths = {
         };
         /**
          * The signed-in user
-         * @description The caller: id, email, name, whether premium (premiumUntil in the future) and until when, and when the account was created.
+         * @description The caller: id, email, name, whether premium (premiumUntil in the future, or every account when the server sets EVERYONE_PREMIUM=true) and until when, and when the account was created.
          */
         get: operations["getCurrentUser"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete the account
+         * @description Checks `password`, then deletes the account for good: its sessions, API tokens and reset links; the campaigns it owns alone, erased at once with everything in them and their stored images (there is no trash yet); its memberships of other campaigns (images it uploaded there stay with those campaigns, in their owner’s name). A campaign it owns that has other members must be transferred first: 409 `owner_of_shared_campaign`, whose `errors` list those campaigns (`path` `/campaigns/<slug>`, `message` the name), and nothing is deleted. A wrong password is 400 `invalid_password`, counted as a failed sign-in (429 beyond the limits).
+         */
+        delete: operations["deleteAccount"];
         options?: never;
         /**
          * The signed-in user (headers only)
-         * @description The caller: id, email, name, whether premium (premiumUntil in the future) and until when, and when the account was created.
+         * @description The caller: id, email, name, whether premium (premiumUntil in the future, or every account when the server sets EVERYONE_PREMIUM=true) and until when, and when the account was created.
          */
         head: operations["getCurrentUserHead"];
         patch?: never;
@@ -124,7 +128,7 @@ export type paths = {
         put?: never;
         /**
          * Create an API token
-         * @description Creates a token for scripts and apps, sent as `Authorization: Bearer <token>`. The secret (`token`) is in this answer only (`Cache-Control: no-store`); only its hash is stored. `expiresAt`: a future date-time with a zone, or null for never. Rate limited per user.
+         * @description Creates a token for scripts and apps, sent as `Authorization: Bearer <token>`. Only a session (signed in with the password) may create one: a call with a bearer token is 403 `session_required`, so a leaked token cannot mint more. The secret (`token`) is in this answer only (`Cache-Control: no-store`); only its hash is stored. `expiresAt`: a future date-time with a zone, or null for never. Rate limited per user.
          */
         post: operations["createToken"];
         delete?: never;
@@ -162,6 +166,66 @@ export type paths = {
          * @description The token named by `id` (the `Location` of its creation), without its secret. Another user’s token is 404, like one that does not exist.
          */
         head: operations["getTokenHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change the password
+         * @description Checks `currentPassword`, sets `newPassword` (10 to 1024 characters) and ends every other session of the user; the session of this request stays signed in (API tokens stay too). A wrong current password is 400 `invalid_password`, counted as a failed sign-in (per account and address, and per address: 429 with Retry-After beyond the limits).
+         */
+        put: operations["changePassword"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Sign out everywhere
+         * @description Ends every session of the user, on every device, this one included, and clears the cookie. API tokens are not sessions: they stay until revoked (DELETE /api/auth/tokens/{id}).
+         */
+        delete: operations["endAllSessions"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/password-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a new password with a reset link
+         * @description Sets `newPassword` (10 to 1024 characters) for the account of the reset link and ends every session of it. The link comes from the administrator’s `npm run cli -- user reset-password <email>`, which prints the web app’s page `/reset-password#<token>`; it works once, for one hour, and only the newest link of an account works. A used, expired or unknown token is 410 `reset_token_unavailable`.
+         */
+        post: operations["resetPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
         patch?: never;
         trace?: never;
     };
@@ -817,6 +881,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/invitations/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * What an invitation offers, without accepting it
+         * @description The campaign’s name, the name of the member who invited, the role and the expiry of the invitation, so the join page can show them before anyone signs in; nothing is used or changed. Needs no caller: the token is the credential. Expired, used up, revoked or unknown: 410 `invitation_unavailable`, as accepting would be, counted on the same per-IP counter of failed tries (beyond INVITATION_MAX_FAILURES_PER_IP in 15 minutes, 429).
+         */
+        post: operations["previewInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/campaigns/{campaignSlug}/changes": {
         parameters: {
             query?: never;
@@ -1070,7 +1154,7 @@ export interface operations {
                             id: string;
                             email: string;
                             name: string;
-                            /** @description true while premiumUntil is in the future */
+                            /** @description true while premiumUntil is in the future, or always when the server sets EVERYONE_PREMIUM=true */
                             premium: boolean;
                             premiumUntil: string | null;
                             /**
@@ -1262,7 +1346,7 @@ export interface operations {
                             id: string;
                             email: string;
                             name: string;
-                            /** @description true while premiumUntil is in the future */
+                            /** @description true while premiumUntil is in the future, or always when the server sets EVERYONE_PREMIUM=true */
                             premium: boolean;
                             premiumUntil: string | null;
                             /**
@@ -1627,7 +1711,7 @@ export interface operations {
                         id: string;
                         email: string;
                         name: string;
-                        /** @description true while premiumUntil is in the future */
+                        /** @description true while premiumUntil is in the future, or always when the server sets EVERYONE_PREMIUM=true */
                         premium: boolean;
                         premiumUntil: string | null;
                         /**
@@ -1641,6 +1725,242 @@ export interface operations {
             /** @description `unauthenticated`: no valid session cookie or API token */
             401: {
                 headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `internal_error`: an unexpected fault (logged; no details in the body) */
+            500: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `service_unavailable`: this instance is shutting down; try again (another instance will answer) */
+            503: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+        };
+    };
+    deleteAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the account’s password, as a confirmation */
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Done; no body */
+            204: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is not valid: `validation_failed` (with `errors`, JSON pointers into the body), `malformed_json`, `invalid_query`, `invalid_id`, `invalid_reference`, … */
+            400: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `unauthenticated`: no valid session cookie or API token */
+            401: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
+            403: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description A conflict: `slug_taken`, `name_taken`, `email_taken`, … */
+            409: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is over BODY_LIMIT */
+            413: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body that is not application/json */
+            415: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `rate_limited`: try again after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the limit’s window ends. */
+                    "retry-after"?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
                     [name: string]: unknown;
@@ -2557,6 +2877,554 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    changePassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    currentPassword: string;
+                    /** @description 10 to 1024 characters, kept exactly as given */
+                    newPassword: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Done; no body */
+            204: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is not valid: `validation_failed` (with `errors`, JSON pointers into the body), `malformed_json`, `invalid_query`, `invalid_id`, `invalid_reference`, … */
+            400: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `unauthenticated`: no valid session cookie or API token */
+            401: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
+            403: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is over BODY_LIMIT */
+            413: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body that is not application/json */
+            415: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `rate_limited`: try again after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the limit’s window ends. */
+                    "retry-after"?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `internal_error`: an unexpected fault (logged; no details in the body) */
+            500: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `service_unavailable`: this instance is shutting down; try again (another instance will answer) */
+            503: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+        };
+    };
+    endAllSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body */
+            204: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is not valid: `validation_failed` (with `errors`, JSON pointers into the body), `malformed_json`, `invalid_query`, `invalid_id`, `invalid_reference`, … */
+            400: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `unauthenticated`: no valid session cookie or API token */
+            401: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads */
+            403: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is over BODY_LIMIT */
+            413: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body that is not application/json */
+            415: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `internal_error`: an unexpected fault (logged; no details in the body) */
+            500: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `service_unavailable`: this instance is shutting down; try again (another instance will answer) */
+            503: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+        };
+    };
+    resetPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the secret of the reset link (the part after # of the link the command line printed) */
+                    token: string;
+                    /** @description 10 to 1024 characters, kept exactly as given */
+                    newPassword: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Done; no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is not valid: `validation_failed` (with `errors`, JSON pointers into the body), `malformed_json`, `invalid_query`, `invalid_id`, `invalid_reference`, … */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `invitation_unavailable`: the invitation has expired, been used up or revoked; `cursor_expired`: the changes cursor is older than the deletions kept */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is over BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body that is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `internal_error`: an unexpected fault (logged; no details in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `service_unavailable`: this instance is shutting down; try again (another instance will answer) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
             };
         };
     };
@@ -12693,6 +13561,192 @@ export interface operations {
                 headers: {
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+        };
+    };
+    previewInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        campaignName: string;
+                        /** @description the name of the member who made the invitation */
+                        invitedBy: string;
+                        /** @enum {string} */
+                        role: "gm" | "player";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        expiresAt: string;
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (with `errors`, JSON pointers into the body), `malformed_json`, `invalid_query`, `invalid_id`, `invalid_reference`, … */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `invitation_unavailable`: the invitation has expired, been used up or revoked; `cursor_expired`: the changes cursor is older than the deletions kept */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is over BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body that is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `rate_limited`: try again after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the limit’s window ends. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `internal_error`: an unexpected fault (logged; no details in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `service_unavailable`: this instance is shutting down; try again (another instance will answer) */
+            503: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
