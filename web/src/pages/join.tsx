@@ -67,10 +67,10 @@ export function JoinPage() {
   return (
     <main className="narrow">
       <p className="brand">Loreforge</p>
-      <h1>{offer ? `You are invited to ${offer.campaignName}` : 'You are invited to a campaign'}</h1>
+      <h1>You are invited to a campaign</h1>
       {preview.isPending && <p className="loading">Loading the invitation…</p>}
       {offer && (
-        <dl className="facts" aria-label="The invitation">
+        <dl className="facts invitation">
           <dt>Campaign</dt>
           <dd>{offer.campaignName}</dd>
           <dt>Invited by</dt>
