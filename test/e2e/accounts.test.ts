@@ -139,7 +139,8 @@ describe('accounts in the browser', () => {
     await resetPage.getByLabel('New password').fill(GM_NEW_PASSWORD);
     await resetPage.getByRole('button', { name: 'Set password' }).click();
     await resetPage.getByRole('status').filter({ hasText: 'Your password is set' }).waitFor();
-    // The same link a second time: gone.
+    // The same link a second time (a fresh load, not a same-page hash change): gone.
+    await resetPage.goto('about:blank');
     await resetPage.goto(resetUrl);
     await resetPage.getByLabel('New password').fill('yet another new password');
     await resetPage.getByRole('button', { name: 'Set password' }).click();
