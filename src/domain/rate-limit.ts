@@ -33,7 +33,7 @@ export const limitKeys = {
   registerByIp: (ip: string) => `register:ip:${ip}`,
   loginFailuresByIp: (ip: string) => `login:ip:${ip}`,
   // Per account AND address: failures from one address never lock the account for the others.
-  loginFailuresByAccountAndIp: (normalizedEmail: string, ip: string) => `login:account-ip:${hashSecret(`${normalizedEmail}\n${ip}`)}`,
+  loginFailuresByAccountAndIp: (normalizedEmail: string, ip: string) => `login:account-ip:${hashSecret(JSON.stringify([normalizedEmail, ip]))}`,
   tokensByUser: (userId: string) => `tokens:user:${userId}`,
   apiByUser: (userId: string) => `api:user:${userId}`,
   invitationsByUser: (userId: string) => `invitations:user:${userId}`,

@@ -64,7 +64,7 @@ export async function listMemberships(db: Db, userId: string): Promise<Membershi
       'c.slug',
       'c.name',
       'm.role',
-      eb.selectFrom('campaign_members as all').select((e) => e.fn.countAll<number>().as('n')).whereRef('all.campaign_id', '=', 'c.id').as('members'),
+      eb.selectFrom('campaign_members as peers').select((e) => e.fn.countAll<number>().as('n')).whereRef('peers.campaign_id', '=', 'c.id').as('members'),
     ])
     .where('m.user_id', '=', userId)
     .orderBy('c.id')
