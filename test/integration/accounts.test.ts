@@ -98,6 +98,14 @@ describe('PUT /api/auth/password', () => {
     expect((await login(account.email, NEW_PASSWORD)).statusCode).toBe(200);
   });
 
+  it('called with an API token, ends every session of the user and keeps the tokens', async () => {
+    const account = await signUp('bytoken');
+    const res = await changePassword(account.headers, { currentPassword: PASSWORD, newPassword: NEW_PASSWORD });
+    expect(res.statusCode, res.body).toBe(204);
+    expectProblem(await me(account.cookie), 401, 'unauthenticated');
+    expect((await me(account.headers)).statusCode).toBe(200);
+  });
+
   it('refuses a wrong current password with 400 invalid_password and changes nothing', async () => {
     const account = await signUp('wrong');
     const elsewhere = await signIn(account);
@@ -266,6 +274,10 @@ describe('DELETE /api/auth/me', () => {
     const theirs = await newCampaign(ctx.app, host, 'Their table');
     await joinCampaign(ctx.app, host, theirs.slug, account, 'gm');
     const imageThere = await uploadImage(account, theirs);
+    const invited = await ctx.app.inject({ method: 'POST', url: `${theirs.base}/invitations`, headers: account.headers, payload: { role: 'player' } });
+    expect(invited.statusCode, invited.body).toBe(201);
+    const preview = () => ctx.app.inject({ method: 'POST', url: '/api/invitations/preview', payload: { token: json<{ token: string }>(invited).token } });
+    expect((await preview()).statusCode).toBe(200);
     await new Accounts(ctx.database, ctx.config).issuePasswordReset(account.email);
     expect(fs.existsSync(myImage.file)).toBe(true);
 
@@ -289,6 +301,8 @@ describe('DELETE /api/auth/me', () => {
     const assets = json<{ id: number; userId: string }[]>(await ctx.app.inject({ method: 'GET', url: `${theirs.base}/assets`, headers: host.headers }));
     expect(assets.map((a) => [a.id, a.userId])).toEqual([[imageThere.id, host.id]]);
     expect(fs.existsSync(imageThere.file)).toBe(true);
+    // Nobody gets in by the links of someone who is gone.
+    expectProblem(await preview(), 410, 'invitation_unavailable');
 
     // The address is free again.
     const again = await ctx.app.inject({ method: 'POST', url: '/api/auth/register', remoteAddress: freshIp(), payload: { email: account.email, password: PASSWORD } });
