@@ -192,6 +192,15 @@ describe('password reset links', () => {
     expect((await login(account.email, PASSWORD)).statusCode).toBe(200);
   });
 
+  it('lets one of two simultaneous uses of a link win; the other is 410', async () => {
+    const account = await signUp('race');
+    const token = tokenOf((await accounts().issuePasswordReset(account.email))!.url);
+    const answers = await Promise.all([reset(token, 'first racer password'), reset(token, 'second racer password')]);
+    expect(answers.map((r) => r.statusCode).sort()).toEqual([204, 410]);
+    const winner = answers.findIndex((r) => r.statusCode === 204) === 0 ? 'first racer password' : 'second racer password';
+    expect((await login(account.email, winner)).statusCode).toBe(200);
+  });
+
   it('checks the new password before using the link up', async () => {
     const account = await signUp('resetshort');
     const token = tokenOf((await accounts().issuePasswordReset(account.email))!.url);
