@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { Accounts } from './accounts/accounts.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createImageHost } from './images/index.js';
 import { campaignArchive, campaignJson, campaignVault, EXPORT_FORMATS, type ExportFormat } from './portability/export.js';
@@ -32,6 +33,9 @@ Commands:
                                            (2027-01-31, meaning 00:00 UTC that day) or date-time
                                            with a time zone (2027-01-31T18:00:00Z, …+01:00)
   user premium <email> --off               end the user's premium
+  user reset-password <email>              print a one-time link to the web app's page for setting
+                                           a new password, valid one hour (PUBLIC_BASE_URL/
+                                           reset-password#…); give it to the user privately
   search reindex                           rebuild the search and mentions indexes of every campaign
                                            from its records
   backup <file>                            a consistent copy of the SQLite database, taken while the
@@ -49,7 +53,7 @@ Commands:
 
 Settings are read from the same environment variables as the server: DATABASE_URL (PostgreSQL), or
 else DATA_DIR (the SQLite file DATA_DIR/loreforge.sqlite; default ./data). Every command first says
-which database it opened. Commands that work on existing data (user premium, search reindex, backup, export, import) refuse
+which database it opened. Commands that work on existing data (user premium, user reset-password, search reindex, backup, export, import) refuse
 to create a new SQLite file: give the server's DATA_DIR, or add --create to start an empty database.
 Pending migrations are applied before every command.
 Exit status: 0 done, 1 failed (bad setting, unknown user, database error), 2 bad command line.`;
@@ -58,6 +62,7 @@ type Command =
   | { kind: 'help' }
   | { kind: 'migrate' }
   | { kind: 'premium'; email: string; until: string | null; create: boolean }
+  | { kind: 'reset-password'; email: string; create: boolean }
   | { kind: 'reindex'; create: boolean }
   | { kind: 'backup'; file: string; create: false }
   | { kind: 'export'; slug: string; format: ExportFormat; out: string; create: false }
@@ -126,6 +131,13 @@ function parseCommand(argv: string[]): Command {
     if (values.owner === undefined || values.owner.trim() === '') throw new UsageError('import needs --owner <email>: the user who will own the campaign');
     return { kind: 'import', file: rest[0]!, owner: values.owner.trim(), create };
   }
+  if (name === 'user' && rest[0] === 'reset-password') {
+    const [, email, ...extra] = rest;
+    if (email === undefined || email.trim() === '') throw new UsageError('user reset-password needs an email address');
+    if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
+    if (!noOptions) throw new UsageError('user reset-password takes no options but --create');
+    return { kind: 'reset-password', email: email.trim(), create };
+  }
   if (name === 'user' && rest[0] === 'premium') {
     const [, email, ...extra] = rest;
     if (email === undefined || email.trim() === '') throw new UsageError('user premium needs an email address');
@@ -182,6 +194,17 @@ async function execute(command: Exclude<Command, { kind: 'help' }>, database: Da
       return exportCampaign(database, config, command, io);
     case 'import':
       return importFromFile(database, config, command, io);
+    case 'reset-password': {
+      const issued = await new Accounts(database, config).issuePasswordReset(command.email);
+      if (!issued) {
+        io.err(`loreforge: no user has the email address "${command.email}"`);
+        return 1;
+      }
+      io.out(`A one-time link for ${issued.user.email} to set a new password, valid until ${issued.expiresAt}:`);
+      io.out(issued.url);
+      io.out('It works once; a newer link replaces it. Give it to the user privately: whoever has it can take over the account.');
+      return 0;
+    }
     case 'premium': {
       if (!(await setPremiumUntil(database.kysely, command.email, command.until))) {
         io.err(`loreforge: no user has the email address "${command.email}"`);

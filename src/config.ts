@@ -64,6 +64,8 @@ export const ConfigSchema = Type.Object({
   maxUploadBytes: Type.Integer(),
   importMaxBytes: Type.Integer(),
   importsMaxPerUserPerHour: Type.Integer(),
+  /** EVERYONE_PREMIUM: every account is premium (a self-hosted server without subscriptions). */
+  everyonePremium: Type.Boolean(),
   /** The built web app's folder (WEB_ROOT); unset: dist/web next to the server. */
   webRoot: Type.Optional(Type.String()),
   /** Present when imageHost is 's3'. */
@@ -187,6 +189,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxUploadBytes: readInt(env, 'MAX_UPLOAD_BYTES'),
     importMaxBytes: readInt(env, 'IMPORT_MAX_BYTES'),
     importsMaxPerUserPerHour: readInt(env, 'IMPORTS_MAX_PER_USER_PER_HOUR'),
+    everyonePremium: readBool(env, 'EVERYONE_PREMIUM', false),
     webRoot: env.WEB_ROOT?.trim() || undefined,
   };
   if (config.imageHost === 's3') config.s3 = readS3(env);

@@ -31,6 +31,15 @@ export interface ApiTokensTable {
   last_used_at: string | null;
 }
 
+/** One-time password reset links (the command line issues them); the secret only hashed. */
+export interface PasswordResetsTable {
+  id: Generated<number>;
+  user_id: string;
+  secret_hash: string;
+  created_at: string;
+  expires_at: string;
+}
+
 export interface RateLimitsTable {
   key: string;
   window_start: string;
@@ -164,6 +173,7 @@ export interface DB {
   users: UsersTable;
   sessions: SessionsTable;
   api_tokens: ApiTokensTable;
+  password_resets: PasswordResetsTable;
   rate_limits: RateLimitsTable;
   campaigns: CampaignsTable;
   thing_types: ThingTypesTable;

@@ -13,6 +13,11 @@ export function isPremium(user: { premium_until: string | null }, now: Date = ne
   return user.premium_until !== null && Date.parse(user.premium_until) > now.getTime();
 }
 
+/** Premium as this server grants it: every account with EVERYONE_PREMIUM, else while premiumUntil is ahead. */
+export function hasPremium(user: { premium_until: string | null }, settings: { everyonePremium: boolean }, now: Date = new Date()): boolean {
+  return settings.everyonePremium || isPremium(user, now);
+}
+
 // Something@something: no blanks or control characters, exactly one @ with text on both sides.
 const PLAUSIBLE_EMAIL = /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+$/u;
 

@@ -17,11 +17,13 @@ export const errorCatalogue = {
   upload_not_completed: { status: 400, title: 'Bad Request' },
   upload_rejected: { status: 400, title: 'Bad Request' },
   invalid_import: { status: 400, title: 'Bad Request' },
+  invalid_password: { status: 400, title: 'Bad Request' },
   unauthenticated: { status: 401, title: 'Unauthorized' },
   invalid_credentials: { status: 401, title: 'Unauthorized' },
   premium_required: { status: 403, title: 'Forbidden' },
   cross_site_request: { status: 403, title: 'Forbidden' },
   role_forbidden: { status: 403, title: 'Forbidden' },
+  session_required: { status: 403, title: 'Forbidden' },
   route_not_found: { status: 404, title: 'Not Found' },
   campaign_not_found: { status: 404, title: 'Not Found' },
   thing_not_found: { status: 404, title: 'Not Found' },
@@ -42,8 +44,10 @@ export const errorCatalogue = {
   email_taken: { status: 409, title: 'Conflict' },
   upload_already_received: { status: 409, title: 'Conflict' },
   owner_must_transfer: { status: 409, title: 'Conflict' },
+  owner_of_shared_campaign: { status: 409, title: 'Conflict' },
   invitation_unavailable: { status: 410, title: 'Gone' },
   cursor_expired: { status: 410, title: 'Gone' },
+  reset_token_unavailable: { status: 410, title: 'Gone' },
   precondition_failed: { status: 412, title: 'Precondition Failed' },
   payload_too_large: { status: 413, title: 'Content Too Large' },
   image_too_large: { status: 413, title: 'Content Too Large' },
@@ -98,7 +102,7 @@ export const errors = {
   premiumRequiredForImport: (images: number) =>
     new AppError(
       'premium_required',
-      `The file holds ${plural(images, 'uploaded image')}; storing uploaded images needs an active premium subscription. Import the json export instead (its images stay at their URLs), or subscribe.`,
+      `The file holds ${plural(images, 'uploaded image')}; storing uploaded images needs premium, which the administrator of this server grants. Import the json export instead (its images stay at their URLs), or ask the administrator.`,
     ),
   validationFailed: (issues: FieldIssue[]) => new AppError('validation_failed', 'The request is not valid.', issues),
   invalidQuery: (issues: FieldIssue[]) => new AppError('invalid_query', 'The query string is not valid.', issues),
@@ -149,10 +153,22 @@ export const errors = {
     ]),
 
   invalidCredentials: () => new AppError('invalid_credentials', 'The email address or the password is wrong.'),
+  invalidPassword: (path: string) =>
+    new AppError('invalid_password', 'The password is wrong.', [{ path, message: 'is not the password of this account' }]),
+  sessionRequired: () =>
+    new AppError('session_required', 'API tokens are created only when signed in with a password (a session), never with another token.'),
+  resetTokenUnavailable: () =>
+    new AppError('reset_token_unavailable', 'This reset link cannot be used: it has expired, been used or never existed. Ask the administrator for a new one.'),
+  ownerOfSharedCampaign: (campaigns: { slug: string; name: string }[]) =>
+    new AppError(
+      'owner_of_shared_campaign',
+      `You own ${plural(campaigns.length, 'campaign')} that other members share: ${campaigns.map((c) => `"${c.name}"`).join(', ')}. Transfer each to another member (or remove its members) first.`,
+      campaigns.map((c) => ({ path: `/campaigns/${c.slug}`, message: c.name })),
+    ),
   rateLimited: (what: string, seconds: number) =>
     new AppError('rate_limited', `${what}; try again in ${plural(seconds, 'second')}.`, undefined, seconds),
   premiumRequired: () =>
-    new AppError('premium_required', 'Uploading images needs an active premium subscription. Images by external URL need none.'),
+    new AppError('premium_required', 'Uploading images needs premium, which the administrator of this server grants. Images by external URL need none.'),
 
   imageIdNotIssued: () => new AppError('image_id_not_issued', 'This imageId was not issued to you for this campaign.'),
   uploadExpired: () => new AppError('upload_expired', 'The upload URL of this imageId has expired; request a new one and upload again.'),

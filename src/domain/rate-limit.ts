@@ -32,7 +32,8 @@ export interface LimitDecision {
 export const limitKeys = {
   registerByIp: (ip: string) => `register:ip:${ip}`,
   loginFailuresByIp: (ip: string) => `login:ip:${ip}`,
-  loginFailuresByAccount: (normalizedEmail: string) => `login:account:${hashSecret(normalizedEmail)}`,
+  // Per account AND address: failures from one address never lock the account for the others.
+  loginFailuresByAccountAndIp: (normalizedEmail: string, ip: string) => `login:account-ip:${hashSecret(JSON.stringify([normalizedEmail, ip]))}`,
   tokensByUser: (userId: string) => `tokens:user:${userId}`,
   apiByUser: (userId: string) => `api:user:${userId}`,
   invitationsByUser: (userId: string) => `invitations:user:${userId}`,

@@ -1,3 +1,4 @@
+import { PASSWORD_RESET_PAGE } from '../accounts/accounts.js';
 import { INVITATION_PAGE } from '../sharing/invitations.js';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -13,7 +14,7 @@ import type { AppInstance } from './app-types.js';
 // under /api with its own, stricter headers; nothing here is a route of the API.
 
 /** Page paths: everything the app's router shows (web/src/routes.tsx). */
-export const WEB_PAGE_ROUTES = ['/', '/sign-in', '/sign-up', '/account', '/import', INVITATION_PAGE, '/campaigns', '/campaigns/*'] as const;
+export const WEB_PAGE_ROUTES = ['/', '/sign-in', '/sign-up', '/account', '/import', INVITATION_PAGE, PASSWORD_RESET_PAGE, '/campaigns', '/campaigns/*'] as const;
 
 /** Where the built app is: WEB_ROOT, else next to the bundled server (dist/web), or dist/web from the sources. */
 export function findWebRoot(configured?: string): string | undefined {

@@ -27,6 +27,7 @@ beforeAll(async () => {
     pages['account'] = '/account';
     pages['members'] = `/campaigns/${slug}/members`;
     pages['join'] = '/join';
+    pages['reset password'] = '/reset-password';
     pages['import'] = '/import';
     const state = await browser.context.storageState();
     cookies = state.cookies;

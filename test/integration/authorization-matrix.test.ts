@@ -98,6 +98,8 @@ interface Plan {
   query?: string;
   /** Path values that differ from the seed's. */
   params?: Record<string, string>;
+  /** Refused to every bearer-token caller with 403 session_required (a session is needed). */
+  sessionOnly?: boolean;
 }
 
 // What each known route needs for its owner to succeed (or fail in its own known way).
@@ -116,7 +118,15 @@ function plans(seed: Seed): Record<string, Plan> {
     'POST /api/auth/login': { expect: 401, payload: { email: 'nobody@example.test', password: 'not the password' } },
     'POST /api/auth/logout': { expect: 204 },
     'GET /api/auth/me': { expect: 200 },
-    'POST /api/auth/tokens': { expect: 201, payload: { name: 'matrix' } },
+    // Only a session mints tokens, and every caller here signs in by token (auth.test.ts and
+    // accounts.test.ts create them by cookie).
+    'POST /api/auth/tokens': { expect: 403, sessionOnly: true, payload: { name: 'matrix' } },
+    // A wrong password: the route's own 400, which only a signed-in caller reaches (the right one
+    // would end the owner's account or sessions midway through the matrix).
+    'PUT /api/auth/password': { expect: 400, payload: { currentPassword: 'not the password', newPassword: PASSWORD } },
+    'DELETE /api/auth/sessions': { expect: 204 },
+    'DELETE /api/auth/me': { expect: 400, payload: { password: 'not the password' } },
+    'POST /api/auth/password-reset': { expect: 410, payload: { token: 'lfr_not-a-reset-link', newPassword: PASSWORD } },
     'GET /api/auth/tokens': { expect: 200 },
     'DELETE /api/auth/tokens/:id': { expect: 204 },
     'GET /api/campaigns': { expect: 200 },
@@ -157,6 +167,7 @@ function plans(seed: Seed): Record<string, Plan> {
     'DELETE /api/campaigns/:campaignSlug/invitations/:id': { expect: 204, params: { id: seed.params.invitationId! } },
     // A token no invitation has: the route's own 410, which only a signed-in caller reaches.
     'POST /api/invitations/accept': { expect: 410, payload: { token: 'lfi_not-an-invitation' } },
+    'POST /api/invitations/preview': { expect: 410, payload: { token: 'lfi_not-an-invitation' } },
   };
 }
 
@@ -231,7 +242,7 @@ describe('the authorization matrix, generated from the route table', () => {
       expect(route.auth, `${route.method} ${route.url}`).toBe(route.url.includes(':campaignSlug') ? 'campaign' : 'user');
     }
     for (const route of ctx.app.routeTable.filter((r) => r.url.startsWith('/api/auth/'))) {
-      const open = ['/api/auth/register', '/api/auth/login'].includes(route.url);
+      const open = ['/api/auth/register', '/api/auth/login', '/api/auth/password-reset'].includes(route.url);
       expect(route.auth, `${route.method} ${route.url}`).toBe(open ? 'none' : 'user');
     }
   });
@@ -276,6 +287,9 @@ describe('the authorization matrix, generated from the route table', () => {
         expect(comparableHeaders(nobody), where).toEqual(comparableHeaders(stranger));
         expect(nobody.body.replaceAll(missing, seed.params.campaignSlug!), where).toBe(stranger.body);
         expect(changedTables(before, await changeCounts(ctx.database)), `${key}: another user changed the owner's data`).toEqual([]);
+      } else if (plan.sessionOnly) {
+        expect(stranger.statusCode, `${key} as another user`).toBe(403);
+        expect(json(stranger).code, `${key} as another user`).toBe('session_required');
       } else if (route.url.includes('/:')) {
         // The route names one of the owner's records, which is not the other user's to touch.
         expect(stranger.statusCode, `${key} as another user`).toBe(404);

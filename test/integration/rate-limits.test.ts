@@ -1,7 +1,10 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppInstance } from '../../src/http/app-types.js';
-import { buildCheckedApp, createTestContext, json, type TestContext } from '../support/app.js';
+import { createSession } from '../../src/db/repositories/credentials.js';
+import { hashSecret, newSecret } from '../../src/domain/secrets.js';
+import { nowIso } from '../../src/domain/time.js';
+import { buildCheckedApp, createTestContext, json, type TestContext, type TestUser } from '../support/app.js';
 
 const PASSWORD = 'correct horse battery';
 const LOGIN_WINDOW_S = 15 * 60;
@@ -35,6 +38,13 @@ function register(payload: Record<string, unknown>, ip: string, app: AppInstance
 
 function login(email: string, password: string, ip: string, app: AppInstance = ctx.app) {
   return app.inject({ method: 'POST', url: '/api/auth/login', remoteAddress: ip, payload: { email, password } });
+}
+
+/** A session of `user` (only a session creates tokens), straight in the database. */
+async function sessionOf(user: TestUser): Promise<Record<string, string>> {
+  const secret = newSecret('lfs_');
+  await createSession(ctx.database.kysely, { userId: user.id, secretHash: hashSecret(secret), now: nowIso(), expiresAt: new Date(Date.now() + HOUR_S * 1000).toISOString() });
+  return { cookie: `loreforge_session=${secret}` };
 }
 
 function newToken(headers: Record<string, string>, app: AppInstance = ctx.app, name = 'ci') {
@@ -105,13 +115,22 @@ describe('login limits', () => {
     expect((await register({ email: friend, password: PASSWORD }, freshIp())).statusCode).toBe(201);
   });
 
-  it('refuses an account after 3 failures, from any addresses, even with the right password', async () => {
-    for (let i = 0; i < 3; i++) expect((await login(victim, `wrong password ${i}`, freshIp())).statusCode).toBe(401);
+  it('refuses an account from an address after 3 failures from it, even with the right password', async () => {
     const ip = freshIp();
+    for (let i = 0; i < 3; i++) expect((await login(victim, `wrong password ${i}`, ip)).statusCode).toBe(401);
     expectRateLimited(await login(victim.toUpperCase(), PASSWORD, ip), LOGIN_WINDOW_S);
     expect((await login(victim, PASSWORD, ip)).statusCode).toBe(429);
     // Other accounts, from the same address, are not affected.
     expect((await login(friend, PASSWORD, ip)).statusCode).toBe(200);
+  });
+
+  it('never locks the account for other addresses: failures count per account and address pair', async () => {
+    const attacker = freshIp();
+    for (let i = 0; i < 3; i++) expect((await login(friend, `wrong password ${i}`, attacker)).statusCode).toBe(401);
+    expect((await login(friend, PASSWORD, attacker)).statusCode).toBe(429);
+    expect((await login(friend, PASSWORD, freshIp())).statusCode).toBe(200);
+    // Spread over addresses, guesses still meet each address's own limit (the per-address one stands).
+    for (let i = 0; i < 3; i++) expect((await login(friend, `wrong password ${i}`, freshIp())).statusCode).toBe(401);
   });
 
   it('counts unknown emails like known ones, so the limit tells nothing about which exist', async () => {
@@ -147,26 +166,28 @@ describe('login limits', () => {
 describe('token creation limit (per user per hour)', () => {
   it('allows 3 new tokens an hour, then 429; invalid requests do not count; other users are not affected', async () => {
     const user = await ctx.createUser();
-    expect((await newToken(user.headers, ctx.app, '   ')).statusCode).toBe(400);
-    for (let i = 0; i < 3; i++) expect((await newToken(user.headers)).statusCode).toBe(201);
+    const session = await sessionOf(user);
+    expect((await newToken(session, ctx.app, '   ')).statusCode).toBe(400);
+    for (let i = 0; i < 3; i++) expect((await newToken(session)).statusCode).toBe(201);
     const stored = async () =>
       (await ctx.database.kysely.selectFrom('api_tokens').select('id').where('user_id', '=', user.id).execute()).length;
     const before = await stored();
-    expectRateLimited(await newToken(user.headers), HOUR_S);
+    expectRateLimited(await newToken(session), HOUR_S);
     expect(await stored()).toBe(before);
     const someoneElse = await ctx.createUser();
-    expect((await newToken(someoneElse.headers)).statusCode).toBe(201);
+    expect((await newToken(await sessionOf(someoneElse))).statusCode).toBe(201);
   });
 });
 
 describe('counters shared between instances on one database', () => {
   it('sums failed logins made through either instance', async () => {
     const account = 'shared-ghost@example.com';
-    expect((await login(account, 'nope', freshIp(), ctx.app)).statusCode).toBe(401);
-    expect((await login(account, 'nope', freshIp(), second)).statusCode).toBe(401);
-    expect((await login(account, 'nope', freshIp(), ctx.app)).statusCode).toBe(401);
-    expectRateLimited(await login(account, 'nope', freshIp(), second), LOGIN_WINDOW_S);
-    expectRateLimited(await login(account, 'nope', freshIp(), ctx.app), LOGIN_WINDOW_S);
+    const ip = freshIp();
+    expect((await login(account, 'nope', ip, ctx.app)).statusCode).toBe(401);
+    expect((await login(account, 'nope', ip, second)).statusCode).toBe(401);
+    expect((await login(account, 'nope', ip, ctx.app)).statusCode).toBe(401);
+    expectRateLimited(await login(account, 'nope', ip, second), LOGIN_WINDOW_S);
+    expectRateLimited(await login(account, 'nope', ip, ctx.app), LOGIN_WINDOW_S);
   });
 
   it('sums registrations and new tokens made through either instance', async () => {
@@ -176,18 +197,19 @@ describe('counters shared between instances on one database', () => {
     await register({}, ip, ctx.app);
     expectRateLimited(await register({}, ip, second), HOUR_S);
 
-    const user = await ctx.createUser();
-    expect((await newToken(user.headers, ctx.app)).statusCode).toBe(201);
-    expect((await newToken(user.headers, second)).statusCode).toBe(201);
-    expect((await newToken(user.headers, second)).statusCode).toBe(201);
-    expectRateLimited(await newToken(user.headers, ctx.app), HOUR_S);
+    const session = await sessionOf(await ctx.createUser());
+    expect((await newToken(session, ctx.app)).statusCode).toBe(201);
+    expect((await newToken(session, second)).statusCode).toBe(201);
+    expect((await newToken(session, second)).statusCode).toBe(201);
+    expectRateLimited(await newToken(session, ctx.app), HOUR_S);
   });
 });
 
 describe('concurrency', () => {
   it('never lets parallel guesses at one account past its limit', async () => {
     const account = 'parallel@example.com';
-    const results = await Promise.all(Array.from({ length: 8 }, () => login(account, 'nope', freshIp())));
+    const ip = freshIp();
+    const results = await Promise.all(Array.from({ length: 8 }, () => login(account, 'nope', ip)));
     const codes = results.map((r) => r.statusCode).sort();
     expect(codes).toEqual([401, 401, 401, 429, 429, 429, 429, 429]);
   });

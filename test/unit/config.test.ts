@@ -21,6 +21,7 @@ describe('configuration', () => {
       invitationsMaxPerUserPerHour: 30,
       invitationMaxFailuresPerIp: 20,
       changesRetentionDays: 90,
+      everyonePremium: false,
     });
     expect(config.databaseUrl).toBeUndefined();
     expect(config.apiRateLimit).toBeUndefined();
@@ -36,6 +37,7 @@ describe('configuration', () => {
       COOKIE_SECURE: 'true',
       LOG_LEVEL: 'warn',
       API_RATE_LIMIT: '600',
+      EVERYONE_PREMIUM: 'true',
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -46,6 +48,7 @@ describe('configuration', () => {
       cookieSecure: true,
       logLevel: 'warn',
       apiRateLimit: 600,
+      everyonePremium: true,
     });
   });
 
@@ -61,6 +64,7 @@ describe('configuration', () => {
     ['BODY_LIMIT', '-1'],
     ['API_RATE_LIMIT', '0'],
     ['SESSION_DAYS', '1.5'],
+    ['EVERYONE_PREMIUM', 'sure'],
   ])('stops on a bad %s with a one-line message naming it', (name, value) => {
     let error: unknown;
     try {

@@ -11,6 +11,7 @@ import { ImportPage } from './pages/import';
 import { JoinPage } from './pages/join';
 import { MembersPage } from './pages/members';
 import { NotFound, SignedIn } from './pages/layout';
+import { ResetPasswordPage } from './pages/reset-password';
 import { SearchPage } from './pages/search';
 import { ThingPage } from './pages/thing';
 import { ThingTypePage } from './pages/thing-type';
@@ -19,6 +20,7 @@ export const router = createBrowserRouter([
   { path: '/sign-in', element: <SignInPage /> },
   { path: '/sign-up', element: <SignUpPage /> },
   { path: '/join', element: <JoinPage /> },
+  { path: '/reset-password', element: <ResetPasswordPage /> },
   {
     element: <SignedIn />,
     children: [

@@ -148,6 +148,19 @@ export async function queueCampaignImageRemovals(trx: Transaction<DB>, campaignI
 }
 
 /**
+ * Queues the bytes of the user's pending uploads, in every campaign, for removal. Call in the
+ * transaction that deletes the user, before the delete (which cascades to the grants).
+ */
+export async function queueUserUploadRemovals(trx: Transaction<DB>, userId: string, now: string): Promise<ImageRemovalRow[]> {
+  const rows = await trx.selectFrom('upload_grants').select(['campaign_id', 'id']).where('user_id', '=', userId).execute();
+  return queueImageRemovals(
+    trx,
+    rows.map((r) => ({ campaignId: r.campaign_id, imageId: r.id })),
+    now,
+  );
+}
+
+/**
  * Deletes up to `limit` grants that expired unconfirmed and queues their bytes for removal, in one
  * transaction. Instances sweeping at once each get their own rows: a row is deleted once.
  */

@@ -183,3 +183,39 @@ export async function deleteToken(db: Db, userId: string, tokenId: number): Prom
   const result = await db.deleteFrom('api_tokens').where('id', '=', tokenId).where('user_id', '=', userId).executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
+
+/** Ends every session of the user, but the one whose secret hashes to `keepSecretHash` when given. */
+export async function deleteSessionsOfUser(db: Db, userId: string, keepSecretHash?: string): Promise<void> {
+  let query = db.deleteFrom('sessions').where('user_id', '=', userId);
+  if (keepSecretHash !== undefined) query = query.where('secret_hash', '!=', keepSecretHash);
+  await query.execute();
+}
+
+/** Stores a new reset link of the user; the links issued before it stop working. */
+export async function createPasswordReset(db: Db, input: { userId: string; secretHash: string; now: string; expiresAt: string }): Promise<void> {
+  await db.deleteFrom('password_resets').where('user_id', '=', input.userId).execute();
+  await db
+    .insertInto('password_resets')
+    .values({ user_id: input.userId, secret_hash: input.secretHash, created_at: input.now, expires_at: input.expiresAt })
+    .execute();
+}
+
+/** Whether a reset link's secret is live at `now` (unused, unexpired), without using it. */
+export async function isPasswordResetLive(db: Db, secretHash: string, now: string): Promise<boolean> {
+  const row = await db.selectFrom('password_resets').select('id').where('secret_hash', '=', secretHash).where('expires_at', '>', now).executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Uses up the live reset link whose secret hashes to `secretHash` and answers its user's id;
+ * undefined when there is none (used, expired, unknown). Two uses at once: one wins.
+ */
+export async function takePasswordReset(db: Db, secretHash: string, now: string): Promise<string | undefined> {
+  const row = await db
+    .deleteFrom('password_resets')
+    .where('secret_hash', '=', secretHash)
+    .where('expires_at', '>', now)
+    .returning('user_id')
+    .executeTakeFirst();
+  return row?.user_id;
+}

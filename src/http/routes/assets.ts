@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { listAssets } from '../../db/repositories/assets.js';
 import { isStorableId, parseIdText } from '../../domain/ids.js';
-import { isPremium } from '../../domain/accounts.js';
+import { hasPremium } from '../../domain/accounts.js';
 import { errors } from '../../domain/errors.js';
 import { InputChecker } from '../../domain/input.js';
 import { IMAGE_ID_PATTERN } from '../../images/image-host.js';
@@ -14,15 +14,16 @@ import { CampaignParams, problems } from '../schemas/common.js';
 
 // A route-level onRequest hook runs after the global one (401, then 404) and before the body is
 // parsed or validated, which gives the contract's order: 401, 404, 403, 400.
-function requirePremium(request: FastifyRequest): Promise<void> {
-  if (!isPremium(callerOf(request).user)) {
-    throw errors.premiumRequired();
-  }
-  return Promise.resolve();
+function premiumGate(settings: { everyonePremium: boolean }) {
+  return (request: FastifyRequest): Promise<void> => {
+    if (!hasPremium(callerOf(request).user, settings)) throw errors.premiumRequired();
+    return Promise.resolve();
+  };
 }
 
 export function assetsRoutes(app: AppInstance) {
   const { database, imageHost } = app;
+  const requirePremium = premiumGate(app.config);
 
   app.post(
     '/campaigns/:campaignSlug/assets/upload-url',

@@ -6,7 +6,7 @@ import fs from 'node:fs/promises';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { takeSlot } from '../../db/repositories/rate-limits.js';
-import { isPremium } from '../../domain/accounts.js';
+import { hasPremium } from '../../domain/accounts.js';
 import { HOUR_MS, limitKeys } from '../../domain/rate-limit.js';
 import { AppError, errors } from '../../domain/errors.js';
 import { makeView } from '../../access/view.js';
@@ -145,7 +145,7 @@ export async function importRoutes(instance: FastifyInstance): Promise<void> {
           database,
           imageHost,
           { file, kind: await fileKind(file), fileName: received.fileName, label: received.label },
-          { ownerId: caller.id, mayStoreImages: isPremium(caller) },
+          { ownerId: caller.id, mayStoreImages: hasPremium(caller, config) },
           config.maxUploadBytes,
         );
         const view = makeView(campaign, 'owner', false);

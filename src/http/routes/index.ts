@@ -7,6 +7,7 @@ import { changesRoutes } from './changes.js';
 import { exportRoutes } from './export.js';
 import { healthRoutes } from './health.js';
 import { importRoutes } from './import.js';
+import { invitationPreviewRoutes } from './invitation-preview.js';
 import { membersRoutes } from './members.js';
 import { richContentRoutes } from './rich-content.js';
 import { searchRoutes } from './search.js';
@@ -26,6 +27,7 @@ export function registerApiRoutes(app: AppInstance): void {
   searchRoutes(app);
   richContentRoutes(app);
   membersRoutes(app);
+  invitationPreviewRoutes(app);
   changesRoutes(app);
   exportRoutes(app);
   // Its own content-type parsers (a streamed body), hence its own plugin scope.

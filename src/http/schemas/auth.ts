@@ -1,13 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import type { UserRow } from '../../db/schema.js';
-import { isPremium, EMAIL_MAX_LENGTH, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../domain/accounts.js';
+import { hasPremium, EMAIL_MAX_LENGTH, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../domain/accounts.js';
 import { Name, Timestamp } from './common.js';
 
 export const User = Type.Object({
   id: Type.String(),
   email: Type.String(),
   name: Type.String(),
-  premium: Type.Boolean({ description: 'true while premiumUntil is in the future' }),
+  premium: Type.Boolean({ description: 'true while premiumUntil is in the future, or always when the server sets EVERYONE_PREMIUM=true' }),
   premiumUntil: Type.Union([Timestamp, Type.Null()]),
   createdAt: Timestamp,
 });
@@ -52,14 +52,39 @@ export const TokenSummary = Type.Object({
   lastUsedAt: Type.Union([Timestamp, Type.Null()], { description: 'updated at most once a minute' }),
 });
 
+const NewPassword = Type.String({ description: `${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters, kept exactly as given` });
+
+export const ChangePasswordBody = Type.Object({
+  currentPassword: Type.String(),
+  newPassword: NewPassword,
+});
+
+export const PasswordResetBody = Type.Object({
+  token: Type.String({ description: 'the secret of the reset link (the part after # of the link the command line printed)' }),
+  newPassword: NewPassword,
+});
+
+export const DeleteAccountBody = Type.Object({
+  password: Type.String({ description: 'the account’s password, as a confirmation' }),
+});
+
+export const InvitationPreviewBody = Type.Object({ token: Type.String() });
+
+export const InvitationPreview = Type.Object({
+  campaignName: Type.String(),
+  invitedBy: Type.String({ description: 'the name of the member who made the invitation' }),
+  role: Type.Unsafe<'gm' | 'player'>({ type: 'string', enum: ['gm', 'player'] }),
+  expiresAt: Timestamp,
+});
+
 export const TokenParams = Type.Object({ id: Type.String() });
 
-export function presentUser(row: UserRow, now = new Date()) {
+export function presentUser(row: UserRow, settings: { everyonePremium: boolean }, now = new Date()) {
   return {
     id: row.id,
     email: row.email,
     name: row.name,
-    premium: isPremium(row, now),
+    premium: hasPremium(row, settings, now),
     premiumUntil: row.premium_until,
     createdAt: row.created_at,
   };

@@ -111,7 +111,7 @@ export function ImageButton({ campaignSlug, canUpload }: { campaignSlug: string;
                 </div>
               </>
             ) : (
-              <p className="muted">Uploading images is for premium accounts. Images by address work for everyone.</p>
+              <p className="muted">Uploading images is for premium accounts. Ask the administrator of this server for premium; images by address work for everyone.</p>
             )}
           </form>
           <div className="actions">

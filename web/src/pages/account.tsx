@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { api, call, messageOf } from '../api/client';
 import { ConfirmButton } from '../components/confirm';
 import { ErrorMessage, Field } from '../components/field';
+import { ChangePassword, DeleteAccount, SignOutEverywhere } from './account-security';
 import { useMe } from './layout';
 
 export function AccountPage() {
@@ -17,9 +18,18 @@ export function AccountPage() {
         <dt>Name</dt>
         <dd>{me.name || '—'}</dd>
         <dt>Premium</dt>
-        <dd>{me.premium ? `Yes, until ${new Date(me.premiumUntil!).toLocaleDateString()}` : 'No: uploading images needs premium. Images by address work for everyone.'}</dd>
+        <dd>
+          {me.premium
+            ? me.premiumUntil && Date.parse(me.premiumUntil) > Date.now()
+              ? `Yes, until ${new Date(me.premiumUntil).toLocaleDateString()}`
+              : 'Yes'
+            : 'No: uploading images needs premium, which the administrator of this server grants; ask them. Images by address work for everyone.'}
+        </dd>
       </dl>
+      <ChangePassword />
+      <SignOutEverywhere />
       <Tokens />
+      <DeleteAccount />
     </main>
   );
 }

@@ -79,7 +79,7 @@ export function ImportPage() {
           between notes become mentions.
         </li>
       </ul>
-      <p className="muted">Images in the file are uploaded images and need premium. If anything in the file cannot be imported, nothing is.</p>
+      <p className="muted">Images in the file are uploaded images and need premium (the administrator of this server grants it). If anything in the file cannot be imported, nothing is.</p>
       <form onSubmit={submit} aria-label="Import a campaign" className="import-form">
         <div className="field">
           <label htmlFor={inputId}>File to import</label>

@@ -1,9 +1,10 @@
 // The page an invitation link opens (`/join#<token>`): the token travels in the fragment, so it
-// never reaches a server log. Signed out, the token is kept for this tab while the user signs in or
-// signs up, and the page comes back here.
+// never reaches a server log. It shows what the invitation offers (campaign, inviter, role) before
+// anything else, signed in or not; signed out, the token is kept for this tab while the user signs
+// in or signs up, and the page comes back here.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Link, Navigate, useNavigate } from 'react-router';
+import { Link, useNavigate } from 'react-router';
 import { ApiError, api, call, messageOf } from '../api/client';
 import { ErrorMessage } from '../components/field';
 import { meQuery } from './layout';
@@ -20,14 +21,23 @@ function invitationToken(): string | null {
   return sessionStorage.getItem(KEY);
 }
 
+const ROLE_NAMES = { gm: 'co-game master', player: 'player' } as const;
+
 export function JoinPage() {
   const [token] = useState(invitationToken);
   const me = useQuery(meQuery);
+  const preview = useQuery({
+    queryKey: ['invitation-preview', token],
+    queryFn: () => call(api.POST('/api/invitations/preview', { body: { token: token ?? '' } })),
+    enabled: token !== null,
+    retry: false,
+    staleTime: Infinity,
+  });
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
-  if (me.error instanceof ApiError && me.error.status === 401) return <Navigate to="/sign-in?next=/join" replace />;
+  const signedOut = me.error instanceof ApiError && me.error.status === 401;
   if (!token) {
     return (
       <main className="narrow">
@@ -51,16 +61,41 @@ export function JoinPage() {
       setBusy(false);
     }
   };
-  const gone = error instanceof ApiError && error.code === 'invitation_unavailable';
+  const unavailable = (e: unknown) => e instanceof ApiError && e.code === 'invitation_unavailable';
+  const gone = unavailable(error) || unavailable(preview.error);
+  const offer = preview.data;
   return (
     <main className="narrow">
       <p className="brand">Loreforge</p>
       <h1>You are invited to a campaign</h1>
-      {me.data && <p>You will join as {me.data.name || me.data.email}.</p>}
-      <button type="button" className="primary" disabled={busy || !me.data} onClick={() => void join()}>
-        Join the campaign
-      </button>
-      <ErrorMessage>{gone ? 'This invitation can no longer be used: it has expired, been used up or been revoked. Ask your game master for a new link.' : error ? messageOf(error) : undefined}</ErrorMessage>
+      {preview.isPending && <p className="loading">Loading the invitation…</p>}
+      {offer && (
+        <dl className="facts invitation">
+          <dt>Campaign</dt>
+          <dd>{offer.campaignName}</dd>
+          <dt>Invited by</dt>
+          <dd>{offer.invitedBy}</dd>
+          <dt>Role</dt>
+          <dd>{ROLE_NAMES[offer.role]}</dd>
+          <dt>Valid until</dt>
+          <dd>{new Date(offer.expiresAt).toLocaleString()}</dd>
+        </dl>
+      )}
+      {gone ? (
+        <ErrorMessage>This invitation can no longer be used: it has expired, been used up or been revoked. Ask your game master for a new link.</ErrorMessage>
+      ) : signedOut ? (
+        <p>
+          To join, <Link to="/sign-in?next=/join">sign in</Link> or <Link to="/sign-up?next=/join">create an account</Link>.
+        </p>
+      ) : (
+        <>
+          {me.data && <p>You will join as {me.data.name || me.data.email}.</p>}
+          <button type="button" className="primary" disabled={busy || !me.data || !offer} onClick={() => void join()}>
+            Join the campaign
+          </button>
+          <ErrorMessage>{error ? messageOf(error) : preview.error ? messageOf(preview.error) : undefined}</ErrorMessage>
+        </>
+      )}
       <p>
         <Link to="/">Your campaigns</Link>
       </p>
