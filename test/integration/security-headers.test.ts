@@ -49,7 +49,9 @@ function request(method: string, path: string, headers: Record<string, string> =
         const lines: string[] = [];
         for (let i = 0; i < res.rawHeaders.length; i += 2) {
           const name = res.rawHeaders[i]!;
-          lines.push(`${name}: ${MASKED.has(name.toLowerCase()) ? '…' : res.rawHeaders[i + 1]!}`);
+          // An export's file name carries the day it was made.
+          const value = res.rawHeaders[i + 1]!.replace(/\d{4}-\d{2}-\d{2}/g, 'YYYY-MM-DD');
+          lines.push(`${name}: ${MASKED.has(name.toLowerCase()) ? '…' : value}`);
         }
         resolve({ status: res.statusCode!, headers: lines });
       });
