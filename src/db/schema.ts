@@ -182,6 +182,7 @@ export interface DB {
   campaign_members: CampaignMembersTable;
   invitations: InvitationsTable;
   changes: ChangesTable;
+  previous_slugs: PreviousSlugsTable;
   change_floors: ChangeFloorsTable;
 }
 
@@ -266,4 +267,14 @@ export interface MentionsTable {
   target_id: number | null;
   target_slug: string | null;
   secret: number;
+}
+
+// Slugs a thing or an arc had before (see migrations/2026-11-24-0013-previous-slugs.ts). Kinds: 1 thing, 2 arc.
+export interface PreviousSlugsTable {
+  id: Generated<number>;
+  campaign_id: number;
+  kind: number;
+  slug: string;
+  thing_id: number | null;
+  arc_id: number | null;
 }

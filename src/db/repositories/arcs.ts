@@ -12,6 +12,7 @@ import type { ExpectedVersion } from '../../domain/versions.js';
 import { changesArcSearchText } from '../../search/document.js';
 import { fullView, type View } from '../../access/view.js';
 import { campaignWrite, checkExpected, takenSlugs } from './common.js';
+import { keepPreviousSlug, releasePreviousSlug } from './previous-slugs.js';
 import { visibleArcs } from './visible.js';
 import type { Visibility } from '../schema.js';
 
@@ -211,6 +212,8 @@ export async function createArc(database: Database, campaignId: number, input: N
       .executeTakeFirstOrThrow();
     await indexArc(trx, arc, true);
     await indexArcMentions(trx, arc, true);
+    // A generated slug may be another arc's previous slug: the new arc takes it.
+    await releasePreviousSlug(trx, campaignId, 'arc', slug);
     // A new arc has no children and no links yet.
     return { arc, parent: parent ?? null, children: [], things: [] };
   });
@@ -274,9 +277,14 @@ export async function updateArc(
       // Visibility decides which views the search index's documents are for.
       if (changesArcSearchText(changes) || changes.visibility !== undefined) await indexArc(trx, updated);
       if (ARC_TEXT_FIELDS.some((field) => changes[field] !== undefined)) await indexArcMentions(trx, updated);
-      // No [[arc#old-slug]] link of the campaign breaks; the arc itself may be one it rewrote.
-      if (updated.slug !== current.slug && (await rewriteSlugLinks(trx, campaignId, 'arc', current.slug, updated.slug)) > 0) {
-        return loadArcDetail(trx, (await findArcBySlug(trx, campaignId, updated.slug)) ?? updated, writerView);
+      if (updated.slug !== current.slug) {
+        // The arc answers to its old slug from now on (and no other arc to the new one).
+        await keepPreviousSlug(trx, campaignId, 'arc', updated.id, current.slug, updated.slug);
+        // [[arc#old-slug]] links follow, except where players read when the arc is GM-only; the arc
+        // itself may be one it rewrote.
+        if ((await rewriteSlugLinks(trx, campaignId, 'arc', current.slug, updated.slug, updated.visibility === 'gm')) > 0) {
+          return loadArcDetail(trx, (await findArcBySlug(trx, campaignId, updated.slug)) ?? updated, writerView);
+        }
       }
       return loadArcDetail(trx, updated, writerView);
     });

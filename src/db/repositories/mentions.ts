@@ -29,7 +29,7 @@ export interface Backlink {
 
 /**
  * Every thing, arc and campaign description that mentions the target (by id, or by a `[[kind#slug]]`
- * link to its current slug), with the fields that do, most recently updated first. One statement.
+ * link to its current slug or a previous one), with the fields that do, most recently updated first. One statement.
  * For a player's view, a GM-only source is no backlink, and neither is a mention only made inside
  * secret blocks.
  */
@@ -45,7 +45,23 @@ export async function listBacklinks(db: Db, view: View, kind: TargetKind, target
     .select(['c.id as campaignId', 'c.slug as campaignSlug', 'c.name as campaignName', 'c.updated_at as campaignUpdatedAt'])
     .where('m.campaign_id', '=', campaignId)
     .where('m.target_kind', '=', TARGET_CODES[kind])
-    .where((eb) => eb.or([eb('m.target_id', '=', target.id), eb('m.target_slug', '=', target.slug)]));
+    .where((eb) =>
+      eb.or([
+        eb('m.target_id', '=', target.id),
+        eb('m.target_slug', '=', target.slug),
+        // A `[[kind#slug]]` link to one of its previous slugs names it too.
+        eb(
+          'm.target_slug',
+          'in',
+          eb
+            .selectFrom('previous_slugs as p')
+            .select('p.slug')
+            .where('p.campaign_id', '=', campaignId)
+            .where('p.kind', '=', TARGET_CODES[kind])
+            .where(kind === 'thing' ? 'p.thing_id' : 'p.arc_id', '=', target.id),
+        ),
+      ]),
+    );
   if (view.players) {
     query = query
       .where('m.secret', '=', 0)
@@ -87,8 +103,16 @@ function oneOf(dialect: Dialect, column: string, values: readonly (number | stri
     : sql<SqlBool>`${sql.ref(column)} = any(cast(${values} as ${sql.raw(type)}[]))`;
 }
 
-function targetMaps(rows: { id: number; slug: string; name: string }[]) {
-  return { byId: new Map(rows.map((row) => [row.id, row] as const)), bySlug: new Map(rows.map((row) => [row.slug, row] as const)) };
+/** Targets by id and by slug: current slugs, and previous slugs (db/repositories/previous-slugs.ts) no record has now. */
+function targetMaps(rows: { id: number; slug: string; name: string; previousSlug: string | null }[]) {
+  const byId = new Map<number, MentionTarget>();
+  const bySlug = new Map<string, MentionTarget>();
+  for (const { previousSlug: _previous, ...row } of rows) {
+    byId.set(row.id, row);
+    bySlug.set(row.slug, row);
+  }
+  for (const row of rows) if (row.previousSlug !== null && !bySlug.has(row.previousSlug)) bySlug.set(row.previousSlug, byId.get(row.id)!);
+  return { byId, bySlug };
 }
 
 /**
@@ -104,15 +128,31 @@ export async function loadRenderContext(
   refs: References,
   view: View,
 ): Promise<RenderContext> {
-  const targetFilter = (ids: Set<number>, slugs: Set<string>) => (eb: { or: (e: Expression<SqlBool>[]) => Expression<SqlBool> }) =>
-    eb.or([oneOf(dialect, 'id', [...ids], 'integer'), oneOf(dialect, 'slug', [...slugs], 'text')]);
-  const things = async (): Promise<MentionTarget[]> => {
+  // A `[[kind#slug]]` link names a record by its current slug or by a previous one: the previous
+  // slugs asked for come along in the same statement (one row per previous slug that matches).
+  const things = async () => {
     if (refs.thingIds.size === 0 && refs.thingSlugs.size === 0) return [];
-    return visibleThings(db, view).select(['id', 'slug', 'name']).where(targetFilter(refs.thingIds, refs.thingSlugs)).orderBy('id').execute();
+    const slugs = [...refs.thingSlugs];
+    return visibleThings(db, view)
+      .leftJoin('previous_slugs as p', (join) =>
+        join.onRef('p.campaign_id', '=', 'things.campaign_id').onRef('p.thing_id', '=', 'things.id').on(oneOf(dialect, 'p.slug', slugs, 'text')),
+      )
+      .select(['things.id as id', 'things.slug as slug', 'things.name as name', 'p.slug as previousSlug'])
+      .where((eb) => eb.or([oneOf(dialect, 'things.id', [...refs.thingIds], 'integer'), oneOf(dialect, 'things.slug', slugs, 'text'), eb('p.slug', 'is not', null)]))
+      .orderBy('things.id')
+      .execute();
   };
-  const arcs = async (): Promise<MentionTarget[]> => {
+  const arcs = async () => {
     if (refs.arcIds.size === 0 && refs.arcSlugs.size === 0) return [];
-    return visibleArcs(db, view).select(['id', 'slug', 'name']).where(targetFilter(refs.arcIds, refs.arcSlugs)).orderBy('id').execute();
+    const slugs = [...refs.arcSlugs];
+    return visibleArcs(db, view)
+      .leftJoin('previous_slugs as p', (join) =>
+        join.onRef('p.campaign_id', '=', 'arcs.campaign_id').onRef('p.arc_id', '=', 'arcs.id').on(oneOf(dialect, 'p.slug', slugs, 'text')),
+      )
+      .select(['arcs.id as id', 'arcs.slug as slug', 'arcs.name as name', 'p.slug as previousSlug'])
+      .where((eb) => eb.or([oneOf(dialect, 'arcs.id', [...refs.arcIds], 'integer'), oneOf(dialect, 'arcs.slug', slugs, 'text'), eb('p.slug', 'is not', null)]))
+      .orderBy('arcs.id')
+      .execute();
   };
   const showSecrets = !view.players;
   const [thingTargets, arcTargets, assets] = await Promise.all([

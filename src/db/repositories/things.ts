@@ -11,6 +11,7 @@ import { isValidSlug, nextFreeSlug, slugifyName } from '../../domain/slugs.js';
 import { nowIso } from '../../domain/time.js';
 import type { ExpectedVersion } from '../../domain/versions.js';
 import { campaignWrite, checkExpected, takenSlugs } from './common.js';
+import { keepPreviousSlug, releasePreviousSlug } from './previous-slugs.js';
 import { thingTypeExists } from './thing-types.js';
 
 /** The base of a generated slug when nothing of the name survives slugification. */
@@ -90,6 +91,8 @@ export async function createThing(database: Database, campaignId: number, input:
         .executeTakeFirstOrThrow();
       await indexThing(trx, thing, true);
       await indexThingMentions(trx, thing, true);
+      // A generated slug may be another thing's previous slug: the new thing takes it.
+      await releasePreviousSlug(trx, campaignId, 'thing', slug);
       return thing;
     });
   } catch (error) {
@@ -148,9 +151,14 @@ export async function updateThing(
       // Visibility decides which views the search index's documents are for.
       if (changes.name !== undefined || changes.description !== undefined || changes.visibility !== undefined) await indexThing(trx, updated);
       if (changes.description !== undefined) await indexThingMentions(trx, updated);
-      // No [[thing#old-slug]] link of the campaign breaks; the thing itself may be one it rewrote.
-      if (newSlug !== undefined && (await rewriteSlugLinks(trx, campaignId, 'thing', slug, newSlug)) > 0) {
-        return (await findThingBySlug(trx, campaignId, newSlug)) ?? updated;
+      if (newSlug !== undefined) {
+        // The thing answers to its old slug from now on (and no other thing to the new one).
+        await keepPreviousSlug(trx, campaignId, 'thing', updated.id, slug, newSlug);
+        // [[thing#old-slug]] links follow, except where players read when the thing is GM-only; the
+        // thing itself may be one it rewrote.
+        if ((await rewriteSlugLinks(trx, campaignId, 'thing', slug, newSlug, updated.visibility === 'gm')) > 0) {
+          return (await findThingBySlug(trx, campaignId, newSlug)) ?? updated;
+        }
       }
       return updated;
     });

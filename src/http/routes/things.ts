@@ -9,6 +9,7 @@ import { campaignOf, viewOf } from '../auth.js';
 import type { AppInstance } from '../app-types.js';
 import { expectedVersion, recordEtag } from '../conditional.js';
 import { atBody } from '../errors.js';
+import { followingPreviousSlug, previousSlugResponses } from '../previous-slug.js';
 import { CampaignParams, problems } from '../schemas/common.js';
 import { NewThingBody, presentThing, Thing, ThingListQuerystring, ThingParams, UpdatedThingBody } from '../schemas/thing.js';
 
@@ -92,18 +93,23 @@ export function thingsRoutes(app: AppInstance) {
       schema: {
         operationId: 'getThing',
         summary: 'One thing',
-        description: 'The thing with this slug, with its rich-text description. For a player, a GM-only thing is 404 and secret blocks are removed from the description.',
+        description:
+          'The thing with this slug, with its rich-text description. For a player, a GM-only thing is 404 and secret blocks are removed from the description. ' +
+          'A slug the thing had before an explicit slug change answers 308 with `Location` of its current URL (404 to a player when the thing is GM-only); a previous slug is released when another thing takes it.',
         tags: ['things'],
         params: ThingParams,
-        response: { 200: Thing, ...problems(401, 404) },
+        responseHeaders: { 308: ['location'] },
+        response: { 200: Thing, ...previousSlugResponses, ...problems(401, 404) },
       },
     },
     async (request, reply) => {
       const { thingSlug } = request.params;
       const view = viewOf(request);
-      const row = await findVisibleThing(database.kysely, view, thingSlug);
-      if (!row) throw errors.thingNotFound(thingSlug);
-      return reply.header('etag', recordEtag(view, row.id, row.version)).send(presentThing(row, view));
+      return followingPreviousSlug(database.kysely, request, reply, 'thing', thingSlug, async () => {
+        const row = await findVisibleThing(database.kysely, view, thingSlug);
+        if (!row) throw errors.thingNotFound(thingSlug);
+        return reply.header('etag', recordEtag(view, row.id, row.version)).send(presentThing(row, view));
+      });
     },
   );
 
