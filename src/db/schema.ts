@@ -48,6 +48,8 @@ export interface CampaignsTable {
   content_version: Generated<number>;
   created_at: string;
   updated_at: string;
+  /** What players see as updated_at when it differs (migrations/2026-11-24-0013-previous-slugs.ts). */
+  players_updated_at: Generated<string | null>;
 }
 
 export interface ThingTypesTable {
@@ -72,6 +74,8 @@ export interface ThingsTable {
   version: number;
   created_at: string;
   updated_at: string;
+  /** What players see as updated_at when it differs (migrations/2026-11-24-0013-previous-slugs.ts). */
+  players_updated_at: Generated<string | null>;
 }
 
 export type Visibility = 'all' | 'gm';
@@ -115,6 +119,8 @@ export interface ArcsTable {
   version: number;
   created_at: string;
   updated_at: string;
+  /** What players see as updated_at when it differs (migrations/2026-11-24-0013-previous-slugs.ts). */
+  players_updated_at: Generated<string | null>;
 }
 
 export interface ArcThingsTable {

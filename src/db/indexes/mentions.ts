@@ -7,6 +7,7 @@ import type { Database, Db } from '../database.js';
 import { campaignWrite } from '../repositories/common.js';
 import { ARC_TEXT_FIELDS } from '../schema.js';
 import { indexArc, indexCampaign, indexThing } from './search.js';
+import { playersUpdatedAt } from '../repositories/players-updated.js';
 import { AppError } from '../../domain/errors.js';
 import { parseStoredRichText, serializeRichText } from '../../domain/rich-text.js';
 import { nowIso } from '../../domain/time.js';
@@ -130,11 +131,13 @@ export async function rewriteSlugLinks(db: Db, campaignId: number, kind: TargetK
     return rewritten && serializeRichText(rewritten);
   };
   const now = nowIso();
+  // A GM-only target's new slug is written only where players do not read: they see no change.
+  const players_updated_at = playersUpdatedAt(!targetHidden);
   let rewrittenRecords = 0;
   for (const thing of things) {
     const description = rewrite(thing.description, thing.visibility === 'gm');
     if (description === undefined) continue;
-    const updated = await db.updateTable('things').set((eb) => ({ description, version: eb('version', '+', 1), updated_at: now })).where('id', '=', thing.id).returningAll().executeTakeFirstOrThrow();
+    const updated = await db.updateTable('things').set((eb) => ({ description, version: eb('version', '+', 1), updated_at: now, players_updated_at })).where('id', '=', thing.id).returningAll().executeTakeFirstOrThrow();
     await indexThing(db, updated);
     await indexThingMentions(db, updated);
     rewrittenRecords += 1;
@@ -146,7 +149,7 @@ export async function rewriteSlugLinks(db: Db, campaignId: number, kind: TargetK
       if (value !== undefined) set[field] = value;
     }
     if (Object.keys(set).length === 0) continue;
-    const updated = await db.updateTable('arcs').set((eb) => ({ ...set, version: eb('version', '+', 1), updated_at: now })).where('id', '=', arc.id).returningAll().executeTakeFirstOrThrow();
+    const updated = await db.updateTable('arcs').set((eb) => ({ ...set, version: eb('version', '+', 1), updated_at: now, players_updated_at })).where('id', '=', arc.id).returningAll().executeTakeFirstOrThrow();
     await indexArc(db, updated);
     await indexArcMentions(db, updated);
     rewrittenRecords += 1;
@@ -154,7 +157,7 @@ export async function rewriteSlugLinks(db: Db, campaignId: number, kind: TargetK
   for (const campaign of campaigns) {
     const description = rewrite(campaign.description);
     if (description === undefined) continue;
-    const updated = await db.updateTable('campaigns').set((eb) => ({ description, version: eb('version', '+', 1), updated_at: now })).where('id', '=', campaign.id).returningAll().executeTakeFirstOrThrow();
+    const updated = await db.updateTable('campaigns').set((eb) => ({ description, version: eb('version', '+', 1), updated_at: now, players_updated_at })).where('id', '=', campaign.id).returningAll().executeTakeFirstOrThrow();
     await indexCampaign(db, updated);
     await indexCampaignMentions(db, updated);
     rewrittenRecords += 1;

@@ -8,7 +8,19 @@ import type { Dialect } from '../database.js';
 //   (another record taking the slug releases it: the row is deleted in that transaction).
 //
 // Rows cascade from their record through composite foreign keys, like the mentions index.
+//
+// Also what players see of when a record last changed (CONTRACT "Secrets that hold": a player's
+// answers do not move when only hidden content changes): `players_updated_at` on things, arcs and
+// campaigns is NULL while players see `updated_at`, and holds the `updated_at` players last saw
+// while the writes since changed only what players cannot see (GM-only records, secret elements).
+// Players' lists of things are ordered by coalesce(players_updated_at, updated_at): an index holds it.
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
+  const ts = dialect === 'postgres' ? 'timestamptz' : 'text';
+  for (const table of ['things', 'arcs', 'campaigns']) {
+    await db.schema.alterTable(table).addColumn('players_updated_at', ts).execute();
+  }
+  await sql`create index things_campaign_players_updated on things (campaign_id, coalesce(players_updated_at, updated_at), id)`.execute(db);
+
   const idColumn = (c: ColumnDefinitionBuilder) =>
     dialect === 'postgres' ? c.primaryKey().generatedByDefaultAsIdentity() : c.primaryKey().autoIncrement();
   await db.schema

@@ -40,9 +40,9 @@ export async function listBacklinks(db: Db, view: View, kind: TargetKind, target
     .leftJoin('things as t', 't.id', 'm.thing_id')
     .leftJoin('arcs as a', 'a.id', 'm.arc_id')
     .innerJoin('campaigns as c', 'c.id', 'm.campaign_id')
-    .select(['m.source_kind', 'm.field', 't.id as thingId', 't.slug as thingSlug', 't.name as thingName', 't.updated_at as thingUpdatedAt'])
-    .select(['a.id as arcId', 'a.slug as arcSlug', 'a.name as arcName', 'a.updated_at as arcUpdatedAt'])
-    .select(['c.id as campaignId', 'c.slug as campaignSlug', 'c.name as campaignName', 'c.updated_at as campaignUpdatedAt'])
+    .select(['m.source_kind', 'm.field', 't.id as thingId', 't.slug as thingSlug', 't.name as thingName', 't.updated_at as thingUpdatedAt', 't.players_updated_at as thingPlayersUpdatedAt'])
+    .select(['a.id as arcId', 'a.slug as arcSlug', 'a.name as arcName', 'a.updated_at as arcUpdatedAt', 'a.players_updated_at as arcPlayersUpdatedAt'])
+    .select(['c.id as campaignId', 'c.slug as campaignSlug', 'c.name as campaignName', 'c.updated_at as campaignUpdatedAt', 'c.players_updated_at as campaignPlayersUpdatedAt'])
     .where('m.campaign_id', '=', campaignId)
     .where('m.target_kind', '=', TARGET_CODES[kind])
     .where((eb) =>
@@ -75,14 +75,16 @@ export async function listBacklinks(db: Db, view: View, kind: TargetKind, target
   }
   const rows = await query.execute();
   const bySource = new Map<string, Backlink>();
+  // Players see when a source last changed as they see it (access/players-see.ts).
+  const shown = (updatedAt: string | null, playersUpdatedAt: string | null) => (view.players ? (playersUpdatedAt ?? updatedAt) : updatedAt);
   for (const row of rows) {
     const source: Omit<Backlink, 'fields'> | undefined =
       row.source_kind === SOURCE_CODES.thing && row.thingId !== null
-        ? { type: 'thing', id: row.thingId, slug: row.thingSlug!, name: row.thingName!, updatedAt: row.thingUpdatedAt! }
+        ? { type: 'thing', id: row.thingId, slug: row.thingSlug!, name: row.thingName!, updatedAt: shown(row.thingUpdatedAt, row.thingPlayersUpdatedAt)! }
         : row.source_kind === SOURCE_CODES.arc && row.arcId !== null
-          ? { type: 'arc', id: row.arcId, slug: row.arcSlug!, name: row.arcName!, updatedAt: row.arcUpdatedAt! }
+          ? { type: 'arc', id: row.arcId, slug: row.arcSlug!, name: row.arcName!, updatedAt: shown(row.arcUpdatedAt, row.arcPlayersUpdatedAt)! }
           : row.source_kind === SOURCE_CODES.campaign
-            ? { type: 'campaign', id: row.campaignId, slug: row.campaignSlug, name: row.campaignName, updatedAt: row.campaignUpdatedAt }
+            ? { type: 'campaign', id: row.campaignId, slug: row.campaignSlug, name: row.campaignName, updatedAt: shown(row.campaignUpdatedAt, row.campaignPlayersUpdatedAt)! }
             : undefined;
     if (!source) continue;
     const key = `${source.type}:${source.id}`;

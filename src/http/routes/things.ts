@@ -9,6 +9,7 @@ import { campaignOf, viewOf } from '../auth.js';
 import type { AppInstance } from '../app-types.js';
 import { expectedVersion, recordEtag } from '../conditional.js';
 import { atBody } from '../errors.js';
+import { shownUpdatedAt } from '../../access/players-see.js';
 import { followingPreviousSlug, previousSlugResponses } from '../previous-slug.js';
 import { CampaignParams, problems } from '../schemas/common.js';
 import { NewThingBody, presentThing, Thing, ThingListQuerystring, ThingParams, UpdatedThingBody } from '../schemas/thing.js';
@@ -46,7 +47,7 @@ export function thingsRoutes(app: AppInstance) {
       const page = await listThings(database.kysely, view, { limit: query.limit, typeId: query.typeId, after: query.after });
       const last = page.rows.at(-1);
       if (page.more && last) {
-        const next = nextPageQueryString(query, { updatedAt: last.updated_at, id: last.id });
+        const next = nextPageQueryString(query, { updatedAt: shownUpdatedAt(view, last), id: last.id });
         void reply.header('link', `</api/campaigns/${campaign.slug}/things?${next}>; rel="next"`);
       }
       return page.rows.map((row) => presentThing(row, view));
