@@ -18,7 +18,7 @@ import { VIEW_HEADER } from '../access/view.js';
 
 /** Headers a response may carry, each described once. */
 export const RESPONSE_HEADERS = {
-  etag: { type: 'string', description: 'The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads).' },
+  etag: { type: 'string', description: 'The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see.' },
   location: { type: 'string', description: 'The URL of the record created (201), or the current URL of a record named by a previous slug (308).' },
   link: { type: 'string', description: '`</api/…?cursor=…>; rel="next"`: the next page, present while more remain.' },
   'cache-control': { type: 'string', description: 'How long a cache may keep the answer.' },

@@ -30,7 +30,7 @@ const RENDERED_DESCRIPTION =
   'with its current name (a missing target renders as plain text); an image of an asset of the campaign takes the asset’s URL, its label as ' +
   'alt text and as a caption; secret blocks are shown in a `section.secret` (HTML) or a `> [!secret]` callout (Markdown) to the owner and game masters, and left out for players, ' +
   'for whom a mention of a GM-only record renders as missing. ' +
-  'Any other text is literal; a `[[kind#slug]]` link to a slug its target had before resolves to it. Cached and conditional like a list: the weak ETag changes with every write in the campaign.';
+  'Any other text is literal; a `[[kind#slug]]` link to a slug its target had before resolves to it. Cached and conditional like a list: the weak ETag changes with every write in the campaign (a player’s only with what players see).';
 
 const BACKLINKS_DESCRIPTION =
   'Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, ' +

@@ -322,7 +322,7 @@ export type paths = {
         };
         /**
          * One thing
-         * @description The thing with this slug, with its rich-text description. For a player, a GM-only thing is 404 and secret blocks are removed from the description.
+         * @description The thing with this slug, with its rich-text description. For a player, a GM-only thing is 404 and secret blocks are removed from the description. A slug the thing had before an explicit slug change answers 308 with `Location` of its current URL (404 to a player when the thing is GM-only); a previous slug is released when another thing takes it.
          */
         get: operations["getThing"];
         /**
@@ -339,7 +339,7 @@ export type paths = {
         options?: never;
         /**
          * One thing (headers only)
-         * @description The thing with this slug, with its rich-text description. For a player, a GM-only thing is 404 and secret blocks are removed from the description.
+         * @description The thing with this slug, with its rich-text description. For a player, a GM-only thing is 404 and secret blocks are removed from the description. A slug the thing had before an explicit slug change answers 308 with `Location` of its current URL (404 to a player when the thing is GM-only); a previous slug is released when another thing takes it.
          */
         head: operations["getThingHead"];
         patch?: never;
@@ -382,7 +382,7 @@ export type paths = {
         };
         /**
          * One arc
-         * @description The arc with its narrative fields, `parentArc`, `childArcs` and linked `things`.
+         * @description The arc with its narrative fields, `parentArc`, `childArcs` and linked `things`. A slug the arc had before an explicit slug change answers 308 with `Location` of its current URL (404 to a player when the arc is GM-only); a previous slug is released when another arc takes it.
          */
         get: operations["getArc"];
         /**
@@ -399,7 +399,7 @@ export type paths = {
         options?: never;
         /**
          * One arc (headers only)
-         * @description The arc with its narrative fields, `parentArc`, `childArcs` and linked `things`.
+         * @description The arc with its narrative fields, `parentArc`, `childArcs` and linked `things`. A slug the arc had before an explicit slug change answers 308 with `Location` of its current URL (404 to a player when the arc is GM-only); a previous slug is released when another arc takes it.
          */
         head: operations["getArcHead"];
         patch?: never;
@@ -414,7 +414,7 @@ export type paths = {
         };
         /**
          * The arcs of a thing
-         * @description The arcs the thing is linked to, in the order it was linked to them, with the fields the spec lists for this route.
+         * @description The arcs the thing is linked to, in the order it was linked to them, with the fields the spec lists for this route. A previous slug of the thing answers 308 to this route of its current slug.
          */
         get: operations["listThingArcs"];
         put?: never;
@@ -427,7 +427,7 @@ export type paths = {
         options?: never;
         /**
          * The arcs of a thing (headers only)
-         * @description The arcs the thing is linked to, in the order it was linked to them, with the fields the spec lists for this route.
+         * @description The arcs the thing is linked to, in the order it was linked to them, with the fields the spec lists for this route. A previous slug of the thing answers 308 to this route of its current slug.
          */
         head: operations["listThingArcsHead"];
         patch?: never;
@@ -570,7 +570,7 @@ export type paths = {
         };
         /**
          * The campaign’s description, rendered
-         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with its current name (a missing target renders as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption; secret blocks are shown in a `section.secret` (HTML) or a `> [!secret]` callout (Markdown) to the owner and game masters, and left out for players, for whom a mention of a GM-only record renders as missing. Any other text is literal. Cached and conditional like a list: the weak ETag changes with every write in the campaign.
+         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with its current name (a missing target renders as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption; secret blocks are shown in a `section.secret` (HTML) or a `> [!secret]` callout (Markdown) to the owner and game masters, and left out for players, for whom a mention of a GM-only record renders as missing. Any other text is literal; a `[[kind#slug]]` link to a slug its target had before resolves to it. Cached and conditional like a list: the weak ETag changes with every write in the campaign (a player’s only with what players see).
          */
         get: operations["renderCampaign"];
         put?: never;
@@ -579,7 +579,7 @@ export type paths = {
         options?: never;
         /**
          * The campaign’s description, rendered (headers only)
-         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with its current name (a missing target renders as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption; secret blocks are shown in a `section.secret` (HTML) or a `> [!secret]` callout (Markdown) to the owner and game masters, and left out for players, for whom a mention of a GM-only record renders as missing. Any other text is literal. Cached and conditional like a list: the weak ETag changes with every write in the campaign.
+         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with its current name (a missing target renders as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption; secret blocks are shown in a `section.secret` (HTML) or a `> [!secret]` callout (Markdown) to the owner and game masters, and left out for players, for whom a mention of a GM-only record renders as missing. Any other text is literal; a `[[kind#slug]]` link to a slug its target had before resolves to it. Cached and conditional like a list: the weak ETag changes with every write in the campaign (a player’s only with what players see).
          */
         head: operations["renderCampaignHead"];
         patch?: never;
@@ -594,7 +594,7 @@ export type paths = {
         };
         /**
          * A thing’s description, rendered
-         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with its current name (a missing target renders as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption; secret blocks are shown in a `section.secret` (HTML) or a `> [!secret]` callout (Markdown) to the owner and game masters, and left out for players, for whom a mention of a GM-only record renders as missing. Any other text is literal. Cached and conditional like a list: the weak ETag changes with every write in the campaign.
+         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with its current name (a missing target renders as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption; secret blocks are shown in a `section.secret` (HTML) or a `> [!secret]` callout (Markdown) to the owner and game masters, and left out for players, for whom a mention of a GM-only record renders as missing. Any other text is literal; a `[[kind#slug]]` link to a slug its target had before resolves to it. Cached and conditional like a list: the weak ETag changes with every write in the campaign (a player’s only with what players see).
          */
         get: operations["renderThing"];
         put?: never;
@@ -603,7 +603,7 @@ export type paths = {
         options?: never;
         /**
          * A thing’s description, rendered (headers only)
-         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with its current name (a missing target renders as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption; secret blocks are shown in a `section.secret` (HTML) or a `> [!secret]` callout (Markdown) to the owner and game masters, and left out for players, for whom a mention of a GM-only record renders as missing. Any other text is literal. Cached and conditional like a list: the weak ETag changes with every write in the campaign.
+         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with its current name (a missing target renders as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption; secret blocks are shown in a `section.secret` (HTML) or a `> [!secret]` callout (Markdown) to the owner and game masters, and left out for players, for whom a mention of a GM-only record renders as missing. Any other text is literal; a `[[kind#slug]]` link to a slug its target had before resolves to it. Cached and conditional like a list: the weak ETag changes with every write in the campaign (a player’s only with what players see).
          */
         head: operations["renderThingHead"];
         patch?: never;
@@ -618,7 +618,7 @@ export type paths = {
         };
         /**
          * An arc’s narrative fields, rendered
-         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with its current name (a missing target renders as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption; secret blocks are shown in a `section.secret` (HTML) or a `> [!secret]` callout (Markdown) to the owner and game masters, and left out for players, for whom a mention of a GM-only record renders as missing. Any other text is literal. Cached and conditional like a list: the weak ETag changes with every write in the campaign.
+         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with its current name (a missing target renders as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption; secret blocks are shown in a `section.secret` (HTML) or a `> [!secret]` callout (Markdown) to the owner and game masters, and left out for players, for whom a mention of a GM-only record renders as missing. Any other text is literal; a `[[kind#slug]]` link to a slug its target had before resolves to it. Cached and conditional like a list: the weak ETag changes with every write in the campaign (a player’s only with what players see).
          */
         get: operations["renderArc"];
         put?: never;
@@ -627,7 +627,7 @@ export type paths = {
         options?: never;
         /**
          * An arc’s narrative fields, rendered (headers only)
-         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with its current name (a missing target renders as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption; secret blocks are shown in a `section.secret` (HTML) or a `> [!secret]` callout (Markdown) to the owner and game masters, and left out for players, for whom a mention of a GM-only record renders as missing. Any other text is literal. Cached and conditional like a list: the weak ETag changes with every write in the campaign.
+         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with its current name (a missing target renders as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption; secret blocks are shown in a `section.secret` (HTML) or a `> [!secret]` callout (Markdown) to the owner and game masters, and left out for players, for whom a mention of a GM-only record renders as missing. Any other text is literal; a `[[kind#slug]]` link to a slug its target had before resolves to it. Cached and conditional like a list: the weak ETag changes with every write in the campaign (a player’s only with what players see).
          */
         head: operations["renderArcHead"];
         patch?: never;
@@ -642,7 +642,7 @@ export type paths = {
         };
         /**
          * Where a thing is mentioned
-         * @description Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, with the fields that do, most recently updated first. For a player, GM-only sources and mentions made only inside secret blocks are left out. Cached and conditional like a list.
+         * @description Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, with the fields that do, most recently updated first (a link to one of its previous slugs counts). For a player, GM-only sources and mentions made only inside secret blocks are left out. Cached and conditional like a list.
          */
         get: operations["listThingBacklinks"];
         put?: never;
@@ -651,7 +651,7 @@ export type paths = {
         options?: never;
         /**
          * Where a thing is mentioned (headers only)
-         * @description Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, with the fields that do, most recently updated first. For a player, GM-only sources and mentions made only inside secret blocks are left out. Cached and conditional like a list.
+         * @description Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, with the fields that do, most recently updated first (a link to one of its previous slugs counts). For a player, GM-only sources and mentions made only inside secret blocks are left out. Cached and conditional like a list.
          */
         head: operations["listThingBacklinksHead"];
         patch?: never;
@@ -666,7 +666,7 @@ export type paths = {
         };
         /**
          * Where an arc is mentioned
-         * @description Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, with the fields that do, most recently updated first. For a player, GM-only sources and mentions made only inside secret blocks are left out. Cached and conditional like a list.
+         * @description Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, with the fields that do, most recently updated first (a link to one of its previous slugs counts). For a player, GM-only sources and mentions made only inside secret blocks are left out. Cached and conditional like a list.
          */
         get: operations["listArcBacklinks"];
         put?: never;
@@ -675,7 +675,7 @@ export type paths = {
         options?: never;
         /**
          * Where an arc is mentioned (headers only)
-         * @description Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, with the fields that do, most recently updated first. For a player, GM-only sources and mentions made only inside secret blocks are left out. Cached and conditional like a list.
+         * @description Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, with the fields that do, most recently updated first (a link to one of its previous slugs counts). For a player, GM-only sources and mentions made only inside secret blocks are left out. Cached and conditional like a list.
          */
         head: operations["listArcBacklinksHead"];
         patch?: never;
@@ -1058,7 +1058,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    /** @description The URL of the record created. */
+                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
                     location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -1881,7 +1881,7 @@ export interface operations {
                 headers: {
                     /** @description How long a cache may keep the answer. */
                     "cache-control"?: string;
-                    /** @description The URL of the record created. */
+                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
                     location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -2704,9 +2704,9 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
-                    /** @description The URL of the record created. */
+                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
                     location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -2972,7 +2972,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -3009,7 +3009,7 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -3142,7 +3142,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -3636,7 +3636,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -3647,7 +3647,7 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -3712,7 +3712,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -3729,7 +3729,7 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -3857,9 +3857,9 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
-                    /** @description The URL of the record created. */
+                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
                     location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -4101,7 +4101,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -4112,7 +4112,7 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -4179,7 +4179,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -4196,7 +4196,7 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -4353,7 +4353,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -4831,7 +4831,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -4842,7 +4842,7 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -4925,7 +4925,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description `</api/…?cursor=…>; rel="next"`: the next page, present while more remain. */
                     link?: string;
@@ -4964,7 +4964,7 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -5124,9 +5124,9 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
-                    /** @description The URL of the record created. */
+                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
                     location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -5374,7 +5374,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description `</api/…?cursor=…>; rel="next"`: the next page, present while more remain. */
                     link?: string;
@@ -5387,7 +5387,7 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -5462,7 +5462,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -5499,8 +5499,19 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
+            308: {
+                headers: {
+                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
                     [name: string]: unknown;
@@ -5641,7 +5652,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -6137,7 +6148,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -6148,8 +6159,19 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
+            308: {
+                headers: {
+                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
                     [name: string]: unknown;
@@ -6213,7 +6235,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -6311,7 +6333,7 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -6460,9 +6482,9 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
-                    /** @description The URL of the record created. */
+                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
                     location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -6762,7 +6784,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -6773,7 +6795,7 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -6839,7 +6861,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -6937,8 +6959,19 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
+            308: {
+                headers: {
+                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
                     [name: string]: unknown;
@@ -7090,7 +7123,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -7647,7 +7680,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -7658,8 +7691,19 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
+            308: {
+                headers: {
+                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
                     [name: string]: unknown;
@@ -7724,7 +7768,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -7765,8 +7809,19 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
+            308: {
+                headers: {
+                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
                     [name: string]: unknown;
@@ -8107,7 +8162,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -8118,8 +8173,19 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
+            308: {
+                headers: {
+                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
                     [name: string]: unknown;
@@ -9308,7 +9374,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -9336,7 +9402,7 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -9489,7 +9555,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -9500,7 +9566,7 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -9577,7 +9643,7 @@ export interface operations {
             /** @description The campaign’s description rendered */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -9596,7 +9662,7 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -9743,7 +9809,7 @@ export interface operations {
             /** @description The campaign’s description rendered */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -9754,7 +9820,7 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -9832,7 +9898,7 @@ export interface operations {
             /** @description The thing’s rich text rendered */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -9851,8 +9917,19 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
+            308: {
+                headers: {
+                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
                     [name: string]: unknown;
@@ -9999,7 +10076,7 @@ export interface operations {
             /** @description The thing’s rich text rendered */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -10010,8 +10087,19 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
+            308: {
+                headers: {
+                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
                     [name: string]: unknown;
@@ -10088,7 +10176,7 @@ export interface operations {
             /** @description The arc’s seven narrative fields rendered */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -10119,8 +10207,19 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
+            308: {
+                headers: {
+                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
                     [name: string]: unknown;
@@ -10267,7 +10366,7 @@ export interface operations {
             /** @description The arc’s seven narrative fields rendered */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -10278,8 +10377,19 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
+            308: {
+                headers: {
+                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
                     [name: string]: unknown;
@@ -10353,7 +10463,7 @@ export interface operations {
             /** @description every record whose rich text mentions this one, most recently updated first */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -10380,8 +10490,19 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
+            308: {
+                headers: {
+                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
                     [name: string]: unknown;
@@ -10502,7 +10623,7 @@ export interface operations {
             /** @description every record whose rich text mentions this one, most recently updated first */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -10513,8 +10634,19 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
+            308: {
+                headers: {
+                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
                     [name: string]: unknown;
@@ -10579,7 +10711,7 @@ export interface operations {
             /** @description every record whose rich text mentions this one, most recently updated first */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -10606,8 +10738,19 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
+            308: {
+                headers: {
+                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
                     [name: string]: unknown;
@@ -10728,7 +10871,7 @@ export interface operations {
             /** @description every record whose rich text mentions this one, most recently updated first */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -10739,8 +10882,19 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
+            308: {
+                headers: {
+                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
                     [name: string]: unknown;
@@ -11516,7 +11670,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -11927,7 +12081,7 @@ export interface operations {
                 headers: {
                     /** @description How long a cache may keep the answer. */
                     "cache-control"?: string;
-                    /** @description The URL of the record created. */
+                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
                     location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -13453,9 +13607,9 @@ export interface operations {
             /** @description The new campaign (as GET returns it; the caller is its owner), with a report of what was imported */
             201: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
-                    /** @description The URL of the record created. */
+                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
                     location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -14112,7 +14266,7 @@ export interface operations {
                     "access-control-allow-origin"?: string;
                     /** @description How long a cache may keep the answer. */
                     "cache-control"?: string;
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     [name: string]: unknown;
                 };
@@ -14131,7 +14285,7 @@ export interface operations {
                     "access-control-allow-origin"?: string;
                     /** @description How long a cache may keep the answer. */
                     "cache-control"?: string;
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     [name: string]: unknown;
                 };
@@ -14224,7 +14378,7 @@ export interface operations {
                     "access-control-allow-origin"?: string;
                     /** @description How long a cache may keep the answer. */
                     "cache-control"?: string;
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     [name: string]: unknown;
                 };
@@ -14237,7 +14391,7 @@ export interface operations {
                     "access-control-allow-origin"?: string;
                     /** @description How long a cache may keep the answer. */
                     "cache-control"?: string;
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     [name: string]: unknown;
                 };
