@@ -4,7 +4,8 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Db, Dialect } from '../database.js';
 import { SOURCE_CODES, TARGET_CODES, type SourceKind, type TargetKind } from '../indexes/mentions.js';
-import { parseStoredRichText } from '../../domain/rich-text.js';
+import { emptyRichText, parseStoredRichText, type RichText } from '../../domain/rich-text.js';
+import { redactNodes } from '../../vocabulary/index.js';
 import type { View } from '../../access/view.js';
 import { visibleArcs, visibleThings } from './visible.js';
 import {
@@ -185,7 +186,14 @@ export async function renderStoredFields<F extends string>(
   format: RenderFormat,
   view: View,
 ): Promise<Record<F, string>> {
-  const entries = Object.entries<string | null>(fields).map(([name, stored]) => [name, parseStoredRichText(stored)] as const);
+  // For players, secret elements (any depth) are gone before rendering, and a field left with
+  // nothing renders as an empty one does: a field holding only secrets is no different to them.
+  const forView = (value: RichText): RichText => {
+    if (!view.players) return value;
+    const kept = redactNodes(value);
+    return kept.length > 0 ? kept : emptyRichText();
+  };
+  const entries = Object.entries<string | null>(fields).map(([name, stored]) => [name, forView(parseStoredRichText(stored))] as const);
   const refs = emptyReferences();
   for (const [, value] of entries) collectReferences(value, refs);
   const context = await loadRenderContext(db, dialect, campaign, refs, view);
