@@ -165,6 +165,11 @@ describe(`previous slugs on ${dialect}`, () => {
       expect(res.statusCode, path).toBe(404);
       expect(res.headers.location).toBeUndefined();
       expect(res.body).not.toMatch(/red-wizard|the-betrayal/);
+      // Byte for byte the 404 of a slug that never existed.
+      const slug = /\/(?:things|arcs)\/([^/?]+)/.exec(path)![1]!;
+      const missing = 'q'.repeat(slug.length);
+      const absent = await get(`${c.base}${path.replace(`/${slug}`, `/${missing}`)}`, player);
+      expect(res.body.replaceAll(slug, missing)).toBe(absent.body);
       const asPlayer = await ctx.app.inject({ method: 'GET', url: `${c.base}${path}`, headers: { ...owner.headers, 'loreforge-view': 'player' } });
       expect(asPlayer.statusCode, path).toBe(404);
     }
