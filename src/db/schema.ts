@@ -57,6 +57,8 @@ export interface CampaignsTable {
   content_version: Generated<number>;
   created_at: string;
   updated_at: string;
+  /** What players see as updated_at when it differs (migrations/2026-11-24-0013-previous-slugs.ts). */
+  players_updated_at: Generated<string | null>;
 }
 
 export interface ThingTypesTable {
@@ -81,6 +83,8 @@ export interface ThingsTable {
   version: number;
   created_at: string;
   updated_at: string;
+  /** What players see as updated_at when it differs (migrations/2026-11-24-0013-previous-slugs.ts). */
+  players_updated_at: Generated<string | null>;
 }
 
 export type Visibility = 'all' | 'gm';
@@ -124,6 +128,8 @@ export interface ArcsTable {
   version: number;
   created_at: string;
   updated_at: string;
+  /** What players see as updated_at when it differs (migrations/2026-11-24-0013-previous-slugs.ts). */
+  players_updated_at: Generated<string | null>;
 }
 
 export interface ArcThingsTable {
@@ -192,6 +198,7 @@ export interface DB {
   campaign_members: CampaignMembersTable;
   invitations: InvitationsTable;
   changes: ChangesTable;
+  previous_slugs: PreviousSlugsTable;
   change_floors: ChangeFloorsTable;
 }
 
@@ -276,4 +283,14 @@ export interface MentionsTable {
   target_id: number | null;
   target_slug: string | null;
   secret: number;
+}
+
+// Slugs a thing or an arc had before (see migrations/2026-11-24-0013-previous-slugs.ts). Kinds: 1 thing, 2 arc.
+export interface PreviousSlugsTable {
+  id: Generated<number>;
+  campaign_id: number;
+  kind: number;
+  slug: string;
+  thing_id: number | null;
+  arc_id: number | null;
 }

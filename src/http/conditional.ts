@@ -1,5 +1,6 @@
 // Conditional requests (RFC 9110 §13), in one place: the ETags the service sends, If-Match on writes
 // (turned into the ExpectedVersion a repository checks), and If-None-Match on reads (304).
+import { createHash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { ExpectedVersion } from '../domain/versions.js';
 import { viewKey, type View } from '../access/view.js';
@@ -11,9 +12,9 @@ export function etagOf(id: number, version: number): string {
 
 /**
  * The ETag of a thing, arc or thing type as this view reads it. A game master's is the record's own
- * (what If-Match takes). A player's differs, and also changes with every write in the campaign: what
- * a player reads of a record depends on other records too (a mention of a record made GM-only loses
- * its target), so the record's version alone cannot name it.
+ * (what If-Match takes). A player's differs: what a player reads of a record depends on other
+ * records too (a mention of a record made GM-only loses its target), so the record's version alone
+ * cannot name it. On a cached GET the response cache replaces a player's with playersEtag.
  */
 export function recordEtag(view: View, id: number, version: number): string {
   return view.players ? `W/"p${id}-${version}-${view.contentVersion}"` : etagOf(id, version);
@@ -30,6 +31,18 @@ export function campaignEtag(view: View, campaign: { id: number; version: number
  */
 export function listEtag(campaignId: number, version: number, contentVersion: number, view: View): string {
   return `W/"c${campaignId}-${version}-${contentVersion}-${viewKey(view)}"`;
+}
+
+/**
+ * A player's ETag on every cached campaign GET: a digest of the answer's bytes (and its Link header),
+ * so it moves exactly when what the player reads does, and never with a game master's edit of
+ * GM-only records or secret blocks (CONTRACT "Secrets that hold"). Weak: the same answer under
+ * another representation is no concern here. Never equal to a game master's tags (`p` prefix).
+ */
+export function playersEtag(payload: Buffer, link: string | undefined): string {
+  const digest = createHash('sha256').update(payload);
+  if (link !== undefined) digest.update(`\n${link}`);
+  return `W/"p-${digest.digest('base64url').slice(0, 32)}"`;
 }
 
 /** The version a write expects from the request's If-Match (strong comparison), or undefined without one. */

@@ -18,8 +18,8 @@ import { VIEW_HEADER } from '../access/view.js';
 
 /** Headers a response may carry, each described once. */
 export const RESPONSE_HEADERS = {
-  etag: { type: 'string', description: 'The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads).' },
-  location: { type: 'string', description: 'The URL of the record created.' },
+  etag: { type: 'string', description: 'The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see.' },
+  location: { type: 'string', description: 'The URL of the record created (201), or the current URL of a record named by a previous slug (308).' },
   link: { type: 'string', description: '`</api/…?cursor=…>; rel="next"`: the next page, present while more remain.' },
   'cache-control': { type: 'string', description: 'How long a cache may keep the answer.' },
   'set-cookie': {
@@ -52,6 +52,7 @@ const STATUS_DESCRIPTIONS: Record<number, string> = {
   200: 'OK',
   201: 'Created',
   204: 'Done; no body',
+  308: 'Permanent Redirect: the slug in the path is one the record had before; `Location` is its current URL',
   304: 'Not Modified: the If-None-Match given names the current version; no body',
   400: 'The request is not valid: `validation_failed` (with `errors`, JSON pointers into the body), `malformed_json`, `invalid_query`, `invalid_id`, `invalid_reference`, `invalid_password`, …',
   401: '`unauthenticated`: no valid session cookie or API token',

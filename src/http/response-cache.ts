@@ -1,11 +1,18 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ifNoneMatchAdmits, listEtag } from './conditional.js';
+import { ifNoneMatchAdmits, listEtag, playersEtag } from './conditional.js';
 import { viewKey } from '../access/view.js';
 
 // Serialized GET responses of a campaign, kept in memory and keyed by the campaign's versions.
 // Every write inside a campaign bumps its content_version in the database (beginCampaignWrite),
 // and the caller's request already reads the campaign row (auth.ts), so a lookup costs no query
 // and an entry can never outlive a write made through any instance.
+//
+// A player's ETag is not the campaign's versions (which every write moves, a game master's edit of
+// a GM-only record or a secret block too) but a digest of the answer itself (conditional.ts
+// playersEtag): what a player reads and what a player's If-None-Match confirms move only when
+// something a player can see changes (CONTRACT "Secrets that hold"). After a write, a player's
+// request misses the cache and is built again; if the answer is the same, so is its ETag (and a 304
+// is still a 304).
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -131,8 +138,9 @@ export function registerResponseCache(app: FastifyInstance, cache: ResponseCache
       return;
     }
     request.responseCacheKey = key;
-    // A list's version is the campaign's, known before the handler runs.
-    if (mode === 'list') {
+    // A game master's list's version is the campaign's, known before the handler runs (a player's
+    // is known once the answer is built: onSend).
+    if (mode === 'list' && !view.players) {
       const etag = listEtag(campaign.id, campaign.version, campaign.content_version, view);
       if (ifNoneMatchAdmits(request.headers['if-none-match'], etag)) {
         notModified(reply, etag);
@@ -160,20 +168,33 @@ export function registerResponseCache(app: FastifyInstance, cache: ResponseCache
       return;
     }
     const campaign = request.campaign!;
+    const view = request.view!;
+    const header = reply.getHeader('link');
+    const link = typeof header === 'string' ? header : undefined;
+    const bytes = Buffer.from(payload);
     let etag = reply.getHeader('etag');
-    if (typeof etag !== 'string') {
-      etag = listEtag(campaign.id, campaign.version, campaign.content_version, request.view!);
+    if (view.players) {
+      etag = playersEtag(bytes, link);
+      void reply.header('etag', etag);
+    } else if (typeof etag !== 'string') {
+      etag = listEtag(campaign.id, campaign.version, campaign.content_version, view);
       void reply.header('etag', etag);
     }
-    const link = reply.getHeader('link');
     const entry: CachedResponse = {
-      payload: Buffer.from(payload),
+      payload: bytes,
       etag,
-      link: typeof link === 'string' ? link : undefined,
+      link,
       contentType: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'),
     };
     cache.set(key, entry);
     finishBuild(request, entry);
+    // A player's list is conditional once built (its ETag is the answer's digest); records are too,
+    // for every view.
+    if (ifNoneMatchAdmits(request.headers['if-none-match'], etag)) {
+      void reply.code(304).removeHeader('content-type').removeHeader('link');
+      done(null, '');
+      return;
+    }
     done(null, entry.payload);
   });
 

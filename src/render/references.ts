@@ -5,6 +5,7 @@ import { isStorableId } from '../domain/ids.js';
 import type { RichText, RichTextNode } from '../domain/rich-text.js';
 import { rewriteSlugLinks, segmentText, type TargetKind } from './conventions.js';
 import { isLeaf } from './model.js';
+import { isSecretNode } from '../vocabulary/index.js';
 
 export interface Mention {
   target: TargetKind;
@@ -96,14 +97,17 @@ export function collectReferences(value: RichText, into: References): References
 
 /**
  * The field with its `[[kind#from]]` text links made `[[kind#to]]` (outside code, as they are
- * recognised), or undefined when it has none. Only leaves change; every other key is kept.
+ * recognised), or undefined when it has none. Only leaves change; every other key is kept. With
+ * `onlyInSecret`, only links inside secret elements (at any depth, src/vocabulary) change: the
+ * new slug of a GM-only record is never written where players read.
  */
-export function rewriteMentionSlugs(value: RichText, kind: TargetKind, from: string, to: string): RichText | undefined {
+export function rewriteMentionSlugs(value: RichText, kind: TargetKind, from: string, to: string, options: { onlyInSecret?: boolean } = {}): RichText | undefined {
   let changed = false;
-  const rewrite = (node: RichTextNode, code: boolean): RichTextNode => {
+  const rewrite = (node: RichTextNode, code: boolean, secret: boolean): RichTextNode => {
     const n = node as Record<string, unknown>;
     if (isLeaf(node)) {
       if (code || n.code === true || typeof n.text !== 'string') return node;
+      if (options.onlyInSecret === true && !secret) return node;
       const text = rewriteSlugLinks(n.text, kind, from, to);
       if (text === n.text) return node;
       changed = true;
@@ -111,8 +115,9 @@ export function rewriteMentionSlugs(value: RichText, kind: TargetKind, from: str
     }
     if (n.type === 'mention' || n.type === 'image' || !Array.isArray(n.children)) return node;
     const inCode = code || n.type === 'code-block';
-    return { ...node, children: (n.children as RichTextNode[]).map((child) => rewrite(child, inCode)) };
+    const inSecret = secret || isSecretNode(node);
+    return { ...node, children: (n.children as RichTextNode[]).map((child) => rewrite(child, inCode, inSecret)) };
   };
-  const result = (Array.isArray(value) ? value : []).map((block) => rewrite(block, false));
+  const result = (Array.isArray(value) ? value : []).map((block) => rewrite(block, false, false));
   return changed ? (result as RichText) : undefined;
 }

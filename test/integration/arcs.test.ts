@@ -384,7 +384,10 @@ describe('PUT arcs', () => {
     const moved = await putArc(c, b.slug, { slug: 'gamma' });
     expect(moved.statusCode).toBe(200);
     expect(arcOf(moved).slug).toBe('gamma');
-    expect((await getArc(c, 'beta')).statusCode).toBe(404);
+    // The old slug answers with the current URL (CONTRACT "Secrets that hold": previous slugs).
+    const previous = await getArc(c, 'beta');
+    expect(previous.statusCode).toBe(308);
+    expect(previous.headers.location).toBe(`/api/campaigns/${c.slug}/arcs/gamma`);
     expect((await getArc(c, 'gamma')).statusCode).toBe(200);
   });
 

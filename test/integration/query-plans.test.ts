@@ -58,6 +58,15 @@ describe.runIf(dialect === 'sqlite')('query plans on sqlite', () => {
     for (const step of steps) expect(step).toMatch(/USING PRIMARY KEY \(campaign_id=\? AND doc_id=\?\)/);
   });
 
+  it('a player’s list of things walks the index of when players last saw them change, with no sort', async () => {
+    const statement = await statementOf(
+      { method: 'GET', url: `${base}/things?count=5`, headers: { ...owner.headers, 'loreforge-view': 'player' } },
+      /^select \* from "things"/,
+    );
+    const steps = await plan(statement, [1, 'all', 6]);
+    expect(steps).toMatch(/^SEARCH things USING INDEX things_campaign_players_updated \(campaign_id=\?\)$/);
+  });
+
   it('a search reads the postings of its words from the covering index', async () => {
     const steps = await plan('select doc_id, name_tf, text_tf from search_postings where campaign_id = ? and term in (?, ?)', [1, 'lantern', 'lamp']);
     expect(steps).toMatch(/^SEARCH search_postings USING COVERING INDEX search_postings_term \(campaign_id=\? AND term=\?\)$/);

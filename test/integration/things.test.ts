@@ -248,7 +248,10 @@ describe('reading, changing and deleting one thing', () => {
     const renamed = await putThing(c, a.slug, { updatedThing: { slug: 'tharden-rockseeker', name: 'Tharden R.' } });
     expect(renamed.statusCode).toBe(200);
     expect(json(renamed)).toMatchObject({ id: a.id, slug: 'tharden-rockseeker', name: 'Tharden R.' });
-    expect((await getThing(c, 'tharden')).statusCode).toBe(404);
+    // The old slug answers with the current URL (CONTRACT "Secrets that hold": previous slugs).
+    const previous = await getThing(c, 'tharden');
+    expect(previous.statusCode).toBe(308);
+    expect(previous.headers.location).toBe(`/api/campaigns/${c.slug}/things/tharden-rockseeker`);
     expect((await getThing(c, 'tharden-rockseeker')).statusCode).toBe(200);
     // Its own slug again is no conflict.
     expect((await putThing(c, 'tharden-rockseeker', { updatedThing: { slug: 'tharden-rockseeker' } })).statusCode).toBe(200);

@@ -7,6 +7,7 @@ import type { Database, Db } from '../database.js';
 import { campaignWrite } from '../repositories/common.js';
 import { ARC_TEXT_FIELDS } from '../schema.js';
 import { indexArc, indexCampaign, indexThing } from './search.js';
+import { playersUpdatedAt } from '../repositories/players-updated.js';
 import { AppError } from '../../domain/errors.js';
 import { parseStoredRichText, serializeRichText } from '../../domain/rich-text.js';
 import { nowIso } from '../../domain/time.js';
@@ -103,11 +104,15 @@ export function indexCampaignMentions(db: Db, campaign: Parameters<typeof campai
 
 /**
  * After an explicit slug change of a thing or arc: every `[[kind#from]]` text link of the campaign
- * now reads `[[kind#to]]`, so no link breaks. Each rewritten record gets a new version and
- * updatedAt, and its search and mentions index entries are renewed. Call after beginCampaignWrite,
- * in the transaction that changed the slug. Returns how many records were rewritten.
+ * now reads `[[kind#to]]`. Each rewritten record gets a new version and updatedAt, and its search
+ * and mentions index entries are renewed. Call after beginCampaignWrite, in the transaction that
+ * changed the slug. Returns how many records were rewritten.
+ *
+ * When the target is GM-only (`targetHidden`), its new slug is written only where players do not
+ * read: in GM-only records, and inside secret elements of the others (CONTRACT "Secrets that
+ * hold"). Elsewhere the text stays as typed, and the link keeps resolving through the previous slug.
  */
-export async function rewriteSlugLinks(db: Db, campaignId: number, kind: TargetKind, from: string, to: string): Promise<number> {
+export async function rewriteSlugLinks(db: Db, campaignId: number, kind: TargetKind, from: string, to: string, targetHidden = false): Promise<number> {
   // The records that link to the old slug, found through the index: one statement per table.
   const linking = (source: SourceKind) =>
     db
@@ -120,17 +125,19 @@ export async function rewriteSlugLinks(db: Db, campaignId: number, kind: TargetK
   const arcs = await db.selectFrom('arcs').selectAll().where('campaign_id', '=', campaignId).where('id', 'in', linking('arc').select('arc_id').where('arc_id', 'is not', null)).execute();
   const campaigns = await db.selectFrom('campaigns').selectAll().where('id', '=', campaignId).where((eb) => eb.exists(linking('campaign').select('id'))).execute();
 
-  const rewrite = (stored: string | null): string | undefined => {
+  const rewrite = (stored: string | null, sourceHidden = false): string | undefined => {
     if (stored === null) return undefined;
-    const rewritten = rewriteMentionSlugs(parseStoredRichText(stored), kind, from, to);
+    const rewritten = rewriteMentionSlugs(parseStoredRichText(stored), kind, from, to, { onlyInSecret: targetHidden && !sourceHidden });
     return rewritten && serializeRichText(rewritten);
   };
   const now = nowIso();
+  // A GM-only target's new slug is written only where players do not read: they see no change.
+  const players_updated_at = playersUpdatedAt(!targetHidden);
   let rewrittenRecords = 0;
   for (const thing of things) {
-    const description = rewrite(thing.description);
+    const description = rewrite(thing.description, thing.visibility === 'gm');
     if (description === undefined) continue;
-    const updated = await db.updateTable('things').set((eb) => ({ description, version: eb('version', '+', 1), updated_at: now })).where('id', '=', thing.id).returningAll().executeTakeFirstOrThrow();
+    const updated = await db.updateTable('things').set((eb) => ({ description, version: eb('version', '+', 1), updated_at: now, players_updated_at })).where('id', '=', thing.id).returningAll().executeTakeFirstOrThrow();
     await indexThing(db, updated);
     await indexThingMentions(db, updated);
     rewrittenRecords += 1;
@@ -138,11 +145,11 @@ export async function rewriteSlugLinks(db: Db, campaignId: number, kind: TargetK
   for (const arc of arcs) {
     const set: Partial<Record<(typeof ARC_TEXT_FIELDS)[number], string>> = {};
     for (const field of ARC_TEXT_FIELDS) {
-      const value = rewrite(arc[field]);
+      const value = rewrite(arc[field], arc.visibility === 'gm');
       if (value !== undefined) set[field] = value;
     }
     if (Object.keys(set).length === 0) continue;
-    const updated = await db.updateTable('arcs').set((eb) => ({ ...set, version: eb('version', '+', 1), updated_at: now })).where('id', '=', arc.id).returningAll().executeTakeFirstOrThrow();
+    const updated = await db.updateTable('arcs').set((eb) => ({ ...set, version: eb('version', '+', 1), updated_at: now, players_updated_at })).where('id', '=', arc.id).returningAll().executeTakeFirstOrThrow();
     await indexArc(db, updated);
     await indexArcMentions(db, updated);
     rewrittenRecords += 1;
@@ -150,7 +157,7 @@ export async function rewriteSlugLinks(db: Db, campaignId: number, kind: TargetK
   for (const campaign of campaigns) {
     const description = rewrite(campaign.description);
     if (description === undefined) continue;
-    const updated = await db.updateTable('campaigns').set((eb) => ({ description, version: eb('version', '+', 1), updated_at: now })).where('id', '=', campaign.id).returningAll().executeTakeFirstOrThrow();
+    const updated = await db.updateTable('campaigns').set((eb) => ({ description, version: eb('version', '+', 1), updated_at: now, players_updated_at })).where('id', '=', campaign.id).returningAll().executeTakeFirstOrThrow();
     await indexCampaign(db, updated);
     await indexCampaignMentions(db, updated);
     rewrittenRecords += 1;

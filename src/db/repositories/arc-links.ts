@@ -61,6 +61,7 @@ export async function listArcsOfThing(db: Db, view: View, thingSlug: string): Pr
       'arcs.outcome',
       'arcs.created_at',
       'arcs.updated_at',
+      'arcs.players_updated_at',
     ])
     .where('arc_things.campaign_id', '=', view.campaignId)
     .where('arc_things.thing_id', '=', thing.id)

@@ -12,7 +12,10 @@ import type { ExpectedVersion } from '../../domain/versions.js';
 import { changesArcSearchText } from '../../search/document.js';
 import { fullView, type View } from '../../access/view.js';
 import { campaignWrite, checkExpected, takenSlugs } from './common.js';
+import { keepPreviousSlug, releasePreviousSlug } from './previous-slugs.js';
 import { visibleArcs } from './visible.js';
+import { playersUpdatedAt } from './players-updated.js';
+import { playersSeeChange } from '../../access/players-see.js';
 import type { Visibility } from '../schema.js';
 
 export interface ArcRef {
@@ -24,10 +27,11 @@ export interface ArcRef {
 export interface ArcChildRef extends ArcRef {
   created_at: string;
   updated_at: string;
+  players_updated_at: string | null;
 }
 
 /** The thing columns an arc carries (what the Thing presenter needs). */
-export type LinkedThing = Pick<ThingRow, 'id' | 'slug' | 'type_id' | 'name' | 'description' | 'visibility' | 'campaign_id' | 'created_at' | 'updated_at'>;
+export type LinkedThing = Pick<ThingRow, 'id' | 'slug' | 'type_id' | 'name' | 'description' | 'visibility' | 'campaign_id' | 'created_at' | 'updated_at' | 'players_updated_at'>;
 
 /** An arc with its neighbours in the tree and its linked things, in link order. */
 export interface ArcDetail {
@@ -65,6 +69,7 @@ const LINKED_THING_COLUMNS = [
   'things.campaign_id',
   'things.created_at',
   'things.updated_at',
+  'things.players_updated_at',
 ] as const;
 
 // Links joined to the things the view sees, in link order: when linked, then thing id for links of one instant.
@@ -82,7 +87,7 @@ function linkedThingsQuery(db: Db, view: View) {
 }
 
 function childRef(row: ArcChildRef): ArcChildRef {
-  return { id: row.id, slug: row.slug, name: row.name, created_at: row.created_at, updated_at: row.updated_at };
+  return { id: row.id, slug: row.slug, name: row.name, created_at: row.created_at, updated_at: row.updated_at, players_updated_at: row.players_updated_at };
 }
 
 function byCreatedAscending(a: ArcChildRef, b: ArcChildRef): number {
@@ -120,7 +125,7 @@ export async function listArcsByCampaign(db: Db, view: View): Promise<ArcDetail[
 // Parent, children and things of one arc, as the view sees them: two statements.
 async function loadArcDetail(db: Db, arc: ArcRow, view: View): Promise<ArcDetail> {
   const neighbours = await visibleArcs(db, view)
-    .select(['id', 'slug', 'name', 'parent_arc_id', 'created_at', 'updated_at'])
+    .select(['id', 'slug', 'name', 'parent_arc_id', 'created_at', 'updated_at', 'players_updated_at'])
     .where((eb) =>
       arc.parent_arc_id === null
         ? eb('parent_arc_id', '=', arc.id)
@@ -153,7 +158,7 @@ export async function loadArcDetails(db: Db, view: View, arcs: readonly ArcRow[]
   const ids = arcs.map((arc) => arc.id);
   const parentIds = arcs.flatMap((arc) => (arc.parent_arc_id === null ? [] : [arc.parent_arc_id]));
   const neighbours = await visibleArcs(db, view)
-    .select(['id', 'slug', 'name', 'parent_arc_id', 'created_at', 'updated_at'])
+    .select(['id', 'slug', 'name', 'parent_arc_id', 'created_at', 'updated_at', 'players_updated_at'])
     .where((eb) => eb.or([eb('parent_arc_id', 'in', ids), ...(parentIds.length > 0 ? [eb('id', 'in', parentIds)] : [])]))
     .execute();
   const links = await linkedThingsQuery(db, view).where('arc_things.arc_id', 'in', ids).execute();
@@ -211,6 +216,8 @@ export async function createArc(database: Database, campaignId: number, input: N
       .executeTakeFirstOrThrow();
     await indexArc(trx, arc, true);
     await indexArcMentions(trx, arc, true);
+    // A generated slug may be another arc's previous slug: the new arc takes it.
+    await releasePreviousSlug(trx, campaignId, 'arc', slug);
     // A new arc has no children and no links yet.
     return { arc, parent: parent ?? null, children: [], things: [] };
   });
@@ -256,6 +263,8 @@ export async function updateArc(
         }
       }
       const { parentArcId, ...fields } = changes;
+      const next = { ...current, ...fields, ...(parentArcId !== undefined ? { parent_arc_id: parentArcId } : {}) };
+      const playersSeeIt = playersSeeChange(current, next, ['slug', 'name', 'parent_arc_id'], ARC_TEXT_FIELDS);
       let update = trx
         .updateTable('arcs')
         .set((eb) => ({
@@ -263,6 +272,7 @@ export async function updateArc(
           ...(parentArcId !== undefined ? { parent_arc_id: parentArcId } : {}),
           version: eb('version', '+', 1),
           updated_at: nowIso(),
+          players_updated_at: playersUpdatedAt(playersSeeIt),
         }))
         .where('campaign_id', '=', campaignId)
         .where('id', '=', current.id);
@@ -274,9 +284,14 @@ export async function updateArc(
       // Visibility decides which views the search index's documents are for.
       if (changesArcSearchText(changes) || changes.visibility !== undefined) await indexArc(trx, updated);
       if (ARC_TEXT_FIELDS.some((field) => changes[field] !== undefined)) await indexArcMentions(trx, updated);
-      // No [[arc#old-slug]] link of the campaign breaks; the arc itself may be one it rewrote.
-      if (updated.slug !== current.slug && (await rewriteSlugLinks(trx, campaignId, 'arc', current.slug, updated.slug)) > 0) {
-        return loadArcDetail(trx, (await findArcBySlug(trx, campaignId, updated.slug)) ?? updated, writerView);
+      if (updated.slug !== current.slug) {
+        // The arc answers to its old slug from now on (and no other arc to the new one).
+        await keepPreviousSlug(trx, campaignId, 'arc', updated.id, current.slug, updated.slug);
+        // [[arc#old-slug]] links follow, except where players read when the arc is GM-only; the arc
+        // itself may be one it rewrote.
+        if ((await rewriteSlugLinks(trx, campaignId, 'arc', current.slug, updated.slug, updated.visibility === 'gm')) > 0) {
+          return loadArcDetail(trx, (await findArcBySlug(trx, campaignId, updated.slug)) ?? updated, writerView);
+        }
       }
       return loadArcDetail(trx, updated, writerView);
     });
@@ -297,7 +312,8 @@ export async function deleteArc(database: Database, campaignId: number, arcSlug:
     if (!arc) throw errors.arcNotFound(arcSlug);
     await trx
       .updateTable('arcs')
-      .set((eb) => ({ parent_arc_id: null, version: eb('version', '+', 1), updated_at: nowIso() }))
+      // Players already read a child of a GM-only arc as top-level.
+      .set((eb) => ({ parent_arc_id: null, version: eb('version', '+', 1), updated_at: nowIso(), players_updated_at: playersUpdatedAt(arc.visibility === 'all') }))
       .where('campaign_id', '=', campaignId)
       .where('parent_arc_id', '=', arc.id)
       .execute();

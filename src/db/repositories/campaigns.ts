@@ -10,6 +10,8 @@ import type { ExpectedVersion } from '../../domain/versions.js';
 import { queueCampaignImageRemovals } from './assets.js';
 import { deleteCampaignChanges } from './changes.js';
 import { beginCampaignWrite, checkExpected } from './common.js';
+import { playersUpdatedAt } from './players-updated.js';
+import { playersSeeChange } from '../../access/players-see.js';
 
 export const DEFAULT_THING_TYPES = ['NPCs', 'Locations', 'Items'] as const;
 
@@ -95,12 +97,19 @@ export async function updateCampaign(
         const taken = await trx.selectFrom('campaigns').select('id').where('slug', '=', changes.slug).executeTakeFirst();
         if (taken) throw errors.slugTaken('campaign', changes.slug);
       }
+      const playersSeeIt = playersSeeChange(current, { ...current, ...changes }, Object.keys(changes).filter((key) => key !== 'description'), ['description']);
       // With an expected version, the version check in the UPDATE itself makes the comparison atomic
       // even if another writer commits between our read and write; without one the last write wins.
       let update = trx
         .updateTable('campaigns')
         // content_version too, as every write in the campaign: the changes feed orders by it.
-        .set((eb) => ({ ...changes, version: eb('version', '+', 1), content_version: eb('content_version', '+', 1), updated_at: nowIso() }))
+        .set((eb) => ({
+          ...changes,
+          version: eb('version', '+', 1),
+          content_version: eb('content_version', '+', 1),
+          updated_at: nowIso(),
+          players_updated_at: playersUpdatedAt(playersSeeIt),
+        }))
         .where('id', '=', current.id);
       if (expected) update = update.where('version', '=', current.version);
       const updated = await update.returningAll().executeTakeFirst();

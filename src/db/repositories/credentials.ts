@@ -24,6 +24,7 @@ const campaignColumns = [
   'campaigns.content_version as campaign_content_version',
   'campaigns.created_at as campaign_created_at',
   'campaigns.updated_at as campaign_updated_at',
+  'campaigns.players_updated_at as campaign_players_updated_at',
   'campaign_members.role as campaign_role',
 ] as const;
 
@@ -47,6 +48,7 @@ interface CampaignColumns {
   campaign_content_version: number | null;
   campaign_created_at: string | null;
   campaign_updated_at: string | null;
+  campaign_players_updated_at: string | null;
   campaign_role: Role | null;
 }
 
@@ -71,6 +73,7 @@ function splitCampaign<R extends UserRow & CampaignColumns>(row: R): { user: Use
     content_version: row.campaign_content_version!,
     created_at: row.campaign_created_at!,
     updated_at: row.campaign_updated_at!,
+    players_updated_at: row.campaign_players_updated_at,
   };
   return { user, campaign, role: row.campaign_role };
 }

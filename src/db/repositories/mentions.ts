@@ -4,7 +4,8 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Db, Dialect } from '../database.js';
 import { SOURCE_CODES, TARGET_CODES, type SourceKind, type TargetKind } from '../indexes/mentions.js';
-import { parseStoredRichText } from '../../domain/rich-text.js';
+import { emptyRichText, parseStoredRichText, type RichText } from '../../domain/rich-text.js';
+import { redactNodes } from '../../vocabulary/index.js';
 import type { View } from '../../access/view.js';
 import { visibleArcs, visibleThings } from './visible.js';
 import {
@@ -29,7 +30,7 @@ export interface Backlink {
 
 /**
  * Every thing, arc and campaign description that mentions the target (by id, or by a `[[kind#slug]]`
- * link to its current slug), with the fields that do, most recently updated first. One statement.
+ * link to its current slug or a previous one), with the fields that do, most recently updated first. One statement.
  * For a player's view, a GM-only source is no backlink, and neither is a mention only made inside
  * secret blocks.
  */
@@ -40,12 +41,28 @@ export async function listBacklinks(db: Db, view: View, kind: TargetKind, target
     .leftJoin('things as t', 't.id', 'm.thing_id')
     .leftJoin('arcs as a', 'a.id', 'm.arc_id')
     .innerJoin('campaigns as c', 'c.id', 'm.campaign_id')
-    .select(['m.source_kind', 'm.field', 't.id as thingId', 't.slug as thingSlug', 't.name as thingName', 't.updated_at as thingUpdatedAt'])
-    .select(['a.id as arcId', 'a.slug as arcSlug', 'a.name as arcName', 'a.updated_at as arcUpdatedAt'])
-    .select(['c.id as campaignId', 'c.slug as campaignSlug', 'c.name as campaignName', 'c.updated_at as campaignUpdatedAt'])
+    .select(['m.source_kind', 'm.field', 't.id as thingId', 't.slug as thingSlug', 't.name as thingName', 't.updated_at as thingUpdatedAt', 't.players_updated_at as thingPlayersUpdatedAt'])
+    .select(['a.id as arcId', 'a.slug as arcSlug', 'a.name as arcName', 'a.updated_at as arcUpdatedAt', 'a.players_updated_at as arcPlayersUpdatedAt'])
+    .select(['c.id as campaignId', 'c.slug as campaignSlug', 'c.name as campaignName', 'c.updated_at as campaignUpdatedAt', 'c.players_updated_at as campaignPlayersUpdatedAt'])
     .where('m.campaign_id', '=', campaignId)
     .where('m.target_kind', '=', TARGET_CODES[kind])
-    .where((eb) => eb.or([eb('m.target_id', '=', target.id), eb('m.target_slug', '=', target.slug)]));
+    .where((eb) =>
+      eb.or([
+        eb('m.target_id', '=', target.id),
+        eb('m.target_slug', '=', target.slug),
+        // A `[[kind#slug]]` link to one of its previous slugs names it too.
+        eb(
+          'm.target_slug',
+          'in',
+          eb
+            .selectFrom('previous_slugs as p')
+            .select('p.slug')
+            .where('p.campaign_id', '=', campaignId)
+            .where('p.kind', '=', TARGET_CODES[kind])
+            .where(kind === 'thing' ? 'p.thing_id' : 'p.arc_id', '=', target.id),
+        ),
+      ]),
+    );
   if (view.players) {
     query = query
       .where('m.secret', '=', 0)
@@ -59,14 +76,16 @@ export async function listBacklinks(db: Db, view: View, kind: TargetKind, target
   }
   const rows = await query.execute();
   const bySource = new Map<string, Backlink>();
+  // Players see when a source last changed as they see it (access/players-see.ts).
+  const shown = (updatedAt: string | null, playersUpdatedAt: string | null) => (view.players ? (playersUpdatedAt ?? updatedAt) : updatedAt);
   for (const row of rows) {
     const source: Omit<Backlink, 'fields'> | undefined =
       row.source_kind === SOURCE_CODES.thing && row.thingId !== null
-        ? { type: 'thing', id: row.thingId, slug: row.thingSlug!, name: row.thingName!, updatedAt: row.thingUpdatedAt! }
+        ? { type: 'thing', id: row.thingId, slug: row.thingSlug!, name: row.thingName!, updatedAt: shown(row.thingUpdatedAt, row.thingPlayersUpdatedAt)! }
         : row.source_kind === SOURCE_CODES.arc && row.arcId !== null
-          ? { type: 'arc', id: row.arcId, slug: row.arcSlug!, name: row.arcName!, updatedAt: row.arcUpdatedAt! }
+          ? { type: 'arc', id: row.arcId, slug: row.arcSlug!, name: row.arcName!, updatedAt: shown(row.arcUpdatedAt, row.arcPlayersUpdatedAt)! }
           : row.source_kind === SOURCE_CODES.campaign
-            ? { type: 'campaign', id: row.campaignId, slug: row.campaignSlug, name: row.campaignName, updatedAt: row.campaignUpdatedAt }
+            ? { type: 'campaign', id: row.campaignId, slug: row.campaignSlug, name: row.campaignName, updatedAt: shown(row.campaignUpdatedAt, row.campaignPlayersUpdatedAt)! }
             : undefined;
     if (!source) continue;
     const key = `${source.type}:${source.id}`;
@@ -87,8 +106,16 @@ function oneOf(dialect: Dialect, column: string, values: readonly (number | stri
     : sql<SqlBool>`${sql.ref(column)} = any(cast(${values} as ${sql.raw(type)}[]))`;
 }
 
-function targetMaps(rows: { id: number; slug: string; name: string }[]) {
-  return { byId: new Map(rows.map((row) => [row.id, row] as const)), bySlug: new Map(rows.map((row) => [row.slug, row] as const)) };
+/** Targets by id and by slug: current slugs, and previous slugs (db/repositories/previous-slugs.ts) no record has now. */
+function targetMaps(rows: { id: number; slug: string; name: string; previousSlug: string | null }[]) {
+  const byId = new Map<number, MentionTarget>();
+  const bySlug = new Map<string, MentionTarget>();
+  for (const { previousSlug: _previous, ...row } of rows) {
+    byId.set(row.id, row);
+    bySlug.set(row.slug, row);
+  }
+  for (const row of rows) if (row.previousSlug !== null && !bySlug.has(row.previousSlug)) bySlug.set(row.previousSlug, byId.get(row.id)!);
+  return { byId, bySlug };
 }
 
 /**
@@ -104,15 +131,31 @@ export async function loadRenderContext(
   refs: References,
   view: View,
 ): Promise<RenderContext> {
-  const targetFilter = (ids: Set<number>, slugs: Set<string>) => (eb: { or: (e: Expression<SqlBool>[]) => Expression<SqlBool> }) =>
-    eb.or([oneOf(dialect, 'id', [...ids], 'integer'), oneOf(dialect, 'slug', [...slugs], 'text')]);
-  const things = async (): Promise<MentionTarget[]> => {
+  // A `[[kind#slug]]` link names a record by its current slug or by a previous one: the previous
+  // slugs asked for come along in the same statement (one row per previous slug that matches).
+  const things = async () => {
     if (refs.thingIds.size === 0 && refs.thingSlugs.size === 0) return [];
-    return visibleThings(db, view).select(['id', 'slug', 'name']).where(targetFilter(refs.thingIds, refs.thingSlugs)).orderBy('id').execute();
+    const slugs = [...refs.thingSlugs];
+    return visibleThings(db, view)
+      .leftJoin('previous_slugs as p', (join) =>
+        join.onRef('p.campaign_id', '=', 'things.campaign_id').onRef('p.thing_id', '=', 'things.id').on(oneOf(dialect, 'p.slug', slugs, 'text')),
+      )
+      .select(['things.id as id', 'things.slug as slug', 'things.name as name', 'p.slug as previousSlug'])
+      .where((eb) => eb.or([oneOf(dialect, 'things.id', [...refs.thingIds], 'integer'), oneOf(dialect, 'things.slug', slugs, 'text'), eb('p.slug', 'is not', null)]))
+      .orderBy('things.id')
+      .execute();
   };
-  const arcs = async (): Promise<MentionTarget[]> => {
+  const arcs = async () => {
     if (refs.arcIds.size === 0 && refs.arcSlugs.size === 0) return [];
-    return visibleArcs(db, view).select(['id', 'slug', 'name']).where(targetFilter(refs.arcIds, refs.arcSlugs)).orderBy('id').execute();
+    const slugs = [...refs.arcSlugs];
+    return visibleArcs(db, view)
+      .leftJoin('previous_slugs as p', (join) =>
+        join.onRef('p.campaign_id', '=', 'arcs.campaign_id').onRef('p.arc_id', '=', 'arcs.id').on(oneOf(dialect, 'p.slug', slugs, 'text')),
+      )
+      .select(['arcs.id as id', 'arcs.slug as slug', 'arcs.name as name', 'p.slug as previousSlug'])
+      .where((eb) => eb.or([oneOf(dialect, 'arcs.id', [...refs.arcIds], 'integer'), oneOf(dialect, 'arcs.slug', slugs, 'text'), eb('p.slug', 'is not', null)]))
+      .orderBy('arcs.id')
+      .execute();
   };
   const showSecrets = !view.players;
   const [thingTargets, arcTargets, assets] = await Promise.all([
@@ -143,7 +186,14 @@ export async function renderStoredFields<F extends string>(
   format: RenderFormat,
   view: View,
 ): Promise<Record<F, string>> {
-  const entries = Object.entries<string | null>(fields).map(([name, stored]) => [name, parseStoredRichText(stored)] as const);
+  // For players, secret elements (any depth) are gone before rendering, and a field left with
+  // nothing renders as an empty one does: a field holding only secrets is no different to them.
+  const forView = (value: RichText): RichText => {
+    if (!view.players) return value;
+    const kept = redactNodes(value);
+    return kept.length > 0 ? kept : emptyRichText();
+  };
+  const entries = Object.entries<string | null>(fields).map(([name, stored]) => [name, forView(parseStoredRichText(stored))] as const);
   const refs = emptyReferences();
   for (const [, value] of entries) collectReferences(value, refs);
   const context = await loadRenderContext(db, dialect, campaign, refs, view);

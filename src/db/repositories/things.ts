@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { ThingRow, Visibility } from '../schema.js';
 import type { View } from '../../access/view.js';
 import { visibleThings } from './visible.js';
@@ -11,7 +12,10 @@ import { isValidSlug, nextFreeSlug, slugifyName } from '../../domain/slugs.js';
 import { nowIso } from '../../domain/time.js';
 import type { ExpectedVersion } from '../../domain/versions.js';
 import { campaignWrite, checkExpected, takenSlugs } from './common.js';
+import { keepPreviousSlug, releasePreviousSlug } from './previous-slugs.js';
 import { thingTypeExists } from './thing-types.js';
+import { playersUpdatedAt, THINGS_PLAYERS_UPDATED_AT } from './players-updated.js';
+import { playersSeeChange } from '../../access/players-see.js';
 
 /** The base of a generated slug when nothing of the name survives slugification. */
 export const THING_SLUG_FALLBACK = 'thing';
@@ -30,14 +34,16 @@ export async function listThings(
 ): Promise<ThingListPage> {
   let query = visibleThings(db, view).selectAll();
   if (options.typeId !== undefined) query = query.where('type_id', '=', options.typeId);
+  // Players' lists are ordered by when things last changed as players see them (access/players-see.ts).
+  const updatedAt = view.players ? THINGS_PLAYERS_UPDATED_AT : sql.ref<string>('updated_at');
   const after = options.after;
   if (after) {
     query = query.where((eb) =>
-      eb.or([eb('updated_at', '<', after.updatedAt), eb.and([eb('updated_at', '=', after.updatedAt), eb('id', '<', after.id)])]),
+      eb.or([eb(updatedAt, '<', after.updatedAt), eb.and([eb(updatedAt, '=', after.updatedAt), eb('id', '<', after.id)])]),
     );
   }
   const rows = await query
-    .orderBy('updated_at', 'desc')
+    .orderBy(updatedAt, 'desc')
     .orderBy('id', 'desc')
     .limit(options.limit + 1)
     .execute();
@@ -90,6 +96,8 @@ export async function createThing(database: Database, campaignId: number, input:
         .executeTakeFirstOrThrow();
       await indexThing(trx, thing, true);
       await indexThingMentions(trx, thing, true);
+      // A generated slug may be another thing's previous slug: the new thing takes it.
+      await releasePreviousSlug(trx, campaignId, 'thing', slug);
       return thing;
     });
   } catch (error) {
@@ -135,9 +143,10 @@ export async function updateThing(
       if (changes.typeId !== undefined) set.type_id = changes.typeId;
       if (changes.description !== undefined) set.description = changes.description;
       if (changes.visibility !== undefined) set.visibility = changes.visibility;
+      const playersSeeIt = playersSeeChange(current, { ...current, ...set }, ['slug', 'name', 'type_id'], ['description']);
       let update = trx
         .updateTable('things')
-        .set((eb) => ({ ...set, version: eb('version', '+', 1), updated_at: nowIso() }))
+        .set((eb) => ({ ...set, version: eb('version', '+', 1), updated_at: nowIso(), players_updated_at: playersUpdatedAt(playersSeeIt) }))
         .where('campaign_id', '=', campaignId)
         .where('id', '=', current.id);
       // With an expected version, the version check in the UPDATE itself makes the comparison atomic
@@ -148,9 +157,14 @@ export async function updateThing(
       // Visibility decides which views the search index's documents are for.
       if (changes.name !== undefined || changes.description !== undefined || changes.visibility !== undefined) await indexThing(trx, updated);
       if (changes.description !== undefined) await indexThingMentions(trx, updated);
-      // No [[thing#old-slug]] link of the campaign breaks; the thing itself may be one it rewrote.
-      if (newSlug !== undefined && (await rewriteSlugLinks(trx, campaignId, 'thing', slug, newSlug)) > 0) {
-        return (await findThingBySlug(trx, campaignId, newSlug)) ?? updated;
+      if (newSlug !== undefined) {
+        // The thing answers to its old slug from now on (and no other thing to the new one).
+        await keepPreviousSlug(trx, campaignId, 'thing', updated.id, slug, newSlug);
+        // [[thing#old-slug]] links follow, except where players read when the thing is GM-only; the
+        // thing itself may be one it rewrote.
+        if ((await rewriteSlugLinks(trx, campaignId, 'thing', slug, newSlug, updated.visibility === 'gm')) > 0) {
+          return (await findThingBySlug(trx, campaignId, newSlug)) ?? updated;
+        }
       }
       return updated;
     });

@@ -15,6 +15,7 @@ import { campaignOf, viewOf } from '../auth.js';
 import type { AppInstance } from '../app-types.js';
 import { expectedVersion, recordEtag } from '../conditional.js';
 import { atBody } from '../errors.js';
+import { followingPreviousSlug, previousSlugResponses } from '../previous-slug.js';
 import { Arc, ArcParams, NewArcBody, presentArc, serializeArcs, UpdatedArcBody } from '../schemas/arc.js';
 import { CampaignParams, problems } from '../schemas/common.js';
 
@@ -93,16 +94,21 @@ export function arcsRoutes(app: AppInstance) {
       schema: {
         operationId: 'getArc',
         summary: 'One arc',
-        description: 'The arc with its narrative fields, `parentArc`, `childArcs` and linked `things`.',
+        description:
+          'The arc with its narrative fields, `parentArc`, `childArcs` and linked `things`. ' +
+          'A slug the arc had before an explicit slug change answers 308 with `Location` of its current URL (404 to a player when the arc is GM-only); a previous slug is released when another arc takes it.',
         tags: ['arcs'],
         params: ArcParams,
-        response: { 200: Arc, ...problems(401, 404) },
+        responseHeaders: { 308: ['location'] },
+        response: { 200: Arc, ...previousSlugResponses, ...problems(401, 404) },
       },
     },
     async (request, reply) => {
       const view = viewOf(request);
-      const detail = await findArcDetail(database.kysely, view, request.params.arcSlug);
-      return reply.header('etag', recordEtag(view, detail.arc.id, detail.arc.version)).send(presentArc(detail, view));
+      return followingPreviousSlug(database.kysely, request, reply, 'arc', request.params.arcSlug, async () => {
+        const detail = await findArcDetail(database.kysely, view, request.params.arcSlug);
+        return reply.header('etag', recordEtag(view, detail.arc.id, detail.arc.version)).send(presentArc(detail, view));
+      });
     },
   );
 

@@ -11,6 +11,7 @@ import { ArcParams } from '../schemas/arc.js';
 import { CampaignParams, problems } from '../schemas/common.js';
 import { Backlinks, RenderedArc, RenderedCampaign, RenderedQuerystring, RenderedThing } from '../schemas/rich-content.js';
 import { ThingParams } from '../schemas/thing.js';
+import { followingPreviousSlug, previousSlugResponses } from '../previous-slug.js';
 
 // Rendered rich text and backlinks (CONTRACT "Rich content"). Their answers depend on other records
 // (a mentioned record's name, an asset's label), so they are cached and conditional as lists are:
@@ -29,11 +30,11 @@ const RENDERED_DESCRIPTION =
   'with its current name (a missing target renders as plain text); an image of an asset of the campaign takes the asset’s URL, its label as ' +
   'alt text and as a caption; secret blocks are shown in a `section.secret` (HTML) or a `> [!secret]` callout (Markdown) to the owner and game masters, and left out for players, ' +
   'for whom a mention of a GM-only record renders as missing. ' +
-  'Any other text is literal. Cached and conditional like a list: the weak ETag changes with every write in the campaign.';
+  'Any other text is literal; a `[[kind#slug]]` link to a slug its target had before resolves to it. Cached and conditional like a list: the weak ETag changes with every write in the campaign (a player’s only with what players see).';
 
 const BACKLINKS_DESCRIPTION =
   'Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, ' +
-  'with the fields that do, most recently updated first. For a player, GM-only sources and mentions made only inside secret blocks are left out. Cached and conditional like a list.';
+  'with the fields that do, most recently updated first (a link to one of its previous slugs counts). For a player, GM-only sources and mentions made only inside secret blocks are left out. Cached and conditional like a list.';
 
 export function richContentRoutes(app: AppInstance) {
   const { database } = app;
@@ -74,16 +75,19 @@ export function richContentRoutes(app: AppInstance) {
         tags: ['rich content'],
         params: ThingParams,
         querystring: RenderedQuerystring,
-        response: { 200: RenderedThing, ...problems(400, 401, 404) },
+        responseHeaders: { 308: ['location'] },
+        response: { 200: RenderedThing, ...previousSlugResponses, ...problems(400, 401, 404) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const format = formatOf(request.query);
       const campaign = campaignOf(request);
       const view = viewOf(request);
-      const thing = await findVisibleThing(database.kysely, view, request.params.thingSlug);
-      if (!thing) throw errors.thingNotFound(request.params.thingSlug);
-      return { format, fields: await render(campaign, view, { description: thing.description }, format) };
+      return followingPreviousSlug(database.kysely, request, reply, 'thing', request.params.thingSlug, async () => {
+        const thing = await findVisibleThing(database.kysely, view, request.params.thingSlug);
+        if (!thing) throw errors.thingNotFound(request.params.thingSlug);
+        return { format, fields: await render(campaign, view, { description: thing.description }, format) };
+      });
     },
   );
 
@@ -99,17 +103,20 @@ export function richContentRoutes(app: AppInstance) {
         tags: ['rich content'],
         params: ArcParams,
         querystring: RenderedQuerystring,
-        response: { 200: RenderedArc, ...problems(400, 401, 404) },
+        responseHeaders: { 308: ['location'] },
+        response: { 200: RenderedArc, ...previousSlugResponses, ...problems(400, 401, 404) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const format = formatOf(request.query);
       const campaign = campaignOf(request);
       const view = viewOf(request);
-      const arc = await findVisibleArc(database.kysely, view, request.params.arcSlug);
-      if (!arc) throw errors.arcNotFound(request.params.arcSlug);
-      const fields = Object.fromEntries(ARC_TEXT_FIELDS.map((field) => [field, arc[field]])) as Record<(typeof ARC_TEXT_FIELDS)[number], string | null>;
-      return { format, fields: await render(campaign, view, fields, format) };
+      return followingPreviousSlug(database.kysely, request, reply, 'arc', request.params.arcSlug, async () => {
+        const arc = await findVisibleArc(database.kysely, view, request.params.arcSlug);
+        if (!arc) throw errors.arcNotFound(request.params.arcSlug);
+        const fields = Object.fromEntries(ARC_TEXT_FIELDS.map((field) => [field, arc[field]])) as Record<(typeof ARC_TEXT_FIELDS)[number], string | null>;
+        return { format, fields: await render(campaign, view, fields, format) };
+      });
     },
   );
 
@@ -123,14 +130,17 @@ export function richContentRoutes(app: AppInstance) {
         description: BACKLINKS_DESCRIPTION,
         tags: ['rich content'],
         params: ThingParams,
-        response: { 200: Backlinks, ...problems(401, 404) },
+        responseHeaders: { 308: ['location'] },
+        response: { 200: Backlinks, ...previousSlugResponses, ...problems(401, 404) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const view = viewOf(request);
-      const thing = await findVisibleThing(database.kysely, view, request.params.thingSlug);
-      if (!thing) throw errors.thingNotFound(request.params.thingSlug);
-      return listBacklinks(database.kysely, view, 'thing', thing);
+      return followingPreviousSlug(database.kysely, request, reply, 'thing', request.params.thingSlug, async () => {
+        const thing = await findVisibleThing(database.kysely, view, request.params.thingSlug);
+        if (!thing) throw errors.thingNotFound(request.params.thingSlug);
+        return listBacklinks(database.kysely, view, 'thing', thing);
+      });
     },
   );
 
@@ -144,14 +154,17 @@ export function richContentRoutes(app: AppInstance) {
         description: BACKLINKS_DESCRIPTION,
         tags: ['rich content'],
         params: ArcParams,
-        response: { 200: Backlinks, ...problems(401, 404) },
+        responseHeaders: { 308: ['location'] },
+        response: { 200: Backlinks, ...previousSlugResponses, ...problems(401, 404) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const view = viewOf(request);
-      const arc = await findVisibleArc(database.kysely, view, request.params.arcSlug);
-      if (!arc) throw errors.arcNotFound(request.params.arcSlug);
-      return listBacklinks(database.kysely, view, 'arc', arc);
+      return followingPreviousSlug(database.kysely, request, reply, 'arc', request.params.arcSlug, async () => {
+        const arc = await findVisibleArc(database.kysely, view, request.params.arcSlug);
+        if (!arc) throw errors.arcNotFound(request.params.arcSlug);
+        return listBacklinks(database.kysely, view, 'arc', arc);
+      });
     },
   );
 }

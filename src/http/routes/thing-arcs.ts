@@ -5,6 +5,7 @@ import type { AppInstance } from '../app-types.js';
 import { LinkArcBody, LinkedArcSchema, LinkMessage, presentLinkedArc, ThingArcParams } from '../schemas/arc.js';
 import { ThingParams } from '../schemas/thing.js';
 import { problems } from '../schemas/common.js';
+import { followingPreviousSlug, previousSlugResponses } from '../previous-slug.js';
 
 export function thingArcsRoutes(app: AppInstance) {
   const { database } = app;
@@ -16,16 +17,20 @@ export function thingArcsRoutes(app: AppInstance) {
       schema: {
         operationId: 'listThingArcs',
         summary: 'The arcs of a thing',
-        description: 'The arcs the thing is linked to, in the order it was linked to them, with the fields the spec lists for this route.',
+        description:
+          'The arcs the thing is linked to, in the order it was linked to them, with the fields the spec lists for this route. A previous slug of the thing answers 308 to this route of its current slug.',
         tags: ['arcs'],
         params: ThingParams,
-        response: { 200: Type.Array(LinkedArcSchema), ...problems(401, 404) },
+        responseHeaders: { 308: ['location'] },
+        response: { 200: Type.Array(LinkedArcSchema), ...previousSlugResponses, ...problems(401, 404) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const view = viewOf(request);
-      const rows = await listArcsOfThing(database.kysely, view, request.params.thingSlug);
-      return rows.map((row) => presentLinkedArc(row, view));
+      return followingPreviousSlug(database.kysely, request, reply, 'thing', request.params.thingSlug, async () => {
+        const rows = await listArcsOfThing(database.kysely, view, request.params.thingSlug);
+        return rows.map((row) => presentLinkedArc(row, view));
+      });
     },
   );
 

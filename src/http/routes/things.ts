@@ -9,6 +9,8 @@ import { campaignOf, viewOf } from '../auth.js';
 import type { AppInstance } from '../app-types.js';
 import { expectedVersion, recordEtag } from '../conditional.js';
 import { atBody } from '../errors.js';
+import { shownUpdatedAt } from '../../access/players-see.js';
+import { followingPreviousSlug, previousSlugResponses } from '../previous-slug.js';
 import { CampaignParams, problems } from '../schemas/common.js';
 import { NewThingBody, presentThing, Thing, ThingListQuerystring, ThingParams, UpdatedThingBody } from '../schemas/thing.js';
 
@@ -45,7 +47,7 @@ export function thingsRoutes(app: AppInstance) {
       const page = await listThings(database.kysely, view, { limit: query.limit, typeId: query.typeId, after: query.after });
       const last = page.rows.at(-1);
       if (page.more && last) {
-        const next = nextPageQueryString(query, { updatedAt: last.updated_at, id: last.id });
+        const next = nextPageQueryString(query, { updatedAt: shownUpdatedAt(view, last), id: last.id });
         void reply.header('link', `</api/campaigns/${campaign.slug}/things?${next}>; rel="next"`);
       }
       return page.rows.map((row) => presentThing(row, view));
@@ -92,18 +94,23 @@ export function thingsRoutes(app: AppInstance) {
       schema: {
         operationId: 'getThing',
         summary: 'One thing',
-        description: 'The thing with this slug, with its rich-text description. For a player, a GM-only thing is 404 and secret blocks are removed from the description.',
+        description:
+          'The thing with this slug, with its rich-text description. For a player, a GM-only thing is 404 and secret blocks are removed from the description. ' +
+          'A slug the thing had before an explicit slug change answers 308 with `Location` of its current URL (404 to a player when the thing is GM-only); a previous slug is released when another thing takes it.',
         tags: ['things'],
         params: ThingParams,
-        response: { 200: Thing, ...problems(401, 404) },
+        responseHeaders: { 308: ['location'] },
+        response: { 200: Thing, ...previousSlugResponses, ...problems(401, 404) },
       },
     },
     async (request, reply) => {
       const { thingSlug } = request.params;
       const view = viewOf(request);
-      const row = await findVisibleThing(database.kysely, view, thingSlug);
-      if (!row) throw errors.thingNotFound(thingSlug);
-      return reply.header('etag', recordEtag(view, row.id, row.version)).send(presentThing(row, view));
+      return followingPreviousSlug(database.kysely, request, reply, 'thing', thingSlug, async () => {
+        const row = await findVisibleThing(database.kysely, view, thingSlug);
+        if (!row) throw errors.thingNotFound(thingSlug);
+        return reply.header('etag', recordEtag(view, row.id, row.version)).send(presentThing(row, view));
+      });
     },
   );
 

@@ -6,6 +6,7 @@ import { emptyRichText } from '../../domain/rich-text.js';
 import { richTextFor, richTextJsonFor, type View } from '../../access/view.js';
 import { Name, RichTextOut, RichTextSchema, Slug, Timestamp, Visibility, VisibilityIn } from './common.js';
 import { presentThing, Thing, type ThingFields } from './thing.js';
+import { shownUpdatedAt } from '../../access/players-see.js';
 
 export const ArcRefSchema = Type.Object({ id: Type.Integer(), slug: Slug, name: Type.String() });
 
@@ -120,11 +121,11 @@ export function presentArc(detail: ArcDetail, view: View) {
       slug: child.slug,
       name: child.name,
       createdAt: child.created_at,
-      updatedAt: child.updated_at,
+      updatedAt: shownUpdatedAt(view, child),
     })),
     things: detail.things.map((thing) => presentThing(thing, view)),
     createdAt: arc.created_at,
-    updatedAt: arc.updated_at,
+    updatedAt: shownUpdatedAt(view, arc),
   };
 }
 
@@ -137,7 +138,7 @@ export function presentLinkedArc(row: LinkedArc, view: View) {
     ...presentStoryFields(row, view),
     campaignId: row.campaign_id,
     createdAt: row.created_at,
-    updatedAt: row.updated_at,
+    updatedAt: shownUpdatedAt(view, row),
   };
 }
 
@@ -153,11 +154,11 @@ const EMPTY_RICH_TEXT_JSON = JSON.stringify(emptyRichText());
 const str = (value: string) => JSON.stringify(value);
 const num = (value: number) => String(Math.trunc(value));
 
-function thingJson(thing: ThingFields, richTextJson: (stored: string | null) => string): string {
+function thingJson(thing: ThingFields, view: View, richTextJson: (stored: string | null) => string): string {
   return (
     `{"id":${num(thing.id)},"slug":${str(thing.slug)},"typeId":${num(thing.type_id)},"name":${str(thing.name)},` +
     `"description":${richTextJson(thing.description)},"visibility":${str(thing.visibility)},"campaignId":${num(thing.campaign_id)},` +
-    `"createdAt":${str(thing.created_at)},"updatedAt":${str(thing.updated_at)}}`
+    `"createdAt":${str(thing.created_at)},"updatedAt":${str(shownUpdatedAt(view, thing))}}`
   );
 }
 
@@ -169,12 +170,12 @@ export function serializeArcs(details: ArcDetail[], view: View): string {
   for (const { arc, parent, children, things: linked } of details) {
     const childJson = children.map(
       (child) =>
-        `{"id":${num(child.id)},"slug":${str(child.slug)},"name":${str(child.name)},"createdAt":${str(child.created_at)},"updatedAt":${str(child.updated_at)}}`,
+        `{"id":${num(child.id)},"slug":${str(child.slug)},"name":${str(child.name)},"createdAt":${str(child.created_at)},"updatedAt":${str(shownUpdatedAt(view, child))}}`,
     );
     const thingParts = linked.map((thing) => {
       let json = things.get(thing.id);
       if (json === undefined) {
-        json = thingJson(thing, richTextJson);
+        json = thingJson(thing, view, richTextJson);
         things.set(thing.id, json);
       }
       return json;
@@ -187,7 +188,7 @@ export function serializeArcs(details: ArcDetail[], view: View): string {
         `"parentArcId":${parent === null ? 'null' : num(parent.id)},` +
         `"parentArc":${parent === null ? 'null' : `{"id":${num(parent.id)},"slug":${str(parent.slug)},"name":${str(parent.name)}}`},` +
         `"childArcs":[${childJson.join(',')}],"things":[${thingParts.join(',')}],` +
-        `"createdAt":${str(arc.created_at)},"updatedAt":${str(arc.updated_at)}}`,
+        `"createdAt":${str(arc.created_at)},"updatedAt":${str(shownUpdatedAt(view, arc))}}`,
     );
   }
   return `[${parts.join(',')}]`;

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { CampaignRow } from '../../db/schema.js';
 import { richTextFor, type View } from '../../access/view.js';
 import { Name, RichTextOut, RichTextSchema, Slug, Timestamp } from './common.js';
+import { shownUpdatedAt } from '../../access/players-see.js';
 
 export const Campaign = Type.Object({
   id: Type.Integer(),
@@ -40,6 +41,6 @@ export function presentCampaign(row: CampaignRow, view: View) {
     userId: row.user_id,
     role: view.role,
     createdAt: row.created_at,
-    updatedAt: row.updated_at,
+    updatedAt: shownUpdatedAt(view, row),
   };
 }

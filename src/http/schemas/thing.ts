@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { ThingRow } from '../../db/schema.js';
 import { richTextFor, type View } from '../../access/view.js';
+import { shownUpdatedAt } from '../../access/players-see.js';
 import { Name, RichTextOut, RichTextSchema, Slug, Timestamp, Visibility, VisibilityIn } from './common.js';
 
 export const Thing = Type.Object({
@@ -16,7 +17,7 @@ export const Thing = Type.Object({
 });
 
 /** The columns presentThing needs (a subset of ThingRow, so joined queries can select just these). */
-export type ThingFields = Pick<ThingRow, 'id' | 'slug' | 'type_id' | 'name' | 'description' | 'visibility' | 'campaign_id' | 'created_at' | 'updated_at'>;
+export type ThingFields = Pick<ThingRow, 'id' | 'slug' | 'type_id' | 'name' | 'description' | 'visibility' | 'campaign_id' | 'created_at' | 'updated_at' | 'players_updated_at'>;
 
 /** A thing as this view reads it (access/view.ts). */
 export function presentThing(row: ThingFields, view: View) {
@@ -29,7 +30,7 @@ export function presentThing(row: ThingFields, view: View) {
     visibility: row.visibility,
     campaignId: row.campaign_id,
     createdAt: row.created_at,
-    updatedAt: row.updated_at,
+    updatedAt: shownUpdatedAt(view, row),
   };
 }
 

@@ -386,7 +386,7 @@ export type paths = {
         };
         /**
          * One thing
-         * @description The thing with this slug, with its rich-text description. For a player, a GM-only thing is 404 and secret blocks are removed from the description.
+         * @description The thing with this slug, with its rich-text description. For a player, a GM-only thing is 404 and secret blocks are removed from the description. A slug the thing had before an explicit slug change answers 308 with `Location` of its current URL (404 to a player when the thing is GM-only); a previous slug is released when another thing takes it.
          */
         get: operations["getThing"];
         /**
@@ -403,7 +403,7 @@ export type paths = {
         options?: never;
         /**
          * One thing (headers only)
-         * @description The thing with this slug, with its rich-text description. For a player, a GM-only thing is 404 and secret blocks are removed from the description.
+         * @description The thing with this slug, with its rich-text description. For a player, a GM-only thing is 404 and secret blocks are removed from the description. A slug the thing had before an explicit slug change answers 308 with `Location` of its current URL (404 to a player when the thing is GM-only); a previous slug is released when another thing takes it.
          */
         head: operations["getThingHead"];
         patch?: never;
@@ -446,7 +446,7 @@ export type paths = {
         };
         /**
          * One arc
-         * @description The arc with its narrative fields, `parentArc`, `childArcs` and linked `things`.
+         * @description The arc with its narrative fields, `parentArc`, `childArcs` and linked `things`. A slug the arc had before an explicit slug change answers 308 with `Location` of its current URL (404 to a player when the arc is GM-only); a previous slug is released when another arc takes it.
          */
         get: operations["getArc"];
         /**
@@ -463,7 +463,7 @@ export type paths = {
         options?: never;
         /**
          * One arc (headers only)
-         * @description The arc with its narrative fields, `parentArc`, `childArcs` and linked `things`.
+         * @description The arc with its narrative fields, `parentArc`, `childArcs` and linked `things`. A slug the arc had before an explicit slug change answers 308 with `Location` of its current URL (404 to a player when the arc is GM-only); a previous slug is released when another arc takes it.
          */
         head: operations["getArcHead"];
         patch?: never;
@@ -478,7 +478,7 @@ export type paths = {
         };
         /**
          * The arcs of a thing
-         * @description The arcs the thing is linked to, in the order it was linked to them, with the fields the spec lists for this route.
+         * @description The arcs the thing is linked to, in the order it was linked to them, with the fields the spec lists for this route. A previous slug of the thing answers 308 to this route of its current slug.
          */
         get: operations["listThingArcs"];
         put?: never;
@@ -491,7 +491,7 @@ export type paths = {
         options?: never;
         /**
          * The arcs of a thing (headers only)
-         * @description The arcs the thing is linked to, in the order it was linked to them, with the fields the spec lists for this route.
+         * @description The arcs the thing is linked to, in the order it was linked to them, with the fields the spec lists for this route. A previous slug of the thing answers 308 to this route of its current slug.
          */
         head: operations["listThingArcsHead"];
         patch?: never;
@@ -634,7 +634,7 @@ export type paths = {
         };
         /**
          * The campaign’s description, rendered
-         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with its current name (a missing target renders as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption; secret blocks are shown in a `section.secret` (HTML) or a `> [!secret]` callout (Markdown) to the owner and game masters, and left out for players, for whom a mention of a GM-only record renders as missing. Any other text is literal. Cached and conditional like a list: the weak ETag changes with every write in the campaign.
+         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with its current name (a missing target renders as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption; secret blocks are shown in a `section.secret` (HTML) or a `> [!secret]` callout (Markdown) to the owner and game masters, and left out for players, for whom a mention of a GM-only record renders as missing. Any other text is literal; a `[[kind#slug]]` link to a slug its target had before resolves to it. Cached and conditional like a list: the weak ETag changes with every write in the campaign (a player’s only with what players see).
          */
         get: operations["renderCampaign"];
         put?: never;
@@ -643,7 +643,7 @@ export type paths = {
         options?: never;
         /**
          * The campaign’s description, rendered (headers only)
-         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with its current name (a missing target renders as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption; secret blocks are shown in a `section.secret` (HTML) or a `> [!secret]` callout (Markdown) to the owner and game masters, and left out for players, for whom a mention of a GM-only record renders as missing. Any other text is literal. Cached and conditional like a list: the weak ETag changes with every write in the campaign.
+         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with its current name (a missing target renders as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption; secret blocks are shown in a `section.secret` (HTML) or a `> [!secret]` callout (Markdown) to the owner and game masters, and left out for players, for whom a mention of a GM-only record renders as missing. Any other text is literal; a `[[kind#slug]]` link to a slug its target had before resolves to it. Cached and conditional like a list: the weak ETag changes with every write in the campaign (a player’s only with what players see).
          */
         head: operations["renderCampaignHead"];
         patch?: never;
@@ -658,7 +658,7 @@ export type paths = {
         };
         /**
          * A thing’s description, rendered
-         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with its current name (a missing target renders as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption; secret blocks are shown in a `section.secret` (HTML) or a `> [!secret]` callout (Markdown) to the owner and game masters, and left out for players, for whom a mention of a GM-only record renders as missing. Any other text is literal. Cached and conditional like a list: the weak ETag changes with every write in the campaign.
+         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with its current name (a missing target renders as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption; secret blocks are shown in a `section.secret` (HTML) or a `> [!secret]` callout (Markdown) to the owner and game masters, and left out for players, for whom a mention of a GM-only record renders as missing. Any other text is literal; a `[[kind#slug]]` link to a slug its target had before resolves to it. Cached and conditional like a list: the weak ETag changes with every write in the campaign (a player’s only with what players see).
          */
         get: operations["renderThing"];
         put?: never;
@@ -667,7 +667,7 @@ export type paths = {
         options?: never;
         /**
          * A thing’s description, rendered (headers only)
-         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with its current name (a missing target renders as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption; secret blocks are shown in a `section.secret` (HTML) or a `> [!secret]` callout (Markdown) to the owner and game masters, and left out for players, for whom a mention of a GM-only record renders as missing. Any other text is literal. Cached and conditional like a list: the weak ETag changes with every write in the campaign.
+         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with its current name (a missing target renders as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption; secret blocks are shown in a `section.secret` (HTML) or a `> [!secret]` callout (Markdown) to the owner and game masters, and left out for players, for whom a mention of a GM-only record renders as missing. Any other text is literal; a `[[kind#slug]]` link to a slug its target had before resolves to it. Cached and conditional like a list: the weak ETag changes with every write in the campaign (a player’s only with what players see).
          */
         head: operations["renderThingHead"];
         patch?: never;
@@ -682,7 +682,7 @@ export type paths = {
         };
         /**
          * An arc’s narrative fields, rendered
-         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with its current name (a missing target renders as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption; secret blocks are shown in a `section.secret` (HTML) or a `> [!secret]` callout (Markdown) to the owner and game masters, and left out for players, for whom a mention of a GM-only record renders as missing. Any other text is literal. Cached and conditional like a list: the weak ETag changes with every write in the campaign.
+         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with its current name (a missing target renders as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption; secret blocks are shown in a `section.secret` (HTML) or a `> [!secret]` callout (Markdown) to the owner and game masters, and left out for players, for whom a mention of a GM-only record renders as missing. Any other text is literal; a `[[kind#slug]]` link to a slug its target had before resolves to it. Cached and conditional like a list: the weak ETag changes with every write in the campaign (a player’s only with what players see).
          */
         get: operations["renderArc"];
         put?: never;
@@ -691,7 +691,7 @@ export type paths = {
         options?: never;
         /**
          * An arc’s narrative fields, rendered (headers only)
-         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with its current name (a missing target renders as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption; secret blocks are shown in a `section.secret` (HTML) or a `> [!secret]` callout (Markdown) to the owner and game masters, and left out for players, for whom a mention of a GM-only record renders as missing. Any other text is literal. Cached and conditional like a list: the weak ETag changes with every write in the campaign.
+         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with its current name (a missing target renders as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption; secret blocks are shown in a `section.secret` (HTML) or a `> [!secret]` callout (Markdown) to the owner and game masters, and left out for players, for whom a mention of a GM-only record renders as missing. Any other text is literal; a `[[kind#slug]]` link to a slug its target had before resolves to it. Cached and conditional like a list: the weak ETag changes with every write in the campaign (a player’s only with what players see).
          */
         head: operations["renderArcHead"];
         patch?: never;
@@ -706,7 +706,7 @@ export type paths = {
         };
         /**
          * Where a thing is mentioned
-         * @description Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, with the fields that do, most recently updated first. For a player, GM-only sources and mentions made only inside secret blocks are left out. Cached and conditional like a list.
+         * @description Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, with the fields that do, most recently updated first (a link to one of its previous slugs counts). For a player, GM-only sources and mentions made only inside secret blocks are left out. Cached and conditional like a list.
          */
         get: operations["listThingBacklinks"];
         put?: never;
@@ -715,7 +715,7 @@ export type paths = {
         options?: never;
         /**
          * Where a thing is mentioned (headers only)
-         * @description Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, with the fields that do, most recently updated first. For a player, GM-only sources and mentions made only inside secret blocks are left out. Cached and conditional like a list.
+         * @description Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, with the fields that do, most recently updated first (a link to one of its previous slugs counts). For a player, GM-only sources and mentions made only inside secret blocks are left out. Cached and conditional like a list.
          */
         head: operations["listThingBacklinksHead"];
         patch?: never;
@@ -730,7 +730,7 @@ export type paths = {
         };
         /**
          * Where an arc is mentioned
-         * @description Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, with the fields that do, most recently updated first. For a player, GM-only sources and mentions made only inside secret blocks are left out. Cached and conditional like a list.
+         * @description Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, with the fields that do, most recently updated first (a link to one of its previous slugs counts). For a player, GM-only sources and mentions made only inside secret blocks are left out. Cached and conditional like a list.
          */
         get: operations["listArcBacklinks"];
         put?: never;
@@ -739,7 +739,7 @@ export type paths = {
         options?: never;
         /**
          * Where an arc is mentioned (headers only)
-         * @description Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, with the fields that do, most recently updated first. For a player, GM-only sources and mentions made only inside secret blocks are left out. Cached and conditional like a list.
+         * @description Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, with the fields that do, most recently updated first (a link to one of its previous slugs counts). For a player, GM-only sources and mentions made only inside secret blocks are left out. Cached and conditional like a list.
          */
         head: operations["listArcBacklinksHead"];
         patch?: never;
@@ -1142,7 +1142,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    /** @description The URL of the record created. */
+                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
                     location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -2201,7 +2201,7 @@ export interface operations {
                 headers: {
                     /** @description How long a cache may keep the answer. */
                     "cache-control"?: string;
-                    /** @description The URL of the record created. */
+                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
                     location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -3572,9 +3572,9 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
-                    /** @description The URL of the record created. */
+                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
                     location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -3840,7 +3840,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -3877,7 +3877,7 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -4010,7 +4010,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -4504,7 +4504,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -4515,7 +4515,7 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -4580,7 +4580,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -4597,7 +4597,7 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -4725,9 +4725,9 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
-                    /** @description The URL of the record created. */
+                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
                     location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -4969,7 +4969,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -4980,7 +4980,7 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -5047,7 +5047,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -5064,7 +5064,7 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -5221,7 +5221,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -5699,7 +5699,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -5710,7 +5710,7 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -5793,7 +5793,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description `</api/…?cursor=…>; rel="next"`: the next page, present while more remain. */
                     link?: string;
@@ -5832,7 +5832,7 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -5992,9 +5992,9 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
-                    /** @description The URL of the record created. */
+                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
                     location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -6242,7 +6242,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description `</api/…?cursor=…>; rel="next"`: the next page, present while more remain. */
                     link?: string;
@@ -6255,7 +6255,7 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -6330,7 +6330,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -6367,8 +6367,19 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
+            308: {
+                headers: {
+                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
                     [name: string]: unknown;
@@ -6509,7 +6520,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -7005,7 +7016,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -7016,8 +7027,19 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
+            308: {
+                headers: {
+                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
                     [name: string]: unknown;
@@ -7081,7 +7103,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -7179,7 +7201,7 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -7328,9 +7350,9 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
-                    /** @description The URL of the record created. */
+                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
                     location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -7630,7 +7652,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -7641,7 +7663,7 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -7707,7 +7729,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -7805,8 +7827,19 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
+            308: {
+                headers: {
+                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
                     [name: string]: unknown;
@@ -7958,7 +7991,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -8515,7 +8548,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -8526,8 +8559,19 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
+            308: {
+                headers: {
+                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
                     [name: string]: unknown;
@@ -8592,7 +8636,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -8633,8 +8677,19 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
+            308: {
+                headers: {
+                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
                     [name: string]: unknown;
@@ -8975,7 +9030,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -8986,8 +9041,19 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
+            308: {
+                headers: {
+                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
                     [name: string]: unknown;
@@ -10176,7 +10242,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -10204,7 +10270,7 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -10357,7 +10423,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -10368,7 +10434,7 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -10445,7 +10511,7 @@ export interface operations {
             /** @description The campaign’s description rendered */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -10464,7 +10530,7 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -10611,7 +10677,7 @@ export interface operations {
             /** @description The campaign’s description rendered */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -10622,7 +10688,7 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -10700,7 +10766,7 @@ export interface operations {
             /** @description The thing’s rich text rendered */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -10719,8 +10785,19 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
+            308: {
+                headers: {
+                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
                     [name: string]: unknown;
@@ -10867,7 +10944,7 @@ export interface operations {
             /** @description The thing’s rich text rendered */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -10878,8 +10955,19 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
+            308: {
+                headers: {
+                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
                     [name: string]: unknown;
@@ -10956,7 +11044,7 @@ export interface operations {
             /** @description The arc’s seven narrative fields rendered */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -10987,8 +11075,19 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
+            308: {
+                headers: {
+                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
                     [name: string]: unknown;
@@ -11135,7 +11234,7 @@ export interface operations {
             /** @description The arc’s seven narrative fields rendered */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -11146,8 +11245,19 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
+            308: {
+                headers: {
+                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
                     [name: string]: unknown;
@@ -11221,7 +11331,7 @@ export interface operations {
             /** @description every record whose rich text mentions this one, most recently updated first */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -11248,8 +11358,19 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
+            308: {
+                headers: {
+                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
                     [name: string]: unknown;
@@ -11370,7 +11491,7 @@ export interface operations {
             /** @description every record whose rich text mentions this one, most recently updated first */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -11381,8 +11502,19 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
+            308: {
+                headers: {
+                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
                     [name: string]: unknown;
@@ -11447,7 +11579,7 @@ export interface operations {
             /** @description every record whose rich text mentions this one, most recently updated first */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -11474,8 +11606,19 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
+            308: {
+                headers: {
+                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
                     [name: string]: unknown;
@@ -11596,7 +11739,7 @@ export interface operations {
             /** @description every record whose rich text mentions this one, most recently updated first */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -11607,8 +11750,19 @@ export interface operations {
             /** @description Not Modified: the If-None-Match given names the current version; no body */
             304: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
+            308: {
+                headers: {
+                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
                     [name: string]: unknown;
@@ -12384,7 +12538,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -12795,7 +12949,7 @@ export interface operations {
                 headers: {
                     /** @description How long a cache may keep the answer. */
                     "cache-control"?: string;
-                    /** @description The URL of the record created. */
+                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
                     location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -14507,9 +14661,9 @@ export interface operations {
             /** @description The new campaign (as GET returns it; the caller is its owner), with a report of what was imported */
             201: {
                 headers: {
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
-                    /** @description The URL of the record created. */
+                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
                     location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -15166,7 +15320,7 @@ export interface operations {
                     "access-control-allow-origin"?: string;
                     /** @description How long a cache may keep the answer. */
                     "cache-control"?: string;
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     [name: string]: unknown;
                 };
@@ -15185,7 +15339,7 @@ export interface operations {
                     "access-control-allow-origin"?: string;
                     /** @description How long a cache may keep the answer. */
                     "cache-control"?: string;
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     [name: string]: unknown;
                 };
@@ -15278,7 +15432,7 @@ export interface operations {
                     "access-control-allow-origin"?: string;
                     /** @description How long a cache may keep the answer. */
                     "cache-control"?: string;
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     [name: string]: unknown;
                 };
@@ -15291,7 +15445,7 @@ export interface operations {
                     "access-control-allow-origin"?: string;
                     /** @description How long a cache may keep the answer. */
                     "cache-control"?: string;
-                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). */
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
                     [name: string]: unknown;
                 };
