@@ -9,7 +9,7 @@
 //  - a truncated or malformed zip (yauzl's own checks), an encrypted entry or an unknown method.
 import type { Readable } from 'node:stream';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
-import { errors } from '../domain/errors.js';
+import { AppError, errors } from '../domain/errors.js';
 import type { ImportBudget } from './budget.js';
 
 export const ZIP_MAX_ENTRIES = 50_000;
@@ -148,8 +148,9 @@ export async function readEntry(opened: OpenedZip, entry: ZipEntry, budget: Impo
       if (!take(chunk as Buffer)) break;
     }
   } catch (error) {
-    if (stream.errored) throw errors.invalidImport(entry.name, `the entry is damaged (${stream.errored.message})`);
-    throw error;
+    // Our own (the budget), as it is; the stream's (a lying size, a damaged deflate stream) name the entry.
+    if (error instanceof AppError) throw error;
+    throw errors.invalidImport(entry.name, `the entry is damaged (${(stream.errored ?? (error as Error)).message})`);
   } finally {
     stream.destroy();
   }
