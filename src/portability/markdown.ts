@@ -18,7 +18,7 @@ const YOUNG_MB = 16;
 /** Trees with more nodes are not sent back (a thing's 256 KiB of text holds far fewer). */
 export const MARKDOWN_MAX_NODES = 100_000;
 
-type Reply = { id: number; tree: Root } | { id: number; error: string };
+type Reply = { id: number; json: string } | { id: number; error: string };
 
 /** One worker for one import's files, parsed one at a time. Close it when done. */
 export class MarkdownParser {
@@ -61,7 +61,7 @@ export class MarkdownParser {
         if (reply.id !== id) return;
         done();
         if ('error' in reply) reject(errors.invalidImport(file, `the Markdown cannot be read (${reply.error})`));
-        else resolve(reply.tree);
+        else resolve(JSON.parse(reply.json) as Root);
       };
       const onError = (error: Error & { code?: string }) =>
         fail(error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'the Markdown is too complex to read: it needs more memory than a note may take' : `the Markdown cannot be read (${error.message})`);
