@@ -1,4 +1,5 @@
 import { PassThrough } from 'node:stream';
+import fc from 'fast-check';
 import { deflateRawSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RICH_TEXT_MAX_BYTES } from '../../src/domain/rich-text.js';
@@ -70,6 +71,42 @@ describe('IMPORT_MAX_EXPANDED_BYTES', () => {
     expect(res.statusCode, res.body).toBe(201);
     expect(json<{ import: { things: number } }>(res).import.things).toBe(2);
   });
+});
+
+describe('notes read in two passes (front matter first, then the Markdown)', () => {
+  it('give the same name and text wherever the front matter ends against the reader\'s chunks', async () => {
+    const big = await createTestContext({});
+    try {
+      const user = await premiumUser(big);
+      await fc.assert(
+        fc.asyncProperty(
+          fc.integer({ min: 0, max: 40 * 1024 }),
+          fc.integer({ min: 1, max: 24 }),
+          fc.boolean(),
+          fc.constantFrom('\n', '\r\n'),
+          async (padding, words, withFrontMatter, eol) => {
+            // Padding in the front matter moves its end across the inflater's 16 KiB chunks.
+            const body = Array.from({ length: words }, (_, i) => `wörd${i}`).join(' ');
+            const front = withFrontMatter ? `---${eol}name: Named ✓${eol}pad: "${'p'.repeat(padding)}"${eol}---${eol}` : '';
+            const zip = await zipOf([{ name: 'Notes/file-name.md', data: `${front}${body}${eol}` }]);
+            const res = await big.app.inject({ method: 'POST', url: '/api/campaigns/import', headers: { ...user.headers, 'content-type': 'application/zip' }, payload: zip });
+            expect(res.statusCode, res.body).toBe(201);
+            const slug = json<{ slug: string }>(res).slug;
+            const things = json<{ slug: string; name: string }[]>(await big.app.inject({ method: 'GET', url: `/api/campaigns/${slug}/things`, headers: user.headers }));
+            expect(things).toHaveLength(1);
+            expect(things[0]!.name).toBe(withFrontMatter ? 'Named ✓' : 'file-name');
+            const thing = json<{ description: { children: { text: string }[] }[] }>(
+              await big.app.inject({ method: 'GET', url: `/api/campaigns/${slug}/things/${things[0]!.slug}`, headers: user.headers }),
+            );
+            expect(thing.description.map((block) => block.children.map((leaf) => leaf.text).join('')).join('\n')).toBe(body);
+          },
+        ),
+        { numRuns: 12 },
+      );
+    } finally {
+      await big.close();
+    }
+  }, 120_000);
 });
 
 describe('notes with more text than a thing holds', () => {
