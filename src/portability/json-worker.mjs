@@ -3,7 +3,8 @@
 // seconds), with its memory bounded by the worker's heap. The parsed document goes back in pieces:
 // the top-level values that are not arrays first, then each top-level array a few hundred KiB at a
 // time, each piece only once the server asks for it, so taking them in never blocks the server for
-// long either. A record too large for the limits (or nested too deeply to measure) is refused here,
+// long either. Pieces travel as JSON text: a structured clone of a deeply nested value takes the
+// receiving thread seconds to take apart, JSON.parse does not. A record too large for the limits (or nested too deeply to measure) is refused here,
 // naming it, before anything is sent.
 // Plain JavaScript with Node's own imports only, so it runs as it is from src/ (tests, tsx) and from dist/ (the
 // build copies it next to main.js).
@@ -62,7 +63,7 @@ async function run({ bytes, maxRecordBytes }) {
     // Not a document at all: sent whole when small, for the checks to name what is wrong.
     const size = sizeOf(document);
     if (size === undefined || size > maxRecordBytes) fail('', 'must be a loreforge-campaign document (an object)');
-    else parentPort?.postMessage({ type: 'head', head: document, arrays: [] });
+    else parentPort?.postMessage({ type: 'head', json: JSON.stringify(document) ?? 'null', arrays: [] });
     return;
   }
   const head = {};
@@ -85,7 +86,7 @@ async function run({ bytes, maxRecordBytes }) {
       if (size > maxRecordBytes) return fail(`/${key}/${i}`, `is ${size} bytes of JSON; a record may be at most ${maxRecordBytes}`);
     }
   }
-  parentPort?.postMessage({ type: 'head', head, arrays });
+  parentPort?.postMessage({ type: 'head', json: JSON.stringify(head), arrays });
   for (const key of arrays) {
     const items = document[key];
     let start = 0;
@@ -97,7 +98,7 @@ async function run({ bytes, maxRecordBytes }) {
         end += 1;
       }
       await next();
-      parentPort?.postMessage({ type: 'piece', key, items: items.slice(start, end) });
+      parentPort?.postMessage({ type: 'piece', key, json: JSON.stringify(items.slice(start, end)) });
       // What was sent is the server's now: let this copy go.
       for (let i = start; i < end; i++) items[i] = undefined;
       start = end;

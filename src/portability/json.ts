@@ -17,9 +17,12 @@ const MEMORY_MB = 384;
  */
 export const RECORD_MAX_BYTES = 8 * RICH_TEXT_MAX_BYTES + 64 * 1024;
 
+/** The document's reading gets this long, plus a millisecond per KiB (64 MiB parses in a few seconds). */
+export const JSON_PARSE_MS = 30_000;
+
 type FromWorker =
-  | { type: 'head'; head: unknown; arrays: string[] }
-  | { type: 'piece'; key: string; items: unknown[] }
+  | { type: 'head'; json: string; arrays: string[] }
+  | { type: 'piece'; key: string; json: string }
   | { type: 'end' }
   | { type: 'problem'; path: string; problem: string }
   | { type: 'error'; problem: string };
@@ -34,9 +37,15 @@ export function parseJsonDocument(bytes: Buffer, entry: string, budget: ImportBu
   return new Promise<unknown>((resolve, reject) => {
     let document: Record<string, unknown[]> | undefined;
     let settled = false;
+    const allowanceMs = JSON_PARSE_MS + Math.ceil(bytes.length / 1024);
+    const timer = setTimeout(
+      () => finish(errors.invalidImport(entry, `the document is too complex to read: it took longer than ${(allowanceMs / 1000).toFixed(1)} s`)),
+      allowanceMs,
+    );
     const finish = (error: Error | undefined, value?: unknown) => {
       if (settled) return;
       settled = true;
+      clearTimeout(timer);
       signal.removeEventListener('abort', onAbort);
       void worker.terminate();
       if (error) reject(error);
@@ -52,17 +61,19 @@ export function parseJsonDocument(bytes: Buffer, entry: string, budget: ImportBu
     };
     worker.on('message', (message: FromWorker) => {
       switch (message.type) {
-        case 'head':
+        case 'head': {
+          const head = JSON.parse(message.json) as unknown;
           if (message.arrays.length === 0) {
-            finish(undefined, message.head);
+            finish(undefined, head);
             return;
           }
-          document = message.head as Record<string, unknown[]>;
+          document = head as Record<string, unknown[]>;
           for (const key of message.arrays) document[key] = [];
           askForMore();
           return;
+        }
         case 'piece':
-          for (const item of message.items) document![message.key]!.push(item);
+          for (const item of JSON.parse(message.json) as unknown[]) document![message.key]!.push(item);
           askForMore();
           return;
         case 'end':

@@ -23,7 +23,7 @@ import { isValidSlug, nextFreeSlug, slugifyName } from '../domain/slugs.js';
 import { parseDateTime } from '../domain/time.js';
 import { FORMAT_BY_EXT } from '../images/sniff.js';
 import type { ImportBudget } from './budget.js';
-import { MarkdownParser } from './markdown.js';
+import { MARKDOWN_PARSE_MS, MarkdownParser } from './markdown.js';
 import { arcCycle, importProblems, type ImportPlan } from './plan.js';
 import { decodeEntryText, readEntry, readEntryText, type OpenedZip, type ZipEntry } from './zip.js';
 
@@ -41,6 +41,8 @@ const FRONT_MATTER_MAX_BYTES = 64 * 1024;
  * Twice the limit leaves room for what Markdown drops (entity names, link definitions).
  */
 const NOTE_TEXT_MAX_BYTES = 2 * RICH_TEXT_MAX_BYTES;
+/** The time all of a vault's Markdown may take to parse, plus a millisecond per KiB of it. */
+export const VAULT_PARSE_MS = 60_000;
 
 export const FIELD_TITLES: Record<ArcTextField, string> = {
   hook: 'Hook',
@@ -266,6 +268,18 @@ export async function planFromVault(opened: OpenedZip, fallbackName: string, bud
   const thingsByKey = new Map(plan.things.map((t) => [t.key, t]));
   const arcsByKey = new Map(plan.arcs.map((a) => [a.key, a]));
   const parser = new MarkdownParser();
+  // All of a vault's Markdown together gets VAULT_PARSE_MS plus a millisecond per KiB: thousands of
+  // notes each just within its own allowance would otherwise keep a worker busy for hours.
+  let parseMsLeft = VAULT_PARSE_MS + Math.ceil(markdown.reduce((sum, e) => sum + e.size, 0) / 1024);
+  const parse = async (text: string, file: string) => {
+    if (parseMsLeft <= 0) throw importProblems(file, [{ path: '', message: `the vault's Markdown takes longer than its allowance to read in all` }]);
+    const started = performance.now();
+    try {
+      return await parser.parse(text, file, budget.signal, Math.min(MARKDOWN_PARSE_MS + Math.ceil(text.length / 1024), parseMsLeft));
+    } finally {
+      parseMsLeft -= performance.now() - started;
+    }
+  };
   try {
     const markdownOf = async (entry: ZipEntry, bodyAt: number): Promise<string> => {
       const body = (await readEntryText(opened, entry, budget)).slice(bodyAt);
@@ -278,7 +292,7 @@ export async function planFromVault(opened: OpenedZip, fallbackName: string, bud
     for (const note of notes) {
       budget.check();
       const converter = new Converter(resolver(note.path), labels);
-      let blocks = toBlocks(converter, await parser.parse(await markdownOf(note.entry, note.bodyAt), note.entry.name, budget.signal), note.entry.name);
+      let blocks = toBlocks(converter, await parse(await markdownOf(note.entry, note.bodyAt), note.entry.name), note.entry.name);
       // The title our export (and many notes) start with.
       const first = blocks[0];
       if (first?.type === 'heading-one' && plainText(first) === note.name) blocks = blocks.slice(1);
@@ -300,7 +314,7 @@ export async function planFromVault(opened: OpenedZip, fallbackName: string, bud
     }
     if (index && ours) {
       const converter = new Converter(resolver('index.md'), labels);
-      let blocks = toBlocks(converter, await parser.parse(await markdownOf(indexEntry!, index.bodyAt), indexEntry!.name, budget.signal), indexEntry!.name);
+      let blocks = toBlocks(converter, await parse(await markdownOf(indexEntry!, index.bodyAt), indexEntry!.name), indexEntry!.name);
       if (blocks[0]?.type === 'heading-one' && plainText(blocks[0]) === plan.campaign.name) blocks = blocks.slice(1);
       plan.campaign.description = blocks;
       plan.campaign.origin = { entry: indexEntry!.name, path: '/description' };
