@@ -41,6 +41,8 @@ const FRONT_MATTER_MAX_BYTES = 64 * 1024;
  * Twice the limit leaves room for what Markdown drops (entity names, link definitions).
  */
 const NOTE_TEXT_MAX_BYTES = 2 * RICH_TEXT_MAX_BYTES;
+/** A vault's rich text in all (JSON, UTF-16 units): as much as a json document may hold (IMPORT_JSON_MAX_BYTES). */
+const VAULT_TEXT_MAX_BYTES = 64 * 1024 * 1024;
 /** The time all of a vault's Markdown may take to parse, plus a millisecond per KiB of it. */
 export const VAULT_PARSE_MS = 60_000;
 
@@ -281,6 +283,7 @@ export async function planFromVault(opened: OpenedZip, fallbackName: string, bud
     }
   };
   try {
+    let textBytes = 0;
     const markdownOf = async (entry: ZipEntry, bodyAt: number): Promise<string> => {
       const body = (await readEntryText(opened, entry, budget)).slice(bodyAt);
       const words = wordBytes(body);
@@ -311,6 +314,11 @@ export async function planFromVault(opened: OpenedZip, fallbackName: string, bud
         if (parent) arc.parentKey = parent.key;
       }
       if (issues.length > 0) throw importProblems(note.entry.name, issues);
+      // The plan holds every note's text until it is written: in all, at most what a json document may hold.
+      textBytes += JSON.stringify(blocks).length;
+      if (textBytes > VAULT_TEXT_MAX_BYTES) {
+        throw importProblems(note.entry.name, [{ path: '', message: `the vault's text passes ${VAULT_TEXT_MAX_BYTES} bytes of rich text in all, the most one import holds` }]);
+      }
     }
     if (index && ours) {
       const converter = new Converter(resolver('index.md'), labels);
