@@ -22,6 +22,7 @@ await build({
 // The Markdown parser's worker thread (plain JavaScript, package imports only), next to main.js
 // where src/portability/markdown.ts looks for it.
 await copyFile('src/portability/markdown-worker.mjs', 'dist/markdown-worker.mjs');
+await copyFile('src/portability/json-worker.mjs', 'dist/json-worker.mjs');
 
 const args = process.argv.slice(2);
 const webOut = args.includes('--web-out') ? args[args.indexOf('--web-out') + 1] : undefined;

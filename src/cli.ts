@@ -12,6 +12,7 @@ import { campaignArchive, campaignJson, campaignVault, EXPORT_FORMATS, type Expo
 import { createDatabase, describeDatabase, isPostgresUrl, sqliteFileOf, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { findUserByEmail, setPremiumUntil } from './db/repositories/users.js';
+import { ImportBudget } from './portability/budget.js';
 import { fileKind, importCampaign } from './portability/import.js';
 import { parseDateTime } from './domain/time.js';
 import { rebuildMentionsIndex } from './db/indexes/mentions.js';
@@ -297,7 +298,7 @@ async function importFromFile(database: Database, config: Config, command: Extra
   const imageHost = await createImageHost(config);
   try {
     const { result, seconds } = await timed(() =>
-      importCampaign(database, imageHost, { file, kind, fileName: path.basename(file), label: path.basename(file) }, { ownerId: owner.id, mayStoreImages: true }, config.maxUploadBytes),
+      importCampaign(database, imageHost, { file, kind, fileName: path.basename(file), label: path.basename(file) }, { ownerId: owner.id, mayStoreImages: true }, config.maxUploadBytes, new ImportBudget(config.importMaxExpandedBytes)),
     );
     const { counts, format, warnings } = result.report;
     io.out(

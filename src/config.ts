@@ -23,6 +23,8 @@ const intSettings = {
   RESPONSE_CACHE_MB: { ...PositiveInt(32, 'memory for cached GET responses, in MiB (0 turns the cache off)'), min: 0, max: 4096 },
   IMPORTS_MAX_PER_USER_PER_HOUR: { ...PositiveInt(20, 'campaign imports per user per hour'), min: 1, max: 1_000_000 },
   IMPORT_MAX_BYTES: { ...PositiveInt(200 * 1024 * 1024, 'largest file POST /api/campaigns/import accepts, in bytes'), min: 1024, max: 64 * 1024 * 1024 * 1024 },
+  IMPORT_MAX_EXPANDED_BYTES: { ...PositiveInt(2 * 1024 * 1024 * 1024, 'uncompressed bytes one import may read from its file in all, in bytes'), min: 1024, max: 1024 * 1024 * 1024 * 1024 },
+  IMPORTS_MAX_CONCURRENT: { ...PositiveInt(2, 'imports running at once on one instance'), min: 1, max: 1000 },
   MAX_UPLOAD_BYTES: { ...PositiveInt(10 * 1024 * 1024, 'largest accepted image upload, in bytes'), min: 1024, max: 1024 * 1024 * 1024 },
 } as const;
 
@@ -66,6 +68,8 @@ export const ConfigSchema = Type.Object({
   importsMaxPerUserPerHour: Type.Integer(),
   /** EVERYONE_PREMIUM: every account is premium (a self-hosted server without subscriptions). */
   everyonePremium: Type.Boolean(),
+  importMaxExpandedBytes: Type.Integer(),
+  importsMaxConcurrent: Type.Integer(),
   /** The built web app's folder (WEB_ROOT); unset: dist/web next to the server. */
   webRoot: Type.Optional(Type.String()),
   /** Present when imageHost is 's3'. */
@@ -190,6 +194,8 @@ export function loadConfig(env: Env = process.env): Config {
     importMaxBytes: readInt(env, 'IMPORT_MAX_BYTES'),
     importsMaxPerUserPerHour: readInt(env, 'IMPORTS_MAX_PER_USER_PER_HOUR'),
     everyonePremium: readBool(env, 'EVERYONE_PREMIUM', false),
+    importMaxExpandedBytes: readInt(env, 'IMPORT_MAX_EXPANDED_BYTES'),
+    importsMaxConcurrent: readInt(env, 'IMPORTS_MAX_CONCURRENT'),
     webRoot: env.WEB_ROOT?.trim() || undefined,
   };
   if (config.imageHost === 's3') config.s3 = readS3(env);

@@ -56,6 +56,7 @@ export const errorCatalogue = {
   unsupported_media_type: { status: 415, title: 'Unsupported Media Type' },
   unsupported_image_type: { status: 415, title: 'Unsupported Media Type' },
   rate_limited: { status: 429, title: 'Too Many Requests' },
+  import_in_progress: { status: 429, title: 'Too Many Requests' },
   header_fields_too_large: { status: 431, title: 'Request Header Fields Too Large' },
   internal_error: { status: 500, title: 'Internal Server Error' },
   upload_verification_failed: { status: 500, title: 'Internal Server Error' },
@@ -98,6 +99,7 @@ export const errors = {
   /** An import file that cannot be imported: `entry` names the file in the archive (or the document), `problem` what is wrong. */
   invalidImport: (entry: string, problem: string) =>
     new AppError('invalid_import', `${entry}: ${problem}`, [{ path: entry, message: problem }]),
+  importInProgress: () => new AppError('import_in_progress', 'An import of yours is still running; send this one once it has finished.'),
   importTooLarge: (maxBytes: number) => new AppError('import_too_large', `The file is larger than the ${maxBytes} bytes this service imports (IMPORT_MAX_BYTES).`),
   premiumRequiredForImport: (images: number) =>
     new AppError(

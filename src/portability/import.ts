@@ -15,10 +15,12 @@ import type { CampaignRow } from '../db/schema.js';
 import { errors } from '../domain/errors.js';
 import { slugifyName } from '../domain/slugs.js';
 import type { ImageHost, StagedImage } from '../images/image-host.js';
+import { ImportBudget } from './budget.js';
+import { parseJsonDocument } from './json.js';
 import { planFromDocument, type ImportPlan } from './plan.js';
-import { isImageFile, MARKDOWN_MAX_BYTES, planFromVault } from './vault.js';
+import { isImageFile, isMarkdownFile, MARKDOWN_MAX_BYTES, planFromVault } from './vault.js';
 import { writePlan, type ImportCounts } from './write-plan.js';
-import { openEntry, openZip, readEntryText, type OpenedZip } from './zip.js';
+import { openEntry, openZip, readEntryBytes, type OpenedZip } from './zip.js';
 
 /** Where the import route spools an upload: os.tmpdir(), `loreforge-import-<random>`. */
 export const IMPORT_SPOOL_PREFIX = 'loreforge-import-';
@@ -82,29 +84,15 @@ export interface Importer {
   mayStoreImages: boolean;
 }
 
-function parseJson(text: string, entry: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw errors.invalidImport(entry, `not valid JSON (${(error as Error).message})`);
-  }
-}
-
-async function readJsonFile(file: string, label: string): Promise<unknown> {
+async function readJsonFile(file: string, label: string, budget: ImportBudget): Promise<unknown> {
   const { size } = await fs.stat(file);
   if (size > IMPORT_JSON_MAX_BYTES) throw errors.invalidImport(label, `the JSON document is ${size} bytes; at most ${IMPORT_JSON_MAX_BYTES} are read`);
-  const bytes = await fs.readFile(file);
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    throw errors.invalidImport(label, 'the file is not UTF-8 text');
-  }
-  return parseJson(text.replace(/^\uFEFF/, ''), label);
+  budget.spend(size, label);
+  return parseJsonDocument(await fs.readFile(file), label, budget);
 }
 
 /** Stages the bytes of every asset of the plan; on any problem, discards what was staged and throws. */
-async function stageImages(opened: OpenedZip, plan: ImportPlan, imageHost: ImageHost, maxImageBytes: number): Promise<Map<string, StagedImage>> {
+async function stageImages(opened: OpenedZip, plan: ImportPlan, imageHost: ImageHost, maxImageBytes: number, budget: ImportBudget): Promise<Map<string, StagedImage>> {
   const staged = new Map<string, StagedImage>();
   const byName = new Map(opened.entries.map((e) => [e.name, e]));
   try {
@@ -113,6 +101,9 @@ async function stageImages(opened: OpenedZip, plan: ImportPlan, imageHost: Image
       const entry = byName.get(asset.file);
       if (!entry) throw errors.invalidImport(asset.file, 'the archive has no such entry (campaign.json names it as an image)');
       if (entry.size > maxImageBytes) throw errors.invalidImport(entry.name, `the image is ${entry.size} bytes; at most ${maxImageBytes} (MAX_UPLOAD_BYTES) are accepted`);
+      // Its declared size is what is read: yauzl fails an entry whose bytes do not match it.
+      budget.check();
+      budget.spend(entry.size, entry.name);
       const stream = await openEntry(opened, entry);
       let outcome;
       try {
@@ -144,18 +135,23 @@ function baseName(fileName: string | undefined): string {
   return name === '' ? 'Imported vault' : name;
 }
 
-/** Reads, checks and imports the file: the new campaign and what was imported. */
+/**
+ * Reads, checks and imports the file: the new campaign and what was imported. Everything read
+ * counts against `budget` (IMPORT_MAX_EXPANDED_BYTES); when its signal aborts (the client went
+ * away) the import stops at the next step with ImportCancelled, and nothing is created.
+ */
 export async function importCampaign(
   database: Database,
   imageHost: ImageHost,
   source: ImportSource,
   importer: Importer,
   maxImageBytes: number,
+  budget: ImportBudget = new ImportBudget(Number.POSITIVE_INFINITY),
 ): Promise<{ campaign: CampaignRow; report: ImportReport }> {
   const fallbackSlug = slugifyName(baseName(source.fileName)) || 'campaign';
   if (source.kind === 'json') {
-    const plan = planFromDocument(await readJsonFile(source.file, source.label), source.label, false);
-    const { campaign, counts } = await writePlan(database, imageHost, plan, importer.ownerId, new Map(), fallbackSlug);
+    const plan = await planFromDocument(await readJsonFile(source.file, source.label, budget), source.label, false, budget);
+    const { campaign, counts } = await writePlan(database, imageHost, plan, importer.ownerId, new Map(), fallbackSlug, budget);
     return { campaign, report: { format: 'json', counts, warnings: plan.warnings } };
   }
 
@@ -164,21 +160,26 @@ export async function importCampaign(
   );
   try {
     const document = opened.entries.find((e) => e.name === 'campaign.json');
+    // What will be read: refused at once when the sizes the zip declares add up past the budget.
+    budget.checkDeclared(
+      source.label,
+      opened.entries.filter((e) => e.name === 'campaign.json' || isMarkdownFile(e.name) || isImageFile(e.name)).map((e) => e.size),
+    );
     let plan: ImportPlan;
     let format: ImportFormat;
     if (document) {
       format = 'archive';
-      plan = planFromDocument(parseJson(await readEntryText(opened, document), 'campaign.json'), 'campaign.json', true);
-    } else if (opened.entries.some((e) => e.name.toLowerCase().endsWith('.md'))) {
+      plan = await planFromDocument(await parseJsonDocument(await readEntryBytes(opened, document, budget), 'campaign.json', budget), 'campaign.json', true, budget);
+    } else if (opened.entries.some((e) => isMarkdownFile(e.name))) {
       format = 'markdown';
-      plan = await planFromVault(opened, baseName(source.fileName));
+      plan = await planFromVault(opened, baseName(source.fileName), budget);
     } else {
       throw errors.invalidImport(source.label, 'the archive holds neither campaign.json (an archive export) nor Markdown files (a vault)');
     }
     const images = new Set(plan.assets.map((a) => a.file)).size;
     if (images > 0 && !importer.mayStoreImages) throw errors.premiumRequiredForImport(images);
-    const staged = await stageImages(opened, plan, imageHost, maxImageBytes);
-    const { campaign, counts } = await writePlan(database, imageHost, plan, importer.ownerId, staged, fallbackSlug);
+    const staged = await stageImages(opened, plan, imageHost, maxImageBytes, budget);
+    const { campaign, counts } = await writePlan(database, imageHost, plan, importer.ownerId, staged, fallbackSlug, budget);
     return { campaign, report: { format, counts, warnings: plan.warnings } };
   } finally {
     opened.close();

@@ -11,6 +11,8 @@ import { InputChecker } from '../domain/input.js';
 import type { RichText } from '../domain/rich-text.js';
 import { parseDateTime } from '../domain/time.js';
 import type { Visibility } from '../db/schema.js';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import type { ImportBudget } from './budget.js';
 
 export interface PlannedType {
   key: number;
@@ -28,6 +30,8 @@ export interface PlannedThing {
   description: RichText;
   createdAt: string;
   updatedAt: string;
+  /** Where the record came from, for problems found while writing it: an entry, and a pointer into it. */
+  origin?: { entry: string; path: string };
 }
 
 export interface PlannedArc {
@@ -39,6 +43,8 @@ export interface PlannedArc {
   fields: Record<ArcTextField, RichText>;
   createdAt: string;
   updatedAt: string;
+  /** Where the record came from (see PlannedThing). */
+  origin?: { entry: string; path: string };
 }
 
 export interface PlannedAsset {
@@ -52,7 +58,7 @@ export interface PlannedAsset {
 }
 
 export interface ImportPlan {
-  campaign: { slug: string | undefined; name: string; description: RichText; createdAt: string; updatedAt: string };
+  campaign: { slug: string | undefined; name: string; description: RichText; createdAt: string; updatedAt: string; origin?: { entry: string; path: string } };
   thingTypes: PlannedType[];
   things: PlannedThing[];
   arcs: PlannedArc[];
@@ -135,11 +141,23 @@ class DocumentChecker extends InputChecker {
   }
 }
 
+/** Records checked between two turns of the event loop: a large document never holds it for long. */
+const RECORDS_PER_TURN = 100;
+
 /**
  * The plan of a `loreforge-campaign` document, or 400 invalid_import naming `entry` and every
  * problem (`withImages`: the document came in an archive, whose `file` entries hold the bytes).
+ * Checked a hundred records at a time, letting other requests run between (and stopping with
+ * ImportCancelled once the budget's client is gone).
  */
-export function planFromDocument(value: unknown, entry: string, withImages: boolean): ImportPlan {
+export async function planFromDocument(value: unknown, entry: string, withImages: boolean, budget?: ImportBudget): Promise<ImportPlan> {
+  let checked = 0;
+  const pause = async (): Promise<void> => {
+    checked += 1;
+    if (checked % RECORDS_PER_TURN !== 0) return;
+    await yieldToEventLoop();
+    budget?.check();
+  };
   const check = new DocumentChecker();
   const doc = check.object(value, '');
   if (doc.format !== 'loreforge-campaign') check.issues.push({ path: '/format', message: 'must be "loreforge-campaign"' });
@@ -157,20 +175,24 @@ export function planFromDocument(value: unknown, entry: string, withImages: bool
 
   const typeIds = new Set<number>();
   const typeNames = new Set<string>();
-  const thingTypes = check.array(doc.thingTypes, '/thingTypes').map((raw, i): PlannedType => {
+  const thingTypes: PlannedType[] = [];
+  for (const [i, raw] of check.array(doc.thingTypes, '/thingTypes').entries()) {
+    if (check.full()) break;
+    await pause();
     const path = `/thingTypes/${i}`;
     const t = check.object(raw, path);
     const name = check.name(t.name, `${path}/name`);
     if (name !== '' && typeNames.has(name.toLowerCase())) check.issues.push({ path: `${path}/name`, message: `repeats the type name "${name}"` });
     typeNames.add(name.toLowerCase());
-    return { key: check.key(t.id, `${path}/id`, typeIds), name, createdAt: check.timestamp(t.createdAt, `${path}/createdAt`), updatedAt: check.timestamp(t.updatedAt, `${path}/updatedAt`) };
-  });
+    thingTypes.push({ key: check.key(t.id, `${path}/id`, typeIds), name, createdAt: check.timestamp(t.createdAt, `${path}/createdAt`), updatedAt: check.timestamp(t.updatedAt, `${path}/updatedAt`) });
+  }
 
   const thingIds = new Set<number>();
   const thingSlugs = new Set<string>();
   const things: PlannedThing[] = [];
   for (const [i, raw] of check.array(doc.things, '/things').entries()) {
     if (check.full()) break;
+    await pause();
     const path = `/things/${i}`;
     const t = check.object(raw, path);
     things.push({
@@ -182,6 +204,7 @@ export function planFromDocument(value: unknown, entry: string, withImages: bool
       description: t.description === undefined ? [] : check.richText(t.description, `${path}/description`),
       createdAt: check.timestamp(t.createdAt, `${path}/createdAt`),
       updatedAt: check.timestamp(t.updatedAt, `${path}/updatedAt`),
+      origin: { entry, path: `${path}/description` },
     });
   }
 
@@ -193,6 +216,7 @@ export function planFromDocument(value: unknown, entry: string, withImages: bool
   const arcs: PlannedArc[] = [];
   for (const [i, raw] of rawArcs.entries()) {
     if (check.full()) break;
+    await pause();
     const path = `/arcs/${i}`;
     const a = check.object(raw, path);
     const fields = {} as Record<ArcTextField, RichText>;
@@ -206,6 +230,7 @@ export function planFromDocument(value: unknown, entry: string, withImages: bool
       fields,
       createdAt: check.timestamp(a.createdAt, `${path}/createdAt`),
       updatedAt: check.timestamp(a.updatedAt, `${path}/updatedAt`),
+      origin: { entry, path },
     });
   }
   if (check.issues.length === 0) {
@@ -217,6 +242,7 @@ export function planFromDocument(value: unknown, entry: string, withImages: bool
   const links: ImportPlan['links'] = [];
   for (const [i, raw] of check.array(doc.links, '/links').entries()) {
     if (check.full()) break;
+    await pause();
     const path = `/links/${i}`;
     const l = check.object(raw, path);
     const thingKey = check.reference(l.thingId, `${path}/thingId`, thingIds, 'thing');
@@ -232,6 +258,7 @@ export function planFromDocument(value: unknown, entry: string, withImages: bool
   const assets: PlannedAsset[] = [];
   for (const [i, raw] of check.array(doc.assets ?? [], '/assets').entries()) {
     if (check.full()) break;
+    await pause();
     const path = `/assets/${i}`;
     const s = check.object(raw, path);
     const file = typeof s.file === 'string' ? s.file : '';
@@ -257,7 +284,7 @@ export function planFromDocument(value: unknown, entry: string, withImages: bool
   const members = Array.isArray(doc.members) ? doc.members.length : 0;
   if (members > 1) warnings.push(`${members - 1} other member${members === 2 ? ' was' : 's were'} not imported: invite them again.`);
   return {
-    campaign: { ...campaign, description: campaign.description ?? [] },
+    campaign: { ...campaign, description: campaign.description ?? [], origin: { entry, path: '/campaign/description' } },
     thingTypes,
     things,
     arcs,

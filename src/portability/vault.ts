@@ -18,13 +18,14 @@ import { parse as parseYaml } from 'yaml';
 import { ARC_TEXT_FIELDS, type ArcTextField } from '../domain/arc-fields.js';
 import type { FieldIssue } from '../domain/errors.js';
 import { NAME_MAX_LENGTH } from '../domain/input.js';
-import { RICH_TEXT_MAX_DEPTH, validateRichText, type RichText, type RichTextBlock, type RichTextNode } from '../domain/rich-text.js';
+import { RICH_TEXT_MAX_BYTES, RICH_TEXT_MAX_DEPTH, validateRichText, type RichText, type RichTextBlock, type RichTextNode } from '../domain/rich-text.js';
 import { isValidSlug, nextFreeSlug, slugifyName } from '../domain/slugs.js';
 import { parseDateTime } from '../domain/time.js';
 import { FORMAT_BY_EXT } from '../images/sniff.js';
-import { MarkdownParser } from './markdown.js';
+import type { ImportBudget } from './budget.js';
+import { MARKDOWN_PARSE_MS, MarkdownParser } from './markdown.js';
 import { arcCycle, importProblems, type ImportPlan } from './plan.js';
-import { readEntryText, type OpenedZip, type ZipEntry } from './zip.js';
+import { decodeEntryText, readEntry, readEntryText, type OpenedZip, type ZipEntry } from './zip.js';
 
 /** The marker our own export writes in index.md's front matter. */
 export const VAULT_FORMAT = 'loreforge-vault';
@@ -32,6 +33,18 @@ export const ARCS_FOLDER = 'Arcs';
 const LOOSE_NOTES_TYPE = 'Notes';
 /** A Markdown file larger than this is refused (a thing's text is at most 256 KiB of JSON). */
 export const MARKDOWN_MAX_BYTES = 4 * 1024 * 1024;
+/** Front matter is looked for in a file's first bytes only (the first pass reads no further). */
+const FRONT_MATTER_MAX_BYTES = 64 * 1024;
+/**
+ * A note whose words (its characters other than ASCII spaces and punctuation, which Markdown may
+ * spend on syntax) take more bytes than this cannot fit a thing's text: refused without parsing.
+ * Twice the limit leaves room for what Markdown drops (entity names, link definitions).
+ */
+const NOTE_TEXT_MAX_BYTES = 2 * RICH_TEXT_MAX_BYTES;
+/** A vault's rich text in all (JSON, UTF-16 units): as much as a json document may hold (IMPORT_JSON_MAX_BYTES). */
+const VAULT_TEXT_MAX_BYTES = 64 * 1024 * 1024;
+/** The time all of a vault's Markdown may take to parse, plus a millisecond per KiB of it. */
+export const VAULT_PARSE_MS = 60_000;
 
 export const FIELD_TITLES: Record<ArcTextField, string> = {
   hook: 'Hook',
@@ -51,7 +64,7 @@ export function isImageFile(name: string): boolean {
   return FORMAT_BY_EXT.has(ext === 'jpeg' ? 'jpg' : ext);
 }
 
-function isMarkdownFile(name: string): boolean {
+export function isMarkdownFile(name: string): boolean {
   return name.toLowerCase().endsWith('.md');
 }
 
@@ -60,17 +73,54 @@ function isIgnored(name: string): boolean {
   return name.split('/').some((segment) => segment.startsWith('.') || segment === '__MACOSX');
 }
 
-/** Splits YAML front matter (`---` lines at the very top) from the Markdown. */
-function splitFrontMatter(text: string, file: string): { meta: Record<string, unknown>; body: string } {
-  const match = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/.exec(text);
-  if (!match) return { meta: {}, body: text.replace(/^\uFEFF/, '') };
+const FRONT_MATTER = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/;
+
+/**
+ * A note's front matter, from its first bytes only: the entry is read until its front matter ends
+ * (or plainly has none), at most FRONT_MATTER_MAX_BYTES. `bodyAt` is where its Markdown begins.
+ */
+async function readFrontMatter(opened: OpenedZip, entry: ZipEntry, budget: ImportBudget): Promise<{ meta: Record<string, unknown>; bodyAt: number }> {
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  await readEntry(opened, entry, budget, (chunk) => {
+    chunks.push(chunk);
+    bytes += chunk.length;
+    const head = Buffer.concat(chunks);
+    const start = head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
+    if (head.length >= start + 3 && head.toString('latin1', start, start + 3) !== '---') return false; // no front matter
+    if (/\n(?:---|\.\.\.)[ \t]*\r?\n/.test(head.toString('latin1', start + 3))) return false; // its end is in
+    return bytes < FRONT_MATTER_MAX_BYTES;
+  });
+  const all = Buffer.concat(chunks);
+  // The head may end inside a UTF-8 sequence: decode up to the last line break seen.
+  const lastBreak = all.lastIndexOf(0x0a);
+  const complete = bytes >= entry.size ? all : all.subarray(0, lastBreak + 1);
+  const text = decodeEntryText(complete, entry.name);
+  const match = FRONT_MATTER.exec(text);
+  if (!match) return { meta: {}, bodyAt: text.startsWith('\uFEFF') ? 1 : 0 };
+  return { meta: parseFrontMatter(match[1]!, entry.name), bodyAt: match[0].length };
+}
+
+function parseFrontMatter(yaml: string, file: string): Record<string, unknown> {
   let meta: unknown;
   try {
-    meta = parseYaml(match[1]!, { maxAliasCount: 100 });
+    meta = parseYaml(yaml, { maxAliasCount: 100 });
   } catch (error) {
     throw importProblems(file, [{ path: '', message: `the front matter is not valid YAML (${(error as Error).message.split('\n')[0]})` }]);
   }
-  return { meta: typeof meta === 'object' && meta !== null && !Array.isArray(meta) ? (meta as Record<string, unknown>) : {}, body: text.slice(match[0].length) };
+  return typeof meta === 'object' && meta !== null && !Array.isArray(meta) ? (meta as Record<string, unknown>) : {};
+}
+
+/** The bytes of a note's words: its characters other than ASCII whitespace and punctuation. */
+function wordBytes(text: string): number {
+  let count = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) {
+      if ((code >= 0x30 && code <= 0x39) || (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a)) count += 1;
+    } else count += code < 0x800 || (code >= 0xd800 && code <= 0xdfff) ? 2 : 3; // a surrogate pair: 4 bytes
+  }
+  return count;
 }
 
 type Target = { kind: 'thing' | 'arc'; key: number; name: string } | { kind: 'image'; key: number };
@@ -82,7 +132,8 @@ interface NoteFile {
   kind: 'thing' | 'arc';
   key: number;
   meta: Record<string, unknown>;
-  body: string;
+  /** Where its Markdown begins, after the front matter (read again in the second pass). */
+  bodyAt: number;
   name: string;
 }
 
@@ -102,7 +153,7 @@ function cleanName(name: string): string {
 }
 
 /** Reads the vault in `opened` into a plan; `fallbackName` names the campaign when nothing in the vault does. */
-export async function planFromVault(opened: OpenedZip, fallbackName: string): Promise<ImportPlan> {
+export async function planFromVault(opened: OpenedZip, fallbackName: string, budget: ImportBudget): Promise<ImportPlan> {
   const files = opened.entries.filter((e) => !isIgnored(e.name));
   // A zip of a folder: everything under one top-level folder.
   const tops = new Set(files.map((e) => (e.name.includes('/') ? e.name.split('/')[0]! : '')));
@@ -119,7 +170,7 @@ export async function planFromVault(opened: OpenedZip, fallbackName: string): Pr
   const ignored = files.length - markdown.length - images.length;
 
   const indexEntry = markdown.find((e) => inVault(e) === 'index.md');
-  const index = indexEntry ? splitFrontMatter(await readEntryText(opened, indexEntry), indexEntry.name) : undefined;
+  const index = indexEntry ? await readFrontMatter(opened, indexEntry, budget) : undefined;
   const ours = index?.meta.format === VAULT_FORMAT;
 
   const plan: ImportPlan = {
@@ -165,10 +216,13 @@ export async function planFromVault(opened: OpenedZip, fallbackName: string): Pr
     const vaultPath = inVault(entry);
     const folder = vaultPath.includes('/') ? vaultPath.split('/')[0]! : undefined;
     const isArc = ours && folder === ARCS_FOLDER;
-    const { meta, body } = splitFrontMatter(await readEntryText(opened, entry), entry.name);
+    // First pass: front matter only. Each note's Markdown is read, parsed and converted in the second
+    // pass, one note at a time, never all held at once.
+    budget.check();
+    const { meta, bodyAt } = await readFrontMatter(opened, entry, budget);
     const name = cleanName(metaString(meta, 'name') ?? path.posix.basename(vaultPath).slice(0, -3));
     const key = (isArc ? plan.arcs.length : plan.things.length) + 1;
-    const note: NoteFile = { entry, path: vaultPath, kind: isArc ? 'arc' : 'thing', key, meta, body, name };
+    const note: NoteFile = { entry, path: vaultPath, kind: isArc ? 'arc' : 'thing', key, meta, bodyAt, name };
     notes.push(note);
     remember(vaultPath, { kind: note.kind, key, name });
     const slugs = isArc ? arcSlugs : thingSlugs;
@@ -216,10 +270,32 @@ export async function planFromVault(opened: OpenedZip, fallbackName: string): Pr
   const thingsByKey = new Map(plan.things.map((t) => [t.key, t]));
   const arcsByKey = new Map(plan.arcs.map((a) => [a.key, a]));
   const parser = new MarkdownParser();
+  // All of a vault's Markdown together gets VAULT_PARSE_MS plus a millisecond per KiB: thousands of
+  // notes each just within its own allowance would otherwise keep a worker busy for hours.
+  let parseMsLeft = VAULT_PARSE_MS + Math.ceil(markdown.reduce((sum, e) => sum + e.size, 0) / 1024);
+  const parse = async (text: string, file: string) => {
+    if (parseMsLeft <= 0) throw importProblems(file, [{ path: '', message: `the vault's Markdown takes longer than its allowance to read in all` }]);
+    const started = performance.now();
+    try {
+      return await parser.parse(text, file, budget.signal, Math.min(MARKDOWN_PARSE_MS + Math.ceil(text.length / 1024), parseMsLeft));
+    } finally {
+      parseMsLeft -= performance.now() - started;
+    }
+  };
   try {
+    let textBytes = 0;
+    const markdownOf = async (entry: ZipEntry, bodyAt: number): Promise<string> => {
+      const body = (await readEntryText(opened, entry, budget)).slice(bodyAt);
+      const words = wordBytes(body);
+      if (words > NOTE_TEXT_MAX_BYTES) {
+        throw importProblems(entry.name, [{ path: '', message: `holds ${words} bytes of text; a thing's text is at most ${RICH_TEXT_MAX_BYTES} bytes of JSON` }]);
+      }
+      return body;
+    };
     for (const note of notes) {
+      budget.check();
       const converter = new Converter(resolver(note.path), labels);
-      let blocks = toBlocks(converter, await parser.parse(note.body, note.entry.name), note.entry.name);
+      let blocks = toBlocks(converter, await parse(await markdownOf(note.entry, note.bodyAt), note.entry.name), note.entry.name);
       // The title our export (and many notes) start with.
       const first = blocks[0];
       if (first?.type === 'heading-one' && plainText(first) === note.name) blocks = blocks.slice(1);
@@ -227,21 +303,29 @@ export async function planFromVault(opened: OpenedZip, fallbackName: string): Pr
       if (note.kind === 'thing') {
         const thing = thingsByKey.get(note.key)!;
         thing.description = blocks;
+        thing.origin = { entry: note.entry.name, path: '/description' };
         issues.push(...validateRichText(blocks.length === 0 ? [{ type: 'paragraph', children: [{ text: '' }] }] : blocks, '/description'));
       } else {
         const arc = arcsByKey.get(note.key)!;
         arc.fields = arcFields(blocks);
+        arc.origin = { entry: note.entry.name, path: '' };
         for (const field of ARC_TEXT_FIELDS) if (arc.fields[field].length > 0) issues.push(...validateRichText(arc.fields[field], `/${field}`));
         const parent = linkedTargets(note.meta.parent, resolver(note.path)).find((t) => t.kind === 'arc');
         if (parent) arc.parentKey = parent.key;
       }
       if (issues.length > 0) throw importProblems(note.entry.name, issues);
+      // The plan holds every note's text until it is written: in all, at most what a json document may hold.
+      textBytes += JSON.stringify(blocks).length;
+      if (textBytes > VAULT_TEXT_MAX_BYTES) {
+        throw importProblems(note.entry.name, [{ path: '', message: `the vault's text passes ${VAULT_TEXT_MAX_BYTES} bytes of rich text in all, the most one import holds` }]);
+      }
     }
     if (index && ours) {
       const converter = new Converter(resolver('index.md'), labels);
-      let blocks = toBlocks(converter, await parser.parse(index.body, indexEntry!.name), indexEntry!.name);
+      let blocks = toBlocks(converter, await parse(await markdownOf(indexEntry!, index.bodyAt), indexEntry!.name), indexEntry!.name);
       if (blocks[0]?.type === 'heading-one' && plainText(blocks[0]) === plan.campaign.name) blocks = blocks.slice(1);
       plan.campaign.description = blocks;
+      plan.campaign.origin = { entry: indexEntry!.name, path: '/description' };
       const issues = blocks.length > 0 ? validateRichText(blocks, '/description') : [];
       if (issues.length > 0) throw importProblems(indexEntry!.name, issues);
     }

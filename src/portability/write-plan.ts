@@ -12,11 +12,12 @@ import { rebuildCampaignMentions } from '../db/indexes/mentions.js';
 import { rebuildCampaignIndex } from '../db/indexes/search.js';
 import type { CampaignRow, DB } from '../db/schema.js';
 import { ARC_TEXT_FIELDS } from '../domain/arc-fields.js';
-import type { RichText, RichTextNode } from '../domain/rich-text.js';
+import { RICH_TEXT_MAX_BYTES, type RichText, type RichTextNode } from '../domain/rich-text.js';
 import { randomSlugSuffix, withSuffix } from '../domain/slugs.js';
 import { nowIso } from '../domain/time.js';
 import { newImageId, type ImageHost, type ImageRef, type StagedImage } from '../images/image-host.js';
-import type { ImportPlan } from './plan.js';
+import type { ImportBudget } from './budget.js';
+import { importProblems, type ImportPlan } from './plan.js';
 
 const CHUNK = 200;
 
@@ -95,8 +96,22 @@ async function insertInChunks<R extends { key: number; slug: string }>(
   }
 }
 
-function stored(text: RichText): string | null {
-  return text.length === 0 ? null : JSON.stringify(text);
+type Origin = { entry: string; path: string } | undefined;
+
+/**
+ * The text as stored. Imported text passes the limits text sent to the API does, after its asset
+ * URLs were rewritten too (a new URL may be longer than the old, and a text may name it many times):
+ * past RICH_TEXT_MAX_BYTES it is 400 invalid_import naming the entry, and nothing is created.
+ */
+function stored(text: RichText, origin: Origin, field?: string): string | null {
+  if (text.length === 0) return null;
+  const json = JSON.stringify(text);
+  if (json.length * 3 > RICH_TEXT_MAX_BYTES && Buffer.byteLength(json, 'utf8') > RICH_TEXT_MAX_BYTES) {
+    const where = origin ?? { entry: 'the file', path: '' };
+    const path = field === undefined ? where.path : `${where.path}/${field}`;
+    throw importProblems(where.entry, [{ path, message: `must be at most ${RICH_TEXT_MAX_BYTES} bytes of JSON once its image URLs are rewritten to this service's` }]);
+  }
+  return json;
 }
 
 async function freeCampaignSlug(trx: Transaction<DB>, wanted: string): Promise<string> {
@@ -118,12 +133,19 @@ export async function writePlan(
   ownerId: string,
   staged: Map<string, StagedImage>,
   fallbackSlug: string,
+  budget?: ImportBudget,
 ): Promise<{ campaign: CampaignRow; counts: ImportCounts }> {
   const placed: ImageRef[] = [];
   try {
     for (let attempt = 0; ; attempt++) {
       try {
-        return await database.write((trx) => writeAll(trx, imageHost, plan, ownerId, staged, fallbackSlug, placed));
+        budget?.check();
+        return await database.write(async (trx) => {
+          const written = await writeAll(trx, imageHost, plan, ownerId, staged, fallbackSlug, placed);
+          // A client gone while the campaign was written: roll it back, create nothing.
+          budget?.check();
+          return written;
+        });
       } catch (error) {
         // Another campaign took the slug between our look and our insert: look again.
         if (classifyDatabaseError(error) !== 'unique' || attempt >= 3 || placed.length > 0) throw error;
@@ -206,7 +228,7 @@ async function writeAll(
             type_id: types.get(t.typeKey)!,
             slug: t.slug,
             name: t.name,
-            description: deferred ? null : stored(remapRichText(t.description, maps)),
+            description: deferred ? null : stored(remapRichText(t.description, maps), t.origin),
             visibility: t.visibility,
             version: 1,
             created_at: t.createdAt,
@@ -224,7 +246,7 @@ async function writeAll(
         chunk.map((a) => {
           const deferred = ARC_TEXT_FIELDS.some((field) => hasMentions(a.fields[field]));
           if (deferred) later.push({ table: 'arcs', key: a.key });
-          const texts = Object.fromEntries(ARC_TEXT_FIELDS.map((field) => [field, deferred ? null : stored(remapRichText(a.fields[field], maps))]));
+          const texts = Object.fromEntries(ARC_TEXT_FIELDS.map((field) => [field, deferred ? null : stored(remapRichText(a.fields[field], maps), a.origin, field)]));
           return {
             campaign_id: campaignId,
             parent_arc_id: null,
@@ -251,10 +273,10 @@ async function writeAll(
   for (const record of later) {
     if (record.table === 'things') {
       const t = things.get(record.key)!;
-      await trx.updateTable('things').set({ description: stored(remapRichText(t.description, maps)) }).where('id', '=', maps.things.get(t.key)!).execute();
+      await trx.updateTable('things').set({ description: stored(remapRichText(t.description, maps), t.origin) }).where('id', '=', maps.things.get(t.key)!).execute();
     } else {
       const a = arcs.get(record.key)!;
-      const texts = Object.fromEntries(ARC_TEXT_FIELDS.map((field) => [field, stored(remapRichText(a.fields[field], maps))]));
+      const texts = Object.fromEntries(ARC_TEXT_FIELDS.map((field) => [field, stored(remapRichText(a.fields[field], maps), a.origin, field)]));
       await trx.updateTable('arcs').set(texts).where('id', '=', maps.arcs.get(a.key)!).execute();
     }
   }
@@ -275,7 +297,7 @@ async function writeAll(
 
   const done = await trx
     .updateTable('campaigns')
-    .set({ description: stored(remapRichText(c.description, maps)) })
+    .set({ description: stored(remapRichText(c.description, maps), c.origin) })
     .where('id', '=', campaignId)
     .returningAll()
     .executeTakeFirstOrThrow();

@@ -9,7 +9,8 @@
 //  - a truncated or malformed zip (yauzl's own checks), an encrypted entry or an unknown method.
 import type { Readable } from 'node:stream';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
-import { errors } from '../domain/errors.js';
+import { AppError, errors } from '../domain/errors.js';
+import type { ImportBudget } from './budget.js';
 
 export const ZIP_MAX_ENTRIES = 50_000;
 
@@ -134,18 +135,47 @@ export function openEntry(opened: OpenedZip, entry: ZipEntry): Promise<Readable>
   });
 }
 
-/** An entry's text, UTF-8 (at most its checked size). */
-export async function readEntryText(opened: OpenedZip, entry: ZipEntry): Promise<string> {
+/**
+ * Reads an entry's bytes, counted against the budget, handing each chunk to `take` until it returns
+ * false (then the rest is left unread). The entry's own problems name it; a budget exceeded throws.
+ */
+export async function readEntry(opened: OpenedZip, entry: ZipEntry, budget: ImportBudget, take: (chunk: Buffer) => boolean): Promise<void> {
+  budget.check();
   const stream = await openEntry(opened, entry);
-  const chunks: Buffer[] = [];
   try {
-    for await (const chunk of stream) chunks.push(chunk as Buffer);
+    for await (const chunk of stream) {
+      budget.spend((chunk as Buffer).length, entry.name);
+      if (!take(chunk as Buffer)) break;
+    }
   } catch (error) {
-    throw errors.invalidImport(entry.name, `the entry is damaged (${(error as Error).message})`);
+    // Our own (the budget), as it is; the stream's (a lying size, a damaged deflate stream) name the entry.
+    if (error instanceof AppError) throw error;
+    throw errors.invalidImport(entry.name, `the entry is damaged (${(stream.errored ?? (error as Error)).message})`);
+  } finally {
+    stream.destroy();
   }
+}
+
+/** An entry's bytes (at most its checked size), counted against the budget. */
+export async function readEntryBytes(opened: OpenedZip, entry: ZipEntry, budget: ImportBudget): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  await readEntry(opened, entry, budget, (chunk) => {
+    chunks.push(chunk);
+    return true;
+  });
+  return Buffer.concat(chunks);
+}
+
+/** An entry's text, UTF-8 (at most its checked size), counted against the budget. */
+export async function readEntryText(opened: OpenedZip, entry: ZipEntry, budget: ImportBudget): Promise<string> {
+  return decodeEntryText(await readEntryBytes(opened, entry, budget), entry.name);
+}
+
+/** UTF-8 text, or 400 naming the entry. */
+export function decodeEntryText(bytes: Buffer, name: string): string {
   try {
-    return utf8.decode(Buffer.concat(chunks));
+    return utf8.decode(bytes);
   } catch {
-    throw errors.invalidImport(entry.name, 'the file is not UTF-8 text');
+    throw errors.invalidImport(name, 'the file is not UTF-8 text');
   }
 }

@@ -78,3 +78,20 @@ describe('configuration', () => {
     expect(message).not.toContain('\n');
   });
 });
+
+describe('import budgets (CONTRACT "Hostile input")', () => {
+  it('default to 2 GiB expanded and 2 imports at once, and read both', () => {
+    expect(loadConfig({})).toMatchObject({ importMaxExpandedBytes: 2 * 1024 * 1024 * 1024, importsMaxConcurrent: 2 });
+    expect(loadConfig({ IMPORT_MAX_EXPANDED_BYTES: '1048576', IMPORTS_MAX_CONCURRENT: '4' })).toMatchObject({ importMaxExpandedBytes: 1024 * 1024, importsMaxConcurrent: 4 });
+  });
+
+  it.each([
+    ['IMPORT_MAX_EXPANDED_BYTES', 'lots'],
+    ['IMPORT_MAX_EXPANDED_BYTES', '0'],
+    ['IMPORTS_MAX_CONCURRENT', '0'],
+    ['IMPORTS_MAX_CONCURRENT', '-1'],
+  ])('refuses %s=%s at start, naming it', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrow(name);
+  });
+});

@@ -1,6 +1,6 @@
 import fastifyMultipart from '@fastify/multipart';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import fs from 'node:fs/promises';
 import { Transform, type Readable } from 'node:stream';
@@ -10,6 +10,7 @@ import { hasPremium } from '../../domain/accounts.js';
 import { HOUR_MS, limitKeys } from '../../domain/rate-limit.js';
 import { AppError, errors } from '../../domain/errors.js';
 import { makeView } from '../../access/view.js';
+import { ImportBudget, ImportCancelled } from '../../portability/budget.js';
 import { fileKind, IMPORT_JSON_MAX_BYTES, importCampaign, importSpoolFile } from '../../portability/import.js';
 import { callerOf } from '../auth.js';
 import { campaignEtag } from '../conditional.js';
@@ -21,6 +22,12 @@ import { problems } from '../schemas/common.js';
 // Import (CONTRACT "Portability"): POST /api/campaigns/import. The body is spooled to a temporary
 // file as it arrives, counting bytes (past IMPORT_MAX_BYTES it stops: 413), then imported from
 // there: a zip is read by random access, never held in memory whole. The file is removed afterwards.
+// An import is the heaviest request there is (CONTRACT "Hostile input"): one per user at a time, at
+// most IMPORTS_MAX_CONCURRENT on this instance, everything it reads counted against
+// IMPORT_MAX_EXPANDED_BYTES, and stopped, creating nothing, once its client goes away.
+
+/** Seconds a caller refused for a full instance is told to wait (Retry-After). */
+const BUSY_RETRY_SECONDS = 10;
 
 const MULTIPART_OVERHEAD = 64 * 1024;
 
@@ -57,6 +64,8 @@ export async function importRoutes(instance: FastifyInstance): Promise<void> {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const { database, imageHost, config } = app;
   const max = config.importMaxBytes;
+  // The imports running on this instance, by user.
+  const running = new Set<string>();
 
   // The body is read by the route as a stream: never buffered by a parser.
   app.removeAllContentTypeParsers();
@@ -103,7 +112,12 @@ export async function importRoutes(instance: FastifyInstance): Promise<void> {
           'All or nothing: a file that cannot be imported is 400 `invalid_import`, naming the entry and the problem, and nothing is created. ' +
           'Slugs and timestamps are kept (a campaign slug that is taken gets a suffix); ids are new, and mentions, links, parents and images follow. Members are not imported. ' +
           'At most IMPORT_MAX_BYTES (200 MiB; 413 `import_too_large` past it); a JSON document at most 64 MiB; at most 50,000 zip entries; ' +
+          'at most IMPORT_MAX_EXPANDED_BYTES (2 GiB) of uncompressed bytes read from the file in all (400 `invalid_import` naming the budget past it; a zip whose entries declare more is refused before one is read); ' +
+          'imported text within the limits of text sent to the API (256 KiB of JSON each, after image URLs are rewritten; 400 `invalid_import` naming the entry); ' +
+          'one import per user at a time (429 `import_in_progress`) and at most IMPORTS_MAX_CONCURRENT (2) on an instance (429 `rate_limited` with Retry-After); ' +
           'at most IMPORTS_MAX_PER_USER_PER_HOUR (20) imports an hour (429, counted before the file is read). ' +
+          'The JSON document and Markdown are parsed off the server’s event loop, within time and memory bounds (400 `invalid_import` naming the file past them). ' +
+          'An import whose client disconnects stops within seconds and creates nothing. ' +
           'Uploaded images in the file are stored with this service’s image host and need premium, as uploads do (403 `premium_required`; the json document, without image bytes, needs none).',
         tags: ['portability'],
         documentedBody: {
@@ -121,42 +135,77 @@ export async function importRoutes(instance: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const caller = callerOf(request).user;
-      // Counted before the body is read: an import is the heaviest request there is.
-      const decision = await takeSlot(database.kysely, { key: limitKeys.importsByUser(caller.id), max: config.importsMaxPerUserPerHour, windowMs: HOUR_MS });
-      if (decision.limited) {
+      const refuse = (error: AppError): never => {
         void reply.header('connection', 'close');
         request.raw.resume();
-        throw errors.rateLimited('Too many imports from this account', decision.resetSeconds);
-      }
-      const file = importSpoolFile();
+        throw error;
+      };
+      if (running.has(caller.id)) refuse(errors.importInProgress());
+      if (running.size >= config.importsMaxConcurrent) refuse(errors.rateLimited('This server is running as many imports as it takes at once', BUSY_RETRY_SECONDS));
+      running.add(caller.id);
+      // Let go before the answer is sent: its client may send the next import the moment it has it.
+      const release = () => running.delete(caller.id);
       try {
-        let received;
-        try {
-          received = await receive(request, file);
-        } catch (error) {
-          if (!request.raw.complete) {
-            // Answered before the whole body was read: do not reuse the connection.
-            void reply.header('connection', 'close');
-            request.raw.resume();
-          }
-          throw error;
-        }
-        const { campaign, report } = await importCampaign(
-          database,
-          imageHost,
-          { file, kind: await fileKind(file), fileName: received.fileName, label: received.label },
-          { ownerId: caller.id, mayStoreImages: hasPremium(caller, config) },
-          config.maxUploadBytes,
-        );
-        const view = makeView(campaign, 'owner', false);
-        return await reply
-          .code(201)
-          .header('location', `/api/campaigns/${campaign.slug}`)
-          .header('etag', campaignEtag(view, campaign))
-          .send({ ...presentCampaign(campaign, view), import: { format: report.format, ...report.counts, warnings: report.warnings } });
+        return await importFor(request, reply, caller, release);
       } finally {
-        await fs.rm(file, { force: true });
+        release();
       }
     },
   );
+
+  async function importFor(request: FastifyRequest, reply: FastifyReply, caller: ReturnType<typeof callerOf>['user'], release: () => void): Promise<FastifyReply> {
+    // Counted before the body is read: an import is the heaviest request there is.
+    const decision = await takeSlot(database.kysely, { key: limitKeys.importsByUser(caller.id), max: config.importsMaxPerUserPerHour, windowMs: HOUR_MS });
+    if (decision.limited) {
+      void reply.header('connection', 'close');
+      request.raw.resume();
+      throw errors.rateLimited('Too many imports from this account', decision.resetSeconds);
+    }
+    // The client going away (the connection closes before the answer is sent) stops the import.
+    const gone = new AbortController();
+    const onClose = () => {
+      if (!reply.raw.writableFinished) gone.abort();
+    };
+    reply.raw.on('close', onClose);
+    const budget = new ImportBudget(config.importMaxExpandedBytes, gone.signal);
+    const file = importSpoolFile();
+    try {
+      let received;
+      try {
+        received = await receive(request, file);
+      } catch (error) {
+        if (!request.raw.complete) {
+          // Answered before the whole body was read: do not reuse the connection.
+          void reply.header('connection', 'close');
+          request.raw.resume();
+        }
+        throw error;
+      }
+      const { campaign, report } = await importCampaign(
+        database,
+        imageHost,
+        { file, kind: await fileKind(file), fileName: received.fileName, label: received.label },
+        { ownerId: caller.id, mayStoreImages: hasPremium(caller, config) },
+        config.maxUploadBytes,
+        budget,
+      );
+      const view = makeView(campaign, 'owner', false);
+      release();
+      return await reply
+        .code(201)
+        .header('location', `/api/campaigns/${campaign.slug}`)
+        .header('etag', campaignEtag(view, campaign))
+        .send({ ...presentCampaign(campaign, view), import: { format: report.format, ...report.counts, warnings: report.warnings } });
+    } catch (error) {
+      if (error instanceof ImportCancelled) {
+        // Nobody to answer: the connection is gone. Logged as what it is, not as a fault.
+        request.log.info('import stopped: its client went away');
+        throw new HttpError('bad_request', 'The import was stopped: its client went away.');
+      }
+      throw error;
+    } finally {
+      reply.raw.off('close', onClose);
+      await fs.rm(file, { force: true });
+    }
+  }
 }
