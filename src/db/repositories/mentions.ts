@@ -4,8 +4,7 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Db, Dialect } from '../database.js';
 import { SOURCE_CODES, TARGET_CODES, type SourceKind, type TargetKind } from '../indexes/mentions.js';
-import { parseStoredRichText } from '../../domain/rich-text.js';
-import type { View } from '../../access/view.js';
+import { richTextFor, type View } from '../../access/view.js';
 import { visibleArcs, visibleThings } from './visible.js';
 import {
   collectReferences,
@@ -143,7 +142,8 @@ export async function renderStoredFields<F extends string>(
   format: RenderFormat,
   view: View,
 ): Promise<Record<F, string>> {
-  const entries = Object.entries<string | null>(fields).map(([name, stored]) => [name, parseStoredRichText(stored)] as const);
+  // A player's view renders what it reads: no secret element, no mention of a hidden record (whole).
+  const entries = Object.entries<string | null>(fields).map(([name, stored]) => [name, richTextFor(view, stored)] as const);
   const refs = emptyReferences();
   for (const [, value] of entries) collectReferences(value, refs);
   const context = await loadRenderContext(db, dialect, campaign, refs, view);
