@@ -92,7 +92,7 @@ export function thingsRoutes(app: AppInstance) {
       schema: {
         operationId: 'getThing',
         summary: 'One thing',
-        description: 'The thing with this slug, with its rich-text description. For a player, a GM-only thing is 404 and secret blocks are removed from the description.',
+        description: 'The thing with this slug, with its rich-text description. For a player, a GM-only thing is 404 and secret elements (at any depth) and mentions of GM-only records are removed from the description.',
         tags: ['things'],
         params: ThingParams,
         response: { 200: Thing, ...problems(401, 404) },
