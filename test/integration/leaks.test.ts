@@ -328,7 +328,8 @@ async function seedEditorCampaign(): Promise<EditorFixture> {
     name: 'Phandalin',
     description: [
       p(t('Allies: '), bareMention('thing', visible.id), t(' and the villain '), bareMention('thing', hidden.id), t('.')),
-      p(t('Beware '), mention('thing', hidden.id, `the ${M.hiddenLabel}`), t('.')),
+      // A label that shares a word with visible text: a player's search reaches the passage.
+      p(mention('thing', hidden.id, `Beware the ${M.hiddenLabel}`), t(' Beware of it.')),
       // What the old editor stored: the target's name as the children.
       p(t('Also '), mention('thing', hidden.id, `Nezznar ${M.hiddenName}`), t('.')),
       list(item(p(t('The inn.'))), asSecret(item(p(t(`The ${M.secretListItem}.`))))),
@@ -365,7 +366,7 @@ describe(`no player reads a secret the real editor wrote, on ${dialect}`, () => 
       for (const route of routes) {
         const path = pathOf(route.url, params);
         const queries = route.url.endsWith('/search')
-          ? [...markers.flatMap((marker) => [`q=${marker}`, `q=${marker.slice(0, 6)}`, `q=${marker.slice(0, 3)}x${marker.slice(4)}`]), 'q=phandalin', 'q=redbrand', 'q=welcome', 'q=sildar']
+          ? [...markers.flatMap((marker) => [`q=${marker}`, `q=${marker.slice(0, 6)}`, `q=${marker.slice(0, 3)}x${marker.slice(4)}`]), 'q=phandalin', 'q=redbrand', 'q=welcome', 'q=sildar', 'q=beware', 'q=allies', 'q=thugs']
           : route.url.endsWith('/rendered')
             ? ['format=html', 'format=markdown']
             : route.url.endsWith('/things')
@@ -395,6 +396,10 @@ describe(`no player reads a secret the real editor wrote, on ${dialect}`, () => 
       .map(wireText)
       .join('\n');
     for (const marker of markers) expect(gmView.includes(marker), `the GM does not see "${marker}"`).toBe(true);
+    // The excerpts checked above are real: a player's search reaches the text around the hidden mentions.
+    const found = json<{ results: { slug: string; excerpt: string }[] }>(await send(player, 'GET', `${fixture.base}/search?q=beware`)).results;
+    expect(found.map((r) => r.slug)).toEqual([fixture.sidebar.slug]);
+    expect(found[0]!.excerpt).toContain('Beware');
     const gmBacklinks = json<{ slug: string }[]>(await send(gm, 'GET', `${fixture.base}/things/${fixture.onlyInSecret.slug}/backlinks`));
     expect(gmBacklinks.map((b) => b.slug)).toEqual([fixture.sidebar.slug]);
     console.log(`editor-shaped leak test (${dialect}): ${routes.length} GET routes × ${markers.length} marker words × ${Object.keys(VIEWERS).length} player views: ${checked} checks`);
@@ -405,7 +410,7 @@ describe(`no player reads a secret the real editor wrote, on ${dialect}`, () => 
     const thing = json<{ description: { type?: string; children: Record<string, unknown>[] }[] }>(await send(player, 'GET', `${fixture.base}/things/${fixture.sidebar.slug}`));
     // The mention of the hidden record is gone with its (empty) children; the visible one is kept as stored.
     expect(thing.description[0]!.children).toEqual([t('Allies: '), bareMention('thing', fixture.visible.id), t(' and the villain '), t('.')]);
-    expect(thing.description[1]!.children).toEqual([t('Beware '), t('.')]);
+    expect(thing.description[1]!.children).toEqual([t(' Beware of it.')]);
     // The list keeps its visible item; the secret item is gone; an emptied table cell stays under its header.
     expect(thing.description[3]).toEqual(list(item(p(t('The inn.')))));
     expect(thing.description[4]).toEqual(list(item(p(t('The mine.')))));
@@ -423,7 +428,7 @@ describe(`no player reads a secret the real editor wrote, on ${dialect}`, () => 
     expect(playerHtml).not.toContain('mention missing');
     expect(playerHtml).not.toContain('class="secret"');
     const gmHtml = await rendered(gm, 'html');
-    expect(gmHtml).toContain(`href="/campaigns/${fixture.slug}/things/${fixture.hidden.slug}">the ${EDITOR_MARKERS.hiddenLabel}</a>`);
+    expect(gmHtml).toContain(`href="/campaigns/${fixture.slug}/things/${fixture.hidden.slug}">Beware the ${EDITOR_MARKERS.hiddenLabel}</a>`);
     expect(gmHtml).toContain(`<li class="secret">`);
     expect(gmHtml).toContain(`<td class="secret">`);
     expect(gmHtml).toContain(`<section class="secret"><p>Under it: ${EDITOR_MARKERS.secretParagraphInItem}.</p></section>`);
