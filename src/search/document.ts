@@ -86,8 +86,8 @@ export interface AudienceDocument {
 
 /**
  * The documents of one record: one for everyone when players may see it and its text is the same
- * for them (no secret element, no mention label); else its whole text for game masters and, if players may see the record, its text
- * without secret blocks for them. `texts(withSecrets)` gives the record's texts.
+ * for them (no secret element, no mention label); else its whole text for game masters and, if
+ * players may see the record, its text without secret elements and mention labels for them. `texts(withSecrets)` gives the record's texts.
  */
 export function audienceDocuments(name: string, texts: (withSecrets: boolean) => string[], forPlayers: boolean): AudienceDocument[] {
   const full = texts(true);

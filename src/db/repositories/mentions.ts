@@ -30,7 +30,7 @@ export interface Backlink {
  * Every thing, arc and campaign description that mentions the target (by id, or by a `[[kind#slug]]`
  * link to its current slug), with the fields that do, most recently updated first. One statement.
  * For a player's view, a GM-only source is no backlink, and neither is a mention only made inside
- * secret blocks.
+ * secret elements (at any depth).
  */
 export async function listBacklinks(db: Db, view: View, kind: TargetKind, target: { id: number; slug: string }): Promise<Backlink[]> {
   const campaignId = view.campaignId;

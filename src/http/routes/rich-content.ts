@@ -34,7 +34,7 @@ const RENDERED_DESCRIPTION =
 
 const BACKLINKS_DESCRIPTION =
   'Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, ' +
-  'with the fields that do, most recently updated first. For a player, GM-only sources and mentions made only inside secret blocks are left out. Cached and conditional like a list.';
+  'with the fields that do, most recently updated first. For a player, GM-only sources and mentions made only inside secret elements (at any depth) are left out. Cached and conditional like a list.';
 
 export function richContentRoutes(app: AppInstance) {
   const { database } = app;

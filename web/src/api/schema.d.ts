@@ -546,7 +546,7 @@ export type paths = {
         };
         /**
          * Search a campaign
-         * @description Searches the names and every rich-text field of the campaign’s things and arcs, and its description. Finds words as written, other word forms (harper → Harpers), prefixes (nezz → Nezznar), words with typos (one edit for words of 4–5 letters, two from 6; golbin → goblin), with case and accents ignored, in any script. A `campaign` result is a match in the campaign’s description (type=any only). Exact name matches come first, then records whose name has every query word, then text matches; within each, more query words matched, fewer typos, then BM25 relevance. Any text is a valid query; an empty one is refused. A player’s search neither matches nor shows GM-only records or the text of secret blocks.
+         * @description Searches the names and every rich-text field of the campaign’s things and arcs, and its description. Finds words as written, other word forms (harper → Harpers), prefixes (nezz → Nezznar), words with typos (one edit for words of 4–5 letters, two from 6; golbin → goblin), with case and accents ignored, in any script. A `campaign` result is a match in the campaign’s description (type=any only). Exact name matches come first, then records whose name has every query word, then text matches; within each, more query words matched, fewer typos, then BM25 relevance. Any text is a valid query; an empty one is refused. A player’s search neither matches nor shows GM-only records or the text of secret elements (at any depth), never shows a mention of a GM-only record, and does not match mention labels.
          */
         get: operations["searchCampaign"];
         put?: never;
@@ -555,7 +555,7 @@ export type paths = {
         options?: never;
         /**
          * Search a campaign (headers only)
-         * @description Searches the names and every rich-text field of the campaign’s things and arcs, and its description. Finds words as written, other word forms (harper → Harpers), prefixes (nezz → Nezznar), words with typos (one edit for words of 4–5 letters, two from 6; golbin → goblin), with case and accents ignored, in any script. A `campaign` result is a match in the campaign’s description (type=any only). Exact name matches come first, then records whose name has every query word, then text matches; within each, more query words matched, fewer typos, then BM25 relevance. Any text is a valid query; an empty one is refused. A player’s search neither matches nor shows GM-only records or the text of secret blocks.
+         * @description Searches the names and every rich-text field of the campaign’s things and arcs, and its description. Finds words as written, other word forms (harper → Harpers), prefixes (nezz → Nezznar), words with typos (one edit for words of 4–5 letters, two from 6; golbin → goblin), with case and accents ignored, in any script. A `campaign` result is a match in the campaign’s description (type=any only). Exact name matches come first, then records whose name has every query word, then text matches; within each, more query words matched, fewer typos, then BM25 relevance. Any text is a valid query; an empty one is refused. A player’s search neither matches nor shows GM-only records or the text of secret elements (at any depth), never shows a mention of a GM-only record, and does not match mention labels.
          */
         head: operations["searchCampaignHead"];
         patch?: never;
@@ -642,7 +642,7 @@ export type paths = {
         };
         /**
          * Where a thing is mentioned
-         * @description Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, with the fields that do, most recently updated first. For a player, GM-only sources and mentions made only inside secret blocks are left out. Cached and conditional like a list.
+         * @description Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, with the fields that do, most recently updated first. For a player, GM-only sources and mentions made only inside secret elements (at any depth) are left out. Cached and conditional like a list.
          */
         get: operations["listThingBacklinks"];
         put?: never;
@@ -651,7 +651,7 @@ export type paths = {
         options?: never;
         /**
          * Where a thing is mentioned (headers only)
-         * @description Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, with the fields that do, most recently updated first. For a player, GM-only sources and mentions made only inside secret blocks are left out. Cached and conditional like a list.
+         * @description Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, with the fields that do, most recently updated first. For a player, GM-only sources and mentions made only inside secret elements (at any depth) are left out. Cached and conditional like a list.
          */
         head: operations["listThingBacklinksHead"];
         patch?: never;
@@ -666,7 +666,7 @@ export type paths = {
         };
         /**
          * Where an arc is mentioned
-         * @description Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, with the fields that do, most recently updated first. For a player, GM-only sources and mentions made only inside secret blocks are left out. Cached and conditional like a list.
+         * @description Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, with the fields that do, most recently updated first. For a player, GM-only sources and mentions made only inside secret elements (at any depth) are left out. Cached and conditional like a list.
          */
         get: operations["listArcBacklinks"];
         put?: never;
@@ -675,7 +675,7 @@ export type paths = {
         options?: never;
         /**
          * Where an arc is mentioned (headers only)
-         * @description Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, with the fields that do, most recently updated first. For a player, GM-only sources and mentions made only inside secret blocks are left out. Cached and conditional like a list.
+         * @description Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, with the fields that do, most recently updated first. For a player, GM-only sources and mentions made only inside secret elements (at any depth) are left out. Cached and conditional like a list.
          */
         head: operations["listArcBacklinksHead"];
         patch?: never;
@@ -850,7 +850,7 @@ export type paths = {
         };
         /**
          * Export the campaign
-         * @description `format=archive` (default): a zip of `campaign.json` (as `json`) and `images/` with every uploaded image’s bytes. `format=json`: one document with every record, id, slug, field and timestamp (GM-only records and secret blocks included). `format=markdown`: a zip that opens as an Obsidian vault: `index.md`, `<Type>/<slug>.md` per thing, `Arcs/<slug>.md` per arc, YAML front matter, mentions as relative links that resolve inside the vault, images under `images/`, secret blocks as `> [!secret]` callouts. Streamed, as a download (`Content-Disposition: attachment`). Owner and game masters.
+         * @description `format=archive` (default): a zip of `campaign.json` (as `json`) and `images/` with every uploaded image’s bytes. `format=json`: one document with every record, id, slug, field and timestamp (GM-only records and secret blocks included). `format=markdown`: a zip that opens as an Obsidian vault: `index.md`, `<Type>/<slug>.md` per thing, `Arcs/<slug>.md` per arc, YAML front matter, mentions as relative links that resolve inside the vault, images under `images/`, secrets at any depth kept GM-only: blocks as `> [!secret]` callouts (in list items and quotes too), secret table cells and inline elements in `<span class="secret">`. Streamed, as a download (`Content-Disposition: attachment`). Owner and game masters.
          */
         get: operations["exportCampaign"];
         put?: never;
@@ -859,7 +859,7 @@ export type paths = {
         options?: never;
         /**
          * Export the campaign (headers only)
-         * @description `format=archive` (default): a zip of `campaign.json` (as `json`) and `images/` with every uploaded image’s bytes. `format=json`: one document with every record, id, slug, field and timestamp (GM-only records and secret blocks included). `format=markdown`: a zip that opens as an Obsidian vault: `index.md`, `<Type>/<slug>.md` per thing, `Arcs/<slug>.md` per arc, YAML front matter, mentions as relative links that resolve inside the vault, images under `images/`, secret blocks as `> [!secret]` callouts. Streamed, as a download (`Content-Disposition: attachment`). Owner and game masters.
+         * @description `format=archive` (default): a zip of `campaign.json` (as `json`) and `images/` with every uploaded image’s bytes. `format=json`: one document with every record, id, slug, field and timestamp (GM-only records and secret blocks included). `format=markdown`: a zip that opens as an Obsidian vault: `index.md`, `<Type>/<slug>.md` per thing, `Arcs/<slug>.md` per arc, YAML front matter, mentions as relative links that resolve inside the vault, images under `images/`, secrets at any depth kept GM-only: blocks as `> [!secret]` callouts (in list items and quotes too), secret table cells and inline elements in `<span class="secret">`. Streamed, as a download (`Content-Disposition: attachment`). Owner and game masters.
          */
         head: operations["exportCampaignHead"];
         patch?: never;
