@@ -10,11 +10,12 @@
 //     (db/repositories/visible.ts), so a GM-only record is absent from every query a player's
 //     request runs: records, lists, counts, cursors, links, parents, children, backlinks, mentions;
 //   - presenters pass every rich-text field through richTextFor / richTextJsonFor, which drop secret
-//     blocks and the targets of mentions of hidden records for a player's view;
+//     elements (at any depth) and mentions of hidden records, whole, for a player's view;
 //   - the response cache and every ETag carry the view's key, so no answer built for one view is
 //     ever served, or confirmed by a 304, to another.
 import type { Role } from '../db/schema.js';
-import { emptyRichText, parseStoredRichText, type RichText, type RichTextNode } from '../domain/rich-text.js';
+import { emptyRichText, parseStoredRichText, type RichText } from '../domain/rich-text.js';
+import { mentionTarget, redactNodes } from '../vocabulary/index.js';
 
 /** The GM-only records of a campaign, by id: what a player's view must never name. */
 export interface HiddenRecords {
@@ -59,39 +60,19 @@ function hiddenOf(view: View): HiddenRecords {
   return view.hidden;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+/** Whether a node is a mention of a record the hidden set names (removed whole for players). */
+export function mentionsHidden(node: unknown, hidden: HiddenRecords): boolean {
+  const target = mentionTarget(node);
+  if (!target) return false;
+  return (target.targetType === 'thing' ? hidden.things : hidden.arcs).has(target.targetId);
 }
 
-/** Whether a top-level block is a secret block. */
-export function isSecretBlock(block: unknown): boolean {
-  return isObject(block) && block.isSecret === true;
-}
-
-// A mention of a hidden record keeps its children (the text the GM typed) and loses its target.
-function redactNode(node: RichTextNode, hidden: HiddenRecords, depth: number): RichTextNode {
-  const n = node as Record<string, unknown>;
-  if (!Array.isArray(n.children) || depth > 64) return node;
-  if (n.type === 'mention' && typeof n.targetId === 'number') {
-    const set = n.targetType === 'thing' ? hidden.things : n.targetType === 'arc' ? hidden.arcs : undefined;
-    if (set?.has(n.targetId)) {
-      const { targetType: _type, targetId: _id, ...rest } = n;
-      return rest as RichTextNode;
-    }
-    return node;
-  }
-  let changed = false;
-  const children = (n.children as RichTextNode[]).map((child) => {
-    const out = redactNode(child, hidden, depth + 1);
-    if (out !== child) changed = true;
-    return out;
-  });
-  return changed ? ({ ...n, children } as RichTextNode) : node;
-}
-
-/** Rich text as players may read it: no secret blocks, no targets of mentions of hidden records. */
+/**
+ * Rich text as players may read it: no secret element at any depth (with everything inside it), no
+ * mention of a hidden record (removed whole, its children included). See vocabulary/secrecy.ts.
+ */
 export function redactRichText(value: RichText, hidden: HiddenRecords): RichText {
-  const kept = value.filter((block) => !isSecretBlock(block)).map((block) => redactNode(block, hidden, 0) as RichText[number]);
+  const kept = redactNodes(value, (node) => mentionsHidden(node, hidden));
   return kept.length > 0 ? kept : emptyRichText();
 }
 
@@ -101,7 +82,11 @@ export function richTextFor(view: View, stored: string | null): RichText {
   return view.players ? redactRichText(value, hiddenOf(view)) : value;
 }
 
-/** Whether stored rich text may hold something a player's view must change (fast, conservative). */
+/**
+ * Whether stored rich text may hold something a player's view must change (fast, conservative):
+ * stored rich text is JSON.stringify of a validated value, so a secret element at any depth holds
+ * the key `"isSecret"` and a mention the value `"mention"`.
+ */
 function mayNeedRedaction(stored: string): boolean {
   return stored.includes('"isSecret"') || stored.includes('"mention"');
 }

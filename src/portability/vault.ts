@@ -8,8 +8,9 @@
 // - YAML front matter (the `yaml` library) gives a name, slug, visibility and times when present.
 // - The Markdown itself is parsed by micromark (CommonMark + GFM) into mdast and mapped onto the
 //   rich-text vocabulary: headings, paragraphs, quotes, lists, code, dividers, tables, emphasis,
-//   strong, strikethrough, inline code, links and images. `> [!secret]` callouts become secret
-//   blocks. Relative links and `[[wikilinks]]` to another file of the vault become mentions; image
+//   strong, strikethrough, inline code, links and images. `> [!secret]` callouts, at any depth,
+//   become secret blocks; our export's `<span class="secret">` (a secret table cell or inline
+//   element) a secret cell or inline element. Relative links and `[[wikilinks]]` to another file of the vault become mentions; image
 //   files of the vault become uploaded images (assets), and links or `![[embeds]]` of them image blocks.
 // - A zip of a folder (one top-level folder holding everything) is read as that folder.
 import path from 'node:path';
@@ -26,6 +27,7 @@ import type { ImportBudget } from './budget.js';
 import { MARKDOWN_PARSE_MS, MarkdownParser } from './markdown.js';
 import { arcCycle, importProblems, type ImportPlan } from './plan.js';
 import { decodeEntryText, readEntry, readEntryText, type OpenedZip, type ZipEntry } from './zip.js';
+import { HEADING_TYPES } from '../vocabulary/index.js';
 
 /** The marker our own export writes in index.md's front matter. */
 export const VAULT_FORMAT = 'loreforge-vault';
@@ -57,7 +59,6 @@ export const FIELD_TITLES: Record<ArcTextField, string> = {
 };
 const FIELD_BY_TITLE = new Map(ARC_TEXT_FIELDS.map((field) => [FIELD_TITLES[field].toLowerCase(), field]));
 
-const HEADING_TYPES = ['heading-one', 'heading-two', 'heading-three', 'heading-four', 'heading-five', 'heading-six'];
 
 export function isImageFile(name: string): boolean {
   const ext = path.posix.extname(name).slice(1).toLowerCase();
@@ -422,6 +423,18 @@ interface Marks {
 // `[[target#heading|label]]`, with `!` before it for an embed.
 const WIKILINK = /(!?)\[\[([^[\]|#^\n]*)(?:[#^][^[\]|\n]*)?(?:\|([^[\]\n]*))?\]\]/g;
 const SECRET_CALLOUT = /^\[!secret\][+-]?[ \t]*/i;
+const SECRET_SPAN_OPEN = '<span class="secret">';
+const SECRET_SPAN_CLOSE = '</span>';
+
+/** The content of phrasing that is exactly one secret span (our export's secret cell), else undefined. */
+function secretSpanContent(nodes: readonly PhrasingContent[]): PhrasingContent[] | undefined {
+  const kept = nodes.filter((n) => !(n.type === 'text' && n.value.trim() === ''));
+  const first = kept[0];
+  const last = kept.at(-1);
+  if (kept.length < 2 || first?.type !== 'html' || first.value !== SECRET_SPAN_OPEN || last?.type !== 'html' || last.value !== SECRET_SPAN_CLOSE) return undefined;
+  const inner = kept.slice(1, -1);
+  return inner.some((n) => n.type === 'html' && (n.value === SECRET_SPAN_OPEN || n.value === SECRET_SPAN_CLOSE)) ? undefined : inner;
+}
 
 /** mdast to rich text, with links resolved against the vault. */
 class Converter {
@@ -461,8 +474,8 @@ class Converter {
         return [{ type: HEADING_TYPES[node.depth - 1]!, children: this.leaves(node.children) }];
       case 'blockquote': {
         const [first, ...rest] = node.children;
-        if (top && first?.type === 'paragraph' && first.children[0]?.type === 'text' && SECRET_CALLOUT.test(first.children[0].value)) {
-          // `> [!secret]`: each block inside is a top-level secret block.
+        if (first?.type === 'paragraph' && first.children[0]?.type === 'text' && SECRET_CALLOUT.test(first.children[0].value)) {
+          // `> [!secret]`, at any depth (a list item, a quote): each block inside is a secret block.
           const head = first.children[0];
           const remainder = head.value.replace(SECRET_CALLOUT, '').replace(/^\r?\n/, '');
           const firstChildren = remainder === '' ? first.children.slice(1) : [{ ...head, value: remainder }, ...first.children.slice(1)];
@@ -492,7 +505,11 @@ class Converter {
             type: 'table',
             children: node.children.map((row) => ({
               type: 'table-row',
-              children: row.children.map((cell) => ({ type: 'table-cell', children: withText(this.leaves(cell.children)) })),
+              children: row.children.map((cell) => {
+                // Our export's secret cell: its whole content in one `<span class="secret">`.
+                const inner = secretSpanContent(cell.children);
+                return inner ? { type: 'table-cell', isSecret: true, children: withText(this.leaves(inner)) } : { type: 'table-cell', children: withText(this.leaves(cell.children)) };
+              }),
             })),
           },
         ];
@@ -549,7 +566,18 @@ class Converter {
 
   private inline(nodes: readonly PhrasingContent[], marks: Marks): RichTextNode[] {
     const out: RichTextNode[] = [];
-    for (const node of nodes) {
+    for (let i = 0; i < nodes.length; i++) {
+      const node = nodes[i]!;
+      const close = node.type === 'html' && node.value === SECRET_SPAN_OPEN ? nodes.findIndex((n, j) => j > i && n.type === 'html' && n.value === SECRET_SPAN_CLOSE) : -1;
+      if (close > i) {
+        // Our export's secret inline element: one link or mention is itself secret; other
+        // content keeps its secrecy in an element of its own (rendered as its children).
+        const inner = this.inline(nodes.slice(i + 1, close), marks).filter((n) => !('text' in n) || n.text !== '');
+        const only = inner.length === 1 && !('text' in inner[0]!) ? inner[0] : undefined;
+        out.push(only ? { ...only, isSecret: true } : { type: 'span', isSecret: true, children: withText(inner) });
+        i = close;
+        continue;
+      }
       switch (node.type) {
         case 'text':
           out.push(...this.text(node.value, marks));

@@ -23,9 +23,14 @@ export function flowsToPhrasing(flows: Flow[]): Inline[] {
         add([{ kind: 'image', src: flow.src, alt: flow.alt }]);
         break;
       case 'quote':
-      case 'secret':
         flow.children.forEach(flatten);
         break;
+      case 'secret': {
+        // Secret blocks in a cell stay marked: their phrasing as one secret span.
+        const inner = flowsToPhrasing(flow.children);
+        if (inner.length > 0) add([{ kind: 'secret-span', children: inner }]);
+        break;
+      }
       case 'list':
         flow.items.forEach((item) => item.forEach(flatten));
         break;
@@ -37,5 +42,11 @@ export function flowsToPhrasing(flows: Flow[]): Inline[] {
     }
   };
   flows.forEach(flatten);
-  return out.map((inline) => (inline.kind === 'text' ? { ...inline, text: inline.text.replace(LINE_ENDING, ' ') } : inline));
+  return out.map(oneLine);
+}
+
+function oneLine(inline: Inline): Inline {
+  if (inline.kind === 'text') return { ...inline, text: inline.text.replace(LINE_ENDING, ' ') };
+  if (inline.kind === 'secret-span') return { ...inline, children: inline.children.map(oneLine) };
+  return inline;
 }

@@ -43,7 +43,16 @@ function inline(node: Inline): ElementContent[] {
       return marked([el('span', { className: ['mention', 'missing'] }, [{ type: 'text', value: node.text }])], node.marks);
     case 'image':
       return [el('img', { src: node.src, alt: node.alt, loading: 'lazy' })];
+    case 'secret-span':
+      return [el('span', { className: ['secret'] }, node.children.flatMap(inline))];
   }
+}
+
+/** A table cell: a cell that is one secret span is itself marked (`<td class="secret">`). */
+function tableCell(tag: string, cell: Inline[]): Element {
+  const only = cell.length === 1 ? cell[0] : undefined;
+  if (only?.kind === 'secret-span') return el(tag, { className: ['secret'] }, only.children.flatMap(inline));
+  return el(tag, {}, cell.flatMap(inline));
 }
 
 function flow(node: Flow): Element {
@@ -62,7 +71,7 @@ function flow(node: Flow): Element {
       return el('hr', {});
     case 'table': {
       const [head, ...body] = node.rows;
-      const row = (cells: Inline[][], tag: string) => el('tr', {}, cells.map((cell) => el(tag, {}, cell.flatMap(inline))));
+      const row = (cells: Inline[][], tag: string) => el('tr', {}, cells.map((cell) => tableCell(tag, cell)));
       const parts: Element[] = [];
       if (head) parts.push(el('thead', {}, [row(head, 'th')]));
       if (body.length > 0) parts.push(el('tbody', {}, body.map((cells) => row(cells, 'td'))));
@@ -79,8 +88,13 @@ function flow(node: Flow): Element {
 }
 
 // A list item's paragraphs are its own lines (a tight list, as an editor shows it); other blocks
-// (a nested list, a figure) stay blocks.
+// (a nested list, a figure) stay blocks. A secret item (one secret flow) is `<li class="secret">`.
 function listItem(item: Flow[]): Element {
+  const only = item.length === 1 ? item[0] : undefined;
+  if (only?.kind === 'secret') {
+    const inner = listItem(only.children);
+    return { ...inner, properties: { className: ['secret'] } };
+  }
   const children: ElementContent[] = [];
   let afterParagraph = false;
   for (const block of item) {

@@ -8,6 +8,8 @@ import { toMarkdown } from 'mdast-util-to-markdown';
 import { LINE_ENDING, trimRun, type Flow, type Inline, type Marks } from './tree.js';
 
 const SECRET_MARKER = '[!secret]';
+const SECRET_SPAN_OPEN = '<span class="secret">';
+const SECRET_SPAN_CLOSE = '</span>';
 
 function textWithBreaks(text: string): PhrasingContent[] {
   const out: PhrasingContent[] = [];
@@ -64,6 +66,28 @@ function inline(node: Inline): PhrasingContent[] {
       return marked([{ type: 'text', value: node.text }], node.marks);
     case 'image':
       return [{ type: 'image', url: node.src, alt: node.alt }];
+    case 'secret-span': {
+      // Markdown has no inline callout: inline HTML marks it (its content stays Markdown, escaped),
+      // on one line: a line holding only an open or a close tag would start a raw HTML block.
+      const children = phrasing(node.children.map(oneLine));
+      return children.length === 0 ? [] : [{ type: 'html', value: SECRET_SPAN_OPEN }, ...children, { type: 'html', value: SECRET_SPAN_CLOSE }];
+    }
+  }
+}
+
+/** Phrasing with every line ending as a space (what a table cell and a secret span hold). */
+function oneLine(node: Inline): Inline {
+  switch (node.kind) {
+    case 'text':
+    case 'missing':
+      return { ...node, text: node.text.replace(LINE_ENDING, ' ') };
+    case 'mention':
+      return { ...node, name: node.name.replace(LINE_ENDING, ' ') };
+    case 'link':
+    case 'secret-span':
+      return { ...node, children: node.children.map(oneLine) };
+    case 'image':
+      return node;
   }
 }
 

@@ -12,6 +12,7 @@ import { flowsToPhrasing } from './cells.js';
 import { mergeText, NO_MARKS, trimRun, type Flow, type Inline, type Marks } from './tree.js';
 import { segmentText, type TargetKind } from './conventions.js';
 import { safeImageUrl, safeLinkUrl } from './urls.js';
+import { HEADING_LEVELS as HEADINGS, isBlockType, isElementNode, isInlineType, isSecretNode } from '../vocabulary/index.js';
 
 
 export interface MentionTarget {
@@ -38,37 +39,16 @@ export interface RenderLinks {
 /** What the content refers to, as the campaign holds it now (a repository loads it). */
 export interface RenderContext {
   campaignSlug: string;
-  /** Whether secret blocks (`isSecret: true` at the top level) are shown. */
+  /**
+   * Whether secret elements (`isSecret: true` on any element at any depth) are shown, marked as
+   * secret where they sit; else they are left out with everything inside them.
+   */
   showSecrets: boolean;
   things: { byId: ReadonlyMap<number, MentionTarget>; bySlug: ReadonlyMap<string, MentionTarget> };
   arcs: { byId: ReadonlyMap<number, MentionTarget>; bySlug: ReadonlyMap<string, MentionTarget> };
   assets: { byId: ReadonlyMap<number, AssetTarget>; byUrl: ReadonlyMap<string, AssetTarget> };
   links?: RenderLinks | undefined;
 }
-
-// A Map, not an object: a stored type may be `__proto__` or `constructor`.
-const HEADINGS = new Map<string, 1 | 2 | 3 | 4 | 5 | 6>([
-  ['heading-one', 1],
-  ['heading-two', 2],
-  ['heading-three', 3],
-  ['heading-four', 4],
-  ['heading-five', 5],
-  ['heading-six', 6],
-]);
-const BLOCK_TYPES = new Set([
-  'paragraph',
-  ...HEADINGS.keys(),
-  'block-quote',
-  'bulleted-list',
-  'numbered-list',
-  'list-item',
-  'code-block',
-  'divider',
-  'table',
-  'table-row',
-  'table-cell',
-  'image',
-]);
 
 export function isLeaf(node: RichTextNode): node is RichTextNode & { text: string } {
   return Object.hasOwn(node, 'text');
@@ -88,8 +68,8 @@ function typeOf(node: RichTextNode): string {
 export function isInline(node: RichTextNode): boolean {
   if (isLeaf(node)) return true;
   const type = typeOf(node);
-  if (type === 'link' || type === 'mention') return true;
-  if (BLOCK_TYPES.has(type)) return false;
+  if (isInlineType(type)) return true;
+  if (isBlockType(type)) return false;
   return childrenOf(node).every(isInline);
 }
 
@@ -108,6 +88,9 @@ export function plainText(node: RichTextNode): string {
 type Item = Inline | Flow;
 const FLOW_KINDS = new Set<string>(['paragraph', 'heading', 'quote', 'list', 'code', 'divider', 'table', 'figure', 'secret']);
 const isFlow = (item: Item): item is Flow => FLOW_KINDS.has(item.kind);
+
+/** A secret element: an element (not a leaf) with `isSecret: true` (vocabulary/secrecy.ts). */
+const isSecretElement = (node: unknown): boolean => isElementNode(node) && isSecretNode(node);
 
 /** Groups runs of phrasing into `wrap(run)`, passing flow items through in order. */
 function splitRuns(items: Item[], wrap: (run: Inline[]) => Flow | undefined): Flow[] {
@@ -135,15 +118,9 @@ function splitRuns(items: Item[], wrap: (run: Inline[]) => Flow | undefined): Fl
 export class Renderer {
   constructor(private readonly ctx: RenderContext) {}
 
-  /** A rich-text field as the model: top-level secret blocks kept or dropped by the context. */
+  /** A rich-text field as the model: secret elements, at any depth, marked or left out by the context. */
   document(value: RichText): Flow[] {
-    const out: Flow[] = [];
-    for (const block of Array.isArray(value) ? value : []) {
-      const rendered = this.blocks([block]);
-      if ((block as Record<string, unknown>).isSecret !== true) out.push(...rendered);
-      else if (this.ctx.showSecrets) out.push({ kind: 'secret', children: rendered });
-    }
-    return out;
+    return this.blocks(Array.isArray(value) ? value : []);
   }
 
   private blocks(nodes: RichTextNode[]): Flow[] {
@@ -155,7 +132,23 @@ export class Renderer {
     return splitRuns(items, (content) => ({ kind: 'paragraph', content }));
   }
 
+  /** A block element: inside a secret section when it is secret and secrets are shown, else nothing. */
   private block(node: RichTextNode): Flow[] {
+    if (!isSecretElement(node)) return this.openBlock(node);
+    if (!this.ctx.showSecrets) return [];
+    const flows = this.openBlock(node);
+    return flows.length > 0 ? [{ kind: 'secret', children: flows }] : [];
+  }
+
+  /** A list item's blocks; a secret item's inside one secret flow (`<li class="secret">`), or no item. */
+  private listItem(item: RichTextNode): Flow[] | undefined {
+    if (typeOf(item) !== 'list-item') return this.blocks([item]);
+    const flows = this.blocks(childrenOf(item));
+    if (!isSecretElement(item)) return flows;
+    return this.ctx.showSecrets ? [{ kind: 'secret', children: flows }] : undefined;
+  }
+
+  private openBlock(node: RichTextNode): Flow[] {
     const type = typeOf(node);
     const children = childrenOf(node);
     const depth = HEADINGS.get(type);
@@ -166,13 +159,19 @@ export class Renderer {
         return [{ kind: 'quote', children: this.blocks(children) }];
       case 'bulleted-list':
       case 'numbered-list':
-        return [{ kind: 'list', ordered: type === 'numbered-list', items: children.map((item) => this.blocks(typeOf(item) === 'list-item' ? childrenOf(item) : [item])) }];
+      {
+        const items = children.flatMap((item) => {
+          const flows = this.listItem(item);
+          return flows ? [flows] : [];
+        });
+        return items.length > 0 || children.length === 0 ? [{ kind: 'list', ordered: type === 'numbered-list', items }] : [];
+      }
       case 'code-block':
         return [{ kind: 'code', text: plainText(node) }];
       case 'divider':
         return [{ kind: 'divider' }];
       case 'table':
-        return [{ kind: 'table', rows: children.map((row) => (typeOf(row) === 'table-row' ? childrenOf(row) : [row]).map((cell) => this.cell(cell))) }];
+        return [{ kind: 'table', rows: children.map((row) => this.row(row)) }];
       case 'image':
         return this.imageElement(node);
       default:
@@ -193,9 +192,27 @@ export class Renderer {
     return blocks.length > 0 ? blocks : [wrap([])];
   }
 
-  /** A table cell: phrasing only in both formats (cells.ts flattens any blocks in it). */
+  /** A table row's cells; a secret row's cells are each secret. */
+  private row(row: RichTextNode): Inline[][] {
+    const cells = (typeOf(row) === 'table-row' ? childrenOf(row) : [row]).map((cell) => this.cell(cell));
+    if (typeOf(row) !== 'table-row' || !isSecretElement(row)) return cells;
+    return cells.map((cell) => this.secretCell(cell));
+  }
+
+  /**
+   * A table cell: phrasing only in both formats (cells.ts flattens any blocks in it). A secret cell
+   * stays in its column: its content in one secret span (`<td class="secret">`), or empty.
+   */
   private cell(node: RichTextNode): Inline[] {
-    return mergeText(flowsToPhrasing(typeOf(node) === 'table-cell' ? this.blocks(childrenOf(node)) : this.blocks([node])));
+    if (typeOf(node) !== 'table-cell') return mergeText(flowsToPhrasing(this.blocks([node])));
+    const content = mergeText(flowsToPhrasing(this.blocks(childrenOf(node))));
+    return isSecretElement(node) ? this.secretCell(content) : content;
+  }
+
+  private secretCell(content: Inline[]): Inline[] {
+    if (!this.ctx.showSecrets) return [];
+    if (content.length === 1 && content[0]!.kind === 'secret-span') return content;
+    return [{ kind: 'secret-span', children: content }];
   }
 
   private imageElement(node: RichTextNode): Flow[] {
@@ -228,24 +245,54 @@ export class Renderer {
     return key.id !== undefined ? table.byId.get(key.id) : table.bySlug.get(key.slug ?? '');
   }
 
-  private mention(kind: TargetKind, target: MentionTarget | undefined, ownText: string, marks: Marks, inLink: boolean): Inline[] {
-    if (!target) return ownText === '' ? [] : [{ kind: 'missing', text: ownText, marks }];
-    // A link cannot hold a link: inside one, a mention is its target's name.
-    if (inLink) return [{ kind: 'text', text: target.name, marks }];
+  /**
+   * A mention: its label when it has one (non-empty text), else its target's current name; a target
+   * the context does not hold renders the label, or nothing, as missing. (`[[kind#slug]]` text links
+   * come here with `label` undefined: they show the current name, or their source when missing.)
+   */
+  private mention(kind: TargetKind, target: MentionTarget | undefined, label: string | undefined, source: string, marks: Marks, inLink: boolean): Inline[] {
+    const text = label !== undefined && label !== '' ? label : undefined;
+    if (!target) {
+      const shown = text ?? source;
+      return shown === '' ? [] : [{ kind: 'missing', text: shown, marks }];
+    }
+    const name = text ?? target.name;
+    // A link cannot hold a link: inside one, a mention is its text.
+    if (inLink) return [{ kind: 'text', text: name, marks }];
     const href = this.ctx.links ? this.ctx.links.mention(kind, target) : `/campaigns/${this.ctx.campaignSlug}/${kind === 'thing' ? 'things' : 'arcs'}/${target.slug}`;
-    return [{ kind: 'mention', target: kind, id: target.id, name: target.name, href, marks }];
+    return [{ kind: 'mention', target: kind, id: target.id, name, href, marks }];
   }
 
-  /** Phrasing (and any flow lifted out of it) of an inline node. */
+  /** Phrasing (and any flow lifted out of it) of an inline node; a secret one marked, or left out. */
   private inline(node: RichTextNode, inLink: boolean): Item[] {
     if (isLeaf(node)) return this.leaf(node, inLink);
+    if (!isSecretElement(node)) return this.openInline(node, inLink);
+    if (!this.ctx.showSecrets) return [];
+    const out: Item[] = [];
+    let run: Inline[] = [];
+    const flush = () => {
+      if (run.length > 0) out.push({ kind: 'secret-span', children: mergeText(run) });
+      run = [];
+    };
+    for (const item of this.openInline(node, inLink)) {
+      if (isFlow(item)) {
+        flush();
+        out.push(item.kind === 'secret' ? item : { kind: 'secret', children: [item] });
+      } else run.push(item);
+    }
+    flush();
+    return out;
+  }
+
+  private openInline(node: RichTextNode, inLink: boolean): Item[] {
     const type = typeOf(node);
     const n = node as Record<string, unknown>;
     if (type === 'mention') {
       const kind = n.targetType === 'thing' || n.targetType === 'arc' ? n.targetType : undefined;
       const id = n.targetId;
       const target = kind && typeof id === 'number' && Number.isSafeInteger(id) ? this.target(kind, { id }) : undefined;
-      return this.mention(kind ?? 'thing', target, plainText(node), NO_MARKS, inLink);
+      const label = plainText(node);
+      return this.mention(kind ?? 'thing', target, label, '', NO_MARKS, inLink);
     }
     const items = childrenOf(node).flatMap((child) => (isInline(child) ? this.inline(child, inLink || type === 'link') : this.block(child)));
     if (type !== 'link' || inLink) return items;
@@ -275,7 +322,7 @@ export class Renderer {
     for (const segment of segmentText(text)) {
       if (segment.kind === 'text') out.push({ kind: 'text', text: segment.text, marks });
       else if (segment.kind === 'image') out.push(...this.textImage(segment.label, segment.url));
-      else out.push(...this.mention(segment.target, this.target(segment.target, { slug: segment.slug }), segment.source, marks, inLink));
+      else out.push(...this.mention(segment.target, this.target(segment.target, { slug: segment.slug }), undefined, segment.source, marks, inLink));
     }
     return out.length > 0 ? out : [{ kind: 'text', text: '', marks }];
   }

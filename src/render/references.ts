@@ -5,14 +5,16 @@ import { isStorableId } from '../domain/ids.js';
 import type { RichText, RichTextNode } from '../domain/rich-text.js';
 import { rewriteSlugLinks, segmentText, type TargetKind } from './conventions.js';
 import { isLeaf } from './model.js';
-import { isSecretNode } from '../vocabulary/index.js';
+import { isElementNode, isSecretNode } from '../vocabulary/index.js';
+
+const isSecretElement = (node: unknown): boolean => isElementNode(node) && isSecretNode(node);
 
 export interface Mention {
   target: TargetKind;
   /** A `mention` element names its target by id, a `[[kind#slug]]` text link by slug. */
   id: number | undefined;
   slug: string | undefined;
-  /** Whether every occurrence lies inside a secret block (players do not see it). */
+  /** Whether every occurrence lies inside a secret element, at any depth, or is one (players do not see it). */
   secret: boolean;
 }
 
@@ -42,7 +44,7 @@ function walk(value: RichText, visit: Visit): void {
   const top = Array.isArray(value) ? value : [];
   for (let i = top.length - 1; i >= 0; i--) {
     const block = top[i]!;
-    stack.push({ node: block, secret: (block as Record<string, unknown>).isSecret === true, code: false });
+    stack.push({ node: block, secret: isSecretElement(block), code: false });
   }
   while (stack.length > 0) {
     const { node, secret, code } = stack.pop()!;
@@ -67,7 +69,8 @@ function walk(value: RichText, visit: Visit): void {
     }
     const children = childrenOf(node);
     const inCode = code || n.type === 'code-block';
-    for (let i = children.length - 1; i >= 0; i--) stack.push({ node: children[i]!, secret, code: inCode });
+    // Secret at any depth: an element inside a secret element, or secret itself (vocabulary/secrecy.ts).
+    for (let i = children.length - 1; i >= 0; i--) stack.push({ node: children[i]!, secret: secret || isSecretElement(children[i]), code: inCode });
   }
 }
 

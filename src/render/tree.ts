@@ -15,7 +15,9 @@ export type Inline =
   | { kind: 'link'; href: string; children: Inline[] }
   | { kind: 'mention'; target: TargetKind; id: number; name: string; href: string; marks: Marks }
   | { kind: 'missing'; text: string; marks: Marks }
-  | { kind: 'image'; src: string; alt: string };
+  | { kind: 'image'; src: string; alt: string }
+  /** Phrasing inside a secret element (an inline link, a table cell), shown to game masters only. */
+  | { kind: 'secret-span'; children: Inline[] };
 
 export type Flow =
   | { kind: 'paragraph'; content: Inline[] }
@@ -26,6 +28,7 @@ export type Flow =
   | { kind: 'divider' }
   | { kind: 'table'; rows: Inline[][][] }
   | { kind: 'figure'; src: string; alt: string; caption: string | undefined }
+  /** A secret element's content (a block, a list item's, at any depth), shown to game masters only. */
   | { kind: 'secret'; children: Flow[] };
 
 /** A line ending as CommonMark and HTML count them: CR LF, CR or LF. */

@@ -3,6 +3,7 @@
 import { ARC_TEXT_FIELDS, type ArcTextField } from '../domain/arc-fields.js';
 import { parseStoredRichText } from '../domain/rich-text.js';
 import { nameKey, tokenize } from './tokenize.js';
+import { isMentionNode, redactNodes } from '../vocabulary/index.js';
 
 export type DocumentKind = 'thing' | 'arc' | 'campaign';
 
@@ -58,13 +59,18 @@ export function plainText(value: unknown): string {
 }
 
 /**
- * The plain text of a stored rich-text column (JSON text or NULL); `withSecrets: false` leaves out
- * secret blocks (top-level blocks with `isSecret: true`), as players read it.
+ * The plain text of a stored rich-text column (JSON text or NULL). `withSecrets: false` is the text
+ * players read: no secret element at any depth (vocabulary/secrecy.ts) and no mention that `drop`
+ * names, removed whole with its label. By default that is every mention with a label: a player's
+ * index document is built when the record is written, and the visibility of a mention's target can
+ * change without this record being written again, so no label is ever indexed for players (a
+ * mention stores no name, so only a label the GM typed is left out). Excerpts, built when a player
+ * searches, pass the mentions of the records hidden from them instead.
  */
-export function plainTextOfStored(stored: string | null, withSecrets = true): string {
+export function plainTextOfStored(stored: string | null, withSecrets = true, drop: (node: unknown) => boolean = isMentionNode): string {
   try {
     const value = parseStoredRichText(stored);
-    return plainText(withSecrets ? value : value.filter((block) => !(isObject(block) && block.isSecret === true)));
+    return plainText(withSecrets ? value : redactNodes(value, drop));
   } catch {
     return '';
   }
@@ -79,9 +85,9 @@ export interface AudienceDocument {
 }
 
 /**
- * The documents of one record: one for everyone when players may see it and it has no secret
- * blocks; else its whole text for game masters and, if players may see the record, its text
- * without secret blocks for them. `texts(withSecrets)` gives the record's texts.
+ * The documents of one record: one for everyone when players may see it and its text is the same
+ * for them (no secret element, no mention label); else its whole text for game masters and, if
+ * players may see the record, its text without secret elements and mention labels for them. `texts(withSecrets)` gives the record's texts.
  */
 export function audienceDocuments(name: string, texts: (withSecrets: boolean) => string[], forPlayers: boolean): AudienceDocument[] {
   const full = texts(true);

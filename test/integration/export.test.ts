@@ -8,7 +8,8 @@ import { joinCampaign } from '../support/sharing.js';
 import { dialect } from '../support/test-db.js';
 import { png } from '../fixtures/images.js';
 import { p, t } from '../fixtures/rich-text.js';
-import { unzip } from '../support/zip.js';
+import { multipartFile, unzip } from '../support/zip.js';
+import { redactNodes } from '../../src/vocabulary/index.js';
 
 // Export (CONTRACT "Portability"): the json document, the archive (that document and the images'
 // bytes) and the Markdown vault (every relative link resolves to a file in it).
@@ -154,6 +155,48 @@ describe(`export on ${dialect}`, () => {
     // The front matter names the type as it is (its folder's name lost characters), and index.md says whose vault it is.
     expect(parseYaml(/^---\n([\s\S]*?)\n---\n/.exec(files.get('Gods - Demons-/lolth.md')!.toString('utf8'))![1]!)).toMatchObject({ type: 'Gods / Demons?', visibility: 'gm' });
     expect(parseYaml(/^---\n([\s\S]*?)\n---\n/.exec(files.get('index.md')!.toString('utf8'))![1]!)).toMatchObject({ format: 'loreforge-vault' });
+  });
+
+  it('keeps secrets at any depth GM-only in the Markdown vault, and reads them back as secrets', async () => {
+    const campaign = json<{ slug: string }>(await send('POST', '/api/campaigns', { newCampaign: { name: 'Nested Secrets' } }));
+    const base = `/api/campaigns/${campaign.slug}`;
+    const typeId = json<{ id: number }[]>(await send('GET', `${base}/thing-types`))[0]!.id;
+    const item = (...children: unknown[]) => ({ type: 'list-item', children });
+    const list = (...items: unknown[]) => ({ type: 'bulleted-list', children: items });
+    const cell = (...children: unknown[]) => ({ type: 'table-cell', children });
+    const row = (...cells: unknown[]) => ({ type: 'table-row', children: cells });
+    const markers = ['secretitemword', 'secretparaword', 'secretnestedword', 'secretcellword', 'secretquoteword', 'secretlinkword'];
+    const description = [
+      p(t('Open text.')),
+      list(item(p(t('inn'))), { ...item(p(t(markers[0]!))), isSecret: true }),
+      list(item(p(t('mine')), { ...p(t(markers[1]!)), isSecret: true })),
+      list(item(p(t('manor')), { ...list(item(p(t(markers[2]!)))), isSecret: true })),
+      { type: 'table', children: [row(cell(p(t('Who'))), cell(p(t('What')))), row(cell(p(t('Sildar'))), { ...cell(p(t(markers[3]!))), isSecret: true })] },
+      list(item(p(t('shrine')), { type: 'block-quote', isSecret: true, children: [p(t(markers[4]!))] })),
+      p(t('See '), { type: 'link', url: 'https://example.test/', isSecret: true, children: [t(markers[5]!)] }, t('.')),
+    ];
+    const thing = json<{ slug: string }>(await send('POST', `${base}/things`, { newThing: { name: 'Phandalin', typeId, description } }));
+    const vault = (await send('GET', `${base}/export?format=markdown`)).rawPayload;
+    const files = await unzip(vault);
+    const text = [...files].find(([name]) => name.endsWith(`/${thing.slug}.md`))![1].toString('utf8');
+    expect(text).toContain(`- > [!secret]\n  > ${markers[0]}`);
+    // (Lists side by side alternate their bullets, so they stay two lists.)
+    expect(text).toMatch(new RegExp(`[-*] mine\\n  > \\[!secret\\]\\n  > ${markers[1]}`));
+    expect(text).toContain(`| <span class="secret">${markers[3]}</span> |`);
+    expect(text).toContain(`<span class="secret">[${markers[5]}](https://example.test/)</span>`);
+    // Read back, every marker is there and every one is secret: a player's reading has none.
+    const form = multipartFile(vault, 'vault.zip');
+    const imported = await ctx.app.inject({ method: 'POST', url: '/api/campaigns/import', headers: { ...owner.headers, ...form.headers }, payload: form.payload });
+    expect(imported.statusCode, imported.body).toBe(201);
+    const back = json<{ description: unknown[] }>(await send('GET', `/api/campaigns/${json<{ slug: string }>(imported).slug}/things/${thing.slug}`)).description;
+    const all = JSON.stringify(back);
+    const open = JSON.stringify(redactNodes(back));
+    for (const marker of markers) {
+      expect(all, marker).toContain(marker);
+      expect(open, marker).not.toContain(marker);
+    }
+    expect(open).toContain('Open text.');
+    expect(open).toContain('shrine');
   });
 
   it('is for the owner and game masters, and checks the format', async () => {

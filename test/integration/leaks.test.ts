@@ -204,7 +204,7 @@ describe(`no player reads a GM’s secret, on ${dialect}`, () => {
     console.log(`leak test (${dialect}): ${routeKeys.size} GET routes × ${fixture.markers.length} marker words × ${Object.keys(VIEWERS).length} player views: ${checked} checks`);
   });
 
-  it('shows players what the contract says they see: stripped mentions, top-level arcs, visible links', async () => {
+  it('shows players what the contract says they see: hidden mentions removed whole, top-level arcs, visible links', async () => {
     const fixture = await seedLeakCampaign();
     const arc = json<{ parentArcId: number | null; parentArc: unknown; things: { slug: string }[]; hook: { children: Record<string, unknown>[] }[]; notes: unknown }>(
       await send(player, 'GET', `${fixture.base}/arcs/${fixture.params.arcSlug}`),
@@ -212,11 +212,11 @@ describe(`no player reads a GM’s secret, on ${dialect}`, () => {
     expect(arc.parentArcId).toBeNull();
     expect(arc.parentArc).toBeNull();
     expect(arc.things.map((thing) => thing.slug).sort()).toEqual([fixture.params.thingSlug, 'phandalin'].sort());
-    // One block left of the hook; its mention of the GM-only thing keeps its text, loses its target.
+    // One block left of the hook; its mention of the GM-only thing is removed whole, label included.
     expect(arc.hook).toHaveLength(1);
-    expect(arc.hook[0]!.children[1]).toEqual({ type: 'mention', children: [{ text: 'someone' }] });
+    expect(arc.hook[0]!.children).toEqual([{ text: 'Ambush on the road; the villain is ' }, { text: '.' }]);
     const markdown = json<{ fields: { hook: string } }>(await send(player, 'GET', `${fixture.base}/arcs/${fixture.params.arcSlug}/rendered?format=markdown`));
-    expect(markdown.fields.hook).toContain('someone');
+    expect(markdown.fields.hook).toBe('Ambush on the road; the villain is .\n');
     const gmArc = json<{ parentArc: { slug: string } }>(await send(gm, 'GET', `${fixture.base}/arcs/${fixture.params.arcSlug}`));
     expect(gmArc.parentArc.slug).toBe(fixture.hiddenArc);
     // The thing a GM-only record mentions has no backlink from it for a player.
@@ -274,12 +274,184 @@ describe(`no player reads a GM’s secret, on ${dialect}`, () => {
   });
 });
 
+// What the real editor writes (CONTRACT "Secrets that hold"): mentions with no name
+// (`children: [{text: ""}]`) and with a label, and secrets at every depth the editor produces — a
+// secret list item, a paragraph inside a list item, a nested list, a table cell, a quote in a list
+// item, an inline link. Every GET route, read as a player, shows none of their marker words.
+const EDITOR_MARKERS = {
+  hiddenName: 'nezznarspiderling',
+  hiddenLabel: 'blackwebmatron',
+  secretListItem: 'quenchlanternfen',
+  secretParagraphInItem: 'mirewhistlegrove',
+  secretNestedList: 'cinderhollowvault',
+  secretCell: 'gravemarrowledger',
+  secretQuoteInItem: 'saltwyrmoracle',
+  secretLinkText: 'duskharrowsignal',
+  secretLinkUrl: 'thornveilbeacon',
+  secretInArcItem: 'emberfangcovenant',
+  secretInCampaignCell: 'frostgildtreaty',
+};
+
+const item = (...children: unknown[]) => ({ type: 'list-item', children });
+const list = (...items: unknown[]) => ({ type: 'bulleted-list', children: items });
+const asSecret = <T extends object>(node: T) => ({ ...node, isSecret: true });
+const cell = (...children: unknown[]) => ({ type: 'table-cell', children });
+const row = (...cells: unknown[]) => ({ type: 'table-row', children: cells });
+const table = (...rows: unknown[]) => ({ type: 'table', children: rows });
+const quote = (...children: unknown[]) => ({ type: 'block-quote', children });
+const link = (url: string, ...children: unknown[]) => ({ type: 'link', url, children });
+/** A mention as the editor inserts it: no name. */
+const bareMention = (targetType: 'thing' | 'arc', targetId: number) => ({ type: 'mention', targetType, targetId, children: [t('')] });
+
+interface EditorFixture {
+  base: string;
+  slug: string;
+  visible: { id: number; slug: string };
+  hidden: { id: number; slug: string };
+  onlyInSecret: { id: number; slug: string };
+  sidebar: { id: number; slug: string };
+  arc: { id: number; slug: string };
+}
+
+async function seedEditorCampaign(): Promise<EditorFixture> {
+  const campaign = json<{ slug: string }>(await send(owner, 'POST', '/api/campaigns', { newCampaign: { name: 'Editor Leak Test' } }));
+  const base = `/api/campaigns/${campaign.slug}`;
+  await joinCampaign(ctx.app, owner, campaign.slug, gm, 'gm');
+  await joinCampaign(ctx.app, owner, campaign.slug, player, 'player');
+  const typeId = json<{ id: number }[]>(await send(owner, 'GET', `${base}/thing-types`))[0]!.id;
+  const thing = async (body: Record<string, unknown>) => json<{ id: number; slug: string }>(await send(gm, 'POST', `${base}/things`, { newThing: { typeId, ...body } }));
+  const M = EDITOR_MARKERS;
+  const visible = await thing({ name: 'Sildar Hallwinter' });
+  const onlyInSecret = await thing({ name: 'Gundren Rockseeker' });
+  const hidden = await thing({ name: `Nezznar ${M.hiddenName}`, visibility: 'gm' });
+  const sidebar = await thing({
+    name: 'Phandalin',
+    description: [
+      p(t('Allies: '), bareMention('thing', visible.id), t(' and the villain '), bareMention('thing', hidden.id), t('.')),
+      // A label that shares a word with visible text: a player's search reaches the passage.
+      p(mention('thing', hidden.id, `Beware the ${M.hiddenLabel}`), t(' Beware of it.')),
+      // What the old editor stored: the target's name as the children.
+      p(t('Also '), mention('thing', hidden.id, `Nezznar ${M.hiddenName}`), t('.')),
+      list(item(p(t('The inn.'))), asSecret(item(p(t(`The ${M.secretListItem}.`))))),
+      list(item(p(t('The mine.')), asSecret(p(t(`Under it: ${M.secretParagraphInItem}.`))))),
+      list(item(p(t('The manor.')), asSecret(list(item(p(t(`Cellar: ${M.secretNestedList}.`)), p(bareMention('thing', onlyInSecret.id))))))),
+      table(row(cell(p(t('Who'))), cell(p(t('What')))), row(cell(p(t('Sildar'))), asSecret(cell(p(t(`Spy: ${M.secretCell}`)))))),
+      list(item(p(t('The shrine.')), asSecret(quote(p(t(`Oracle: ${M.secretQuoteInItem}`)))))),
+      p(t('See '), asSecret(link(`https://example.test/${M.secretLinkUrl}`, t(M.secretLinkText))), t(' for more.')),
+    ],
+  });
+  const arc = json<{ id: number; slug: string }>(
+    await send(gm, 'POST', `${base}/arcs`, {
+      newArc: { name: 'Redbrand Ruffians', hook: [p(t('Thugs. Led by '), bareMention('thing', hidden.id)), list(item(p(t('Tresendar'))), asSecret(item(p(t(M.secretInArcItem)))))] },
+    }),
+  );
+  await send(gm, 'PUT', base, {
+    updatedCampaign: {
+      description: [p(t('Welcome, '), bareMention('thing', visible.id), t('.')), table(row(cell(p(t('Faction')))), row(asSecret(cell(p(t(M.secretInCampaignCell))))))],
+    },
+  });
+  await send(gm, 'POST', `${base}/things/${sidebar.slug}/arcs`, { arcSlug: arc.slug });
+  return { base, slug: campaign.slug, visible, hidden, onlyInSecret, sidebar, arc };
+}
+
+describe(`no player reads a secret the real editor wrote, on ${dialect}`, () => {
+  it('sees no marker of a secret at any depth nor of a hidden record’s mention, in any answer of any GET route', async () => {
+    const fixture = await seedEditorCampaign();
+    const markers = Object.values(EDITOR_MARKERS);
+    const routes = ctx.app.routeTable.filter((route) => route.method === 'GET' && route.auth !== 'none');
+    const params = { campaignSlug: fixture.slug, thingSlug: fixture.sidebar.slug, arcSlug: fixture.arc.slug, thingTypeId: '1', userId: player.id, id: '1' };
+    let checked = 0;
+    for (const [name, viewerOf] of Object.entries(VIEWERS)) {
+      const viewer = viewerOf();
+      for (const route of routes) {
+        const path = pathOf(route.url, params);
+        const queries = route.url.endsWith('/search')
+          ? [...markers.flatMap((marker) => [`q=${marker}`, `q=${marker.slice(0, 6)}`, `q=${marker.slice(0, 3)}x${marker.slice(4)}`]), 'q=phandalin', 'q=redbrand', 'q=welcome', 'q=sildar', 'q=beware', 'q=allies', 'q=thugs']
+          : route.url.endsWith('/rendered')
+            ? ['format=html', 'format=markdown']
+            : route.url.endsWith('/things')
+              ? ['fetchAll=true']
+              : [''];
+        for (const query of queries) {
+          for (const res of await getAllPages(viewer, query ? `${path}?${query}` : path)) {
+            const text = wireText(res);
+            for (const marker of markers) {
+              expect(text.includes(marker), `${name}: GET ${path}?${query} (${res.statusCode}) shows "${marker}"`).toBe(false);
+              checked += 1;
+            }
+          }
+        }
+      }
+      // Backlinks from the other side: a mention inside a secret element is no backlink.
+      const backlinks = json<{ slug: string }[]>(await send(viewer.user, 'GET', `${fixture.base}/things/${fixture.onlyInSecret.slug}/backlinks`, undefined, viewer.headers));
+      expect(backlinks, `${name}: a mention inside a secret nested list is a backlink`).toEqual([]);
+    }
+    // The game master sees every marker: they are real.
+    const gmView = [
+      await send(gm, 'GET', `${fixture.base}/things/${fixture.sidebar.slug}`),
+      await send(gm, 'GET', `${fixture.base}/things/${fixture.sidebar.slug}/rendered?format=html`),
+      await send(gm, 'GET', `${fixture.base}/arcs/${fixture.arc.slug}`),
+      await send(gm, 'GET', fixture.base),
+    ]
+      .map(wireText)
+      .join('\n');
+    for (const marker of markers) expect(gmView.includes(marker), `the GM does not see "${marker}"`).toBe(true);
+    // The excerpts checked above are real: a player's search reaches the text around the hidden mentions.
+    const found = json<{ results: { slug: string; excerpt: string }[] }>(await send(player, 'GET', `${fixture.base}/search?q=beware`)).results;
+    expect(found.map((r) => r.slug)).toEqual([fixture.sidebar.slug]);
+    expect(found[0]!.excerpt).toContain('Beware');
+    const gmBacklinks = json<{ slug: string }[]>(await send(gm, 'GET', `${fixture.base}/things/${fixture.onlyInSecret.slug}/backlinks`));
+    expect(gmBacklinks.map((b) => b.slug)).toEqual([fixture.sidebar.slug]);
+    console.log(`editor-shaped leak test (${dialect}): ${routes.length} GET routes × ${markers.length} marker words × ${Object.keys(VIEWERS).length} player views: ${checked} checks`);
+  });
+
+  it('removes a hidden record’s mention whole for a player and keeps the rest of the document’s shape', async () => {
+    const fixture = await seedEditorCampaign();
+    const thing = json<{ description: { type?: string; children: Record<string, unknown>[] }[] }>(await send(player, 'GET', `${fixture.base}/things/${fixture.sidebar.slug}`));
+    // The mention of the hidden record is gone with its (empty) children; the visible one is kept as stored.
+    expect(thing.description[0]!.children).toEqual([t('Allies: '), bareMention('thing', fixture.visible.id), t(' and the villain '), t('.')]);
+    expect(thing.description[1]!.children).toEqual([t(' Beware of it.')]);
+    // The list keeps its visible item; the secret item is gone; an emptied table cell stays under its header.
+    expect(thing.description[3]).toEqual(list(item(p(t('The inn.')))));
+    expect(thing.description[4]).toEqual(list(item(p(t('The mine.')))));
+    expect(thing.description[6]).toEqual(table(row(cell(p(t('Who'))), cell(p(t('What')))), row(cell(p(t('Sildar'))), cell(t('')))));
+    expect(thing.description[8]!.children).toEqual([t('See '), t(' for more.')]);
+  });
+
+  it('renders a mention without a name as the target’s current name, a label as the label, and marks secrets where they sit for a GM', async () => {
+    const fixture = await seedEditorCampaign();
+    await send(gm, 'PUT', `${fixture.base}/things/${fixture.visible.slug}`, { updatedThing: { name: 'Sildar the Renamed' } });
+    const rendered = async (user: TestUser, format: 'html' | 'markdown') =>
+      json<{ fields: { description: string } }>(await send(user, 'GET', `${fixture.base}/things/${fixture.sidebar.slug}/rendered?format=${format}`)).fields.description;
+    const playerHtml = await rendered(player, 'html');
+    expect(playerHtml).toContain(`<a class="mention" data-type="thing" data-id="${fixture.visible.id}" href="/campaigns/${fixture.slug}/things/${fixture.visible.slug}">Sildar the Renamed</a>`);
+    expect(playerHtml).not.toContain('mention missing');
+    expect(playerHtml).not.toContain('class="secret"');
+    const gmHtml = await rendered(gm, 'html');
+    expect(gmHtml).toContain(`href="/campaigns/${fixture.slug}/things/${fixture.hidden.slug}">Beware the ${EDITOR_MARKERS.hiddenLabel}</a>`);
+    expect(gmHtml).toContain(`<li class="secret">`);
+    expect(gmHtml).toContain(`<td class="secret">`);
+    expect(gmHtml).toContain(`<section class="secret"><p>Under it: ${EDITOR_MARKERS.secretParagraphInItem}.</p></section>`);
+    expect(gmHtml).toMatch(/<span class="secret"><a href="https:\/\/example\.test\/thornveilbeacon"[^>]*>duskharrowsignal<\/a><\/span>/);
+    const gmMarkdown = await rendered(gm, 'markdown');
+    expect(gmMarkdown).toContain(`> [!secret]\n  > Under it: ${EDITOR_MARKERS.secretParagraphInItem}.`);
+    expect(gmMarkdown).toContain('[Sildar the Renamed](');
+    const playerMarkdown = await rendered(player, 'markdown');
+    expect(playerMarkdown).toContain('[Sildar the Renamed](');
+    expect(playerMarkdown).not.toContain('[!secret]');
+  });
+});
+
 // Random campaigns: things and arcs with random visibility, random blocks (secret or not) and
 // random mentions between them, then random edits. After each step every read route is called as a
 // player: no word the model says is hidden may appear.
 describe(`random documents, visibilities and edits, on ${dialect}`, () => {
   interface Block {
     secret: boolean;
+    /** Where the block's word sits, as the editor can write it (see shaped()). */
+    shape: number;
+    /** Whether its mention carries a label naming the target (the old editor's), else none. */
+    labelled: boolean;
     word: string;
     /** Index of a record this block mentions by id, if any. */
     mentions?: number;
@@ -306,13 +478,34 @@ describe(`random documents, visibilities and edits, on ${dialect}`, () => {
   const recordArb = fc.record({
     kind: fc.constantFrom<'thing' | 'arc'>('thing', 'arc'),
     gmOnly: fc.boolean(),
-    blocks: fc.array(fc.record({ secret: fc.boolean(), mentions: fc.option(fc.nat(5), { nil: undefined }) }), { minLength: 1, maxLength: 3 }),
+    blocks: fc.array(fc.record({ secret: fc.boolean(), shape: fc.nat(6), labelled: fc.boolean(), mentions: fc.option(fc.nat(5), { nil: undefined }) }), { minLength: 1, maxLength: 3 }),
   });
   const editArb = fc.oneof(
     fc.record({ op: fc.constant<'visibility'>('visibility'), index: fc.nat(5) }),
     fc.record({ op: fc.constant<'secret'>('secret'), index: fc.nat(5), block: fc.nat(2) }),
     fc.record({ op: fc.constant<'rewrite'>('rewrite'), index: fc.nat(5) }),
   );
+
+  /** The block's phrasing at a place the editor can put it, the element holding it secret or not. */
+  const shaped = (shape: number, isSecret: boolean, inner: unknown[]): unknown => {
+    const mark = <T extends object>(node: T) => (isSecret ? asSecret(node) : node);
+    switch (shape) {
+      case 1: // a list item
+        return list(item(p(t('first'))), mark(item(p(...inner))));
+      case 2: // a paragraph inside a list item
+        return list(item(p(t('first')), mark(p(...inner))));
+      case 3: // a nested list
+        return list(item(p(t('first')), mark(list(item(p(...inner))))));
+      case 4: // a table cell
+        return table(row(cell(p(t('head')))), row(mark(cell(p(...inner)))));
+      case 5: // a quote in a list item
+        return list(item(p(t('first')), mark(quote(p(...inner)))));
+      case 6: // an inline link
+        return p(t('see '), mark(link('https://example.test/', ...inner)), t('.'));
+      default: // a top-level paragraph
+        return mark(p(...inner));
+    }
+  };
 
   it('never shows a player a hidden word, whatever the documents and edits', async () => {
     let campaigns = 0;
@@ -328,7 +521,7 @@ describe(`random documents, visibilities and edits, on ${dialect}`, () => {
           kind: spec.kind,
           gmOnly: spec.gmOnly,
           nameWord: uniqueWord(),
-          blocks: spec.blocks.map((b) => ({ secret: b.secret, word: uniqueWord(), ...(b.mentions === undefined ? {} : { mentions: b.mentions }) })),
+          blocks: spec.blocks.map((b) => ({ secret: b.secret, shape: b.shape, labelled: b.labelled, word: uniqueWord(), ...(b.mentions === undefined ? {} : { mentions: b.mentions }) })),
         }));
         const ids: { id: number; slug: string }[] = [];
         const textOf = (model: RecordModel) =>
@@ -336,8 +529,9 @@ describe(`random documents, visibilities and edits, on ${dialect}`, () => {
             const target = block.mentions === undefined ? undefined : models[block.mentions % models.length];
             const targetId = block.mentions === undefined ? undefined : ids[block.mentions % models.length];
             const children: unknown[] = [t(`${block.word} `)];
-            if (target && targetId) children.push(mention(target.kind, targetId.id, 'someone'), t(' '));
-            return block.secret ? secret(...children) : p(...children);
+            // As the editor inserts it (no name), or labelled with the target's name (the old editor's).
+            if (target && targetId) children.push(block.labelled ? mention(target.kind, targetId.id, `the ${target.nameWord}`) : bareMention(target.kind, targetId.id), t(' '));
+            return shaped(block.shape, block.secret, children);
           });
         const write = async (i: number, first: boolean) => {
           const model = models[i]!;

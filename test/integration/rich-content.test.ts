@@ -106,7 +106,8 @@ describe(`mentions and backlinks on ${dialect}`, () => {
 
   it('keeps a mention by id through a rename and a slug change of its target', async () => {
     const target = await createThing(ctx.app, owner, c, 'Nezznar');
-    const source = await createThing(ctx.app, owner, c, 'Cave', { description: [p(t('Lair of '), mention('thing', target.id, 'the wizard'))] });
+    // As the editor inserts it: no name, so the current one shows.
+    const source = await createThing(ctx.app, owner, c, 'Cave', { description: [p(t('Lair of '), mention('thing', target.id, ''))] });
     await write('PUT', `${c.base}/things/${target.slug}`, { updatedThing: { name: 'The Black Spider', slug: 'black-spider' } });
     expect(await renderedThing(c, source.slug)).toBe(
       `<p>Lair of <a class="mention" data-type="thing" data-id="${target.id}" href="/campaigns/${c.slug}/things/black-spider">The Black Spider</a></p>`,
@@ -114,7 +115,10 @@ describe(`mentions and backlinks on ${dialect}`, () => {
     expect(await renderedThing(c, source.slug, 'markdown')).toBe(`Lair of [The Black Spider](/campaigns/${c.slug}/things/black-spider)\n`);
     expect(await sources(c, 'things', 'black-spider')).toEqual([`thing:${source.slug}:description`]);
     // The stored element is not rewritten: it holds an id.
-    expect(json<{ description: unknown }>(await get(`${c.base}/things/${source.slug}`)).description).toEqual([p(t('Lair of '), mention('thing', target.id, 'the wizard'))]);
+    expect(json<{ description: unknown }>(await get(`${c.base}/things/${source.slug}`)).description).toEqual([p(t('Lair of '), mention('thing', target.id, ''))]);
+    // A mention with a label renders its label, through the rename too.
+    const labelled = await createThing(ctx.app, owner, c, 'Web', { description: [p(mention('thing', target.id, 'the wizard'))] });
+    expect(await renderedThing(c, labelled.slug)).toBe(`<p><a class="mention" data-type="thing" data-id="${target.id}" href="/campaigns/${c.slug}/things/black-spider">the wizard</a></p>`);
   });
 
   it('rewrites [[kind#old-slug]] text links across the campaign on a slug change, with a new version', async () => {

@@ -25,10 +25,15 @@ const ATTRIBUTES: Record<string, Set<string>> = {
   img: new Set(['src', 'alt', 'loading']),
   span: new Set(['class']),
   section: new Set(['class']),
+  // Secrets below the top level: a list item, a table cell (`class="secret"`).
+  li: new Set(['class']),
+  th: new Set(['class']),
+  td: new Set(['class']),
 };
 // What micromark writes for our Markdown: `del` for strikethrough, `title` never (we write none).
 const MARKDOWN_ELEMENTS = new Set([...ELEMENTS, 'del']);
-const MARKDOWN_ATTRIBUTES: Record<string, Set<string>> = { a: new Set(['href']), img: new Set(['src', 'alt']) };
+// A secret inline element or table cell is inline HTML in Markdown: `<span class="secret">`.
+const MARKDOWN_ATTRIBUTES: Record<string, Set<string>> = { a: new Set(['href']), img: new Set(['src', 'alt']), span: new Set(['class']) };
 
 const HOSTILE_TEXT = [
   '# heading?',

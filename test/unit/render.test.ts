@@ -181,10 +181,13 @@ describe('links and mentions', () => {
     expect(md([p({ type: 'link', url: '/campaigns/x', children: [t('here')] })])).toBe('[here](/campaigns/x)\n');
   });
 
-  it('renders a mention by id as a link to the web app with the current name', () => {
-    const value = [p(t('Ask '), { type: 'mention', targetType: 'thing', targetId: 1, children: [t('old name')] }, t('.'))];
+  it('renders a mention by id as a link to the web app with its label, or the current name when it has none', () => {
+    const value = [p(t('Ask '), { type: 'mention', targetType: 'thing', targetId: 1, children: [t('')] }, t('.'))];
     expect(html(value)).toBe('<p>Ask <a class="mention" data-type="thing" data-id="1" href="/campaigns/lost-mine/things/bob">Bob the &#x3C;Bold></a>.</p>');
     expect(md(value)).toBe('Ask [Bob the \\<Bold>](/campaigns/lost-mine/things/bob).\n');
+    const labelled = [p(t('Ask '), { type: 'mention', targetType: 'thing', targetId: 1, children: [t('the smith')] }, t('.'))];
+    expect(html(labelled)).toBe('<p>Ask <a class="mention" data-type="thing" data-id="1" href="/campaigns/lost-mine/things/bob">the smith</a>.</p>');
+    expect(md(labelled)).toBe('Ask [the smith](/campaigns/lost-mine/things/bob).\n');
     const arc = [p({ type: 'mention', targetType: 'arc', targetId: 4, children: [t('')] })];
     expect(html(arc)).toBe('<p><a class="mention" data-type="arc" data-id="4" href="/campaigns/lost-mine/arcs/the-heist">The Heist</a></p>');
     expect(md(arc)).toBe('[The Heist](/campaigns/lost-mine/arcs/the-heist)\n');
@@ -243,9 +246,35 @@ describe("the seed system's conventions", () => {
     expect(md(value, hidden)).toBe('Open\n');
   });
 
-  it('treats isSecret below the top level as an unknown key', () => {
-    const value = [{ type: 'block-quote', children: [{ type: 'paragraph', isSecret: true, children: [t('inner')] }] }];
-    expect(html(value, context({ showSecrets: false }))).toBe('<blockquote><p>inner</p></blockquote>');
+  it('marks a secret at any depth where it sits for a GM, and leaves it out for the others', () => {
+    const hidden = context({ showSecrets: false });
+    const quoted = [{ type: 'block-quote', children: [p(t('open')), { type: 'paragraph', isSecret: true, children: [t('inner')] }] }];
+    expect(html(quoted)).toBe('<blockquote><p>open</p><section class="secret"><p>inner</p></section></blockquote>');
+    expect(md(quoted)).toBe('> open\n>\n> > [!secret]\n> > inner\n');
+    expect(html(quoted, hidden)).toBe('<blockquote><p>open</p></blockquote>');
+    const items = [{ type: 'bulleted-list', children: [{ type: 'list-item', children: [p(t('one'))] }, { type: 'list-item', isSecret: true, children: [p(t('two'))] }] }];
+    expect(html(items)).toBe('<ul><li>one</li><li class="secret">two</li></ul>');
+    expect(md(items)).toBe('- one\n- > [!secret]\n  > two\n');
+    expect(html(items, hidden)).toBe('<ul><li>one</li></ul>');
+    expect(md(items, hidden)).toBe('- one\n');
+    const onlySecret = [{ type: 'bulleted-list', children: [{ type: 'list-item', isSecret: true, children: [p(t('two'))] }] }];
+    expect(html(onlySecret, hidden)).toBe('');
+    const cells = [
+      {
+        type: 'table',
+        children: [
+          { type: 'table-row', children: [{ type: 'table-cell', children: [p(t('a'))] }, { type: 'table-cell', children: [p(t('b'))] }] },
+          { type: 'table-row', children: [{ type: 'table-cell', children: [p(t('c'))] }, { type: 'table-cell', isSecret: true, children: [p(t('d'))] }] },
+        ],
+      },
+    ];
+    expect(html(cells)).toBe('<table><thead><tr><th>a</th><th>b</th></tr></thead><tbody><tr><td>c</td><td class="secret">d</td></tr></tbody></table>');
+    expect(md(cells)).toBe('| a | b                             |\n| - | ----------------------------- |\n| c | <span class="secret">d</span> |\n');
+    expect(html(cells, hidden)).toBe('<table><thead><tr><th>a</th><th>b</th></tr></thead><tbody><tr><td>c</td><td></td></tr></tbody></table>');
+    const inline = [p(t('see '), { type: 'link', url: 'https://example.test/', isSecret: true, children: [t('here')] }, t('.'))];
+    expect(html(inline)).toBe('<p>see <span class="secret"><a href="https://example.test/" rel="noopener noreferrer nofollow ugc">here</a></span>.</p>');
+    expect(md(inline)).toBe('see <span class="secret">[here](https://example.test/)</span>.\n');
+    expect(html(inline, hidden)).toBe('<p>see .</p>');
   });
 });
 

@@ -4,9 +4,7 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Db, Dialect } from '../database.js';
 import { SOURCE_CODES, TARGET_CODES, type SourceKind, type TargetKind } from '../indexes/mentions.js';
-import { emptyRichText, parseStoredRichText, type RichText } from '../../domain/rich-text.js';
-import { redactNodes } from '../../vocabulary/index.js';
-import type { View } from '../../access/view.js';
+import { richTextFor, type View } from '../../access/view.js';
 import { visibleArcs, visibleThings } from './visible.js';
 import {
   collectReferences,
@@ -32,7 +30,7 @@ export interface Backlink {
  * Every thing, arc and campaign description that mentions the target (by id, or by a `[[kind#slug]]`
  * link to its current slug or a previous one), with the fields that do, most recently updated first. One statement.
  * For a player's view, a GM-only source is no backlink, and neither is a mention only made inside
- * secret blocks.
+ * secret elements (at any depth).
  */
 export async function listBacklinks(db: Db, view: View, kind: TargetKind, target: { id: number; slug: string }): Promise<Backlink[]> {
   const campaignId = view.campaignId;
@@ -186,14 +184,8 @@ export async function renderStoredFields<F extends string>(
   format: RenderFormat,
   view: View,
 ): Promise<Record<F, string>> {
-  // For players, secret elements (any depth) are gone before rendering, and a field left with
-  // nothing renders as an empty one does: a field holding only secrets is no different to them.
-  const forView = (value: RichText): RichText => {
-    if (!view.players) return value;
-    const kept = redactNodes(value);
-    return kept.length > 0 ? kept : emptyRichText();
-  };
-  const entries = Object.entries<string | null>(fields).map(([name, stored]) => [name, forView(parseStoredRichText(stored))] as const);
+  // A player's view renders what it reads: no secret element, no mention of a hidden record (whole).
+  const entries = Object.entries<string | null>(fields).map(([name, stored]) => [name, richTextFor(view, stored)] as const);
   const refs = emptyReferences();
   for (const [, value] of entries) collectReferences(value, refs);
   const context = await loadRenderContext(db, dialect, campaign, refs, view);

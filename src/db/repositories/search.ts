@@ -2,7 +2,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Database } from '../database.js';
 import { ARC_TEXT_FIELDS, type CampaignRow } from '../schema.js';
 import { AUDIENCE, KIND_CODES, kindOfCode, plainTextOfStored, type DocumentKind } from '../../search/document.js';
-import type { View } from '../../access/view.js';
+import { mentionsHidden, type View } from '../../access/view.js';
 import type { SearchType } from '../../search/params.js';
 import {
   analyzeQuery,
@@ -200,8 +200,11 @@ async function rank(
 }
 
 function hitOf(row: RankedRow, campaign: CampaignRow, view: View): SearchHit | undefined {
-  // Excerpts come from the text the view reads: never from a secret block for a player.
-  const text = (stored: string | null) => plainTextOfStored(stored, !view.players);
+  // Excerpts come from the text the view reads: for a player never from a secret element, at any
+  // depth, nor from a mention of a hidden record (removed whole, its label included).
+  const hidden = view.hidden;
+  const drop = (node: unknown) => hidden === undefined || mentionsHidden(node, hidden);
+  const text = (stored: string | null) => plainTextOfStored(stored, !view.players, drop);
   const keys: RankKeys = {
     exactName: Number(row.exact) === 1,
     nameCoverage: Number(row.name_cov),

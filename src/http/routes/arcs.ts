@@ -39,7 +39,7 @@ export function arcsRoutes(app: AppInstance) {
       schema: {
         operationId: 'listArcs',
         summary: 'The campaign’s arcs',
-        description: 'Every arc of the campaign the caller may see, newest first, each with `parentArc`, `childArcs` (oldest first) and its full `things` (in link order). For a player, GM-only arcs and things are absent everywhere (an arc under a GM-only parent reads as top-level) and secret blocks are removed.',
+        description: 'Every arc of the campaign the caller may see, newest first, each with `parentArc`, `childArcs` (oldest first) and its full `things` (in link order). For a player, GM-only arcs and things are absent everywhere (an arc under a GM-only parent reads as top-level) and secret elements (at any depth) and mentions of GM-only records are removed.',
         tags: ['arcs'],
         params: CampaignParams,
         response: { 200: Type.Array(Arc), ...problems(401, 404) },

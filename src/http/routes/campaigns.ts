@@ -27,7 +27,7 @@ export function campaignRoutes(app: AppInstance) {
       schema: {
         operationId: 'listCampaigns',
         summary: 'The caller’s campaigns',
-        description: 'Every campaign the caller is a member of (owner, game master or player), most recently updated first, each with the caller’s `role`; a player reads each description without its secret blocks.',
+        description: 'Every campaign the caller is a member of (owner, game master or player), most recently updated first, each with the caller’s `role`; a player reads each description without its secret elements (at any depth) and mentions of GM-only records.',
         tags: ['campaigns'],
         response: { 200: Type.Array(Campaign), ...problems(401) },
       },

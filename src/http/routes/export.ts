@@ -46,7 +46,7 @@ export function exportRoutes(app: AppInstance) {
           '`format=archive` (default): a zip of `campaign.json` (as `json`) and `images/` with every uploaded image’s bytes. ' +
           '`format=json`: one document with every record, id, slug, field and timestamp (GM-only records and secret blocks included). ' +
           '`format=markdown`: a zip that opens as an Obsidian vault: `index.md`, `<Type>/<slug>.md` per thing, `Arcs/<slug>.md` per arc, YAML front matter, ' +
-          'mentions as relative links that resolve inside the vault, images under `images/`, secret blocks as `> [!secret]` callouts. ' +
+          'mentions as relative links that resolve inside the vault, images under `images/`, secrets at any depth kept GM-only: blocks as `> [!secret]` callouts (in list items and quotes too), secret table cells and inline elements in `<span class="secret">`. ' +
           'Streamed, as a download (`Content-Disposition: attachment`). Owner and game masters.',
         tags: ['portability'],
         params: CampaignParams,

@@ -27,14 +27,15 @@ function formatOf(query: { format?: unknown }): RenderFormat {
 
 const RENDERED_DESCRIPTION =
   'Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target ' +
-  'with its current name (a missing target renders as plain text); an image of an asset of the campaign takes the asset’s URL, its label as ' +
-  'alt text and as a caption; secret blocks are shown in a `section.secret` (HTML) or a `> [!secret]` callout (Markdown) to the owner and game masters, and left out for players, ' +
-  'for whom a mention of a GM-only record renders as missing. ' +
+  'with their label, or the target’s current name when they have none (a missing target renders its label, or nothing, as plain text); an image of an asset of the campaign takes the asset’s URL, its label as ' +
+  'alt text and as a caption. Secret elements, at any depth, are shown marked where they sit to the owner and game masters: a block in a `section.secret` ' +
+  '(Markdown: a `> [!secret]` callout, in a list item or quote too), a list item as `li.secret`, a table cell as `td.secret`/`th.secret`, an inline element in a `span.secret` ' +
+  '(Markdown: that inline HTML span); for players they are left out with everything inside them, and a mention of a GM-only record is removed whole. ' +
   'Any other text is literal; a `[[kind#slug]]` link to a slug its target had before resolves to it. Cached and conditional like a list: the weak ETag changes with every write in the campaign (a player’s only with what players see).';
 
 const BACKLINKS_DESCRIPTION =
   'Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, ' +
-  'with the fields that do, most recently updated first (a link to one of its previous slugs counts). For a player, GM-only sources and mentions made only inside secret blocks are left out. Cached and conditional like a list.';
+  'with the fields that do, most recently updated first (a link to one of its previous slugs counts). For a player, GM-only sources and mentions made only inside secret elements (at any depth) are left out. Cached and conditional like a list.';
 
 export function richContentRoutes(app: AppInstance) {
   const { database } = app;

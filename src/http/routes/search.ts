@@ -26,7 +26,7 @@ export function searchRoutes(app: AppInstance) {
           'A `campaign` result is a match in the campaign’s description (type=any only). ' +
           'Exact name matches come first, then records whose name has every query word, then text matches; within each, ' +
           'more query words matched, fewer typos, then BM25 relevance. Any text is a valid query; an empty one is refused. ' +
-          'A player’s search neither matches nor shows GM-only records or the text of secret blocks.',
+          'A player’s search neither matches nor shows GM-only records or the text of secret elements (at any depth), never shows a mention of a GM-only record, and does not match mention labels.',
         tags: ['search'],
         params: CampaignParams,
         querystring: SearchQuerystring,

@@ -94,8 +94,7 @@ export function thingsRoutes(app: AppInstance) {
       schema: {
         operationId: 'getThing',
         summary: 'One thing',
-        description:
-          'The thing with this slug, with its rich-text description. For a player, a GM-only thing is 404 and secret blocks are removed from the description. ' +
+        description: 'The thing with this slug, with its rich-text description. For a player, a GM-only thing is 404 and secret elements (at any depth) and mentions of GM-only records are removed from the description. ' +
           'A slug the thing had before an explicit slug change answers 308 with `Location` of its current URL (404 to a player when the thing is GM-only); a previous slug is released when another thing takes it.',
         tags: ['things'],
         params: ThingParams,

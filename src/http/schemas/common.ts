@@ -18,8 +18,9 @@ export const RichTextSchema = Type.Array(Type.Unknown(), {
     'Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. ' +
     'Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; ' +
     '`code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; ' +
-    'inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}. ' +
-    'In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image; a top-level block with `isSecret: true` is GM-only. ' +
+    'inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target\'s current name) or a label. ' +
+    'In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: ' +
+    'players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). ' +
     'Unknown element types and extra keys are kept as given and render as their children.',
 });
 export const RichTextOut = Type.Array(Type.Unknown(), { description: RichTextSchema.description });
