@@ -123,6 +123,17 @@ describe(`players’ ETags on ${dialect}`, () => {
       updatedThing: { description: [p(t('A knight. Ask the tavern.')), secret(t('Secretly a tavern spy for '), mention('thing', hiddenThing.id))] },
     });
     await expectUnchanged(before, 'a secret block of a visible thing changed');
+    await send('PUT', `${c.base}/things/${visibleThing.slug}`, {
+      updatedThing: {
+        description: [
+          p(t('A knight. Ask the tavern.')),
+          secret(t('Secretly a tavern spy for '), mention('thing', hiddenThing.id)),
+          { type: 'bulleted-list', children: [{ type: 'list-item', isSecret: true, children: [p(t('a nested tavern secret'))] }] },
+          { type: 'block-quote', children: [{ type: 'paragraph', isSecret: true, children: [t('quoted '), mention('arc', hiddenArc.id)] }] },
+        ],
+      },
+    });
+    await expectUnchanged(before, 'secret elements nested in a list and a quote of a visible thing changed');
     await send('PUT', `${c.base}/arcs/${visibleArc.slug}`, { updatedArc: { hook: [p(t('Find the tavern')), secret(t('a tavern trap'))], notes: [p(t('Notes')), secret(t('more plans'))], protagonist: [secret(t('the mole'))] } });
     await expectUnchanged(before, 'secret blocks of a visible arc changed');
     await send('PUT', c.base, { updatedCampaign: { description: [p(t('Welcome')), secret(t('the tavern twist'))] } });
