@@ -9,7 +9,7 @@ import { nowIso } from '../../domain/time.js';
 import type { ExpectedVersion } from '../../domain/versions.js';
 import { queueCampaignImageRemovals } from './assets.js';
 import { deleteCampaignChanges } from './changes.js';
-import { beginCampaignWrite, checkExpected } from './common.js';
+import { beginCampaignWrite, checkActorAtCommit, checkExpected } from './common.js';
 
 export const DEFAULT_THING_TYPES = ['NPCs', 'Locations', 'Items'] as const;
 
@@ -109,6 +109,8 @@ export async function updateCampaign(
         if (!expected) throw errors.campaignNotFound(campaign.slug);
         throw errors.preconditionFailed('campaign');
       }
+      // Under the row lock the update took, as beginCampaignWrite does for every other write.
+      await checkActorAtCommit(trx, updated.id);
       if (changes.description !== undefined) {
         await indexCampaign(trx, updated);
         await indexCampaignMentions(trx, updated);
