@@ -52,7 +52,7 @@ export interface PlannedAsset {
 }
 
 export interface ImportPlan {
-  campaign: { slug: string | undefined; name: string; description: RichText; createdAt: string; updatedAt: string };
+  campaign: { slug: string | undefined; name: string; description: RichText; createdAt: string; updatedAt: string; defaultVisibility?: Visibility };
   thingTypes: PlannedType[];
   things: PlannedThing[];
   arcs: PlannedArc[];
@@ -151,6 +151,8 @@ export function planFromDocument(value: unknown, entry: string, withImages: bool
     slug: c.slug === undefined ? undefined : check.slug(c.slug, '/campaign/slug'),
     name: check.name(c.name, '/campaign/name'),
     description: c.description === undefined ? undefined : check.richText(c.description, '/campaign/description'),
+    // Absent from documents exported before it existed: those campaigns' default was `all`.
+    defaultVisibility: check.visibility(c.defaultVisibility, '/campaign/defaultVisibility'),
     createdAt: check.timestamp(c.createdAt, '/campaign/createdAt'),
     updatedAt: check.timestamp(c.updatedAt, '/campaign/updatedAt'),
   };

@@ -77,6 +77,7 @@ export interface CampaignChanges {
   slug?: string;
   name?: string;
   description?: string;
+  default_visibility?: 'all' | 'gm';
 }
 
 /** Applies a partial update; 412 when `expected` does not admit the record, 409 on a taken slug. */

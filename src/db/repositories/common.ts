@@ -60,6 +60,14 @@ export function campaignWrite<T>(database: Database, campaignId: number, fn: (tr
   });
 }
 
+/**
+ * The visibility a new thing or arc takes when created without one: the campaign's
+ * `default_visibility`, as a subquery of the INSERT (the value at commit, no extra round trip).
+ */
+export function campaignDefaultVisibility(trx: Transaction<DB>, campaignId: number) {
+  return trx.selectFrom('campaigns').select('default_visibility').where('id', '=', campaignId);
+}
+
 // A suffixed slug keeps at least this much of its base: withSuffix cuts the base to make room for
 // `-<counter>`, and a counter of up to 14 digits leaves 85 characters (less at most one hyphen).
 const SUFFIXED_BASE_KEEPS = 85;

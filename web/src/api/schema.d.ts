@@ -207,7 +207,7 @@ export type paths = {
         get: operations["getCampaign"];
         /**
          * Change a campaign
-         * @description Changes the fields given (`slug`, `name`, `description`); omitted fields keep their value. A taken slug is 409. With If-Match, a stale version is 412 and nothing changes.
+         * @description Changes the fields given (`slug`, `name`, `description`, `defaultVisibility`); omitted fields keep their value. Owner and game masters (players 403 `role_forbidden`). A taken slug is 409. With If-Match, a stale version is 412 and nothing changes.
          */
         put: operations["updateCampaign"];
         post?: never;
@@ -715,13 +715,13 @@ export type paths = {
         get?: never;
         /**
          * Change a member’s role
-         * @description Makes a member a game master (`gm`) or a `player`. The owner only; the owner’s own role changes only by a transfer (409 `owner_must_transfer`). Takes effect on the member’s next request; a game master made a player loses the invitations they made.
+         * @description Makes a member a game master (`gm`) or a `player`. The owner only; the owner’s own role changes only by a transfer (409 `owner_must_transfer`). Takes effect at once, on requests in flight too (a write checks the role again as it commits); a game master made a player loses the invitations they made and their unused upload URLs.
          */
         put: operations["changeMemberRole"];
         post?: never;
         /**
          * Remove a member, or leave
-         * @description The owner removes anyone; a game master removes players; anyone may remove themselves (leave), except the owner, who transfers the campaign first (409 `owner_must_transfer`). Anything else is 403 `role_forbidden`. The removed member’s next request is 404, and the invitations they made stop working.
+         * @description The owner removes anyone; a game master removes players; anyone may remove themselves (leave), except the owner, who transfers the campaign first (409 `owner_must_transfer`). Anything else is 403 `role_forbidden`. The removed member’s next request is 404, as is a write of theirs still in flight; the invitations they made and their unused upload URLs stop working. Viewing as a player (`Loreforge-View: player`) is read-only: leaving too is 403 `role_forbidden` then.
          */
         delete: operations["removeMember"];
         options?: never;
@@ -740,7 +740,7 @@ export type paths = {
         put?: never;
         /**
          * Transfer the campaign
-         * @description Makes the member `userId` the owner; the previous owner becomes a game master. The owner only. A user who is not a member is 400 `invalid_reference`.
+         * @description Makes the member `userId` the owner; the previous owner becomes a game master. The owner only. A user who is not a member is 400 `invalid_reference`. The `gm` invitations the previous owner made stop working (a game master invites players only).
          */
         post: operations["transferCampaign"];
         delete?: never;
@@ -789,7 +789,7 @@ export type paths = {
         post?: never;
         /**
          * Revoke an invitation
-         * @description The link stops working at once (accepting it is then 410 `invitation_unavailable`). Owner and game masters.
+         * @description The link stops working at once (accepting it is then 410 `invitation_unavailable`). The owner revokes any invitation; a game master only those they made (else 403 `role_forbidden`).
          */
         delete: operations["revokeInvitation"];
         options?: never;
@@ -2564,7 +2564,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path?: never;
@@ -2594,6 +2594,11 @@ export interface operations {
                          * @enum {string}
                          */
                         role: "owner" | "gm" | "player";
+                        /**
+                         * @description The `visibility` a thing or arc created without one takes: `all` (the default: every member sees it) or `gm` (GM-only). Set by the owner or a game master.
+                         * @enum {string}
+                         */
+                        defaultVisibility: "all" | "gm";
                         /**
                          * Format: date-time
                          * @description ISO 8601 UTC with milliseconds
@@ -2682,7 +2687,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path?: never;
@@ -2727,6 +2732,11 @@ export interface operations {
                          * @enum {string}
                          */
                         role: "owner" | "gm" | "player";
+                        /**
+                         * @description The `visibility` a thing or arc created without one takes: `all` (the default: every member sees it) or `gm` (GM-only). Set by the owner or a game master.
+                         * @enum {string}
+                         */
+                        defaultVisibility: "all" | "gm";
                         /**
                          * Format: date-time
                          * @description ISO 8601 UTC with milliseconds
@@ -2907,7 +2917,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path?: never;
@@ -2957,7 +2967,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -2993,6 +3003,11 @@ export interface operations {
                          * @enum {string}
                          */
                         role: "owner" | "gm" | "player";
+                        /**
+                         * @description The `visibility` a thing or arc created without one takes: `all` (the default: every member sees it) or `gm` (GM-only). Set by the owner or a game master.
+                         * @enum {string}
+                         */
+                        defaultVisibility: "all" | "gm";
                         /**
                          * Format: date-time
                          * @description ISO 8601 UTC with milliseconds
@@ -3115,7 +3130,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag you last read: the write happens only if the record is still at that version (else 412). Without it, the last write wins. */
                 "if-match"?: string;
@@ -3134,6 +3149,11 @@ export interface operations {
                         name?: string;
                         /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image; a top-level block with `isSecret: true` is GM-only. Unknown element types and extra keys are kept as given and render as their children. */
                         description?: unknown[];
+                        /**
+                         * @description The `visibility` a thing or arc created without one takes: `all` (the default: every member sees it) or `gm` (GM-only). Set by the owner or a game master.
+                         * @enum {string}
+                         */
+                        defaultVisibility?: "all" | "gm";
                     };
                 };
             };
@@ -3163,6 +3183,11 @@ export interface operations {
                          * @enum {string}
                          */
                         role: "owner" | "gm" | "player";
+                        /**
+                         * @description The `visibility` a thing or arc created without one takes: `all` (the default: every member sees it) or `gm` (GM-only). Set by the owner or a game master.
+                         * @enum {string}
+                         */
+                        defaultVisibility: "all" | "gm";
                         /**
                          * Format: date-time
                          * @description ISO 8601 UTC with milliseconds
@@ -3412,7 +3437,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path: {
@@ -3621,7 +3646,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -3697,7 +3722,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -3835,7 +3860,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path: {
@@ -4086,7 +4111,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -4162,7 +4187,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -4325,7 +4350,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag you last read: the write happens only if the record is still at that version (else 412). Without it, the last write wins. */
                 "if-match"?: string;
@@ -4603,7 +4628,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path: {
@@ -4814,7 +4839,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -4910,7 +4935,7 @@ export interface operations {
                 cursor?: string;
             };
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -5093,7 +5118,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path: {
@@ -5359,7 +5384,7 @@ export interface operations {
                 cursor?: string;
             };
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -5446,7 +5471,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -5605,7 +5630,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag you last read: the write happens only if the record is still at that version (else 412). Without it, the last write wins. */
                 "if-match"?: string;
@@ -5911,7 +5936,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path: {
@@ -6121,7 +6146,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -6198,7 +6223,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -6417,7 +6442,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path: {
@@ -6747,7 +6772,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -6823,7 +6848,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -7043,7 +7068,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag you last read: the write happens only if the record is still at that version (else 412). Without it, the last write wins. */
                 "if-match"?: string;
@@ -7421,7 +7446,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path: {
@@ -7631,7 +7656,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -7708,7 +7733,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -7871,7 +7896,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path: {
@@ -8091,7 +8116,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -8168,7 +8193,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path: {
@@ -8379,7 +8404,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path: {
@@ -8604,7 +8629,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path: {
@@ -8846,7 +8871,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path: {
@@ -9004,7 +9029,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path: {
@@ -9074,7 +9099,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path: {
@@ -9293,7 +9318,7 @@ export interface operations {
                 limit?: string;
             };
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -9474,7 +9499,7 @@ export interface operations {
                 limit?: string;
             };
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -9562,7 +9587,7 @@ export interface operations {
                 format?: string;
             };
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -9728,7 +9753,7 @@ export interface operations {
                 format?: string;
             };
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -9816,7 +9841,7 @@ export interface operations {
                 format?: string;
             };
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -9983,7 +10008,7 @@ export interface operations {
                 format?: string;
             };
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -10072,7 +10097,7 @@ export interface operations {
                 format?: string;
             };
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -10251,7 +10276,7 @@ export interface operations {
                 format?: string;
             };
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -10337,7 +10362,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -10486,7 +10511,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -10563,7 +10588,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -10712,7 +10737,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -10789,7 +10814,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path: {
@@ -10920,7 +10945,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path: {
@@ -10981,7 +11006,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag you last read: the write happens only if the record is still at that version (else 412). Without it, the last write wins. */
                 "if-match"?: string;
@@ -11263,7 +11288,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path: {
@@ -11496,7 +11521,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path: {
@@ -11537,6 +11562,11 @@ export interface operations {
                          * @enum {string}
                          */
                         role: "owner" | "gm" | "player";
+                        /**
+                         * @description The `visibility` a thing or arc created without one takes: `all` (the default: every member sees it) or `gm` (GM-only). Set by the owner or a game master.
+                         * @enum {string}
+                         */
+                        defaultVisibility: "all" | "gm";
                         /**
                          * Format: date-time
                          * @description ISO 8601 UTC with milliseconds
@@ -11740,7 +11770,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path: {
@@ -11898,7 +11928,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path: {
@@ -12172,7 +12202,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path: {
@@ -12242,7 +12272,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path: {
@@ -12487,6 +12517,11 @@ export interface operations {
                              */
                             role: "owner" | "gm" | "player";
                             /**
+                             * @description The `visibility` a thing or arc created without one takes: `all` (the default: every member sees it) or `gm` (GM-only). Set by the owner or a game master.
+                             * @enum {string}
+                             */
+                            defaultVisibility: "all" | "gm";
+                            /**
                              * Format: date-time
                              * @description ISO 8601 UTC with milliseconds
                              */
@@ -12722,7 +12757,7 @@ export interface operations {
                 limit?: string;
             };
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path: {
@@ -12934,7 +12969,7 @@ export interface operations {
                 limit?: string;
             };
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path: {
@@ -13025,7 +13060,7 @@ export interface operations {
                 format?: string;
             };
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path: {
@@ -13234,7 +13269,7 @@ export interface operations {
                 format?: string;
             };
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path: {
@@ -13476,6 +13511,11 @@ export interface operations {
                          * @enum {string}
                          */
                         role: "owner" | "gm" | "player";
+                        /**
+                         * @description The `visibility` a thing or arc created without one takes: `all` (the default: every member sees it) or `gm` (GM-only). Set by the owner or a game master.
+                         * @enum {string}
+                         */
+                        defaultVisibility: "all" | "gm";
                         /**
                          * Format: date-time
                          * @description ISO 8601 UTC with milliseconds
