@@ -11804,6 +11804,8 @@ export interface operations {
                          * @description ISO 8601 UTC with milliseconds
                          */
                         createdAt: string;
+                        /** @description the user id of the member who made it: a game master may revoke only their own */
+                        createdBy: string;
                     }[];
                 };
             };
@@ -11980,6 +11982,8 @@ export interface operations {
                          * @description ISO 8601 UTC with milliseconds
                          */
                         createdAt: string;
+                        /** @description the user id of the member who made it: a game master may revoke only their own */
+                        createdBy: string;
                         /** @description the secret, shown this once; only its hash is stored */
                         token: string;
                         /** @description the web app’s page that accepts the invitation, with the token in its fragment */
