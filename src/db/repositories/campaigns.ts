@@ -105,13 +105,15 @@ export async function updateCampaign(
         .where('id', '=', current.id);
       if (expected) update = update.where('version', '=', current.version);
       const updated = await update.returningAll().executeTakeFirst();
+      // As beginCampaignWrite does for every other write, after the campaign's row lock (one lock
+      // order for all writers): the caller, as the membership is at commit, may still make it. Before
+      // a 412 too: a caller removed meanwhile learns nothing of the campaign's version.
+      await checkActorAtCommit(trx, campaign.id);
       if (!updated) {
         // Without an expected version the only way to miss the row is that it was deleted meanwhile.
         if (!expected) throw errors.campaignNotFound(campaign.slug);
         throw errors.preconditionFailed('campaign');
       }
-      // Under the row lock the update took, as beginCampaignWrite does for every other write.
-      await checkActorAtCommit(trx, updated.id);
       if (changes.description !== undefined) {
         await indexCampaign(trx, updated);
         await indexCampaignMentions(trx, updated);

@@ -35,7 +35,9 @@ export async function beginCampaignWrite(trx: Transaction<DB>, campaignId: numbe
 
 /**
  * The check of beginCampaignWrite, for a write that locks the campaign row its own way (updating
- * the campaign itself): call it after that lock is taken.
+ * the campaign itself): call it after that lock is taken. On PostgreSQL the membership row is
+ * share-locked after the campaign row, in the order every campaign write takes them (a member's
+ * removal, too, locks the campaign row first), so the two cannot deadlock.
  */
 export async function checkActorAtCommit(trx: Transaction<DB>, campaignId: number): Promise<void> {
   const actor = currentActor();
