@@ -178,8 +178,10 @@ function MemberRow({ slug, member, myRole }: { slug: string; member: Member; myR
   const navigate = useNavigate();
   const refresh = useRefreshCampaign(slug);
   const [error, setError] = useState<string>();
+  const { viewingAsPlayer } = useCampaignAccess();
   const self = me?.id === member.userId;
-  const mayRemove = member.role !== 'owner' && (self || myRole === 'owner' || (myRole === 'gm' && member.role === 'player'));
+  // Viewing as a player is read-only on the server: not even leaving (CONTRACT "Authorization holds for the whole request").
+  const mayRemove = !viewingAsPlayer && member.role !== 'owner' && (self || myRole === 'owner' || (myRole === 'gm' && member.role === 'player'));
   const path = { campaignSlug: slug, userId: member.userId };
   const changeRole = async (role: 'gm' | 'player') => {
     setError(undefined);
