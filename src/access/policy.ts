@@ -4,6 +4,7 @@
 // finer rules of the member routes (who may invite, remove or promote whom) are the functions below,
 // which those routes call. What a caller may *see* is decided by access/view.ts.
 import type { Role } from '../db/schema.js';
+import { errors } from '../domain/errors.js';
 
 export type { Role };
 export const ROLES = ['owner', 'gm', 'player'] as const;
@@ -40,4 +41,36 @@ export function mayRemove(actor: Role, target: Role, self: boolean): boolean {
   if (target === 'owner') return false;
   if (self) return true;
   return actor === 'owner' || (actor === 'gm' && target === 'player');
+}
+
+/**
+ * Who a campaign write acts for (CONTRACT "Authorization holds for the whole request"): the
+ * caller, the campaign named in the path, the least role the route needs, and whether the request
+ * views the campaign as players do (read-only). Set by the authentication hook for every write
+ * route of a campaign; checked again, against the membership as it is at commit, inside the write's
+ * transaction (db/repositories/common.ts beginCampaignWrite).
+ */
+export interface Actor {
+  userId: string;
+  campaignId: number;
+  least: Role;
+  asPlayer: boolean;
+}
+
+/**
+ * Whether the write of `actor` to `campaignId` may commit, given the actor's role there read inside
+ * the transaction (undefined: no longer a member). Throws 404 campaign_not_found for a caller who
+ * is no longer a member (as for every campaign route), 403 role_forbidden for one now below the
+ * route's least role or viewing as a player.
+ */
+export function authorizeWriteAtCommit(actor: Actor, campaignId: number, roleNow: Role | undefined): void {
+  if (roleNow === undefined) throw errors.campaignNotFound();
+  if (actor.asPlayer) throw errors.roleForbidden('you are viewing the campaign as a player, which is read-only.');
+  if (campaignId !== actor.campaignId && !atLeast(roleNow, 'gm')) throw errors.roleForbidden('it needs the role gm.');
+  if (!atLeast(roleNow, actor.least)) throw errors.roleForbidden(`it needs the role ${actor.least}, and yours is now ${roleNow}.`);
+}
+
+/** Owners revoke any invitation; a game master only those they made. */
+export function mayRevokeInvitation(actor: { userId: string; role: Role }, createdBy: string): boolean {
+  return actor.role === 'owner' || (actor.role === 'gm' && actor.userId === createdBy);
 }

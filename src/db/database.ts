@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { SQLite, type SQLiteDatabase, type SQLiteStatement } from './sqlite-driver.js';
-import { Kysely, PostgresDialect, SqliteDialect, sql, type LogEvent, type Transaction } from 'kysely';
+import { AsyncResource } from 'node:async_hooks';
+import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, sql, type LogEvent, type Transaction } from 'kysely';
 import pg from 'pg';
 import { GroupCommit } from './group-commit.js';
 import type { DB } from './schema.js';
@@ -21,7 +22,8 @@ export interface Database {
    * The one way into a write transaction: every write of the service goes through it, so group
    * commit sees them all (a second way in would wait behind a group for SQLite's one connection,
    * or hold it while a group waits). Migrations are the exception: Kysely's Migrator opens its
-   * own transaction, before any request is served.
+   * own transaction, before any request is served. `fn` runs in its caller's asynchronous context
+   * (the request's actor, access/acting.ts), whichever write started the transaction.
    */
   write<T>(fn: (trx: Transaction<DB>) => Promise<T>): Promise<T>;
   /** Cheap round trip used by the health check. */
@@ -39,6 +41,11 @@ export interface DatabaseOptions {
   onQuery?: (sqlText: string) => void;
   /** PostgreSQL pool size. */
   poolSize?: number;
+}
+
+/** The dialect a database handle or transaction speaks. */
+export function dialectOf(db: Db): Dialect {
+  return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
 }
 
 export function isPostgresUrl(url: string | undefined): url is string {
@@ -121,7 +128,8 @@ export function createDatabase(options: DatabaseOptions): Database {
     return {
       kysely,
       dialect: 'postgres',
-      write: (fn) => kysely.transaction().execute(fn),
+      // Bound to the caller's asynchronous context (access/acting.ts), as on SQLite.
+      write: (fn) => kysely.transaction().execute(AsyncResource.bind(fn)),
       async ping() {
         await sql`select 1`.execute(kysely);
       },
@@ -143,7 +151,9 @@ export function createDatabase(options: DatabaseOptions): Database {
   return {
     kysely,
     dialect: 'sqlite',
-    write: (fn) => groupCommit.run(fn),
+    // The group runs each function in the context of the request that asked for it, not of the
+    // request whose write started the group: what access/acting.ts reads there is its own.
+    write: (fn) => groupCommit.run(AsyncResource.bind(fn)),
     async ping() {
       await sql`select 1`.execute(kysely);
     },

@@ -55,6 +55,8 @@ export interface CampaignsTable {
   version: number;
   /** Bumped by every write to the campaign's content; keys the response cache. */
   content_version: Generated<number>;
+  /** The visibility a thing or arc created without one takes: 'all' or 'gm'. */
+  default_visibility: Generated<'all' | 'gm'>;
   created_at: string;
   updated_at: string;
   /** What players see as updated_at when it differs (migrations/2026-11-24-0013-previous-slugs.ts). */

@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.js';
 import { extendSession, findSessionUser, findTokenUser, touchToken } from '../db/repositories/credentials.js';
 import type { CampaignRow, Role, UserRow } from '../db/schema.js';
-import { atLeast, defaultLeastRole } from '../access/policy.js';
+import { actingAs } from '../access/acting.js';
+import { atLeast, defaultLeastRole, type Actor } from '../access/policy.js';
 import { makeView, VIEW_HEADER, type View } from '../access/view.js';
 import { loadHiddenRecords } from '../db/repositories/visible.js';
 import type { Config } from '../config.js';
@@ -47,6 +48,8 @@ declare module 'fastify' {
     campaign: CampaignRow | null;
     /** What the caller may see of the campaign (access/view.ts); set on every campaign route. */
     view: View | null;
+    /** Whom a write to the campaign acts for, checked again inside its transaction (access/acting.ts). */
+    actor: Actor | null;
   }
 }
 
@@ -129,6 +132,7 @@ export function registerAuth(app: FastifyInstance, database: Database, config: C
   app.decorateRequest('caller', null);
   app.decorateRequest('campaign', null);
   app.decorateRequest('view', null);
+  app.decorateRequest('actor', null);
 
   // onRequest, before the body is even read: no caller gets a 401 whatever it sent.
   app.addHook('onRequest', async (request, reply) => {
@@ -153,12 +157,28 @@ export function registerAuth(app: FastifyInstance, database: Database, config: C
       // The answer depends on the view asked for: no HTTP cache may give one view's answer to the other.
       void reply.header('vary', 'Loreforge-View');
       const least = request.routeOptions.config.role ?? defaultLeastRole(request.method);
+      const writes = !SAFE_METHODS.has(request.method);
+      const asPlayer = request.headers[VIEW_HEADER] === 'player';
+      // Viewing as a player is read-only: every write is refused, the member routes' too (leaving
+      // included), whoever sends the header (CONTRACT "Authorization holds for the whole request").
+      if (writes && asPlayer) throw errors.roleForbidden('you are viewing the campaign as a player, which is read-only.');
       if (!atLeast(view.role, least)) {
         throw errors.roleForbidden(
           view.memberRole === view.role ? `it needs the role ${least}, and yours is ${view.role}.` : `it needs the role ${least}, and you are viewing the campaign as a player.`,
         );
       }
+      if (writes) request.actor = { userId: caller.user.id, campaignId: caller.campaign.id, least, asPlayer };
     }
+  });
+
+  // The gate above ran on the headers, before the body arrived. The handler of a write runs on
+  // behalf of its actor, whom every campaign write transaction checks again as the membership is
+  // at commit (db/repositories/common.ts beginCampaignWrite). Entered here, after the body is read:
+  // its reading runs in the socket's context, not the request's.
+  app.addHook('preHandler', (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
+    const actor = request.actor;
+    if (actor) actingAs(actor, done);
+    else done();
   });
 
   // A player's view needs the campaign's GM-only records before anything is presented. Loaded here,

@@ -158,7 +158,7 @@ export function documentRoute(config: Pick<Config, 'apiRateLimit'>) {
     if (auth === 'campaign' || route.url === '/api/campaigns') {
       requestHeaders[VIEW_HEADER] = Type.Optional(
         Type.Literal('player', {
-          description: 'See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see.',
+          description: 'See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see.',
         }),
       );
     }

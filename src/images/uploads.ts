@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../db/database.js';
-import { classifyDatabaseError } from '../db/errors.js';
+import { campaignWrite } from '../db/repositories/common.js';
 import {
   confirmAsset,
   createUploadGrant,
@@ -32,8 +32,10 @@ export async function grantUpload(
   const expiresAt = addMs(createdAt, UPLOAD_GRANT_MS);
   // Signed first: a host that cannot sign leaves no grant behind.
   const uploadURL = await host.uploadUrl({ campaignId: input.campaignId, imageId, expiresAt });
-  try {
-    await createUploadGrant(database.kysely, {
+  // A campaign write like any other: the caller's role is checked again as it commits (a game
+  // master removed meanwhile gets no grant), and a campaign deleted since the request's own check is 404.
+  await campaignWrite(database, input.campaignId, (trx) =>
+    createUploadGrant(trx, {
       campaign_id: input.campaignId,
       id: imageId,
       user_id: input.userId,
@@ -41,12 +43,8 @@ export async function grantUpload(
       created_at: createdAt,
       expires_at: expiresAt,
       uploaded_at: null,
-    });
-  } catch (error) {
-    // The campaign was deleted since the request's own check.
-    if (classifyDatabaseError(error) === 'foreign_key') throw errors.campaignNotFound();
-    throw error;
-  }
+    }),
+  );
   return { imageId, uploadURL, expiresAt };
 }
 

@@ -83,6 +83,7 @@ export async function* campaignJson(db: Db, campaign: CampaignRow, exportedAt: s
     slug: campaign.slug,
     name: campaign.name,
     userId: campaign.user_id,
+    defaultVisibility: campaign.default_visibility,
     createdAt: campaign.created_at,
     updatedAt: campaign.updated_at,
   }).slice(0, -1)},"description":${richTextJson(campaign.description)}},\n`;

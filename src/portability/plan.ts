@@ -58,7 +58,7 @@ export interface PlannedAsset {
 }
 
 export interface ImportPlan {
-  campaign: { slug: string | undefined; name: string; description: RichText; createdAt: string; updatedAt: string; origin?: { entry: string; path: string } };
+  campaign: { slug: string | undefined; name: string; description: RichText; createdAt: string; updatedAt: string; defaultVisibility?: Visibility; origin?: { entry: string; path: string } };
   thingTypes: PlannedType[];
   things: PlannedThing[];
   arcs: PlannedArc[];
@@ -169,6 +169,8 @@ export async function planFromDocument(value: unknown, entry: string, withImages
     slug: c.slug === undefined ? undefined : check.slug(c.slug, '/campaign/slug'),
     name: check.name(c.name, '/campaign/name'),
     description: c.description === undefined ? undefined : check.richText(c.description, '/campaign/description'),
+    // Absent from documents exported before it existed: those campaigns' default was `all`.
+    defaultVisibility: check.visibility(c.defaultVisibility, '/campaign/defaultVisibility'),
     createdAt: check.timestamp(c.createdAt, '/campaign/createdAt'),
     updatedAt: check.timestamp(c.updatedAt, '/campaign/updatedAt'),
   };

@@ -172,7 +172,16 @@ async function writeAll(
   const slug = await freeCampaignSlug(trx, c.slug ?? fallbackSlug);
   const campaign = await trx
     .insertInto('campaigns')
-    .values({ slug, name: c.name, description: null, user_id: ownerId, version: 1, created_at: c.createdAt, updated_at: c.updatedAt })
+    .values({
+      slug,
+      name: c.name,
+      description: null,
+      user_id: ownerId,
+      default_visibility: c.defaultVisibility ?? 'all',
+      version: 1,
+      created_at: c.createdAt,
+      updated_at: c.updatedAt,
+    })
     .returningAll()
     .executeTakeFirstOrThrow();
   const campaignId = campaign.id;

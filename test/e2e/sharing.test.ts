@@ -174,4 +174,47 @@ describe('sharing a campaign in the browser', () => {
     expectNoPageErrors(gm);
     expectNoPageErrors(player);
   }, 180_000);
+
+  it('starts the new-record dialogs’ GM-only switch at the campaign’s default, set on the Members page', async () => {
+    const planner = await launchBrowser();
+    try {
+      const page = planner.page;
+      await signUp(page, server.base, 'Pia the Planner');
+      const slug = await createCampaign(page, 'Prepared Ahead');
+      await page.getByRole('link', { name: 'Members' }).click();
+      const setting = page.getByRole('checkbox', { name: 'New things and arcs start GM only' });
+      expect(await setting.isChecked()).toBe(false);
+      await setting.check();
+      await expect.poll(() => setting.isChecked()).toBe(true);
+
+      await page.getByRole('button', { name: 'New thing' }).click();
+      const dialog = page.getByRole('dialog', { name: 'New thing' });
+      expect(await dialog.getByRole('checkbox', { name: 'GM only' }).isChecked()).toBe(true);
+      await dialog.getByLabel('Name').fill('Nezznar');
+      await dialog.getByRole('button', { name: 'Create' }).click();
+      await page.getByRole('textbox', { name: 'Name' }).and(page.locator('[value="Nezznar"]')).waitFor();
+      expect(await page.getByRole('checkbox', { name: 'GM only' }).isChecked()).toBe(true);
+
+      await page.getByRole('button', { name: 'New arc' }).click();
+      const arcDialog = page.getByRole('dialog', { name: 'New arc' });
+      const arcSwitch = arcDialog.getByRole('checkbox', { name: 'GM only' });
+      expect(await arcSwitch.isChecked()).toBe(true);
+      // One record may still be for everyone.
+      await arcSwitch.uncheck();
+      await arcDialog.getByLabel('Name').fill('Phandalin');
+      await arcDialog.getByRole('button', { name: 'Create' }).click();
+      await page.getByText('Arc', { exact: true }).first().waitFor();
+      expect(await page.getByRole('checkbox', { name: 'GM only' }).isChecked()).toBe(false);
+
+      const records = await page.evaluate(async (campaign) => {
+        const get = async (path: string) => (await fetch(`/api/campaigns/${campaign}${path}`)).json() as Promise<{ name: string; visibility: string }[]>;
+        return [...(await get('/things')), ...(await get('/arcs'))].map((r) => `${r.name}:${r.visibility}`).sort();
+      }, slug);
+      expect(records).toEqual(['Nezznar:gm', 'Phandalin:all']);
+      expect(await axeViolations(page)).toEqual([]);
+      expectNoPageErrors(planner);
+    } finally {
+      await planner.close();
+    }
+  }, 120_000);
 });

@@ -21,7 +21,8 @@ import { atLeast, type Role } from '../../src/access/policy.js';
 //   other user        what anyone gets         as for the owner*       404 campaign_not_found, byte for
 //                                                                      byte as for a campaign that does not exist
 //   player            -                        -                       below the route's least role: 403
-//   gm as player      -                        -                       role_forbidden, nothing changed;
+//   gm as player      -                        -                       role_forbidden, nothing changed
+//                                                                      (gm as player: every write too);
 //   gm                -                        -                       else the route's own status**
 //   owner             the route's own status   the route's own status  the route's own status
 //
@@ -51,10 +52,29 @@ async function ensureExpiredSession() {
   const row = await kysely.selectFrom('sessions').select('id').where('secret_hash', '=', expiredSessionHash).executeTakeFirst();
   if (!row) await createSession(kysely, { userId: sessionUserId, secretHash: expiredSessionHash, now: '2019-12-01T00:00:00.000Z', expiresAt: PAST });
 }
-const results: { route: string; caller: Caller | MemberCaller; status: number }[] = [];
+const results: { route: string; caller: Caller | MemberCaller | `gm ${'removed' | 'demoted'} in flight`; status: number }[] = [];
+
+/**
+ * A request with this header loses its caller's membership ('removed') or game master role
+ * ('demoted') after the gate, before its handler runs: what the race of a slow body does (see
+ * authorization-race.test.ts for the real one), for every write route at once.
+ */
+const LOSE_HEADER = 'x-test-lose-membership';
 
 beforeAll(async () => {
-  ctx = await createTestContext();
+  ctx = await createTestContext(
+    {},
+    {
+      beforeReady: (app) =>
+        app.addHook('preHandler', async (request) => {
+          const lose = request.headers[LOSE_HEADER];
+          if (lose === undefined || !request.caller || !request.campaign) return;
+          const row = ctx.database.kysely.updateTable('campaign_members').where('campaign_id', '=', request.campaign.id).where('user_id', '=', request.caller.user.id);
+          if (lose === 'demoted') await row.set({ role: 'player' }).execute();
+          else await ctx.database.kysely.deleteFrom('campaign_members').where('campaign_id', '=', request.campaign.id).where('user_id', '=', request.caller.user.id).execute();
+        }),
+    },
+  );
   await installChangeJournal(ctx.database);
   const kysely = ctx.database.kysely;
   owner = await ctx.createUser();
@@ -100,6 +120,8 @@ interface Plan {
   params?: Record<string, string>;
   /** Refused to every bearer-token caller with 403 session_required (a session is needed). */
   sessionOnly?: boolean;
+  /** A game master's status where it differs from the owner's. */
+  gmExpect?: number;
 }
 
 // What each known route needs for its owner to succeed (or fail in its own known way).
@@ -164,7 +186,8 @@ function plans(seed: Seed): Record<string, Plan> {
     'POST /api/campaigns/:campaignSlug/transfer': { expect: 200, payload: { userId: seed.params.userId } },
     'POST /api/campaigns/:campaignSlug/invitations': { expect: 201, payload: { role: 'player' } },
     'GET /api/campaigns/:campaignSlug/invitations': { expect: 200 },
-    'DELETE /api/campaigns/:campaignSlug/invitations/:id': { expect: 204, params: { id: seed.params.invitationId! } },
+    // The seed's pending invitation is the owner's: a game master revokes only their own.
+    'DELETE /api/campaigns/:campaignSlug/invitations/:id': { expect: 204, gmExpect: 403, params: { id: seed.params.invitationId! } },
     // A token no invitation has: the route's own 410, which only a signed-in caller reaches.
     'POST /api/invitations/accept': { expect: 410, payload: { token: 'lfi_not-an-invitation' } },
     'POST /api/invitations/preview': { expect: 410, payload: { token: 'lfi_not-an-invitation' } },
@@ -214,7 +237,9 @@ async function checkMembers(route: { method: string; url: string; role?: Role },
   const headers = await memberHeaders(seed);
   for (const caller of ['player', 'gm as player', 'gm'] as const) {
     const where = (res: LightMyRequestResponse) => `${key} as ${caller}: ${res.body.slice(0, 300)}`;
-    if (!atLeast(MEMBER_ROLES[caller], least)) {
+    // Viewing as a player is read-only: every write is refused, the member routes' included.
+    const viewOnlyWrite = caller === 'gm as player' && !['GET', 'HEAD'].includes(route.method);
+    if (viewOnlyWrite || !atLeast(MEMBER_ROLES[caller], least)) {
       const before = await changeCounts(ctx.database);
       const res = await ctx.app.inject(requestFor(route, seed, plans(seed)[key] ?? {}, headers[caller]));
       results.push({ route: key, caller, status: res.statusCode });
@@ -223,6 +248,7 @@ async function checkMembers(route: { method: string; url: string; role?: Role },
       expect(changedTables(before, await changeCounts(ctx.database)), `${key}: a refused ${caller} changed data`).toEqual([]);
       continue;
     }
+    if (caller === 'gm' && route.method !== 'GET') await checkLosesRole(route, key);
     // Allowed: a write runs on a campaign of its own, seeded alike.
     const own = route.method === 'GET' ? seed : await seedCampaign(ctx.app, ctx.database, owner.id, owner.headers);
     const ownHeaders = route.method === 'GET' ? headers : await memberHeaders(own);
@@ -230,8 +256,31 @@ async function checkMembers(route: { method: string; url: string; role?: Role },
     // A member's own removal is the member removing themselves (leaving).
     const res = await ctx.app.inject(requestFor(route, own, plan, caller === 'player' ? own.player.headers : ownHeaders[caller]));
     results.push({ route: key, caller, status: res.statusCode });
-    if (plan.expect !== undefined) expect(res.statusCode, where(res)).toBe(plan.expect);
+    const expected = caller === 'gm' && plan.gmExpect !== undefined ? plan.gmExpect : plan.expect;
+    if (expected !== undefined) expect(res.statusCode, where(res)).toBe(expected);
     else expect([401, 403, 404], where(res)).not.toContain(res.statusCode);
+  }
+}
+
+// A game master removed (404) or made a player (403) after the gate and before the write commits:
+// the write is refused and changes nothing but that membership (CONTRACT "Authorization holds for
+// the whole request"). Every write goes through beginCampaignWrite, which checks it again.
+async function checkLosesRole(route: { method: string; url: string }, key: string) {
+  for (const lose of ['removed', 'demoted'] as const) {
+    const own = await seedCampaign(ctx.app, ctx.database, owner.id, owner.headers);
+    const headers = await memberHeaders(own);
+    const before = await changeCounts(ctx.database);
+    const res = await ctx.app.inject(requestFor(route, own, plans(own)[key] ?? {}, { ...headers.gm, [LOSE_HEADER]: lose }));
+    const where = `${key} as a gm ${lose} in flight: ${res.body.slice(0, 300)}`;
+    results.push({ route: key, caller: `gm ${lose} in flight`, status: res.statusCode });
+    const plan = plans(own)[key] ?? {};
+    // A route that refuses the planned request on its own before writing (its 4xx) writes nothing either.
+    const refusesAnyway = plan.expect !== undefined && plan.expect >= 400 && res.statusCode === plan.expect;
+    if (!refusesAnyway) {
+      expect(res.statusCode, where).toBe(lose === 'removed' ? 404 : 403);
+      expect(json(res).code, where).toBe(lose === 'removed' ? 'campaign_not_found' : 'role_forbidden');
+    }
+    expect(changedTables(before, await changeCounts(ctx.database)), where).toEqual(['campaign_members']);
   }
 }
 
@@ -310,7 +359,7 @@ describe('the authorization matrix, generated from the route table', () => {
       }
     }
     expect(new Set(results.map((r) => r.route)).size).toBe(ctx.app.routeTable.length);
-  });
+  }, 240_000);
 
   it('answers 401 to every other unreadable credential on every protected route', async () => {
     const seed = await seedCampaign(ctx.app, ctx.database, owner.id, owner.headers);

@@ -22,7 +22,7 @@ describe('campaigns', () => {
     expect(res.statusCode).toBe(201);
     const body = json(res);
     expect(body).toMatchObject({ slug: 'lost-mine-of-phandelver', name: 'Lost Mine of Phandelver', description: DOC, userId: owner.id });
-    expect(Object.keys(body).sort()).toEqual(['createdAt', 'description', 'id', 'name', 'role', 'slug', 'updatedAt', 'userId']);
+    expect(Object.keys(body).sort()).toEqual(['createdAt', 'defaultVisibility', 'description', 'id', 'name', 'role', 'slug', 'updatedAt', 'userId']);
     expect(body.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     expect(res.headers.location).toBe('/api/campaigns/lost-mine-of-phandelver');
     const types = await ctx.app.inject({ method: 'GET', url: `/api/campaigns/${body.slug}/thing-types`, headers: owner.headers });

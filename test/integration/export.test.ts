@@ -77,7 +77,7 @@ describe(`export on ${dialect}`, () => {
     expect(doc.format).toBe('loreforge-campaign');
     expect(doc.version).toBe(1);
     const campaign = json<Record<string, any>>(await send('GET', s.base));
-    expect(doc.campaign).toEqual({ id: campaign.id, slug: campaign.slug, name: campaign.name, userId: owner.id, createdAt: campaign.createdAt, updatedAt: campaign.updatedAt, description: campaign.description });
+    expect(doc.campaign).toEqual({ id: campaign.id, slug: campaign.slug, name: campaign.name, userId: owner.id, defaultVisibility: 'all', createdAt: campaign.createdAt, updatedAt: campaign.updatedAt, description: campaign.description });
     const things = json<Record<string, any>[]>(await send('GET', `${s.base}/things?fetchAll=true`));
     expect(doc.things).toHaveLength(3);
     for (const thing of things) {

@@ -69,7 +69,7 @@ describe('invitations', () => {
     const listed = await call(owner, 'GET', `${c.base}/invitations`);
     expect(listed.statusCode).toBe(200);
     expect(listed.body).not.toContain(created.token);
-    expect(json(listed)).toEqual([{ id: created.id, role: 'player', expiresAt: created.expiresAt, maxUses: 1, uses: 0, createdAt: expect.any(String) as unknown }]);
+    expect(json(listed)).toEqual([{ id: created.id, role: 'player', expiresAt: created.expiresAt, maxUses: 1, uses: 0, createdAt: expect.any(String) as unknown, createdBy: owner.id }]);
 
     const player = await ctx.createUser();
     expect((await call(player, 'GET', c.base)).statusCode).toBe(404);

@@ -71,13 +71,19 @@ export async function buildCheckedApp(config: Config, options: BuildOptions): Pr
   return app;
 }
 
-export async function createTestContext(env: Record<string, string> = {}): Promise<TestContext> {
+export interface TestContextOptions {
+  /** Called with the app before it is made ready: a test may add hooks here (the routes are declared). */
+  beforeReady?: (app: AppInstance) => void;
+}
+
+export async function createTestContext(env: Record<string, string> = {}, options: TestContextOptions = {}): Promise<TestContext> {
   const queries: string[] = [];
   const database = await createTestDatabase({ onQuery: (sql) => queries.push(sql) });
   // Suites seed campaigns with members by invitation, many an hour, and fuzz the accept route with
   // tokens that fail, and import often; the limits' own tests set theirs.
   const config = loadConfig({ LOG_LEVEL: 'silent', INVITATIONS_MAX_PER_USER_PER_HOUR: '1000000', INVITATION_MAX_FAILURES_PER_IP: '1000000', IMPORTS_MAX_PER_USER_PER_HOUR: '1000000', ...env });
   const app = await buildCheckedApp(config, { database, logger: false });
+  options.beforeReady?.(app);
   await app.ready();
   return {
     app,

@@ -11,6 +11,7 @@ import * as mentions from './2026-11-22-0008-mentions.js';
 import * as sharing from './2026-11-23-0009-sharing.js';
 import * as changes from './2026-11-23-0010-changes.js';
 import * as mentionNames from './2026-11-24-0011-mention-names.js';
+import * as defaultVisibility from './2026-11-24-0012-default-visibility.js';
 import * as previousSlugs from './2026-11-24-0013-previous-slugs.js';
 import * as accounts from './2026-11-24-0014-accounts.js';
 
@@ -31,6 +32,7 @@ export const migrations: Record<string, DialectMigration> = {
   '2026-11-23-0009-sharing': sharing,
   '2026-11-23-0010-changes': changes,
   '2026-11-24-0011-mention-names': mentionNames,
+  '2026-11-24-0012-default-visibility': defaultVisibility,
   '2026-11-24-0013-previous-slugs': previousSlugs,
   '2026-11-24-0014-accounts': accounts,
 };

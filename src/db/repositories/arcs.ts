@@ -11,7 +11,7 @@ import { nowIso } from '../../domain/time.js';
 import type { ExpectedVersion } from '../../domain/versions.js';
 import { changesArcSearchText } from '../../search/document.js';
 import { fullView, type View } from '../../access/view.js';
-import { campaignWrite, checkExpected, takenSlugs } from './common.js';
+import { campaignDefaultVisibility, campaignWrite, checkExpected, takenSlugs } from './common.js';
 import { keepPreviousSlug, releasePreviousSlug } from './previous-slugs.js';
 import { visibleArcs } from './visible.js';
 import { playersUpdatedAt } from './players-updated.js';
@@ -211,7 +211,7 @@ export async function createArc(database: Database, campaignId: number, input: N
     const { name, parentArcId, visibility, ...texts } = input;
     const arc = await trx
       .insertInto('arcs')
-      .values({ ...texts, campaign_id: campaignId, parent_arc_id: parentArcId, slug, name, visibility: visibility ?? 'all', version: 1, created_at: now, updated_at: now })
+      .values({ ...texts, campaign_id: campaignId, parent_arc_id: parentArcId, slug, name, visibility: visibility ?? campaignDefaultVisibility(trx, campaignId), version: 1, created_at: now, updated_at: now })
       .returningAll()
       .executeTakeFirstOrThrow();
     await indexArc(trx, arc, true);

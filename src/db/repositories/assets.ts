@@ -161,6 +161,20 @@ export async function queueUserUploadRemovals(trx: Transaction<DB>, userId: stri
 }
 
 /**
+ * Revokes the upload grants `userId` holds in the campaign (a member removed or made a player):
+ * their URLs stop taking uploads and they can no longer be confirmed; bytes already sent are queued
+ * for removal. Call inside the transaction that changes the membership.
+ */
+export async function revokeUploadGrantsOf(trx: Transaction<DB>, campaignId: number, userId: string, now: string): Promise<void> {
+  const revoked = await trx.deleteFrom('upload_grants').where('campaign_id', '=', campaignId).where('user_id', '=', userId).returning('id').execute();
+  await queueImageRemovals(
+    trx,
+    revoked.map((g) => ({ campaignId, imageId: g.id })),
+    now,
+  );
+}
+
+/**
  * Deletes up to `limit` grants that expired unconfirmed and queues their bytes for removal, in one
  * transaction. Instances sweeping at once each get their own rows: a row is deleted once.
  */

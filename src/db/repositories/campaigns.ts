@@ -9,7 +9,7 @@ import { nowIso } from '../../domain/time.js';
 import type { ExpectedVersion } from '../../domain/versions.js';
 import { queueCampaignImageRemovals } from './assets.js';
 import { deleteCampaignChanges } from './changes.js';
-import { beginCampaignWrite, checkExpected } from './common.js';
+import { beginCampaignWrite, checkActorAtCommit, checkExpected } from './common.js';
 import { playersUpdatedAt } from './players-updated.js';
 import { playersSeeChange } from '../../access/players-see.js';
 
@@ -79,6 +79,7 @@ export interface CampaignChanges {
   slug?: string;
   name?: string;
   description?: string;
+  default_visibility?: 'all' | 'gm';
 }
 
 /** Applies a partial update; 412 when `expected` does not admit the record, 409 on a taken slug. */
@@ -113,6 +114,10 @@ export async function updateCampaign(
         .where('id', '=', current.id);
       if (expected) update = update.where('version', '=', current.version);
       const updated = await update.returningAll().executeTakeFirst();
+      // As beginCampaignWrite does for every other write, after the campaign's row lock (one lock
+      // order for all writers): the caller, as the membership is at commit, may still make it. Before
+      // a 412 too: a caller removed meanwhile learns nothing of the campaign's version.
+      await checkActorAtCommit(trx, campaign.id);
       if (!updated) {
         // Without an expected version the only way to miss the row is that it was deleted meanwhile.
         if (!expected) throw errors.campaignNotFound(campaign.slug);

@@ -1,6 +1,8 @@
 import type { Transaction } from 'kysely';
-import type { Database, Dialect } from '../database.js';
-import type { DB } from '../schema.js';
+import { dialectOf, type Database, type Dialect } from '../database.js';
+import type { DB, Role } from '../schema.js';
+import { currentActor } from '../../access/acting.js';
+import { authorizeWriteAtCommit } from '../../access/policy.js';
 import { errors, type RecordKind } from '../../domain/errors.js';
 import type { ExpectedVersion } from '../../domain/versions.js';
 
@@ -12,6 +14,12 @@ import type { ExpectedVersion } from '../../domain/versions.js';
  * (generated slugs, the arc tree). Taking the campaign row first in every write also gives all
  * writers one lock order on PostgreSQL, so they cannot deadlock. SQLite runs one writer at a time.
  * Returns false when the campaign no longer exists.
+ *
+ * Then, for a write a request makes (access/acting.ts), it reads the caller's membership again,
+ * under that lock (and on PostgreSQL with a share lock on the membership row, so no change to it
+ * can commit before this transaction does), and refuses the write when the caller is no longer
+ * allowed to make it (CONTRACT "Authorization holds for the whole request"): every campaign write
+ * goes through here, so none can commit for a member removed or demoted while it was in flight.
  */
 export async function beginCampaignWrite(trx: Transaction<DB>, campaignId: number): Promise<boolean> {
   const row = await trx
@@ -20,7 +28,27 @@ export async function beginCampaignWrite(trx: Transaction<DB>, campaignId: numbe
     .where('id', '=', campaignId)
     .returning('id')
     .executeTakeFirst();
-  return row !== undefined;
+  if (row === undefined) return false;
+  await checkActorAtCommit(trx, campaignId);
+  return true;
+}
+
+/**
+ * The check of beginCampaignWrite, for a write that locks the campaign row its own way (updating
+ * the campaign itself): call it after that lock is taken. On PostgreSQL the membership row is
+ * share-locked after the campaign row, in the order every campaign write takes them (a member's
+ * removal, too, locks the campaign row first), so the two cannot deadlock.
+ */
+export async function checkActorAtCommit(trx: Transaction<DB>, campaignId: number): Promise<void> {
+  const actor = currentActor();
+  if (actor) authorizeWriteAtCommit(actor, campaignId, await roleAtCommit(trx, campaignId, actor.userId));
+}
+
+/** The role of `userId` in the campaign as this transaction will commit it (see beginCampaignWrite). */
+export async function roleAtCommit(trx: Transaction<DB>, campaignId: number, userId: string): Promise<Role | undefined> {
+  let query = trx.selectFrom('campaign_members').select('role').where('campaign_id', '=', campaignId).where('user_id', '=', userId);
+  if (dialectOf(trx) === 'postgres') query = query.forShare();
+  return (await query.executeTakeFirst())?.role;
 }
 
 /**
@@ -32,6 +60,14 @@ export function campaignWrite<T>(database: Database, campaignId: number, fn: (tr
     if (!(await beginCampaignWrite(trx, campaignId))) throw errors.campaignNotFound();
     return fn(trx);
   });
+}
+
+/**
+ * The visibility a new thing or arc takes when created without one: the campaign's
+ * `default_visibility`, as a subquery of the INSERT (the value at commit, no extra round trip).
+ */
+export function campaignDefaultVisibility(trx: Transaction<DB>, campaignId: number) {
+  return trx.selectFrom('campaigns').select('default_visibility').where('id', '=', campaignId);
 }
 
 // A suffixed slug keeps at least this much of its base: withSuffix cuts the base to make room for

@@ -22,6 +22,7 @@ const campaignColumns = [
   'campaigns.user_id as campaign_user_id',
   'campaigns.version as campaign_version',
   'campaigns.content_version as campaign_content_version',
+  'campaigns.default_visibility as campaign_default_visibility',
   'campaigns.created_at as campaign_created_at',
   'campaigns.updated_at as campaign_updated_at',
   'campaigns.players_updated_at as campaign_players_updated_at',
@@ -46,6 +47,7 @@ interface CampaignColumns {
   campaign_user_id: string | null;
   campaign_version: number | null;
   campaign_content_version: number | null;
+  campaign_default_visibility: 'all' | 'gm' | null;
   campaign_created_at: string | null;
   campaign_updated_at: string | null;
   campaign_players_updated_at: string | null;
@@ -71,6 +73,7 @@ function splitCampaign<R extends UserRow & CampaignColumns>(row: R): { user: Use
     user_id: row.campaign_user_id!,
     version: row.campaign_version!,
     content_version: row.campaign_content_version!,
+    default_visibility: row.campaign_default_visibility!,
     created_at: row.campaign_created_at!,
     updated_at: row.campaign_updated_at!,
     players_updated_at: row.campaign_players_updated_at,

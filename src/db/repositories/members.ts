@@ -1,12 +1,14 @@
 // Members of a campaign and the invitations that make them (CONTRACT "Members and roles"). The rules
 // of who may do what are access/policy.ts; these functions apply them inside the transactions that
 // make the changes, so two concurrent changes cannot together break them (one owner, always).
+import type { Transaction } from 'kysely';
 import type { Database, Db } from '../database.js';
-import type { CampaignRow, InvitationRow, Role } from '../schema.js';
-import { higherRole, mayRemove, type MemberRole } from '../../access/policy.js';
+import type { CampaignRow, DB, InvitationRow, Role } from '../schema.js';
+import { higherRole, mayInvite, mayRemove, mayRevokeInvitation, type MemberRole } from '../../access/policy.js';
 import { errors } from '../../domain/errors.js';
 import { nowIso } from '../../domain/time.js';
-import { beginCampaignWrite, campaignWrite } from './common.js';
+import { revokeUploadGrantsOf } from './assets.js';
+import { beginCampaignWrite, campaignWrite, roleAtCommit } from './common.js';
 
 export interface MemberListing {
   user_id: string;
@@ -48,33 +50,45 @@ export function changeMemberRole(database: Database, campaignId: number, userId:
     const member = await requireMember(trx, campaignId, userId);
     if (member.role === 'owner') throw errors.ownerMustTransfer('keeps the role owner');
     await trx.updateTable('campaign_members').set({ role }).where('campaign_id', '=', campaignId).where('user_id', '=', userId).execute();
-    // A player invites nobody: the links they made as a game master stop working.
-    if (role === 'player') await revokeInvitationsBy(trx, campaignId, userId);
+    // A player invites nobody and uploads nothing: the links they made as a game master and the
+    // upload URLs they were given stop working.
+    if (role === 'player') await revokeMemberPowers(trx, campaignId, userId);
     return { ...member, role };
   });
 }
 
+/** The role of the member `userId` as the transaction commits it; 404 when they are no longer a member. */
+async function actorRole(trx: Transaction<DB>, campaignId: number, userId: string): Promise<Role> {
+  const role = await roleAtCommit(trx, campaignId, userId);
+  if (role === undefined) throw errors.campaignNotFound();
+  return role;
+}
+
 /**
- * Removes `userId` from the campaign on behalf of `actor` (a member with role `actorRole`): the
- * owner removes anyone but themselves, a game master players and themselves, a player themselves.
- * The removed member's next request is refused: membership is read on every request.
+ * Removes `userId` from the campaign on behalf of the member `actorUserId`, with the actor's role as
+ * it is at commit: the owner removes anyone but themselves, a game master players and themselves, a
+ * player themselves. The removed member's next request is refused: membership is read on every
+ * request, and again inside every write.
  */
-export function removeMember(database: Database, campaignId: number, actor: { userId: string; role: Role }, userId: string): Promise<void> {
+export function removeMember(database: Database, campaignId: number, actorUserId: string, userId: string): Promise<void> {
   return campaignWrite(database, campaignId, async (trx) => {
+    const role = await actorRole(trx, campaignId, actorUserId);
     const member = await requireMember(trx, campaignId, userId);
-    const self = member.user_id === actor.userId;
+    const self = member.user_id === actorUserId;
     if (member.role === 'owner' && self) throw errors.ownerMustTransfer('cannot leave the campaign');
-    if (!mayRemove(actor.role, member.role, self)) {
-      throw errors.roleForbidden(actor.role === 'player' ? 'a player may only leave, not remove others.' : 'a game master may remove players only.');
+    if (!mayRemove(role, member.role, self)) {
+      throw errors.roleForbidden(role === 'player' ? 'a player may only leave, not remove others.' : 'a game master may remove players only.');
     }
     await trx.deleteFrom('campaign_members').where('campaign_id', '=', campaignId).where('user_id', '=', userId).execute();
-    // Nobody gets in by the links of someone who is no longer in.
-    await revokeInvitationsBy(trx, campaignId, userId);
+    // Nobody gets in by the links, nor uploads by the URLs, of someone who is no longer in.
+    await revokeMemberPowers(trx, campaignId, userId);
   });
 }
 
-async function revokeInvitationsBy(db: Db, campaignId: number, userId: string): Promise<void> {
-  await db.deleteFrom('invitations').where('campaign_id', '=', campaignId).where('created_by', '=', userId).execute();
+/** A member removed or made a player: their invitations and unused upload grants stop working. */
+async function revokeMemberPowers(trx: Transaction<DB>, campaignId: number, userId: string): Promise<void> {
+  await trx.deleteFrom('invitations').where('campaign_id', '=', campaignId).where('created_by', '=', userId).execute();
+  await revokeUploadGrantsOf(trx, campaignId, userId, nowIso());
 }
 
 /**
@@ -89,6 +103,8 @@ export function transferOwnership(database: Database, campaign: CampaignRow, fro
     if (toUserId === fromUserId) return current;
     // Demote first: the database holds one owner per campaign at every statement.
     await trx.updateTable('campaign_members').set({ role: 'gm' }).where('campaign_id', '=', campaign.id).where('role', '=', 'owner').execute();
+    // A game master invites players only: the previous owner's `gm` links stop working.
+    await trx.deleteFrom('invitations').where('campaign_id', '=', campaign.id).where('created_by', '=', fromUserId).where('role', '=', 'gm').execute();
     await trx.updateTable('campaign_members').set({ role: 'owner' }).where('campaign_id', '=', campaign.id).where('user_id', '=', toUserId).execute();
     return trx
       .updateTable('campaigns')
@@ -107,9 +123,11 @@ export interface NewInvitation {
   maxUses: number;
 }
 
+/** Creates an invitation, if its maker, with their role as it is at commit, may invite with its role. */
 export function createInvitation(database: Database, campaignId: number, input: NewInvitation): Promise<InvitationRow> {
-  return campaignWrite(database, campaignId, (trx) =>
-    trx
+  return campaignWrite(database, campaignId, async (trx) => {
+    if (!mayInvite(await actorRole(trx, campaignId, input.createdBy), input.role)) throw errors.roleForbidden('a game master may invite players only.');
+    return trx
       .insertInto('invitations')
       .values({
         campaign_id: campaignId,
@@ -122,8 +140,8 @@ export function createInvitation(database: Database, campaignId: number, input: 
         uses: 0,
       })
       .returningAll()
-      .executeTakeFirstOrThrow(),
-  );
+      .executeTakeFirstOrThrow();
+  });
 }
 
 /** The campaign's invitations that can still be used (not expired, not used up), newest first. */
@@ -139,11 +157,17 @@ export function listInvitations(db: Db, campaignId: number, now: string): Promis
     .execute();
 }
 
-/** Revokes an invitation: its link stops working at once. */
-export function deleteInvitation(database: Database, campaignId: number, id: number): Promise<void> {
+/**
+ * Revokes an invitation on behalf of the member `actorUserId`: its link stops working at once. The
+ * owner revokes any; a game master only those they made (403 role_forbidden for the others).
+ */
+export function deleteInvitation(database: Database, campaignId: number, actorUserId: string, id: number): Promise<void> {
   return campaignWrite(database, campaignId, async (trx) => {
-    const result = await trx.deleteFrom('invitations').where('campaign_id', '=', campaignId).where('id', '=', id).executeTakeFirst();
-    if (result.numDeletedRows === 0n) throw errors.invitationNotFound(id);
+    const role = await actorRole(trx, campaignId, actorUserId);
+    const invitation = await trx.selectFrom('invitations').select('created_by').where('campaign_id', '=', campaignId).where('id', '=', id).executeTakeFirst();
+    if (!invitation) throw errors.invitationNotFound(id);
+    if (!mayRevokeInvitation({ userId: actorUserId, role }, invitation.created_by)) throw errors.roleForbidden('a game master may revoke only the invitations they made.');
+    await trx.deleteFrom('invitations').where('campaign_id', '=', campaignId).where('id', '=', id).execute();
   });
 }
 

@@ -11,7 +11,7 @@ import type { ListPosition } from '../../domain/list-cursor.js';
 import { isValidSlug, nextFreeSlug, slugifyName } from '../../domain/slugs.js';
 import { nowIso } from '../../domain/time.js';
 import type { ExpectedVersion } from '../../domain/versions.js';
-import { campaignWrite, checkExpected, takenSlugs } from './common.js';
+import { campaignDefaultVisibility, campaignWrite, checkExpected, takenSlugs } from './common.js';
 import { keepPreviousSlug, releasePreviousSlug } from './previous-slugs.js';
 import { thingTypeExists } from './thing-types.js';
 import { playersUpdatedAt, THINGS_PLAYERS_UPDATED_AT } from './players-updated.js';
@@ -87,7 +87,7 @@ export async function createThing(database: Database, campaignId: number, input:
           slug,
           name: input.name,
           description: input.description,
-          visibility: input.visibility ?? 'all',
+          visibility: input.visibility ?? campaignDefaultVisibility(trx, campaignId),
           version: 1,
           created_at: now,
           updated_at: now,

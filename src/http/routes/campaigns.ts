@@ -100,7 +100,7 @@ export function campaignRoutes(app: AppInstance) {
       schema: {
         operationId: 'updateCampaign',
         summary: 'Change a campaign',
-        description: 'Changes the fields given (`slug`, `name`, `description`); omitted fields keep their value. A taken slug is 409. With If-Match, a stale version is 412 and nothing changes.',
+        description: 'Changes the fields given (`slug`, `name`, `description`, `defaultVisibility`); omitted fields keep their value. Owner and game masters (players 403 `role_forbidden`). A taken slug is 409. With If-Match, a stale version is 412 and nothing changes.',
         tags: ['campaigns'],
         params: CampaignParams,
         body: UpdatedCampaignBody,
@@ -117,6 +117,7 @@ export function campaignRoutes(app: AppInstance) {
       if (input.description !== undefined) {
         changes.description = serializeRichText(check.richText(input.description, '/updatedCampaign/description'));
       }
+      if (input.defaultVisibility !== undefined) changes.default_visibility = input.defaultVisibility;
       check.done();
       const row = await updateCampaign(database, campaignOf(request), changes, expectedVersion(request));
       const view = viewOf(request);

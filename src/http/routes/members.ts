@@ -70,7 +70,7 @@ export function membersRoutes(app: AppInstance) {
       schema: {
         operationId: 'changeMemberRole',
         summary: 'Change a member’s role',
-        description: 'Makes a member a game master (`gm`) or a `player`. The owner only; the owner’s own role changes only by a transfer (409 `owner_must_transfer`). Takes effect on the member’s next request; a game master made a player loses the invitations they made.',
+        description: 'Makes a member a game master (`gm`) or a `player`. The owner only; the owner’s own role changes only by a transfer (409 `owner_must_transfer`). Takes effect at once, on requests in flight too (a write checks the role again as it commits); a game master made a player loses the invitations they made and their unused upload URLs.',
         tags: ['members'],
         params: MemberParams,
         body: ChangeRoleBody,
@@ -90,15 +90,14 @@ export function membersRoutes(app: AppInstance) {
       schema: {
         operationId: 'removeMember',
         summary: 'Remove a member, or leave',
-        description: 'The owner removes anyone; a game master removes players; anyone may remove themselves (leave), except the owner, who transfers the campaign first (409 `owner_must_transfer`). Anything else is 403 `role_forbidden`. The removed member’s next request is 404, and the invitations they made stop working.',
+        description: 'The owner removes anyone; a game master removes players; anyone may remove themselves (leave), except the owner, who transfers the campaign first (409 `owner_must_transfer`). Anything else is 403 `role_forbidden`. The removed member’s next request is 404, as is a write of theirs still in flight; the invitations they made and their unused upload URLs stop working. Viewing as a player (`Loreforge-View: player`) is read-only: leaving too is 403 `role_forbidden` then.',
         tags: ['members'],
         params: MemberParams,
         response: { 204: Type.Null(), ...problems(401, 403, 404, 409) },
       },
     },
     async (request, reply) => {
-      const view = viewOf(request);
-      await removeMember(database, view.campaignId, { userId: callerOf(request).user.id, role: view.memberRole }, request.params.userId);
+      await removeMember(database, viewOf(request).campaignId, callerOf(request).user.id, request.params.userId);
       return reply.code(204).send(null);
     },
   );
@@ -110,7 +109,7 @@ export function membersRoutes(app: AppInstance) {
       schema: {
         operationId: 'transferCampaign',
         summary: 'Transfer the campaign',
-        description: 'Makes the member `userId` the owner; the previous owner becomes a game master. The owner only. A user who is not a member is 400 `invalid_reference`.',
+        description: 'Makes the member `userId` the owner; the previous owner becomes a game master. The owner only. A user who is not a member is 400 `invalid_reference`. The `gm` invitations the previous owner made stop working (a game master invites players only).',
         tags: ['members'],
         params: CampaignParams,
         body: TransferBody,
@@ -192,7 +191,7 @@ export function membersRoutes(app: AppInstance) {
       schema: {
         operationId: 'revokeInvitation',
         summary: 'Revoke an invitation',
-        description: 'The link stops working at once (accepting it is then 410 `invitation_unavailable`). Owner and game masters.',
+        description: 'The link stops working at once (accepting it is then 410 `invitation_unavailable`). The owner revokes any invitation; a game master only those they made (else 403 `role_forbidden`).',
         tags: ['members'],
         params: InvitationParams,
         response: { 204: Type.Null(), ...problems(400, 401, 403, 404) },
@@ -201,7 +200,7 @@ export function membersRoutes(app: AppInstance) {
     async (request, reply) => {
       const id = parseIdText(request.params.id);
       if (id === undefined) throw errors.invalidId('an invitation', request.params.id);
-      await deleteInvitation(database, campaignOf(request).id, id);
+      await deleteInvitation(database, campaignOf(request).id, callerOf(request).user.id, id);
       return reply.code(204).send(null);
     },
   );

@@ -4,6 +4,10 @@ import { richTextFor, type View } from '../../access/view.js';
 import { Name, RichTextOut, RichTextSchema, Slug, Timestamp } from './common.js';
 import { shownUpdatedAt } from '../../access/players-see.js';
 
+const DEFAULT_VISIBILITY_DESCRIPTION =
+  'The `visibility` a thing or arc created without one takes: `all` (the default: every member sees it) or `gm` (GM-only). Set by the owner or a game master.';
+const DefaultVisibility = Type.Unsafe<'all' | 'gm'>({ type: 'string', enum: ['all', 'gm'], description: DEFAULT_VISIBILITY_DESCRIPTION });
+
 export const Campaign = Type.Object({
   id: Type.Integer(),
   slug: Slug,
@@ -15,6 +19,7 @@ export const Campaign = Type.Object({
     enum: ['owner', 'gm', 'player'],
     description: 'the caller’s role in the campaign (`player` while an owner or game master views it as players do)',
   }),
+  defaultVisibility: DefaultVisibility,
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
@@ -28,6 +33,7 @@ export const UpdatedCampaignBody = Type.Object({
     slug: Type.Optional(Type.String()),
     name: Type.Optional(Name),
     description: Type.Optional(RichTextSchema),
+    defaultVisibility: Type.Optional(DefaultVisibility),
   }),
 });
 
@@ -40,6 +46,7 @@ export function presentCampaign(row: CampaignRow, view: View) {
     description: richTextFor(view, row.description),
     userId: row.user_id,
     role: view.role,
+    defaultVisibility: row.default_visibility,
     createdAt: row.created_at,
     updatedAt: shownUpdatedAt(view, row),
   };

@@ -36,6 +36,7 @@ export const Invitation = Type.Object({
   maxUses: Type.Integer(),
   uses: Type.Integer(),
   createdAt: Timestamp,
+  createdBy: Type.String({ description: 'the user id of the member who made it: a game master may revoke only their own' }),
 });
 
 export const CreatedInvitation = Type.Object({
@@ -55,5 +56,5 @@ export const AcceptBody = Type.Object({ token: Type.String() });
 export const Accepted = Type.Object({ campaign: Campaign, role: RoleOut });
 
 export function presentInvitation(row: InvitationRow) {
-  return { id: row.id, role: row.role, expiresAt: row.expires_at, maxUses: row.max_uses, uses: row.uses, createdAt: row.created_at };
+  return { id: row.id, role: row.role, expiresAt: row.expires_at, maxUses: row.max_uses, uses: row.uses, createdAt: row.created_at, createdBy: row.created_by };
 }

@@ -271,7 +271,7 @@ export type paths = {
         get: operations["getCampaign"];
         /**
          * Change a campaign
-         * @description Changes the fields given (`slug`, `name`, `description`); omitted fields keep their value. A taken slug is 409. With If-Match, a stale version is 412 and nothing changes.
+         * @description Changes the fields given (`slug`, `name`, `description`, `defaultVisibility`); omitted fields keep their value. Owner and game masters (players 403 `role_forbidden`). A taken slug is 409. With If-Match, a stale version is 412 and nothing changes.
          */
         put: operations["updateCampaign"];
         post?: never;
@@ -779,13 +779,13 @@ export type paths = {
         get?: never;
         /**
          * Change a member’s role
-         * @description Makes a member a game master (`gm`) or a `player`. The owner only; the owner’s own role changes only by a transfer (409 `owner_must_transfer`). Takes effect on the member’s next request; a game master made a player loses the invitations they made.
+         * @description Makes a member a game master (`gm`) or a `player`. The owner only; the owner’s own role changes only by a transfer (409 `owner_must_transfer`). Takes effect at once, on requests in flight too (a write checks the role again as it commits); a game master made a player loses the invitations they made and their unused upload URLs.
          */
         put: operations["changeMemberRole"];
         post?: never;
         /**
          * Remove a member, or leave
-         * @description The owner removes anyone; a game master removes players; anyone may remove themselves (leave), except the owner, who transfers the campaign first (409 `owner_must_transfer`). Anything else is 403 `role_forbidden`. The removed member’s next request is 404, and the invitations they made stop working.
+         * @description The owner removes anyone; a game master removes players; anyone may remove themselves (leave), except the owner, who transfers the campaign first (409 `owner_must_transfer`). Anything else is 403 `role_forbidden`. The removed member’s next request is 404, as is a write of theirs still in flight; the invitations they made and their unused upload URLs stop working. Viewing as a player (`Loreforge-View: player`) is read-only: leaving too is 403 `role_forbidden` then.
          */
         delete: operations["removeMember"];
         options?: never;
@@ -804,7 +804,7 @@ export type paths = {
         put?: never;
         /**
          * Transfer the campaign
-         * @description Makes the member `userId` the owner; the previous owner becomes a game master. The owner only. A user who is not a member is 400 `invalid_reference`.
+         * @description Makes the member `userId` the owner; the previous owner becomes a game master. The owner only. A user who is not a member is 400 `invalid_reference`. The `gm` invitations the previous owner made stop working (a game master invites players only).
          */
         post: operations["transferCampaign"];
         delete?: never;
@@ -853,7 +853,7 @@ export type paths = {
         post?: never;
         /**
          * Revoke an invitation
-         * @description The link stops working at once (accepting it is then 410 `invitation_unavailable`). Owner and game masters.
+         * @description The link stops working at once (accepting it is then 410 `invitation_unavailable`). The owner revokes any invitation; a game master only those they made (else 403 `role_forbidden`).
          */
         delete: operations["revokeInvitation"];
         options?: never;
@@ -3432,7 +3432,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path?: never;
@@ -3462,6 +3462,11 @@ export interface operations {
                          * @enum {string}
                          */
                         role: "owner" | "gm" | "player";
+                        /**
+                         * @description The `visibility` a thing or arc created without one takes: `all` (the default: every member sees it) or `gm` (GM-only). Set by the owner or a game master.
+                         * @enum {string}
+                         */
+                        defaultVisibility: "all" | "gm";
                         /**
                          * Format: date-time
                          * @description ISO 8601 UTC with milliseconds
@@ -3550,7 +3555,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path?: never;
@@ -3595,6 +3600,11 @@ export interface operations {
                          * @enum {string}
                          */
                         role: "owner" | "gm" | "player";
+                        /**
+                         * @description The `visibility` a thing or arc created without one takes: `all` (the default: every member sees it) or `gm` (GM-only). Set by the owner or a game master.
+                         * @enum {string}
+                         */
+                        defaultVisibility: "all" | "gm";
                         /**
                          * Format: date-time
                          * @description ISO 8601 UTC with milliseconds
@@ -3775,7 +3785,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path?: never;
@@ -3825,7 +3835,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -3861,6 +3871,11 @@ export interface operations {
                          * @enum {string}
                          */
                         role: "owner" | "gm" | "player";
+                        /**
+                         * @description The `visibility` a thing or arc created without one takes: `all` (the default: every member sees it) or `gm` (GM-only). Set by the owner or a game master.
+                         * @enum {string}
+                         */
+                        defaultVisibility: "all" | "gm";
                         /**
                          * Format: date-time
                          * @description ISO 8601 UTC with milliseconds
@@ -3983,7 +3998,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag you last read: the write happens only if the record is still at that version (else 412). Without it, the last write wins. */
                 "if-match"?: string;
@@ -4002,6 +4017,11 @@ export interface operations {
                         name?: string;
                         /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
                         description?: unknown[];
+                        /**
+                         * @description The `visibility` a thing or arc created without one takes: `all` (the default: every member sees it) or `gm` (GM-only). Set by the owner or a game master.
+                         * @enum {string}
+                         */
+                        defaultVisibility?: "all" | "gm";
                     };
                 };
             };
@@ -4031,6 +4051,11 @@ export interface operations {
                          * @enum {string}
                          */
                         role: "owner" | "gm" | "player";
+                        /**
+                         * @description The `visibility` a thing or arc created without one takes: `all` (the default: every member sees it) or `gm` (GM-only). Set by the owner or a game master.
+                         * @enum {string}
+                         */
+                        defaultVisibility: "all" | "gm";
                         /**
                          * Format: date-time
                          * @description ISO 8601 UTC with milliseconds
@@ -4280,7 +4305,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path: {
@@ -4489,7 +4514,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -4565,7 +4590,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -4703,7 +4728,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path: {
@@ -4954,7 +4979,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -5030,7 +5055,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -5193,7 +5218,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag you last read: the write happens only if the record is still at that version (else 412). Without it, the last write wins. */
                 "if-match"?: string;
@@ -5471,7 +5496,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path: {
@@ -5682,7 +5707,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -5778,7 +5803,7 @@ export interface operations {
                 cursor?: string;
             };
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -5961,7 +5986,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path: {
@@ -6227,7 +6252,7 @@ export interface operations {
                 cursor?: string;
             };
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -6314,7 +6339,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -6484,7 +6509,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag you last read: the write happens only if the record is still at that version (else 412). Without it, the last write wins. */
                 "if-match"?: string;
@@ -6790,7 +6815,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path: {
@@ -7000,7 +7025,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -7088,7 +7113,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -7307,7 +7332,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path: {
@@ -7637,7 +7662,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -7713,7 +7738,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -7944,7 +7969,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag you last read: the write happens only if the record is still at that version (else 412). Without it, the last write wins. */
                 "if-match"?: string;
@@ -8322,7 +8347,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path: {
@@ -8532,7 +8557,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -8620,7 +8645,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -8794,7 +8819,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path: {
@@ -9014,7 +9039,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -9102,7 +9127,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path: {
@@ -9313,7 +9338,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path: {
@@ -9538,7 +9563,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path: {
@@ -9780,7 +9805,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path: {
@@ -9938,7 +9963,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path: {
@@ -10008,7 +10033,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path: {
@@ -10227,7 +10252,7 @@ export interface operations {
                 limit?: string;
             };
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -10408,7 +10433,7 @@ export interface operations {
                 limit?: string;
             };
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -10496,7 +10521,7 @@ export interface operations {
                 format?: string;
             };
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -10662,7 +10687,7 @@ export interface operations {
                 format?: string;
             };
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -10750,7 +10775,7 @@ export interface operations {
                 format?: string;
             };
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -10928,7 +10953,7 @@ export interface operations {
                 format?: string;
             };
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -11028,7 +11053,7 @@ export interface operations {
                 format?: string;
             };
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -11218,7 +11243,7 @@ export interface operations {
                 format?: string;
             };
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -11315,7 +11340,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -11475,7 +11500,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -11563,7 +11588,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -11723,7 +11748,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
                 "if-none-match"?: string;
@@ -11811,7 +11836,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path: {
@@ -11942,7 +11967,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path: {
@@ -12003,7 +12028,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
                 /** @description The ETag you last read: the write happens only if the record is still at that version (else 412). Without it, the last write wins. */
                 "if-match"?: string;
@@ -12285,7 +12310,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path: {
@@ -12518,7 +12543,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path: {
@@ -12559,6 +12584,11 @@ export interface operations {
                          * @enum {string}
                          */
                         role: "owner" | "gm" | "player";
+                        /**
+                         * @description The `visibility` a thing or arc created without one takes: `all` (the default: every member sees it) or `gm` (GM-only). Set by the owner or a game master.
+                         * @enum {string}
+                         */
+                        defaultVisibility: "all" | "gm";
                         /**
                          * Format: date-time
                          * @description ISO 8601 UTC with milliseconds
@@ -12762,7 +12792,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path: {
@@ -12796,6 +12826,8 @@ export interface operations {
                          * @description ISO 8601 UTC with milliseconds
                          */
                         createdAt: string;
+                        /** @description the user id of the member who made it: a game master may revoke only their own */
+                        createdBy: string;
                     }[];
                 };
             };
@@ -12920,7 +12952,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path: {
@@ -12972,6 +13004,8 @@ export interface operations {
                          * @description ISO 8601 UTC with milliseconds
                          */
                         createdAt: string;
+                        /** @description the user id of the member who made it: a game master may revoke only their own */
+                        createdBy: string;
                         /** @description the secret, shown this once; only its hash is stored */
                         token: string;
                         /** @description the web app’s page that accepts the invitation, with the token in its fragment */
@@ -13194,7 +13228,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path: {
@@ -13264,7 +13298,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path: {
@@ -13508,6 +13542,11 @@ export interface operations {
                              * @enum {string}
                              */
                             role: "owner" | "gm" | "player";
+                            /**
+                             * @description The `visibility` a thing or arc created without one takes: `all` (the default: every member sees it) or `gm` (GM-only). Set by the owner or a game master.
+                             * @enum {string}
+                             */
+                            defaultVisibility: "all" | "gm";
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC with milliseconds
@@ -13930,7 +13969,7 @@ export interface operations {
                 limit?: string;
             };
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path: {
@@ -14142,7 +14181,7 @@ export interface operations {
                 limit?: string;
             };
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path: {
@@ -14233,7 +14272,7 @@ export interface operations {
                 format?: string;
             };
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path: {
@@ -14442,7 +14481,7 @@ export interface operations {
                 format?: string;
             };
             header?: {
-                /** @description See the campaign as its players do (no GM-only records, no secret blocks) and act with their rights (writes are 403 `role_forbidden`). Lets an owner or game master check what players see. */
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
             };
             path: {
@@ -14684,6 +14723,11 @@ export interface operations {
                          * @enum {string}
                          */
                         role: "owner" | "gm" | "player";
+                        /**
+                         * @description The `visibility` a thing or arc created without one takes: `all` (the default: every member sees it) or `gm` (GM-only). Set by the owner or a game master.
+                         * @enum {string}
+                         */
+                        defaultVisibility: "all" | "gm";
                         /**
                          * Format: date-time
                          * @description ISO 8601 UTC with milliseconds

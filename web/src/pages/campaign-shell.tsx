@@ -39,8 +39,8 @@ export function CampaignShell() {
         <QuickSwitcher campaignSlug={slug} />
         {role !== 'player' && (
           <div className="new-buttons">
-            <NewThingDialog slug={slug} />
-            <NewArcDialog slug={slug} />
+            <NewThingDialog slug={slug} defaultVisibility={campaign.data.data.defaultVisibility} />
+            <NewArcDialog slug={slug} defaultVisibility={campaign.data.data.defaultVisibility} />
           </div>
         )}
         <TypesNav slug={slug} />
@@ -208,7 +208,21 @@ function ArcTree({ slug, parent, childrenOf }: { slug: string; parent: number | 
 
 const fieldError = (error: unknown, field: string) => (error instanceof ApiError ? error.fieldMessage(field) : undefined);
 
-function NewThingDialog({ slug }: { slug: string }) {
+/** The new-record dialogs' GM-only switch, starting at the campaign's `defaultVisibility` at each opening. */
+function NewRecordGmOnly({ what, defaultVisibility }: { what: string; defaultVisibility: 'all' | 'gm' }) {
+  return (
+    <div className="field checkbox-field">
+      <label>
+        <input type="checkbox" name="gmOnly" defaultChecked={defaultVisibility === 'gm'} /> GM only
+      </label>
+      <p className="hint">Players never see a GM-only {what}: not in lists, search, links or mentions.</p>
+    </div>
+  );
+}
+
+const visibilityOf = (form: FormData): 'all' | 'gm' => (form.get('gmOnly') === 'on' ? 'gm' : 'all');
+
+function NewThingDialog({ slug, defaultVisibility }: { slug: string; defaultVisibility: 'all' | 'gm' }) {
   const types = useThingTypes(slug);
   const navigate = useNavigate();
   const refresh = useRefreshCampaign(slug);
@@ -220,7 +234,7 @@ function NewThingDialog({ slug }: { slug: string }) {
       fields={['name']}
       onSubmit={async (form) => {
         const thing = await call(
-          api.POST('/api/campaigns/{campaignSlug}/things', { params: { path: { campaignSlug: slug } }, body: { newThing: { name: formText(form, 'name'), typeId: Number(form.get('typeId')) } } }),
+          api.POST('/api/campaigns/{campaignSlug}/things', { params: { path: { campaignSlug: slug } }, body: { newThing: { name: formText(form, 'name'), typeId: Number(form.get('typeId')), visibility: visibilityOf(form) } } }),
         );
         await refresh();
         await navigate(`/campaigns/${slug}/things/${thing.slug}`);
@@ -239,13 +253,14 @@ function NewThingDialog({ slug }: { slug: string }) {
               ))}
             </select>
           </div>
+          <NewRecordGmOnly what="thing" defaultVisibility={defaultVisibility} />
         </>
       )}
     </FormDialog>
   );
 }
 
-function NewArcDialog({ slug }: { slug: string }) {
+function NewArcDialog({ slug, defaultVisibility }: { slug: string; defaultVisibility: 'all' | 'gm' }) {
   const navigate = useNavigate();
   const refresh = useRefreshCampaign(slug);
   return (
@@ -255,12 +270,17 @@ function NewArcDialog({ slug }: { slug: string }) {
       submitLabel="Create"
       fields={['name']}
       onSubmit={async (form) => {
-        const arc = await call(api.POST('/api/campaigns/{campaignSlug}/arcs', { params: { path: { campaignSlug: slug } }, body: { newArc: { name: formText(form, 'name') } } }));
+        const arc = await call(api.POST('/api/campaigns/{campaignSlug}/arcs', { params: { path: { campaignSlug: slug } }, body: { newArc: { name: formText(form, 'name'), visibility: visibilityOf(form) } } }));
         await refresh();
         await navigate(`/campaigns/${slug}/arcs/${arc.slug}`);
       }}
     >
-      {(error) => <Field label="Name" name="name" required autoFocus error={fieldError(error, 'name')} />}
+      {(error) => (
+        <>
+          <Field label="Name" name="name" required autoFocus error={fieldError(error, 'name')} />
+          <NewRecordGmOnly what="arc" defaultVisibility={defaultVisibility} />
+        </>
+      )}
     </FormDialog>
   );
 }

@@ -29,8 +29,9 @@ export function MembersPage() {
         Game masters see and edit everything. Players read the campaign, without GM-only records and secret blocks, and edit nothing. You are{' '}
         {role === 'owner' ? 'the owner' : role === 'gm' ? 'a game master' : 'a player'}.
       </p>
+      {canEdit && campaign.data && <NewRecordsVisibility slug={slug} value={campaign.data.data.defaultVisibility} />}
       {canEdit && <InviteForm slug={slug} role={role} />}
-      {canEdit && <PendingInvitations slug={slug} />}
+      {canEdit && <PendingInvitations slug={slug} role={role} />}
       <section aria-labelledby="member-list-heading">
         <h2 id="member-list-heading">People</h2>
         {members.error && <ErrorMessage>{messageOf(members.error)}</ErrorMessage>}
@@ -110,7 +111,40 @@ function InviteForm({ slug, role }: { slug: string; role: Role }) {
   );
 }
 
-function PendingInvitations({ slug }: { slug: string }) {
+/** The campaign's `defaultVisibility`: whether new things and arcs start GM-only. */
+function NewRecordsVisibility({ slug, value }: { slug: string; value: 'all' | 'gm' }) {
+  const refresh = useRefreshCampaign(slug);
+  const [error, setError] = useState<string>();
+  // What was just asked for, shown until the campaign's record answers it (or the request fails).
+  const [asked, setAsked] = useState<boolean>();
+  const change = async (gmOnly: boolean) => {
+    setError(undefined);
+    setAsked(gmOnly);
+    try {
+      await call(api.PUT('/api/campaigns/{campaignSlug}', { params: { path: { campaignSlug: slug } }, body: { updatedCampaign: { defaultVisibility: gmOnly ? 'gm' : 'all' } } }));
+      await refresh();
+    } catch (e) {
+      setError(messageOf(e));
+    } finally {
+      setAsked(undefined);
+    }
+  };
+  return (
+    <section aria-labelledby="new-records-heading">
+      <h2 id="new-records-heading">New records</h2>
+      <div className="field checkbox-field">
+        <label>
+          <input type="checkbox" checked={asked ?? value === 'gm'} disabled={asked !== undefined} onChange={(e) => void change(e.target.checked)} /> New things and arcs start GM only
+        </label>
+        <p className="hint">For preparing ahead: players see a new record only once a game master clears its “GM only” switch. The switch in the new-thing and new-arc dialogs starts here.</p>
+      </div>
+      <ErrorMessage>{error}</ErrorMessage>
+    </section>
+  );
+}
+
+function PendingInvitations({ slug, role }: { slug: string; role: Role }) {
+  const me = useMe();
   const refresh = useRefreshCampaign(slug);
   const invitations = useQuery({ queryKey: [...campaignKey(slug), 'invitations'], queryFn: () => call(api.GET('/api/campaigns/{campaignSlug}/invitations', { params: { path: { campaignSlug: slug } } })) });
   if (!invitations.data || invitations.data.length === 0) return null;
@@ -123,12 +157,15 @@ function PendingInvitations({ slug }: { slug: string }) {
             <span>
               {ROLE_NAMES[invitation.role]} · used {invitation.uses} of {invitation.maxUses} · expires {new Date(invitation.expiresAt).toLocaleDateString()}
             </span>
-            <ConfirmButton label="Revoke" title="Revoke this invitation?" confirmLabel="Revoke" onConfirm={async () => {
-              await call(api.DELETE('/api/campaigns/{campaignSlug}/invitations/{id}', { params: { path: { campaignSlug: slug, id: String(invitation.id) } } }));
-              await refresh();
-            }}>
-              <p>The link stops working at once. People who joined with it stay members.</p>
-            </ConfirmButton>
+            {/* The owner revokes any link; a game master only their own. */}
+            {(role === 'owner' || invitation.createdBy === me?.id) && (
+              <ConfirmButton label="Revoke" title="Revoke this invitation?" confirmLabel="Revoke" onConfirm={async () => {
+                await call(api.DELETE('/api/campaigns/{campaignSlug}/invitations/{id}', { params: { path: { campaignSlug: slug, id: String(invitation.id) } } }));
+                await refresh();
+              }}>
+                <p>The link stops working at once. People who joined with it stay members.</p>
+              </ConfirmButton>
+            )}
           </li>
         ))}
       </ul>
@@ -141,8 +178,10 @@ function MemberRow({ slug, member, myRole }: { slug: string; member: Member; myR
   const navigate = useNavigate();
   const refresh = useRefreshCampaign(slug);
   const [error, setError] = useState<string>();
+  const { viewingAsPlayer } = useCampaignAccess();
   const self = me?.id === member.userId;
-  const mayRemove = member.role !== 'owner' && (self || myRole === 'owner' || (myRole === 'gm' && member.role === 'player'));
+  // Viewing as a player is read-only on the server: not even leaving (CONTRACT "Authorization holds for the whole request").
+  const mayRemove = !viewingAsPlayer && member.role !== 'owner' && (self || myRole === 'owner' || (myRole === 'gm' && member.role === 'player'));
   const path = { campaignSlug: slug, userId: member.userId };
   const changeRole = async (role: 'gm' | 'player') => {
     setError(undefined);
