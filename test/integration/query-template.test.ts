@@ -35,8 +35,10 @@ const campaignColumns = [
   'campaigns.user_id as campaign_user_id',
   'campaigns.version as campaign_version',
   'campaigns.content_version as campaign_content_version',
+  'campaigns.default_visibility as campaign_default_visibility',
   'campaigns.created_at as campaign_created_at',
   'campaigns.updated_at as campaign_updated_at',
+  'campaigns.players_updated_at as campaign_players_updated_at',
   'campaign_members.role as campaign_role',
 ] as const;
 function campaignBySlug<J extends JoinBuilder<DB, 'users' | 'campaigns'>>(join: J, slug: string | undefined) {
@@ -137,8 +139,10 @@ describe('findTokenUser from its template', () => {
             user_id: rest.campaign_user_id,
             version: rest.campaign_version,
             content_version: rest.campaign_content_version,
+            default_visibility: rest.campaign_default_visibility,
             created_at: rest.campaign_created_at,
             updated_at: rest.campaign_updated_at,
+            players_updated_at: rest.campaign_players_updated_at,
           });
           expect(rest.campaign_user_id).toBe(rest.id);
         }
