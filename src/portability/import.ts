@@ -56,7 +56,7 @@ export async function fileKind(file: string): Promise<'zip' | 'json'> {
   }
 }
 
-/** The largest JSON document read (it is parsed whole): 64 MiB, several times a 10,000-thing campaign. */
+/** The largest JSON document read (record by record, json-worker.mjs): 64 MiB, several times a 10,000-thing campaign. */
 export const IMPORT_JSON_MAX_BYTES = 64 * 1024 * 1024;
 
 export type ImportFormat = 'json' | 'archive' | 'markdown';

@@ -47,7 +47,7 @@ export interface JsonDocument {
 export function openJsonDocument(bytes: Buffer, entry: string, budget: ImportBudget): Promise<JsonDocument> {
   budget.check();
   const worker = new Worker(new URL('./json-worker.mjs', import.meta.url), {
-    resourceLimits: { maxOldGenerationSizeMb: MEMORY_MB, maxYoungGenerationSizeMb: 16 },
+    resourceLimits: { maxOldGenerationSizeMb: MEMORY_MB, maxYoungGenerationSizeMb: 4 },
   });
   const signal = budget.signal;
   let failure: Error | undefined;
