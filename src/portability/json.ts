@@ -1,16 +1,18 @@
-// Parsing an import's JSON document off the event loop (CONTRACT "Hostile input"): json-worker.mjs
-// decodes and parses it in a worker thread with a bounded heap, and hands the document back piece
-// by piece, each piece asked for only after the last was taken in, so the server answers other
-// requests between pieces. A worker that runs out of memory, a record too large or too deep, or
-// text that is not JSON is 400 invalid_import naming the entry; a client gone away ends the worker.
+// Reading an import's JSON document off the event loop (CONTRACT "Hostile input"): json-worker.mjs
+// scans and checks it in a worker thread with a bounded heap, never holding it as objects, and hands
+// its top-level arrays' records over piece by piece, each piece asked for only when the reader wants
+// it, so the server answers other requests between pieces and holds one piece at a time (the plan
+// keeps what it needs of each record). A worker that runs out of memory, a record too large or too
+// deep, or text that is not JSON is 400 invalid_import naming the entry; a client gone away ends the
+// worker.
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import { errors } from '../domain/errors.js';
 import { RICH_TEXT_MAX_BYTES } from '../domain/rich-text.js';
 import { ImportBudget, ImportCancelled } from './budget.js';
 
-/** The worker's heap: a 64 MiB document of small records needs about this much. */
-const MEMORY_MB = 384;
+/** The worker's heap: it holds a record at a time, a piece of records and where each record is. */
+const MEMORY_MB = 128;
 /**
  * The largest record of a document, as JSON: an arc's seven texts at their limit and room to spare.
  * A record larger could never be imported; refusing it early keeps the pieces small.
@@ -21,82 +23,119 @@ export const RECORD_MAX_BYTES = 8 * RICH_TEXT_MAX_BYTES + 64 * 1024;
 export const JSON_PARSE_MS = 30_000;
 
 type FromWorker =
-  | { type: 'head'; json: string; arrays: string[] }
-  | { type: 'piece'; key: string; json: string }
-  | { type: 'end' }
+  | { type: 'head'; json: string; arrays: Record<string, number> }
+  | { type: 'piece'; key: string; from: number; json: string }
   | { type: 'problem'; path: string; problem: string }
   | { type: 'error'; problem: string };
 
-/** The document in `bytes` (UTF-8 JSON), parsed in a worker; 400 naming `entry` when it cannot be. */
-export function parseJsonDocument(bytes: Buffer, entry: string, budget: ImportBudget): Promise<unknown> {
+/** A JSON document being read: its top-level values at once, its top-level arrays a piece at a time. */
+export interface JsonDocument {
+  /** The document's value; when it is an object, without its arrays (their records come from `records`). */
+  readonly head: unknown;
+  /** The length of each top-level array of the document (an object). */
+  readonly arrays: ReadonlyMap<string, number>;
+  /** The records of top-level array `key`, in order; each piece is read when the last is used up. */
+  records(key: string): AsyncIterable<unknown>;
+  /** Ends the reading (the worker); always called once the document is no longer needed. */
+  close(): void;
+}
+
+/**
+ * Opens the document in `bytes` (UTF-8 JSON) in a worker; 400 naming `entry` when it cannot be read.
+ * The bytes are the worker's from then on: a Buffer that owns its memory is moved, not copied.
+ */
+export function openJsonDocument(bytes: Buffer, entry: string, budget: ImportBudget): Promise<JsonDocument> {
   budget.check();
   const worker = new Worker(new URL('./json-worker.mjs', import.meta.url), {
-    resourceLimits: { maxOldGenerationSizeMb: MEMORY_MB, maxYoungGenerationSizeMb: 16 },
+    resourceLimits: { maxOldGenerationSizeMb: MEMORY_MB, maxYoungGenerationSizeMb: 4 },
   });
   const signal = budget.signal;
-  return new Promise<unknown>((resolve, reject) => {
-    let document: Record<string, unknown[]> | undefined;
-    let settled = false;
-    const allowanceMs = JSON_PARSE_MS + Math.ceil(bytes.length / 1024);
-    const timer = setTimeout(
-      () => finish(errors.invalidImport(entry, `the document is too complex to read: it took longer than ${(allowanceMs / 1000).toFixed(1)} s`)),
-      allowanceMs,
-    );
-    const finish = (error: Error | undefined, value?: unknown) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-      void worker.terminate();
-      if (error) reject(error);
-      else resolve(value);
-    };
-    const onAbort = () => finish(new ImportCancelled());
-    signal.addEventListener('abort', onAbort, { once: true });
-    const askForMore = () => {
-      // Yield first: whatever else the server has to do runs between two pieces.
-      void yieldToEventLoop().then(() => {
-        if (!settled) worker.postMessage({ type: 'next' });
-      });
-    };
-    worker.on('message', (message: FromWorker) => {
-      switch (message.type) {
-        case 'head': {
-          const head = JSON.parse(message.json) as unknown;
-          if (message.arrays.length === 0) {
-            finish(undefined, head);
-            return;
-          }
-          document = head as Record<string, unknown[]>;
-          for (const key of message.arrays) document[key] = [];
-          askForMore();
-          return;
-        }
-        case 'piece':
-          for (const item of JSON.parse(message.json) as unknown[]) document![message.key]!.push(item);
-          askForMore();
-          return;
-        case 'end':
-          finish(undefined, document);
-          return;
-        case 'problem':
-          finish(message.path === '' ? errors.invalidImport(entry, message.problem) : errors.invalidImport(`${entry}#${message.path}`, message.problem));
-          return;
-        case 'error':
-          finish(errors.invalidImport(entry, `the document cannot be read (${message.problem})`));
-          return;
-      }
-    });
-    worker.on('error', (error: Error & { code?: string }) =>
-      finish(
-        errors.invalidImport(
-          entry,
-          error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'the document is too large to read: it needs more memory than an import may take' : `the document cannot be read (${error.message})`,
-        ),
-      ),
-    );
-    worker.on('exit', () => finish(errors.invalidImport(entry, 'the document cannot be read (its parser stopped)')));
-    // Copied to the worker (a Buffer may share its memory with others: it is never transferred).
-    worker.postMessage({ bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), maxRecordBytes: RECORD_MAX_BYTES });
+  let failure: Error | undefined;
+  let closed = false;
+  let waiting: { resolve(message: FromWorker): void; reject(error: Error): void } | undefined;
+  const allowanceMs = JSON_PARSE_MS + Math.ceil(bytes.length / 1024);
+  const timer = setTimeout(
+    () => fail(errors.invalidImport(entry, `the document is too complex to read: it took longer than ${(allowanceMs / 1000).toFixed(1)} s`)),
+    allowanceMs,
+  );
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    clearTimeout(timer);
+    signal.removeEventListener('abort', onAbort);
+    void worker.terminate();
+  };
+  const fail = (error: Error) => {
+    if (closed) return;
+    failure = error;
+    close();
+    const pending = waiting;
+    waiting = undefined;
+    pending?.reject(error);
+  };
+  const onAbort = () => fail(new ImportCancelled());
+  signal.addEventListener('abort', onAbort, { once: true });
+  /** The worker's next answer. */
+  const receive = (): Promise<FromWorker> =>
+    failure ? Promise.reject(failure) : closed ? Promise.reject(new Error('the document was closed')) : new Promise((resolve, reject) => (waiting = { resolve, reject }));
+  worker.on('message', (message: FromWorker) => {
+    if (message.type === 'problem') {
+      fail(message.path === '' ? errors.invalidImport(entry, message.problem) : errors.invalidImport(`${entry}#${message.path}`, message.problem));
+      return;
+    }
+    if (message.type === 'error') {
+      fail(errors.invalidImport(entry, `the document cannot be read (${message.problem})`));
+      return;
+    }
+    const pending = waiting;
+    waiting = undefined;
+    pending?.resolve(message);
   });
+  worker.on('error', (error: Error & { code?: string }) =>
+    fail(
+      errors.invalidImport(
+        entry,
+        error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'the document is too large to read: it needs more memory than an import may take' : `the document cannot be read (${error.message})`,
+      ),
+    ),
+  );
+  worker.on('exit', () => fail(errors.invalidImport(entry, 'the document cannot be read (its parser stopped)')));
+
+  const head = receive();
+  const owned = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer;
+  const view = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  // A Buffer that shares its memory with others (a pooled one) is copied; one that owns it is moved.
+  worker.postMessage({ bytes: view, maxRecordBytes: RECORD_MAX_BYTES }, owned ? [view.buffer as ArrayBuffer] : []);
+
+  return head.then(
+    (message) => {
+      if (message.type !== 'head') throw new Error(`the document reader answered ${message.type} first`);
+      const arrays = new Map(Object.entries(message.arrays));
+      const value = JSON.parse(message.json) as unknown;
+      return {
+        head: value,
+        arrays,
+        close,
+        async *records(key: string): AsyncIterable<unknown> {
+          const length = arrays.get(key) ?? 0;
+          let from = 0;
+          while (from < length) {
+            // Yield first: whatever else the server has to do runs between two pieces.
+            await yieldToEventLoop();
+            const next = receive();
+            worker.postMessage({ type: 'piece', key, from });
+            const piece = await next;
+            if (piece.type !== 'piece' || piece.key !== key || piece.from !== from) throw new Error('the document reader answered out of turn');
+            const items = JSON.parse(piece.json) as unknown[];
+            from += items.length;
+            yield* items;
+          }
+        },
+      };
+    },
+    (error: unknown) => {
+      close();
+      throw error;
+    },
+  );
 }

@@ -13,6 +13,7 @@ import { parseDateTime } from '../domain/time.js';
 import type { Visibility } from '../db/schema.js';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { ImportBudget } from './budget.js';
+import type { JsonDocument } from './json.js';
 
 export interface PlannedType {
   key: number;
@@ -147,10 +148,12 @@ const RECORDS_PER_TURN = 100;
 /**
  * The plan of a `loreforge-campaign` document, or 400 invalid_import naming `entry` and every
  * problem (`withImages`: the document came in an archive, whose `file` entries hold the bytes).
- * Checked a hundred records at a time, letting other requests run between (and stopping with
- * ImportCancelled once the budget's client is gone).
+ * The records of its arrays are taken in one at a time, as the reader hands them over (the plan
+ * keeps what it needs of each), and checked a hundred at a time, letting other requests run
+ * between (and stopping with ImportCancelled once the budget's client is gone); taking in stops
+ * once there are problems enough to report.
  */
-export async function planFromDocument(value: unknown, entry: string, withImages: boolean, budget?: ImportBudget): Promise<ImportPlan> {
+export async function planFromDocument(source: JsonDocument, entry: string, withImages: boolean, budget?: ImportBudget): Promise<ImportPlan> {
   let checked = 0;
   const pause = async (): Promise<void> => {
     checked += 1;
@@ -159,7 +162,19 @@ export async function planFromDocument(value: unknown, entry: string, withImages
     budget?.check();
   };
   const check = new DocumentChecker();
-  const doc = check.object(value, '');
+  const doc = check.object(source.head, '');
+  /** The records of top-level array `key` with their indexes: from the reader, or the value in memory. */
+  async function* recordsOf(key: string, fallback?: unknown[]): AsyncGenerator<[number, unknown]> {
+    if (check.full()) return;
+    let i = 0;
+    const records = source.arrays.has(key) ? source.records(key) : check.array(doc[key] ?? fallback, `/${key}`);
+    for await (const record of records) {
+      if (check.full()) return;
+      await pause();
+      yield [i, record];
+      i += 1;
+    }
+  }
   if (doc.format !== 'loreforge-campaign') check.issues.push({ path: '/format', message: 'must be "loreforge-campaign"' });
   if (doc.version !== 1) check.issues.push({ path: '/version', message: 'must be 1 (the only version this service reads)' });
   if (check.issues.length > 0) throw importProblems(entry, check.issues);
@@ -178,9 +193,7 @@ export async function planFromDocument(value: unknown, entry: string, withImages
   const typeIds = new Set<number>();
   const typeNames = new Set<string>();
   const thingTypes: PlannedType[] = [];
-  for (const [i, raw] of check.array(doc.thingTypes, '/thingTypes').entries()) {
-    if (check.full()) break;
-    await pause();
+  for await (const [i, raw] of recordsOf('thingTypes')) {
     const path = `/thingTypes/${i}`;
     const t = check.object(raw, path);
     const name = check.name(t.name, `${path}/name`);
@@ -192,9 +205,7 @@ export async function planFromDocument(value: unknown, entry: string, withImages
   const thingIds = new Set<number>();
   const thingSlugs = new Set<string>();
   const things: PlannedThing[] = [];
-  for (const [i, raw] of check.array(doc.things, '/things').entries()) {
-    if (check.full()) break;
-    await pause();
+  for await (const [i, raw] of recordsOf('things')) {
     const path = `/things/${i}`;
     const t = check.object(raw, path);
     things.push({
@@ -210,30 +221,35 @@ export async function planFromDocument(value: unknown, entry: string, withImages
     });
   }
 
-  const rawArcs = check.array(doc.arcs, '/arcs');
   const arcIds = new Set<number>();
-  for (const raw of rawArcs) if (isObject(raw) && typeof raw.id === 'number') arcIds.add(raw.id);
   const seenArcIds = new Set<number>();
   const arcSlugs = new Set<string>();
   const arcs: PlannedArc[] = [];
-  for (const [i, raw] of rawArcs.entries()) {
-    if (check.full()) break;
-    await pause();
+  // A parent may come later in the file: parents are checked once every arc's id is known.
+  const parents: { arc: PlannedArc; value: unknown; path: string }[] = [];
+  for await (const [i, raw] of recordsOf('arcs')) {
+    if (isObject(raw) && typeof raw.id === 'number') arcIds.add(raw.id);
     const path = `/arcs/${i}`;
     const a = check.object(raw, path);
     const fields = {} as Record<ArcTextField, RichText>;
     for (const field of ARC_TEXT_FIELDS) fields[field] = a[field] === undefined ? [] : check.richText(a[field], `${path}/${field}`);
-    arcs.push({
+    const arc: PlannedArc = {
       key: check.key(a.id, `${path}/id`, seenArcIds),
       slug: check.uniqueSlug(a.slug, `${path}/slug`, arcSlugs),
       name: check.name(a.name, `${path}/name`),
-      parentKey: a.parentArcId === null || a.parentArcId === undefined ? null : check.reference(a.parentArcId, `${path}/parentArcId`, arcIds, 'arc'),
+      parentKey: null,
       visibility: check.visibility(a.visibility, `${path}/visibility`),
       fields,
       createdAt: check.timestamp(a.createdAt, `${path}/createdAt`),
       updatedAt: check.timestamp(a.updatedAt, `${path}/updatedAt`),
       origin: { entry, path },
-    });
+    };
+    arcs.push(arc);
+    if (a.parentArcId !== null && a.parentArcId !== undefined) parents.push({ arc, value: a.parentArcId, path: `${path}/parentArcId` });
+  }
+  for (const { arc, value, path } of parents) {
+    if (check.full()) break;
+    arc.parentKey = check.reference(value, path, arcIds, 'arc');
   }
   if (check.issues.length === 0) {
     const cycle = arcCycle(arcs);
@@ -242,9 +258,7 @@ export async function planFromDocument(value: unknown, entry: string, withImages
 
   const linkKeys = new Set<string>();
   const links: ImportPlan['links'] = [];
-  for (const [i, raw] of check.array(doc.links, '/links').entries()) {
-    if (check.full()) break;
-    await pause();
+  for await (const [i, raw] of recordsOf('links')) {
     const path = `/links/${i}`;
     const l = check.object(raw, path);
     const thingKey = check.reference(l.thingId, `${path}/thingId`, thingIds, 'thing');
@@ -258,9 +272,7 @@ export async function planFromDocument(value: unknown, entry: string, withImages
   const assetIds = new Set<number>();
   const files = new Set<string>();
   const assets: PlannedAsset[] = [];
-  for (const [i, raw] of check.array(doc.assets ?? [], '/assets').entries()) {
-    if (check.full()) break;
-    await pause();
+  for await (const [i, raw] of recordsOf('assets', [])) {
     const path = `/assets/${i}`;
     const s = check.object(raw, path);
     const file = typeof s.file === 'string' ? s.file : '';
@@ -283,7 +295,7 @@ export async function planFromDocument(value: unknown, entry: string, withImages
       `${assets.length} uploaded image${assets.length === 1 ? ' was' : 's were'} not imported: a json document carries no image bytes (import the archive for them). Image blocks keep their URLs.`,
     );
   }
-  const members = Array.isArray(doc.members) ? doc.members.length : 0;
+  const members = source.arrays.get('members') ?? (Array.isArray(doc.members) ? doc.members.length : 0);
   if (members > 1) warnings.push(`${members - 1} other member${members === 2 ? ' was' : 's were'} not imported: invite them again.`);
   return {
     campaign: { ...campaign, description: campaign.description ?? [], origin: { entry, path: '/campaign/description' } },

@@ -158,12 +158,17 @@ export async function readEntry(opened: OpenedZip, entry: ZipEntry, budget: Impo
 
 /** An entry's bytes (at most its checked size), counted against the budget. */
 export async function readEntryBytes(opened: OpenedZip, entry: ZipEntry, budget: ImportBudget): Promise<Buffer> {
-  const chunks: Buffer[] = [];
+  // Read into one buffer of the declared size (yauzl fails an entry whose bytes do not match it):
+  // the bytes are never held twice, as chunks and joined.
+  const bytes = Buffer.allocUnsafeSlow(entry.size);
+  let length = 0;
   await readEntry(opened, entry, budget, (chunk) => {
-    chunks.push(chunk);
+    if (length + chunk.length > bytes.length) throw errors.invalidImport(entry.name, `the entry is damaged (it holds more than the ${entry.size} bytes it declares)`);
+    chunk.copy(bytes, length);
+    length += chunk.length;
     return true;
   });
-  return Buffer.concat(chunks);
+  return length === bytes.length ? bytes : bytes.subarray(0, length);
 }
 
 /** An entry's text, UTF-8 (at most its checked size), counted against the budget. */
