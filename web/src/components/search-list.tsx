@@ -27,6 +27,7 @@ export function SearchList({
   autoFocus,
   renderItem,
   onPick,
+  onQueryChange,
 }: {
   campaignSlug: string;
   label: string;
@@ -35,6 +36,8 @@ export function SearchList({
   autoFocus?: boolean;
   renderItem?: (result: SearchResult) => ReactNode;
   onPick: (result: SearchResult) => void;
+  /** Hears every change of what is typed into the field. */
+  onQueryChange?: (q: string) => void;
 }) {
   const [q, setQ] = useState('');
   const query = useDebounced(q.trim(), 150);
@@ -63,7 +66,13 @@ export function SearchList({
         if (event.key === 'Enter' && !answered) event.preventDefault();
       }}
     >
-      <Command.Input value={q} onValueChange={setQ} placeholder="Type a name or a word" autoFocus={autoFocus} aria-label={label} />
+      <Command.Input
+        value={q}
+        onValueChange={(next) => {
+          setQ(next);
+          onQueryChange?.(next);
+        }}
+        placeholder="Type a name or a word" autoFocus={autoFocus} aria-label={label} />
       {/* Always there: the input's aria-controls names it. */}
       <Command.List label={`${label}: matches`} aria-busy={!answered}>
         {query !== '' && results.isSuccess && <Command.Empty>Nothing matches “{query}”.</Command.Empty>}

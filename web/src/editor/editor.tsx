@@ -48,21 +48,27 @@ export function RichTextEditor({ label, initialValue, onChange, campaignSlug, ca
   };
 
   const onDomBeforeInput = (event: InputEvent) => {
-    // `@`, or the second `[` of `[[`, opens the mention picker.
+    // `@` at the start of a word (not the one in an email address), or the second `[` of `[[`,
+    // opens the mention picker.
     if (event.inputType !== 'insertText' || !editor.selection || !Range.isCollapsed(editor.selection)) return;
-    if (event.data === '@') setTimeout(() => setMentionOpen({ trigger: '@' }), 0);
-    if (event.data === '[') {
-      const before = Editor.before(editor, editor.selection.anchor);
-      const previous = before ? Editor.string(editor, { anchor: before, focus: editor.selection.anchor }) : '';
-      if (previous === '[') setTimeout(() => setMentionOpen({ trigger: '[[' }), 0);
-    }
+    const before = Editor.before(editor, editor.selection.anchor);
+    const previous = before ? Editor.string(editor, { anchor: before, focus: editor.selection.anchor }) : '';
+    if (event.data === '@' && !/[^\s([{"'“‘]/u.test(previous)) setTimeout(() => setMentionOpen({ trigger: '@' }), 0);
+    if (event.data === '[' && previous === '[') setTimeout(() => setMentionOpen({ trigger: '[[' }), 0);
   };
 
-  const pickMention = (target: MentionTarget | undefined) => {
+  const pickMention = (target: MentionTarget | undefined, typed: string) => {
     const trigger = mentionOpen?.trigger ?? '';
     setMentionOpen(undefined);
     ReactEditor.focus(editor);
-    if (!target) return;
+    if (!target) {
+      // Closed without a pick: what was typed after `@` or `[[` is text, and stays.
+      if (trigger && typed) {
+        if (!editor.selection) Transforms.select(editor, Editor.end(editor, []));
+        Transforms.insertText(editor, typed);
+      }
+      return;
+    }
     mentionNames.learn(target);
     if (editor.selection && trigger) Transforms.delete(editor, { distance: trigger.length, unit: 'character', reverse: true });
     insertMention(editor, target);

@@ -1,0 +1,80 @@
+// Using the web app as a game master would, in Chromium, and keeping what broke fixed (issue 23,
+// "no lost word, no leaked secret"): each journey here failed before its fix.
+import type { Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCampaign, createThing, expectNoPageErrors, launchBrowser, saved, signUp, startE2eServer, type Browser, type E2eServer } from './browser.js';
+
+let server: E2eServer;
+let browser: Browser;
+let campaign: string;
+
+beforeAll(async () => {
+  server = await startE2eServer();
+  browser = await launchBrowser();
+  await signUp(browser.page, server.base);
+  campaign = await createCampaign(browser.page, 'Explored');
+  await createThing(browser.page, 'Gundren Rockseeker');
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+/** A new thing with its description's editor open and focused. */
+async function freshThing(page: Page, name: string): Promise<{ editor: Locator; path: string }> {
+  await page.goto(`${server.base}/campaigns/${campaign}`);
+  await page.getByRole('heading', { level: 1, name: 'Explored' }).waitFor();
+  await createThing(page, name);
+  const path = `/api/campaigns/${campaign}/things/${new URL(page.url()).pathname.split('/').pop()!}`;
+  await page.getByRole('button', { name: 'Edit description' }).click();
+  const editor = page.getByRole('textbox', { name: 'Description', exact: true });
+  await editor.click();
+  return { editor, path };
+}
+
+/** The text of a rich-text field as the server holds it, read with the page's session. */
+async function serverText(page: Page, path: string, field = 'description'): Promise<string> {
+  return page.evaluate(
+    async ({ path, field }) => {
+      const body = (await (await fetch(path)).json()) as Record<string, unknown>;
+      const parts: string[] = [];
+      const walk = (nodes: unknown) => {
+        for (const node of (nodes as { text?: string; children?: unknown }[]) ?? []) {
+          if (typeof node.text === 'string') parts.push(node.text);
+          if (node.children) walk(node.children);
+        }
+      };
+      walk(body[field]);
+      return parts.join('');
+    },
+    { path, field },
+  );
+}
+
+describe('a game master using the editor', () => {
+  it('types an email address without the mention picker taking the words after its @', async () => {
+    const page = browser.page;
+    const { editor, path } = await freshThing(page, 'Letters');
+    await page.keyboard.type('Write to gm@example.com today, please.');
+    await saved(page);
+    expect(await page.getByRole('dialog').count()).toBe(0);
+    expect(await editor.textContent()).toBe('Write to gm@example.com today, please.');
+    expect(await serverText(page, path)).toBe('Write to gm@example.com today, please.');
+    expectNoPageErrors(browser);
+  });
+
+  it('keeps what was typed into the mention picker when it is closed without a pick', async () => {
+    const page = browser.page;
+    const { editor, path } = await freshThing(page, 'Dismissed');
+    await page.keyboard.type('Ask @nobody-here about it and [[no such page');
+    const picker = page.getByRole('dialog', { name: 'Mention a thing or an arc' });
+    await picker.waitFor();
+    await page.keyboard.press('Escape');
+    await picker.waitFor({ state: 'detached' });
+    await page.keyboard.type(' then more.');
+    await saved(page);
+    expect(await editor.textContent()).toBe('Ask @nobody-here about it and [[no such page then more.');
+    expect(await serverText(page, path)).toBe('Ask @nobody-here about it and [[no such page then more.');
+    expectNoPageErrors(browser);
+  });
+});
