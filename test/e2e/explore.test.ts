@@ -77,4 +77,25 @@ describe('a game master using the editor', () => {
     expect(await serverText(page, path)).toBe('Ask @nobody-here about it and [[no such page then more.');
     expectNoPageErrors(browser);
   });
+
+  it('leaves a code block at the end of the text by Enter on its empty last line, and writes on after it', async () => {
+    const page = browser.page;
+    const { path } = await freshThing(page, 'Code at the end');
+    await page.keyboard.type('Intro.');
+    await page.keyboard.press('Enter');
+    await page.keyboard.type('```');
+    await page.keyboard.press('Enter');
+    await page.keyboard.type('let x = 1;');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Enter');
+    await page.keyboard.type('After the code.');
+    await saved(page);
+    const description = await page.evaluate(async (path) => ((await (await fetch(path)).json()) as { description: unknown }).description, path);
+    expect(description).toEqual([
+      { type: 'paragraph', children: [{ text: 'Intro.' }] },
+      { type: 'code-block', children: [{ text: 'let x = 1;' }] },
+      { type: 'paragraph', children: [{ text: 'After the code.' }] },
+    ]);
+    expectNoPageErrors(browser);
+  });
 });

@@ -335,8 +335,15 @@ export function withLoreforge(editor: Editor): Editor {
         }
         return;
       }
-      // Enter in a code block is a line break; Enter on an empty list item or heading ends it.
+      // Enter in a code block is a line break, and on its empty last line leaves it (else a code
+      // block at the end of the text traps the caret); Enter on an empty list item or heading ends it.
       if (node.type === 'code-block') {
+        const end = Editor.end(editor, path);
+        if (text.endsWith('\n') && Range.equals(editor.selection, Editor.range(editor, end))) {
+          Transforms.delete(editor, { at: end, distance: 1, unit: 'character', reverse: true });
+          paragraphAfter(editor, path);
+          return;
+        }
         editor.insertText('\n');
         return;
       }
