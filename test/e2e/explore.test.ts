@@ -98,4 +98,34 @@ describe('a game master using the editor', () => {
     ]);
     expectNoPageErrors(browser);
   });
+
+  it('writes into a new table where it appears, and Tab moves from cell to cell without leaving the editor', async () => {
+    const page = browser.page;
+    const { editor, path } = await freshThing(page, 'Tabled');
+    await page.keyboard.type('Before the table.');
+    await page.getByRole('button', { name: 'Table' }).click();
+    for (const [i, cell] of ['north', 'south', 'east', 'west', 'below'].entries()) {
+      if (i > 0) await page.keyboard.press('Tab');
+      await page.keyboard.type(cell);
+    }
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.type('-wind');
+    await saved(page);
+    expect(await editor.evaluate((node) => node.contains(document.activeElement))).toBe(true);
+    const description = await page.evaluate(async (path) => ((await (await fetch(path)).json()) as { description: unknown }).description, path);
+    const cell = (text: string) => ({ type: 'table-cell', children: [{ text }] });
+    expect(description).toEqual([
+      { type: 'paragraph', children: [{ text: 'Before the table.' }] },
+      {
+        type: 'table',
+        children: [
+          { type: 'table-row', children: [cell('north'), cell('south')] },
+          { type: 'table-row', children: [cell('east'), cell('west-wind')] },
+          { type: 'table-row', children: [cell('below'), cell('')] },
+        ],
+      },
+      { type: 'paragraph', children: [{ text: '' }] },
+    ]);
+    expectNoPageErrors(browser);
+  });
 });

@@ -4,7 +4,7 @@ import { createEditor, Editor, Element as SlateElement, Path, Range, Transforms,
 import { withHistory } from 'slate-history';
 import { Editable, ReactEditor, Slate, useSlate, withReact } from 'slate-react';
 import { useAllThings, useArcs } from '../pages/queries';
-import { activeLink, insertDivider, insertMention, insertTable, insertTableColumn, insertTableRow, isBlockActive, isMarkActive, isSecretActive, removeLink, setLink, toggleBlock, toggleMark, toggleSecret, withLoreforge } from './commands';
+import { activeLink, insertDivider, insertMention, insertTable, insertTableColumn, insertTableRow, isBlockActive, moveInTable, isMarkActive, isSecretActive, removeLink, setLink, toggleBlock, toggleMark, toggleSecret, withLoreforge } from './commands';
 import { formText } from '../components/field';
 import { FormDialog } from '../components/form-dialog';
 import { MentionNamesContext, RenderElement, RenderLeaf, type MentionNames } from './elements';
@@ -44,7 +44,9 @@ export function RichTextEditor({ label, initialValue, onChange, campaignSlug, ca
     if (event.key === 'Tab' && isBlockActive(editor, 'code-block')) {
       event.preventDefault();
       editor.insertText('  ');
+      return;
     }
+    if (event.key === 'Tab' && !mod && !event.altKey && moveInTable(editor, event.shiftKey)) event.preventDefault();
   };
 
   const onDomBeforeInput = (event: InputEvent) => {
