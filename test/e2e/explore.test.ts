@@ -128,4 +128,24 @@ describe('a game master using the editor', () => {
     ]);
     expectNoPageErrors(browser);
   });
+
+  it('mentions the record whose name was typed right after [[ at full speed, with no stray letters left in the text', async () => {
+    const page = browser.page;
+    const { path } = await freshThing(page, 'Fast mention');
+    // No pause after the trigger: the first letters arrive before the picker has the focus.
+    await page.keyboard.type('See [[Gundr');
+    const picker = page.getByRole('dialog', { name: 'Mention a thing or an arc' });
+    await expect.poll(async () => picker.getByRole('combobox').inputValue()).toBe('Gundr');
+    await picker.locator('[cmdk-list]:not([aria-busy="true"])').waitFor();
+    await picker.getByRole('option', { name: /Gundren Rockseeker/ }).waitFor();
+    await page.keyboard.press('Enter');
+    await picker.waitFor({ state: 'detached' });
+    await page.keyboard.type('today.');
+    await saved(page);
+    const description = await page.evaluate(async (path) => ((await (await fetch(path)).json()) as { description: { children: unknown[] }[] }).description, path);
+    expect(description).toHaveLength(1);
+    const [paragraph] = description;
+    expect(paragraph!.children).toEqual([{ text: 'See ' }, { type: 'mention', targetType: 'thing', targetId: expect.any(Number), children: [{ text: '' }] }, { text: ' today.' }]);
+    expectNoPageErrors(browser);
+  });
 });

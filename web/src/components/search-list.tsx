@@ -28,6 +28,7 @@ export function SearchList({
   renderItem,
   onPick,
   onQueryChange,
+  seed,
 }: {
   campaignSlug: string;
   label: string;
@@ -38,8 +39,16 @@ export function SearchList({
   onPick: (result: SearchResult) => void;
   /** Hears every change of what is typed into the field. */
   onQueryChange?: (q: string) => void;
+  /** Text to put before what is typed into the field (it arrived elsewhere before the field had the focus). */
+  seed?: string;
 }) {
   const [q, setQ] = useState('');
+  useEffect(() => {
+    if (seed) setQ((typed) => seed + typed);
+  }, [seed]);
+  useEffect(() => {
+    onQueryChange?.(q);
+  }, [q, onQueryChange]);
   const query = useDebounced(q.trim(), 150);
   const results = useQuery({
     queryKey: ['campaign', campaignSlug, 'search-list', type ?? '', query],
@@ -66,13 +75,7 @@ export function SearchList({
         if (event.key === 'Enter' && !answered) event.preventDefault();
       }}
     >
-      <Command.Input
-        value={q}
-        onValueChange={(next) => {
-          setQ(next);
-          onQueryChange?.(next);
-        }}
-        placeholder="Type a name or a word" autoFocus={autoFocus} aria-label={label} />
+      <Command.Input value={q} onValueChange={setQ} placeholder="Type a name or a word" autoFocus={autoFocus} aria-label={label} />
       {/* Always there: the input's aria-controls names it. */}
       <Command.List label={`${label}: matches`} aria-busy={!answered}>
         {query !== '' && results.isSuccess && <Command.Empty>Nothing matches “{query}”.</Command.Empty>}

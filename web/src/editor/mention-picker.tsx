@@ -1,5 +1,5 @@
 import * as Dialog from '@radix-ui/react-dialog';
-import { useRef } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { SearchList } from '../components/search-list';
 
 export interface MentionTarget {
@@ -13,8 +13,25 @@ export interface MentionTarget {
  * without a pick, it hands back what was typed into it (keystrokes that followed the trigger
  * belong to the text, not to a dialog that is gone).
  */
-export function MentionPicker({ campaignSlug, onPick }: { campaignSlug: string; onPick: (target: MentionTarget | undefined, typed: string) => void }) {
+export function MentionPicker({
+  campaignSlug,
+  onPick,
+  takeTyped,
+}: {
+  campaignSlug: string;
+  onPick: (target: MentionTarget | undefined, typed: string) => void;
+  /** Takes back the letters typed into the text after the trigger, before the picker had the focus. */
+  takeTyped?: () => string;
+}) {
   const typed = useRef('');
+  const [seed, setSeed] = useState('');
+  // Effects run once the picker's field has the focus: nothing typed later lands in the text.
+  useEffect(() => {
+    setSeed(takeTyped?.() ?? '');
+  }, [takeTyped]);
+  const rememberTyped = useCallback((q: string) => {
+    typed.current = q;
+  }, []);
   return (
     <Dialog.Root open onOpenChange={(open) => !open && onPick(undefined, typed.current)}>
       <Dialog.Portal>
@@ -25,7 +42,8 @@ export function MentionPicker({ campaignSlug, onPick }: { campaignSlug: string; 
             campaignSlug={campaignSlug}
             label="Thing or arc to mention"
             autoFocus
-            onQueryChange={(q) => (typed.current = q)}
+            seed={seed}
+            onQueryChange={rememberTyped}
             exclude={(r) => r.type === 'campaign'}
             renderItem={(r) => (
               <>
