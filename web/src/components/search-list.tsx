@@ -27,6 +27,8 @@ export function SearchList({
   autoFocus,
   renderItem,
   onPick,
+  onQueryChange,
+  seed,
 }: {
   campaignSlug: string;
   label: string;
@@ -35,8 +37,18 @@ export function SearchList({
   autoFocus?: boolean;
   renderItem?: (result: SearchResult) => ReactNode;
   onPick: (result: SearchResult) => void;
+  /** Hears every change of what is typed into the field. */
+  onQueryChange?: (q: string) => void;
+  /** Text to put before what is typed into the field (it arrived elsewhere before the field had the focus). */
+  seed?: string;
 }) {
   const [q, setQ] = useState('');
+  useEffect(() => {
+    if (seed) setQ((typed) => seed + typed);
+  }, [seed]);
+  useEffect(() => {
+    onQueryChange?.(q);
+  }, [q, onQueryChange]);
   const query = useDebounced(q.trim(), 150);
   const results = useQuery({
     queryKey: ['campaign', campaignSlug, 'search-list', type ?? '', query],

@@ -221,6 +221,36 @@ export function insertDivider(editor: Editor): void {
 export function insertTable(editor: Editor, rows = 2, columns = 2): void {
   const row = () => ({ type: 'table-row', children: Array.from({ length: columns }, () => ({ type: 'table-cell', children: [{ text: '' }] })) });
   Transforms.insertNodes(editor, [{ type: 'table', children: Array.from({ length: rows }, row) }, { type: 'paragraph', children: [{ text: '' }] }]);
+  // What is typed next goes into the first cell, where the table appeared (not after it).
+  const after = Editor.above(editor, { match: (n) => SlateElement.isElement(n) && Editor.isBlock(editor, n) });
+  if (after && Path.hasPrevious(after[1])) {
+    const table = Path.previous(after[1]);
+    if (Node.has(editor, table) && (Node.get(editor, table) as Element).type === 'table') Transforms.select(editor, Editor.start(editor, table));
+  }
+}
+
+/**
+ * Tab and Shift+Tab inside a table: the next or the previous cell (Tab in the last cell adds a
+ * row). Answers false outside a table, where Tab is the browser's.
+ */
+export function moveInTable(editor: Editor, backward: boolean): boolean {
+  const [cell] = Editor.nodes<Element>(editor, { match: (n) => SlateElement.isElement(n) && n.type === 'table-cell' });
+  const [table] = Editor.nodes<Element>(editor, { match: (n) => SlateElement.isElement(n) && n.type === 'table' });
+  if (!cell || !table) return false;
+  const cells = [...Editor.nodes<Element>(editor, { at: table[1], match: (n) => SlateElement.isElement(n) && n.type === 'table-cell' })].map(([, path]) => path);
+  const index = cells.findIndex((path) => Path.equals(path, cell[1]));
+  if (backward) {
+    if (index > 0) Transforms.select(editor, Editor.end(editor, cells[index - 1]!));
+    return true;
+  }
+  if (index < cells.length - 1) {
+    Transforms.select(editor, Editor.start(editor, cells[index + 1]!));
+    return true;
+  }
+  insertTableRow(editor);
+  const lastRow = Path.next(Path.parent(cell[1]));
+  Transforms.select(editor, Editor.start(editor, [...lastRow, 0]));
+  return true;
 }
 
 /** Inside a table: a new row below the current one, or a new column right of the current cell. */
@@ -335,8 +365,15 @@ export function withLoreforge(editor: Editor): Editor {
         }
         return;
       }
-      // Enter in a code block is a line break; Enter on an empty list item or heading ends it.
+      // Enter in a code block is a line break, and on its empty last line leaves it (else a code
+      // block at the end of the text traps the caret); Enter on an empty list item or heading ends it.
       if (node.type === 'code-block') {
+        const end = Editor.end(editor, path);
+        if (text.endsWith('\n') && Range.equals(editor.selection, Editor.range(editor, end))) {
+          Transforms.delete(editor, { at: end, distance: 1, unit: 'character', reverse: true });
+          paragraphAfter(editor, path);
+          return;
+        }
         editor.insertText('\n');
         return;
       }

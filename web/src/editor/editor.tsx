@@ -1,10 +1,10 @@
 import * as Dialog from '@radix-ui/react-dialog';
 import { useCallback, useMemo, useState, type KeyboardEvent, type MouseEvent, type ReactNode } from 'react';
-import { createEditor, Editor, Element as SlateElement, Path, Range, Transforms, type Descendant } from 'slate';
+import { createEditor, Editor, Element as SlateElement, Path, Range, Transforms, type Descendant, type PointRef } from 'slate';
 import { withHistory } from 'slate-history';
 import { Editable, ReactEditor, Slate, useSlate, withReact } from 'slate-react';
 import { useAllThings, useArcs } from '../pages/queries';
-import { activeLink, insertDivider, insertMention, insertTable, insertTableColumn, insertTableRow, isBlockActive, isMarkActive, isSecretActive, removeLink, setLink, toggleBlock, toggleMark, toggleSecret, withLoreforge } from './commands';
+import { activeLink, insertDivider, insertMention, insertTable, insertTableColumn, insertTableRow, isBlockActive, moveInTable, isMarkActive, isSecretActive, removeLink, setLink, toggleBlock, toggleMark, toggleSecret, withLoreforge } from './commands';
 import { formText } from '../components/field';
 import { FormDialog } from '../components/form-dialog';
 import { MentionNamesContext, RenderElement, RenderLeaf, type MentionNames } from './elements';
@@ -27,7 +27,8 @@ export interface RichTextEditorProps {
 /** A Slate editor for one rich-text field, with a toolbar, keyboard and Markdown shortcuts. */
 export function RichTextEditor({ label, initialValue, onChange, campaignSlug, canUpload }: RichTextEditorProps) {
   const editor = useMemo(() => withLoreforge(withHistory(withReact(createEditor()))), []);
-  const [mentionOpen, setMentionOpen] = useState<{ trigger: string } | undefined>();
+  // `at`: where the trigger's last character went in (what follows it until the picker has the focus is the picker's).
+  const [mentionOpen, setMentionOpen] = useState<{ trigger: string; at?: PointRef } | undefined>();
   const mentionNames = useMentionNames(campaignSlug);
 
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
@@ -44,25 +45,50 @@ export function RichTextEditor({ label, initialValue, onChange, campaignSlug, ca
     if (event.key === 'Tab' && isBlockActive(editor, 'code-block')) {
       event.preventDefault();
       editor.insertText('  ');
+      return;
     }
+    if (event.key === 'Tab' && !mod && !event.altKey && moveInTable(editor, event.shiftKey)) event.preventDefault();
   };
 
   const onDomBeforeInput = (event: InputEvent) => {
-    // `@`, or the second `[` of `[[`, opens the mention picker.
+    // `@` at the start of a word (not the one in an email address), or the second `[` of `[[`,
+    // opens the mention picker.
     if (event.inputType !== 'insertText' || !editor.selection || !Range.isCollapsed(editor.selection)) return;
-    if (event.data === '@') setTimeout(() => setMentionOpen({ trigger: '@' }), 0);
-    if (event.data === '[') {
-      const before = Editor.before(editor, editor.selection.anchor);
-      const previous = before ? Editor.string(editor, { anchor: before, focus: editor.selection.anchor }) : '';
-      if (previous === '[') setTimeout(() => setMentionOpen({ trigger: '[[' }), 0);
-    }
+    const before = Editor.before(editor, editor.selection.anchor);
+    const previous = before ? Editor.string(editor, { anchor: before, focus: editor.selection.anchor }) : '';
+    const open = (trigger: string) => {
+      const at = Editor.pointRef(editor, editor.selection!.anchor, { affinity: 'backward' });
+      setTimeout(() => setMentionOpen({ trigger, at }), 0);
+    };
+    if (event.data === '@' && !/[^\s([{"'“‘]/u.test(previous)) open('@');
+    if (event.data === '[' && previous === '[') open('[[');
   };
 
-  const pickMention = (target: MentionTarget | undefined) => {
+  // The letters typed after the trigger before the picker had the focus: out of the text, into the picker.
+  const at = mentionOpen?.at;
+  const takeTyped = useCallback(() => {
+    const start = at?.current ? Editor.after(editor, at.current) : undefined;
+    const caret = editor.selection && Range.isCollapsed(editor.selection) ? editor.selection.anchor : undefined;
+    if (!start || !caret || !Path.equals(start.path, caret.path) || caret.offset <= start.offset) return '';
+    const range = { anchor: start, focus: caret };
+    const typed = Editor.string(editor, range);
+    Transforms.delete(editor, { at: range });
+    return typed;
+  }, [editor, at]);
+
+  const pickMention = (target: MentionTarget | undefined, typed: string) => {
     const trigger = mentionOpen?.trigger ?? '';
+    mentionOpen?.at?.unref();
     setMentionOpen(undefined);
     ReactEditor.focus(editor);
-    if (!target) return;
+    if (!target) {
+      // Closed without a pick: what was typed after `@` or `[[` is text, and stays.
+      if (trigger && typed) {
+        if (!editor.selection) Transforms.select(editor, Editor.end(editor, []));
+        Transforms.insertText(editor, typed);
+      }
+      return;
+    }
     mentionNames.learn(target);
     if (editor.selection && trigger) Transforms.delete(editor, { distance: trigger.length, unit: 'character', reverse: true });
     insertMention(editor, target);
@@ -100,7 +126,7 @@ export function RichTextEditor({ label, initialValue, onChange, campaignSlug, ca
           />
         </Slate>
       </MentionNamesContext.Provider>
-      {mentionOpen && <MentionPicker campaignSlug={campaignSlug} onPick={pickMention} />}
+      {mentionOpen && <MentionPicker campaignSlug={campaignSlug} onPick={pickMention} takeTyped={takeTyped} />}
     </div>
   );
 }

@@ -1,4 +1,5 @@
 import * as Dialog from '@radix-ui/react-dialog';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { SearchList } from '../components/search-list';
 
 export interface MentionTarget {
@@ -7,10 +8,32 @@ export interface MentionTarget {
   name: string;
 }
 
-/** The popup of `@` and `[[`: things and arcs of the campaign matching what is typed. */
-export function MentionPicker({ campaignSlug, onPick }: { campaignSlug: string; onPick: (target: MentionTarget | undefined) => void }) {
+/**
+ * The popup of `@` and `[[`: things and arcs of the campaign matching what is typed. Closed
+ * without a pick, it hands back what was typed into it (keystrokes that followed the trigger
+ * belong to the text, not to a dialog that is gone).
+ */
+export function MentionPicker({
+  campaignSlug,
+  onPick,
+  takeTyped,
+}: {
+  campaignSlug: string;
+  onPick: (target: MentionTarget | undefined, typed: string) => void;
+  /** Takes back the letters typed into the text after the trigger, before the picker had the focus. */
+  takeTyped?: () => string;
+}) {
+  const typed = useRef('');
+  const [seed, setSeed] = useState('');
+  // Effects run once the picker's field has the focus: nothing typed later lands in the text.
+  useEffect(() => {
+    setSeed(takeTyped?.() ?? '');
+  }, [takeTyped]);
+  const rememberTyped = useCallback((q: string) => {
+    typed.current = q;
+  }, []);
   return (
-    <Dialog.Root open onOpenChange={(open) => !open && onPick(undefined)}>
+    <Dialog.Root open onOpenChange={(open) => !open && onPick(undefined, typed.current)}>
       <Dialog.Portal>
         <Dialog.Overlay className="overlay" />
         <Dialog.Content className="dialog picker" aria-describedby={undefined}>
@@ -19,13 +42,15 @@ export function MentionPicker({ campaignSlug, onPick }: { campaignSlug: string; 
             campaignSlug={campaignSlug}
             label="Thing or arc to mention"
             autoFocus
+            seed={seed}
+            onQueryChange={rememberTyped}
             exclude={(r) => r.type === 'campaign'}
             renderItem={(r) => (
               <>
                 {r.name} <span className="muted">({r.type})</span>
               </>
             )}
-            onPick={(r) => onPick({ targetType: r.type as 'thing' | 'arc', targetId: r.id, name: r.name })}
+            onPick={(r) => onPick({ targetType: r.type as 'thing' | 'arc', targetId: r.id, name: r.name }, '')}
           />
         </Dialog.Content>
       </Dialog.Portal>
