@@ -323,7 +323,7 @@ function queries(seeded: Seeded): [label: string, q: string][] {
 
 async function tableCounts(database: Database, campaignId: number): Promise<string> {
   const counts = [];
-  for (const table of ['search_documents', 'search_postings', 'search_terms', 'search_term_variants'] as const) {
+  for (const table of ['search_documents', 'search_postings', 'search_terms'] as const) {
     const row = await database.kysely.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).where('campaign_id', '=', campaignId).executeTakeFirstOrThrow();
     counts.push(`${table.replace('search_', '')} ${Number(row.n).toLocaleString('en-US')}`);
   }

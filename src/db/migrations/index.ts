@@ -10,6 +10,7 @@ import * as assetStorageKey from './2026-11-22-0007-asset-storage-key.js';
 import * as mentions from './2026-11-22-0008-mentions.js';
 import * as sharing from './2026-11-23-0009-sharing.js';
 import * as changes from './2026-11-23-0010-changes.js';
+import * as searchAudiences from './2026-11-24-0015-search-audiences.js';
 
 export interface DialectMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -27,4 +28,5 @@ export const migrations: Record<string, DialectMigration> = {
   '2026-11-22-0008-mentions': mentions,
   '2026-11-23-0009-sharing': sharing,
   '2026-11-23-0010-changes': changes,
+  '2026-11-24-0015-search-audiences': searchAudiences,
 };

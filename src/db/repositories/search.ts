@@ -70,9 +70,12 @@ async function readVocabulary(database: Database, campaignId: number, query: Ana
       sql`select term from (select term from search_terms t where campaign_id = ${campaignId} and term >= ${prefix.from} ${upper} and ${inView(sql.ref('t.term'))} order by term limit ${PREFIX_SCAN}) as ${sql.raw(`prefix_${i}`)}`,
     );
   });
-  if (probe.variants.length > 0) {
+  // Typo candidates: a word whose key of one segment is among the query's keys for it.
+  const typoColumns = ['typo0', 'typo1', 'typo2'] as const;
+  const typoMatches = probe.typos.flatMap((keys, i) => (keys.length > 0 ? [sql`${sql.ref(`t.${typoColumns[i]!}`)} in (${sql.join(keys)})`] : []));
+  if (typoMatches.length > 0) {
     parts.push(
-      sql`select term from (select distinct term from search_term_variants v where campaign_id = ${campaignId} and variant in (${sql.join(probe.variants)}) and ${inView(sql.ref('v.term'))} order by term limit ${FUZZY_SCAN}) as typos`,
+      sql`select term from (select term from search_terms t where campaign_id = ${campaignId} and (${sql.join(typoMatches, sql` or `)}) and ${inView(sql.ref('t.term'))} order by term limit ${FUZZY_SCAN}) as typos`,
     );
   }
   if (parts.length === 0) return [];
