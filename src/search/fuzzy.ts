@@ -6,16 +6,16 @@
 // edits (insertions, deletions, substitutions) can touch at most two of them, so any word within
 // two edits of it holds one segment unchanged, shifted by at most two places (the pigeonhole
 // filter of PassJoin). Segment i's key, in column typo<i>, is the word's length and the segment's
-// text: nezznar is "7:ne", "7:zz", "7:nar". A query word looks up,
-// for every length within two of its own, each segment's text at each place it may have moved to
-// (typoProbes): a few hundred keys at most, one indexed lookup. An adjacent transposition counts
-// as one edit but may straddle two segments: the query side also tries itself with one neighbour
-// pair swapped back at the places a straddling swap can be. A word of two code points is stored
-// whole ("2:ab", in typo0) and found from the words of four letters it is two deletions of; shorter words
-// take no typos. No pair within two edits is missed (test/unit/search-typo-keys.test.ts checks it
-// on random pairs), and a new word costs one row, as before typo keys existed — the deletion
-// neighbourhood used before stored up to 29 rows per word (search_term_variants), 125 times the
-// text's size for a description of distinct words.
+// text: nezznar is "7:ne", "7:zz", "7:nar". A query word looks up, for every length within two of
+// its own, each segment's text at each place it may have moved to (typoProbes): a few hundred keys
+// at most, one indexed lookup. An adjacent transposition counts as one edit but may straddle two
+// segments: the query side also tries itself with one neighbour pair swapped back at the places a
+// straddling swap can be. A word of two code points is stored whole ("2:ab", in typo0) and found
+// from the words of four letters it is two deletions of; shorter words take no typos. No pair
+// within two edits is missed (test/unit/search-typo-keys.test.ts checks it on random pairs and
+// exhaustively on short words), and a new word costs one row — the deletion neighbourhood used
+// before stored up to 29 rows per word (search_term_variants), 125 times the text's size for a
+// description of distinct words.
 
 export const MAX_EDITS = 2;
 /** How many typos a query word of `length` code points may have: none below 4, one for 4–5, two from 6 on. */
