@@ -9,6 +9,14 @@
 // Settings (environment): BENCH_THINGS (10000), BENCH_ROUNDS (30 per query), BENCH_DIALECTS
 // (sqlite,postgres), BENCH_DATABASE_URL (a postgres:// database to use instead of a throwaway
 // embedded server; the benchmark writes into it).
+//
+// `npm run bench:search -- --write` measures instead what one large write costs the index
+// (CONTRACT, "A write's cost is bounded by its size"): a thing whose description is 256 KiB of
+// distinct words (the rich-text limit), created and then replaced by another such text, on an
+// empty campaign, WRITE_ROUNDS times; per database the time of each write, the CPU it took (Node,
+// which runs SQLite, and the PostgreSQL server), the bytes the database grew by and the index rows
+// per word, and the longest that small writes to another campaign, sent one after another while
+// the large write ran, took.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -154,6 +162,8 @@ function load(): string {
 interface Target {
   database: Database;
   label: string;
+  /** SQLite's data folder (its size is the database's). */
+  dir?: string;
   /** CPU milliseconds the database server's processes have used so far (PostgreSQL we started). */
   serverCpuMs?: () => number;
   close(): Promise<void>;
@@ -187,6 +197,7 @@ function sqliteTarget(): Target {
   const database = createDatabase({ dataDir: dir });
   return {
     database,
+    dir,
     label: 'SQLite (file, WAL, synchronous=FULL)',
     async close() {
       await database.close();
@@ -323,7 +334,7 @@ function queries(seeded: Seeded): [label: string, q: string][] {
 
 async function tableCounts(database: Database, campaignId: number): Promise<string> {
   const counts = [];
-  for (const table of ['search_documents', 'search_postings', 'search_terms', 'search_term_variants'] as const) {
+  for (const table of ['search_documents', 'search_postings', 'search_terms'] as const) {
     const row = await database.kysely.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).where('campaign_id', '=', campaignId).executeTakeFirstOrThrow();
     counts.push(`${table.replace('search_', '')} ${Number(row.n).toLocaleString('en-US')}`);
   }
@@ -420,7 +431,133 @@ async function runDialect(target: Target): Promise<string[]> {
   return lines;
 }
 
+// ---------------------------------------------------------------- one large write
+
+const WRITE_ROUNDS = Number(process.env.BENCH_WRITE_ROUNDS ?? 3);
+const LARGE_TEXT_BYTES = 256 * 1024;
+
+/** A rich-text value of one paragraph of distinct made-up words, `bytes` long in JSON, different for each seed. */
+function distinctWordsText(bytes: number, seed: number): { json: string; words: number } {
+  const next = prng(seed);
+  const seen = new Set<string>();
+  const words: string[] = [];
+  const overhead = JSON.stringify([{ type: 'paragraph', children: [{ text: '' }] }]).length;
+  let size = overhead;
+  for (;;) {
+    const length = 4 + Math.floor(next() * 7);
+    let word = '';
+    for (let i = 0; i < length; i++) word += String.fromCharCode(97 + Math.floor(next() * 26));
+    if (seen.has(word)) continue;
+    if (size + word.length + 1 > bytes) break;
+    seen.add(word);
+    words.push(word);
+    size += word.length + 1;
+  }
+  return { json: JSON.stringify([{ type: 'paragraph', children: [{ text: words.join(' ') }] }]), words: words.length };
+}
+
+async function databaseBytes(target: Target, dir: string | undefined): Promise<number> {
+  const { database } = target;
+  if (database.dialect === 'postgres') {
+    await sql`checkpoint`.execute(database.kysely).catch(() => undefined);
+    const result = await sql<{ n: string }>`select pg_database_size(current_database()) as n`.execute(database.kysely);
+    return Number(result.rows[0]!.n);
+  }
+  await sql`pragma wal_checkpoint(truncate)`.execute(database.kysely);
+  let total = 0;
+  for (const file of fs.readdirSync(dir!)) total += fs.statSync(path.join(dir!, file)).size;
+  return total;
+}
+
+async function indexRows(database: Database, campaignId: number): Promise<number> {
+  let rows = 0;
+  for (const table of ['search_documents', 'search_postings', 'search_terms'] as const) {
+    const row = await database.kysely.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).where('campaign_id', '=', campaignId).executeTakeFirstOrThrow();
+    rows += Number(row.n);
+  }
+  return rows;
+}
+
+async function runLargeWrites(target: Target, dir: string | undefined): Promise<string[]> {
+  const { database } = target;
+  const lines: string[] = [`\n## ${target.label}\n`];
+  await migrateToLatest(database);
+  const now = new Date().toISOString();
+  const user = await createUser(database.kysely, { email: `bench-write-${Date.now()}@example.test`, name: 'Bench', passwordHash: 'x', now });
+  const rows: string[][] = [];
+  for (let round = 0; round < WRITE_ROUNDS; round++) {
+    const large = await createCampaign(database, user.id, { name: `Large ${round}`, description: null });
+    const other = await createCampaign(database, user.id, { name: `Other ${round}`, description: null });
+    const typeOf = async (campaignId: number) =>
+      (await database.kysely.selectFrom('thing_types').select('id').where('campaign_id', '=', campaignId).orderBy('id').executeTakeFirstOrThrow()).id;
+    const [largeType, otherType] = [await typeOf(large.id), await typeOf(other.id)];
+    const first = distinctWordsText(LARGE_TEXT_BYTES, 1000 + round * 2);
+    const second = distinctWordsText(LARGE_TEXT_BYTES, 1001 + round * 2);
+    const bytesBefore = await databaseBytes(target, dir);
+
+    // The large write alone: its time and the CPU it took.
+    const cpu = process.cpuUsage();
+    const serverCpu = target.serverCpuMs?.() ?? 0;
+    let t = performance.now();
+    const thing = await createThing(database, large.id, { name: 'Large', typeId: largeType, description: first.json });
+    const createMs = performance.now() - t;
+    const used = process.cpuUsage(cpu);
+    const nodeCpuMs = (used.user + used.system) / 1000;
+    const serverCpuMs = target.serverCpuMs ? target.serverCpuMs() - serverCpu : 0;
+    const bytesAdded = (await databaseBytes(target, dir)) - bytesBefore;
+    const rowsPerWord = (await indexRows(database, large.id)) / first.words;
+
+    // Its replacement by another such text, while small writes to another campaign are sent one
+    // after another: how long the longest of them took.
+    t = performance.now();
+    let replaced = false;
+    const replacement = updateThing(database, large.id, thing.slug, { description: second.json }).then(() => {
+      replaced = true;
+      return performance.now() - t;
+    });
+    const smallWaits: number[] = [];
+    const small = JSON.stringify([{ type: 'paragraph', children: [{ text: 'a few words' }] }]);
+    while (!replaced) {
+      const start = performance.now();
+      await createThing(database, other.id, { name: 'Small', typeId: otherType, description: small });
+      smallWaits.push(performance.now() - start);
+    }
+    const updateMs = await replacement;
+    const smallMs = Math.max(...smallWaits);
+    rows.push([
+      String(round + 1),
+      first.words.toLocaleString('en-US'),
+      ms(createMs),
+      ms(nodeCpuMs) + (target.serverCpuMs ? ` + ${ms(serverCpuMs)}` : ''),
+      ms(updateMs),
+      `${ms(smallMs)} (${smallWaits.length})`,
+      `${(bytesAdded / 1024).toFixed(0)} KiB (${(bytesAdded / first.json.length).toFixed(1)}×)`,
+      rowsPerWord.toFixed(2),
+    ]);
+  }
+  lines.push(`machine: ${load()}`);
+  lines.push(
+    table(['round', 'words', 'create ms', 'CPU ms (Node' + (target.serverCpuMs ? ' + PostgreSQL)' : ')'), 'replace ms', 'meanwhile, another campaign: longest write ms (writes)', 'database grew', 'index rows per word'], rows),
+  );
+  return lines;
+}
+
+async function mainLargeWrites(): Promise<void> {
+  console.log(`# One large write: a 256 KiB description of distinct words, ${WRITE_ROUNDS} rounds`);
+  console.log(`machine at start: ${load()}; Node ${process.version}`);
+  for (const dialect of DIALECTS) {
+    if (dialect !== 'sqlite' && dialect !== 'postgres') throw new Error(`BENCH_DIALECTS: unknown dialect ${dialect}`);
+    const target = dialect === 'sqlite' ? sqliteTarget() : await postgresTarget();
+    try {
+      console.log((await runLargeWrites(target, target.dir)).join('\n'));
+    } finally {
+      await target.close();
+    }
+  }
+}
+
 async function main(): Promise<void> {
+  if (process.argv.includes('--write')) return mainLargeWrites();
   console.log(`# Search benchmark\n\n${THINGS.toLocaleString('en-US')} things, ${ARCS} arcs, 20 queries × ${ROUNDS} rounds (after ${WARMUP_ROUNDS} warm-up rounds)`);
   console.log(`machine at start: ${load()}; Node ${process.version}`);
   for (const dialect of DIALECTS) {

@@ -195,7 +195,6 @@ export interface DB {
   search_documents: SearchDocumentsTable;
   search_postings: SearchPostingsTable;
   search_terms: SearchTermsTable;
-  search_term_variants: SearchTermVariantsTable;
   mentions: MentionsTable;
   campaign_members: CampaignMembersTable;
   invitations: InvitationsTable;
@@ -265,12 +264,10 @@ export interface SearchPostingsTable {
 export interface SearchTermsTable {
   campaign_id: number;
   term: string;
-}
-
-export interface SearchTermVariantsTable {
-  campaign_id: number;
-  variant: string;
-  term: string;
+  /** The word's typo keys, one per segment (search/fuzzy.ts; migrations/2026-11-24-0015-search-audiences.ts). */
+  typo0: string | null;
+  typo1: string | null;
+  typo2: string | null;
 }
 
 // The mentions index (see migrations/2026-11-22-0008-mentions.ts). Kinds: 1 thing, 2 arc, 3 campaign.

@@ -1,6 +1,6 @@
 // A search query: its terms, what to look up in the campaign's vocabulary for each, and how the
 // vocabulary words found are matched back to the query words (exact, word form, prefix, typo).
-import { allowedEdits, deletionVariants, editDistance, MAX_EDITS } from './fuzzy.js';
+import { allowedEdits, editDistance, MAX_EDITS, typoProbes } from './fuzzy.js';
 import { isStemmable, stem, wordForms } from './stem.js';
 import { isFuzzyCandidate, nameKey, tokenize, type TokenKind } from './tokenize.js';
 
@@ -83,21 +83,21 @@ export interface VocabularyProbe {
   exact: string[];
   /** Ranges [from, to) of words starting with a query word. */
   prefixes: { from: string; to: string | null }[];
-  /** Typo keys (deletion variants) of the query words that may have typos. */
-  variants: string[];
+  /** Typo keys, per segment (search_terms.typo0, typo1, typo2), of the words within two edits of the query words that may have typos. */
+  typos: [string[], string[], string[]];
 }
 
 export function vocabularyProbe(query: AnalyzedQuery): VocabularyProbe {
   const exact = new Set<string>();
-  const variants = new Set<string>();
+  const typos = [new Set<string>(), new Set<string>(), new Set<string>()] as const;
   const prefixes: { from: string; to: string | null }[] = [];
   for (const term of query.terms) {
     exact.add(term.term);
     if (term.stem !== null) for (const form of wordForms(term.stem)) exact.add(form);
     if (term.prefix) prefixes.push({ from: term.term, to: prefixUpperBound(term.term) });
-    if (term.edits > 0) for (const variant of deletionVariants(term.term, MAX_EDITS)) variants.add(variant);
+    if (term.edits > 0) typoProbes(term.term).forEach((keys, i) => keys.forEach((key) => typos[i]!.add(key)));
   }
-  return { exact: [...exact].sort(), prefixes, variants: [...variants].sort() };
+  return { exact: [...exact].sort(), prefixes, typos: [[...typos[0]].sort(), [...typos[1]].sort(), [...typos[2]].sort()] };
 }
 
 export type MatchKind = 'exact' | 'form' | 'prefix' | 'typo';

@@ -133,8 +133,8 @@ describe('expandQuery', () => {
       { from: 'harpers', to: 'harpert' },
       { from: 'nezz', to: 'nez{' },
     ]);
-    expect(probe.variants).toContain('harpr');
-    expect(probe.variants).toContain('nez');
+    // harper (six letters, first segment "ha"), nizzy (five, first segment "n"), zz (two, stored whole).
+    expect(probe.typos[0]).toEqual(expect.arrayContaining(['6:ha', '5:n', '2:zz']));
   });
 });
 

@@ -6,6 +6,7 @@
 // the index commits or rolls back with the record; deletes need no call, index rows cascade from
 // their record through foreign keys; and `rebuild*` recomputes a campaign's index from its records
 // (`npm run cli -- search reindex`, and after a migration that asks for it: db/migrate.ts).
+import { PostgresAdapter, sql } from 'kysely';
 import type { Database, Db } from '../database.js';
 import { campaignWrite } from '../repositories/common.js';
 import { ARC_TEXT_FIELDS } from '../schema.js';
@@ -22,14 +23,11 @@ import {
   type IndexedCampaign,
   type IndexedThing,
 } from '../../search/document.js';
-import { deletionVariants } from '../../search/fuzzy.js';
+import { typoKeys } from '../../search/fuzzy.js';
 import { isFuzzyCandidate } from '../../search/tokenize.js';
 
-// Rows per INSERT: well below SQLite's 32,766 and PostgreSQL's 65,535 bound parameters.
+// Documents per INSERT: well below SQLite's 32,766 and PostgreSQL's 65,535 bound parameters.
 const DOCUMENTS_PER_INSERT = 500;
-const POSTINGS_PER_INSERT = 1000;
-const TERMS_PER_INSERT = 2000;
-const VARIANTS_PER_INSERT = 2000;
 const RECORDS_PER_BATCH = 500;
 
 interface PendingDocument {
@@ -49,7 +47,75 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
   return out;
 }
 
-/** Inserts documents with their postings, and adds their new words (and those words' typo keys) to the vocabulary. */
+// How the postings, words and typo keys of a write reach the database. On PostgreSQL each table
+// takes one statement whatever the number of rows, its columns sent as arrays (unnest): a
+// statement of thousands of bound parameters costs more to parse and plan than its rows to write.
+// On SQLite, multi-row inserts of up to SQLITE_PARAMETERS bound parameters.
+const SQLITE_PARAMETERS = 30_000;
+
+function isPostgres(db: Db): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
+}
+
+function byText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+interface PostingRow {
+  term: string;
+  doc_id: number;
+  kind: number;
+  record_id: number;
+  name_tf: number;
+  text_tf: number;
+  name_len: number;
+  text_len: number;
+  audience: number;
+}
+
+async function insertPostings(db: Db, campaignId: number, postings: PostingRow[]): Promise<void> {
+  if (postings.length === 0) return;
+  if (isPostgres(db)) {
+    const column = <K extends keyof PostingRow>(key: K) => postings.map((p) => p[key]);
+    await sql`insert into search_postings (campaign_id, term, doc_id, kind, record_id, name_tf, text_tf, name_len, text_len, audience)
+      select ${campaignId}, * from unnest(${column('term')}::text[], ${column('doc_id')}::integer[], ${column('kind')}::integer[],
+        ${column('record_id')}::integer[], ${column('name_tf')}::integer[], ${column('text_tf')}::integer[],
+        ${column('name_len')}::integer[], ${column('text_len')}::integer[], ${column('audience')}::integer[])`.execute(db);
+    return;
+  }
+  for (const batch of chunks(postings, Math.floor(SQLITE_PARAMETERS / 10))) {
+    await db
+      .insertInto('search_postings')
+      .values(batch.map((p) => ({ campaign_id: campaignId, ...p })))
+      .execute();
+  }
+}
+
+/** Adds words, with their typo keys, to the campaign's vocabulary (those it holds already stay as they are). */
+async function insertTerms(db: Db, campaignId: number, terms: string[]): Promise<void> {
+  if (terms.length === 0) return;
+  const keys = terms.map((term) => (isFuzzyCandidate(term) ? typoKeys(term) : ([null, null, null] as const)));
+  if (isPostgres(db)) {
+    const column = (i: 0 | 1 | 2) => keys.map((k) => k[i]);
+    await sql`insert into search_terms (campaign_id, term, typo0, typo1, typo2)
+      select ${campaignId}, * from unnest(${terms}::text[], ${column(0)}::text[], ${column(1)}::text[], ${column(2)}::text[])
+      on conflict (campaign_id, term) do nothing`.execute(db);
+    return;
+  }
+  const rows = terms.map((term, i) => ({ campaign_id: campaignId, term, typo0: keys[i]![0], typo1: keys[i]![1], typo2: keys[i]![2] }));
+  for (const batch of chunks(rows, Math.floor(SQLITE_PARAMETERS / 5))) {
+    await db
+      .insertInto('search_terms')
+      .values(batch)
+      .onConflict((conflict) => conflict.columns(['campaign_id', 'term']).doNothing())
+      .execute();
+  }
+}
+
+/**
+ * Inserts documents with their postings, and adds their new words (with their typo keys:
+ * search/fuzzy.ts) to the vocabulary: a row per document, term of a document and new word.
+ */
 async function insertDocuments(db: Db, campaignId: number, pending: readonly PendingDocument[]): Promise<void> {
   if (pending.length === 0) return;
   const docIds = new Map<string, number>();
@@ -74,7 +140,7 @@ async function insertDocuments(db: Db, campaignId: number, pending: readonly Pen
     for (const row of rows) docIds.set(`${row.kind}:${row.thing_id ?? row.arc_id ?? 0}:${row.audience}`, row.id);
   }
 
-  const postings = [];
+  const postings: PostingRow[] = [];
   const terms = new Set<string>();
   for (const { kind, recordId, audience, document } of pending) {
     const docId = docIds.get(`${KIND_CODES[kind]}:${kind === 'campaign' ? 0 : recordId}:${audience}`);
@@ -82,7 +148,6 @@ async function insertDocuments(db: Db, campaignId: number, pending: readonly Pen
     for (const [term, counts] of document.postings) {
       terms.add(term);
       postings.push({
-        campaign_id: campaignId,
         term,
         doc_id: docId,
         kind: KIND_CODES[kind],
@@ -95,32 +160,10 @@ async function insertDocuments(db: Db, campaignId: number, pending: readonly Pen
       });
     }
   }
-  for (const batch of chunks(postings, POSTINGS_PER_INSERT)) await db.insertInto('search_postings').values(batch).execute();
+  await insertPostings(db, campaignId, postings);
 
   // Sorted, so concurrent writers on PostgreSQL take the vocabulary's index locks in one order.
-  const sortedTerms = [...terms].sort();
-  const added: string[] = [];
-  for (const batch of chunks(sortedTerms, TERMS_PER_INSERT)) {
-    const rows = await db
-      .insertInto('search_terms')
-      .values(batch.map((term) => ({ campaign_id: campaignId, term })))
-      .onConflict((conflict) => conflict.columns(['campaign_id', 'term']).doNothing())
-      .returning('term')
-      .execute();
-    for (const row of rows) added.push(row.term);
-  }
-  const variants = [];
-  for (const term of added.sort()) {
-    if (!isFuzzyCandidate(term)) continue;
-    for (const variant of deletionVariants(term)) variants.push({ campaign_id: campaignId, variant, term });
-  }
-  for (const batch of chunks(variants, VARIANTS_PER_INSERT)) {
-    await db
-      .insertInto('search_term_variants')
-      .values(batch)
-      .onConflict((conflict) => conflict.columns(['campaign_id', 'variant', 'term']).doNothing())
-      .execute();
-  }
+  await insertTerms(db, campaignId, [...terms].sort(byText));
 }
 
 /**
@@ -176,7 +219,6 @@ async function indexInPages<R extends { id: number }>(
 export async function rebuildCampaignIndex(db: Db, campaignId: number): Promise<number> {
   await db.deleteFrom('search_postings').where('campaign_id', '=', campaignId).execute();
   await db.deleteFrom('search_documents').where('campaign_id', '=', campaignId).execute();
-  await db.deleteFrom('search_term_variants').where('campaign_id', '=', campaignId).execute();
   await db.deleteFrom('search_terms').where('campaign_id', '=', campaignId).execute();
   let documents = 0;
 

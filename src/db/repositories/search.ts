@@ -48,21 +48,34 @@ export interface SearchOutcome {
 
 const double = (value: number) => sql`cast(${value} as double precision)`;
 
-async function readVocabulary(database: Database, campaignId: number, query: AnalyzedQuery): Promise<string[]> {
+// The vocabulary a query expands over is the view's own: a word counts only when one of the view's
+// documents holds it (search_documents.audience), so neither a word of a GM-only record or secret
+// block nor a word of deleted text (the vocabulary only grows between rebuilds) takes part for a
+// player — not even to crowd out a visible completion or to make a typo "not the closest". The
+// filter runs before every cap (PREFIX_SCAN, FUZZY_SCAN, the expansions per word), so a player's
+// expansions are exactly those of a campaign in which the hidden content never existed.
+async function readVocabulary(database: Database, campaignId: number, query: AnalyzedQuery, audience: number): Promise<string[]> {
   const probe = vocabularyProbe(query);
+  const inView = (term: RawBuilder<unknown>) =>
+    sql`exists (select 1 from search_postings p where p.campaign_id = ${campaignId} and p.term = ${term} and (p.audience & ${audience}) <> 0)`;
   const parts: RawBuilder<unknown>[] = [];
   if (probe.exact.length > 0) {
-    parts.push(sql`select term from search_terms where campaign_id = ${campaignId} and term in (${sql.join(probe.exact)})`);
+    parts.push(
+      sql`select term from search_terms t where campaign_id = ${campaignId} and term in (${sql.join(probe.exact)}) and ${inView(sql.ref('t.term'))}`,
+    );
   }
   probe.prefixes.forEach((prefix, i) => {
     const upper = prefix.to === null ? sql`` : sql`and term < ${prefix.to}`;
     parts.push(
-      sql`select term from (select term from search_terms where campaign_id = ${campaignId} and term >= ${prefix.from} ${upper} order by term limit ${PREFIX_SCAN}) as ${sql.raw(`prefix_${i}`)}`,
+      sql`select term from (select term from search_terms t where campaign_id = ${campaignId} and term >= ${prefix.from} ${upper} and ${inView(sql.ref('t.term'))} order by term limit ${PREFIX_SCAN}) as ${sql.raw(`prefix_${i}`)}`,
     );
   });
-  if (probe.variants.length > 0) {
+  // Typo candidates: a word whose key of one segment is among the query's keys for it.
+  const typoColumns = ['typo0', 'typo1', 'typo2'] as const;
+  const typoMatches = probe.typos.flatMap((keys, i) => (keys.length > 0 ? [sql`${sql.ref(`t.${typoColumns[i]!}`)} in (${sql.join(keys)})`] : []));
+  if (typoMatches.length > 0) {
     parts.push(
-      sql`select term from (select distinct term from search_term_variants where campaign_id = ${campaignId} and variant in (${sql.join(probe.variants)}) order by term limit ${FUZZY_SCAN}) as typos`,
+      sql`select term from (select term from search_terms t where campaign_id = ${campaignId} and (${sql.join(typoMatches, sql` or `)}) and ${inView(sql.ref('t.term'))} order by term limit ${FUZZY_SCAN}) as typos`,
     );
   }
   if (parts.length === 0) return [];
@@ -235,14 +248,13 @@ export async function searchCampaign(
   const audience = audienceOf(view);
   const query = analyzeQuery(options.text);
   if (query.terms.length === 0) return { query, termCount: 0, expansions: [], hits: [] };
-  const candidates = expandQuery(query, await readVocabulary(database, campaign.id, query));
+  const candidates = expandQuery(query, await readVocabulary(database, campaign.id, query, audience));
   if (candidates.length === 0) return { query, termCount: query.terms.length, expansions: [], hits: [] };
 
   const stats = await readStatistics(database, campaign.id, [...new Set(candidates.map((e) => e.term))].sort(), audience);
-  // The vocabulary is the campaign's, GM-only words included: a word in no document of this view
-  // takes no further part (nor can it appear among the highlights).
-  const seen = candidates.filter((e) => (stats.documentFrequency.get(e.term) ?? 0) > 0);
-  const { expansions, termCount } = pruneCommonExpansions(query, seen, stats.documentFrequency, stats.documents);
+  // Every candidate is in some document of this view (readVocabulary), and the statistics are the
+  // view's own: document counts, frequencies and lengths of what it may see.
+  const { expansions, termCount } = pruneCommonExpansions(query, candidates, stats.documentFrequency, stats.documents);
   if (expansions.length === 0) return { query, termCount, expansions, hits: [] };
   const weighted = expansions.map((e) => ({
     term: e.term,
