@@ -185,7 +185,8 @@ describe('sharing a campaign in the browser', () => {
       const setting = page.getByRole('checkbox', { name: 'New things and arcs start GM only' });
       expect(await setting.isChecked()).toBe(false);
       await setting.check();
-      await expect.poll(() => setting.isChecked()).toBe(true);
+      // Checked at once; enabled again once the campaign's record holds the new default.
+      await expect.poll(async () => (await setting.isChecked()) && (await setting.isEnabled())).toBe(true);
 
       await page.getByRole('button', { name: 'New thing' }).click();
       const dialog = page.getByRole('dialog', { name: 'New thing' });
