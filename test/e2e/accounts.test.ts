@@ -3,11 +3,10 @@
 // deletes their account; the game master is refused deletion while owning a shared campaign (the
 // dialog names it), sets a new password with the link the administrator's command line prints,
 // and signs out everywhere.
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli.js';
-import { createCampaign, expectNoPageErrors, launchBrowser, screenshotPath, signUp, startE2eServer, type Browser, type E2eServer } from './browser.js';
+import { axeViolations, createCampaign, expectNoPageErrors, launchBrowser, screenshotPath, signUp, startE2eServer, type Browser, type E2eServer } from './browser.js';
 
 const GM_PASSWORD = 'correct horse battery staple';
 const PLAYER_PASSWORD = 'a player’s first password';
@@ -28,11 +27,6 @@ afterAll(async () => {
   await player?.close();
   await server?.stop();
 });
-
-async function axeViolations(page: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page }).analyze();
-  return results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact})`);
-}
 
 /** The invitation's facts on the join page, as "term: value" lines. */
 async function invitationFacts(page: Page): Promise<string[]> {

@@ -4,8 +4,9 @@
 // caused one fails (see expectNoPageErrors).
 import fs from 'node:fs';
 import path from 'node:path';
+import { AxeBuilder } from '@axe-core/playwright';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { expect, inject } from 'vitest';
+import { afterAll, beforeAll, expect, inject } from 'vitest';
 import { startServer, stopServer, tempDir, type ServerProcess } from '../../toolkit/server.js';
 import { createTestDatabase, dialect, type TestDatabase } from '../support/test-db.js';
 import { CHROMIUM, CHROMIUM_ARGS } from './chromium.js';
@@ -146,4 +147,37 @@ export const SCREENSHOTS = path.resolve(import.meta.dirname, '../../docs/screens
 export function screenshotPath(name: string): string {
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
   return path.join(SCREENSHOTS, name);
+}
+
+/** The serious and critical accessibility violations axe finds on the page. */
+export async function axeViolations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).analyze();
+  return results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact})`);
+}
+
+export interface GmJourney {
+  server: E2eServer;
+  browser: Browser;
+  campaign: string;
+}
+
+/**
+ * A journey file's fixture: the built server, one game master's browser signed up, and a new
+ * campaign (plus whatever `prepare` adds), started before the file's tests and stopped after them.
+ * Read its fields inside the tests (they are set once the file's tests begin).
+ */
+export function gmJourney(campaignName: string, prepare?: (page: Page) => Promise<void>): GmJourney {
+  const journey = {} as GmJourney;
+  beforeAll(async () => {
+    journey.server = await startE2eServer();
+    journey.browser = await launchBrowser();
+    await signUp(journey.browser.page, journey.server.base);
+    journey.campaign = await createCampaign(journey.browser.page, campaignName);
+    await prepare?.(journey.browser.page);
+  }, 120_000);
+  afterAll(async () => {
+    await journey.browser?.close();
+    await journey.server?.stop();
+  });
+  return journey;
 }

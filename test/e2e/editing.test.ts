@@ -1,23 +1,10 @@
 // Not one typed word lost: two tabs editing one thing (the 412 and its conflict dialog), the server
 // killed mid-edit (offline, retried, saved once it is back), a tab closed with unsaved text (offered
 // back on the next visit), and creating a thing with the keyboard alone.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCampaign, createThing, expectNoPageErrors, launchBrowser, saved, signUp, startE2eServer, type Browser, type E2eServer } from './browser.js';
+import { describe, expect, it } from 'vitest';
+import { createThing, expectNoPageErrors, gmJourney, saved } from './browser.js';
 
-let server: E2eServer;
-let browser: Browser;
-let campaign: string;
-
-beforeAll(async () => {
-  server = await startE2eServer();
-  browser = await launchBrowser();
-  await signUp(browser.page, server.base);
-  campaign = await createCampaign(browser.page, 'Editing');
-}, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const journey = gmJourney('Editing');
 
 async function typeInto(page: import('playwright-core').Page, text: string) {
   const editor = page.getByRole('textbox', { name: 'Description' });
@@ -34,10 +21,10 @@ async function renderedText(page: import('playwright-core').Page): Promise<strin
 
 describe('editing in the browser', () => {
   it('settles a conflict between two tabs: the second sees both versions and keeps its own', async () => {
-    const first = browser.page;
+    const first = journey.browser.page;
     await createThing(first, 'Contested');
     const url = first.url();
-    const second = await browser.newPage();
+    const second = await journey.browser.newPage();
     await second.goto(url);
     for (const page of [first, second]) await page.getByRole('button', { name: 'Edit description' }).click();
 
@@ -57,18 +44,18 @@ describe('editing in the browser', () => {
   });
 
   it('keeps typing through a server crash and saves everything once the server is back', async () => {
-    const page = browser.page;
+    const page = journey.browser.page;
     await createThing(page, 'Resilient');
     await page.getByRole('button', { name: 'Edit description' }).click();
     await typeInto(page, 'Before the crash. ');
     await saved(page);
 
-    server.server.kill('SIGKILL');
-    await server.server.exited;
+    journey.server.server.kill('SIGKILL');
+    await journey.server.server.exited;
     await typeInto(page, 'While the server is down.');
     await page.getByRole('status').filter({ hasText: 'Offline' }).waitFor({ timeout: 20_000 });
 
-    await server.restart();
+    await journey.server.restart();
     await saved(page);
     await page.reload();
     const text = await renderedText(page);
@@ -77,19 +64,19 @@ describe('editing in the browser', () => {
   }, 120_000);
 
   it('offers back text typed into a tab that was closed before the server had it', async () => {
-    const page = browser.page;
+    const page = journey.browser.page;
     await createThing(page, 'Closed tab');
     const url = page.url();
     await page.getByRole('button', { name: 'Edit description' }).click();
 
     // The server goes away, then the tab is closed with the text unsaved.
-    server.server.kill('SIGKILL');
-    await server.server.exited;
+    journey.server.server.kill('SIGKILL');
+    await journey.server.server.exited;
     await typeInto(page, 'Typed, then the tab was closed.');
     await page.getByRole('status').filter({ hasText: /Offline|Unsaved|Saving/ }).waitFor();
-    const tab = await browser.newPage();
+    const tab = await journey.browser.newPage();
     await page.close();
-    await server.restart();
+    await journey.server.restart();
 
     await tab.goto(url);
     const offer = tab.getByRole('alert').filter({ hasText: 'were not saved yet' });
@@ -98,12 +85,12 @@ describe('editing in the browser', () => {
     await saved(tab);
     await tab.reload();
     expect(await renderedText(tab)).toContain('Typed, then the tab was closed.');
-    browser.page = tab;
+    journey.browser.page = tab;
   }, 120_000);
 
   it('creates a thing with the keyboard alone', async () => {
-    const page = browser.page;
-    await page.goto(`${server.base}/campaigns/${campaign}`);
+    const page = journey.browser.page;
+    await page.goto(`${journey.server.base}/campaigns/${journey.campaign}`);
     await page.getByRole('heading', { level: 1, name: 'Editing' }).waitFor();
     // Tab from the top of the page to the "New thing" button.
     await page.locator('body').focus();
@@ -119,7 +106,7 @@ describe('editing in the browser', () => {
     await page.keyboard.type('Keyboard Kobold');
     await page.keyboard.press('Enter');
     await page.getByRole('textbox', { name: 'Name' }).and(page.locator('[value="Keyboard Kobold"]')).waitFor();
-    expect(new URL(page.url()).pathname).toBe(`/campaigns/${campaign}/things/keyboard-kobold`);
+    expect(new URL(page.url()).pathname).toBe(`/campaigns/${journey.campaign}/things/keyboard-kobold`);
     // Escape closes a dialog and gives focus back.
     await page.getByRole('button', { name: 'New arc' }).focus();
     await page.keyboard.press('Enter');
@@ -127,6 +114,6 @@ describe('editing in the browser', () => {
     await page.keyboard.press('Escape');
     await page.getByRole('dialog', { name: 'New arc' }).waitFor({ state: 'detached' });
     await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('New arc');
-    expectNoPageErrors(browser);
+    expectNoPageErrors(journey.browser);
   });
 });

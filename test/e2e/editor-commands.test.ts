@@ -2,28 +2,16 @@
 // inserts exactly the record it highlights after its list refreshes, and a click on a mention
 // never swallows what is typed next (issue 23, "Words lost in the editor").
 import type { Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCampaign, createThing, expectNoPageErrors, launchBrowser, saved, signUp, startE2eServer, type Browser, type E2eServer } from './browser.js';
+import { describe, expect, it } from 'vitest';
+import { createThing, expectNoPageErrors, gmJourney, saved } from './browser.js';
 
-let server: E2eServer;
-let browser: Browser;
-let campaign: string;
-
-beforeAll(async () => {
-  server = await startE2eServer();
-  browser = await launchBrowser();
-  await signUp(browser.page, server.base);
-  campaign = await createCampaign(browser.page, 'Editor commands');
-  for (const name of ['Harbor Master', 'Harbor Ghost', 'Harbor Tavern', 'Gundren Rockseeker']) await createThing(browser.page, name);
-}, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
+const journey = gmJourney('Editor commands', async (page) => {
+  for (const name of ['Harbor Master', 'Harbor Ghost', 'Harbor Tavern', 'Gundren Rockseeker']) await createThing(page, name);
 });
 
 /** A new thing, from the campaign's page (whatever the test before left open). */
 async function freshThing(page: Page, name: string): Promise<void> {
-  await page.goto(`${server.base}/campaigns/${campaign}`);
+  await page.goto(`${journey.server.base}/campaigns/${journey.campaign}`);
   await page.getByRole('heading', { level: 1, name: 'Editor commands' }).waitFor();
   await createThing(page, name);
 }
@@ -51,7 +39,7 @@ async function answeredOptions(picker: Locator): Promise<Locator> {
 
 describe('the editor in the browser', () => {
   it('inserts the highlighted, visible record after the picker’s list refreshes', async () => {
-    const { page } = browser;
+    const { page } = journey.browser;
     await freshThing(page, 'Picker notes');
     await editDescription(page);
     await page.keyboard.type('Meet ');
@@ -84,7 +72,7 @@ describe('the editor in the browser', () => {
   });
 
   it('types right after a mention that was clicked, and saves it', async () => {
-    const { page } = browser;
+    const { page } = journey.browser;
     await freshThing(page, 'Click notes');
     const editor = await editDescription(page);
     await page.keyboard.type('Ask ');
@@ -102,6 +90,6 @@ describe('the editor in the browser', () => {
     await saved(page);
     await page.reload();
     expect(await renderedText(page)).toContain('Ask Gundren Rockseeker now about the mine.');
-    expectNoPageErrors(browser);
+    expectNoPageErrors(journey.browser);
   });
 });

@@ -1,31 +1,19 @@
 // Using the web app as a game master would, in Chromium, and keeping what broke fixed (issue 23,
 // "no lost word, no leaked secret"): each journey here failed before its fix.
 import type { Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCampaign, createThing, expectNoPageErrors, launchBrowser, saved, signUp, startE2eServer, type Browser, type E2eServer } from './browser.js';
+import { describe, expect, it } from 'vitest';
+import { createThing, expectNoPageErrors, gmJourney, saved } from './browser.js';
 
-let server: E2eServer;
-let browser: Browser;
-let campaign: string;
-
-beforeAll(async () => {
-  server = await startE2eServer();
-  browser = await launchBrowser();
-  await signUp(browser.page, server.base);
-  campaign = await createCampaign(browser.page, 'Explored');
-  await createThing(browser.page, 'Gundren Rockseeker');
-}, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
+const journey = gmJourney('Explored', async (page) => {
+  await createThing(page, 'Gundren Rockseeker');
 });
 
 /** A new thing with its description's editor open and focused. */
 async function freshThing(page: Page, name: string): Promise<{ editor: Locator; path: string }> {
-  await page.goto(`${server.base}/campaigns/${campaign}`);
+  await page.goto(`${journey.server.base}/campaigns/${journey.campaign}`);
   await page.getByRole('heading', { level: 1, name: 'Explored' }).waitFor();
   await createThing(page, name);
-  const path = `/api/campaigns/${campaign}/things/${new URL(page.url()).pathname.split('/').pop()!}`;
+  const path = `/api/campaigns/${journey.campaign}/things/${new URL(page.url()).pathname.split('/').pop()!}`;
   await page.getByRole('button', { name: 'Edit description' }).click();
   const editor = page.getByRole('textbox', { name: 'Description', exact: true });
   await editor.click();
@@ -53,18 +41,18 @@ async function serverText(page: Page, path: string, field = 'description'): Prom
 
 describe('a game master using the editor', () => {
   it('types an email address without the mention picker taking the words after its @', async () => {
-    const page = browser.page;
+    const page = journey.browser.page;
     const { editor, path } = await freshThing(page, 'Letters');
     await page.keyboard.type('Write to gm@example.com today, please.');
     await saved(page);
     expect(await page.getByRole('dialog').count()).toBe(0);
     expect(await editor.textContent()).toBe('Write to gm@example.com today, please.');
     expect(await serverText(page, path)).toBe('Write to gm@example.com today, please.');
-    expectNoPageErrors(browser);
+    expectNoPageErrors(journey.browser);
   });
 
   it('keeps what was typed into the mention picker when it is closed without a pick', async () => {
-    const page = browser.page;
+    const page = journey.browser.page;
     const { editor, path } = await freshThing(page, 'Dismissed');
     await page.keyboard.type('Ask @nobody-here about it and [[no such page');
     const picker = page.getByRole('dialog', { name: 'Mention a thing or an arc' });
@@ -75,11 +63,11 @@ describe('a game master using the editor', () => {
     await saved(page);
     expect(await editor.textContent()).toBe('Ask @nobody-here about it and [[no such page then more.');
     expect(await serverText(page, path)).toBe('Ask @nobody-here about it and [[no such page then more.');
-    expectNoPageErrors(browser);
+    expectNoPageErrors(journey.browser);
   });
 
   it('leaves a code block at the end of the text by Enter on its empty last line, and writes on after it', async () => {
-    const page = browser.page;
+    const page = journey.browser.page;
     const { path } = await freshThing(page, 'Code at the end');
     await page.keyboard.type('Intro.');
     await page.keyboard.press('Enter');
@@ -96,11 +84,11 @@ describe('a game master using the editor', () => {
       { type: 'code-block', children: [{ text: 'let x = 1;' }] },
       { type: 'paragraph', children: [{ text: 'After the code.' }] },
     ]);
-    expectNoPageErrors(browser);
+    expectNoPageErrors(journey.browser);
   });
 
   it('writes into a new table where it appears, and Tab moves from cell to cell without leaving the editor', async () => {
-    const page = browser.page;
+    const page = journey.browser.page;
     const { editor, path } = await freshThing(page, 'Tabled');
     await page.keyboard.type('Before the table.');
     await page.getByRole('button', { name: 'Table' }).click();
@@ -126,11 +114,11 @@ describe('a game master using the editor', () => {
       },
       { type: 'paragraph', children: [{ text: '' }] },
     ]);
-    expectNoPageErrors(browser);
+    expectNoPageErrors(journey.browser);
   });
 
   it('mentions the record whose name was typed right after [[ at full speed, with no stray letters left in the text', async () => {
-    const page = browser.page;
+    const page = journey.browser.page;
     const { path } = await freshThing(page, 'Fast mention');
     // No pause after the trigger: the first letters arrive before the picker has the focus.
     await page.keyboard.type('See [[Gundr');
@@ -146,6 +134,6 @@ describe('a game master using the editor', () => {
     expect(description).toHaveLength(1);
     const [paragraph] = description;
     expect(paragraph!.children).toEqual([{ text: 'See ' }, { type: 'mention', targetType: 'thing', targetId: expect.any(Number), children: [{ text: '' }] }, { text: ' today.' }]);
-    expectNoPageErrors(browser);
+    expectNoPageErrors(journey.browser);
   });
 });

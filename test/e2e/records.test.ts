@@ -3,23 +3,10 @@
 // the campaign's description, two tabs after "Keep mine", a reload mid-edit (the "not saved yet"
 // banner only when the server lacks the text), and per-record form state between pages.
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createArc, createCampaign, createThing, expectNoPageErrors, launchBrowser, saved, screenshotPath, signUp, startE2eServer, type Browser, type E2eServer } from './browser.js';
+import { describe, expect, it } from 'vitest';
+import { createArc, createThing, expectNoPageErrors, gmJourney, saved, screenshotPath } from './browser.js';
 
-let server: E2eServer;
-let browser: Browser;
-let campaign: string;
-
-beforeAll(async () => {
-  server = await startE2eServer();
-  browser = await launchBrowser();
-  await signUp(browser.page, server.base);
-  campaign = await createCampaign(browser.page, 'Records');
-}, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const journey = gmJourney('Records');
 
 function editor(page: Page, label = 'Description') {
   return page.getByRole('textbox', { name: label, exact: true });
@@ -57,7 +44,7 @@ async function serverDescription(page: Page, path: string, field = 'description'
 
 describe('one editing state per record', () => {
   it('reopening an editor after a save shows what was saved, and typing there keeps it (thing and arc)', async () => {
-    const page = browser.page;
+    const page = journey.browser.page;
     await createThing(page, 'Reopened');
     await page.getByRole('button', { name: 'Edit description' }).click();
     await typeInto(page, 'First words.');
@@ -89,11 +76,11 @@ describe('one editing state per record', () => {
     await page.reload();
     expect(await renderedText(page, 'Hook')).toContain('The hook. More hook.');
     expect(await renderedText(page, 'Problem')).toContain('The problem.');
-    expectNoPageErrors(browser);
+    expectNoPageErrors(journey.browser);
   });
 
   it('navigating away and back shows what was saved', async () => {
-    const page = browser.page;
+    const page = journey.browser.page;
     await createThing(page, 'Visited');
     const url = page.url();
     await page.getByRole('button', { name: 'Edit description' }).click();
@@ -114,8 +101,8 @@ describe('one editing state per record', () => {
   });
 
   it('the campaign description saves as you type; Done keeps it', async () => {
-    const page = browser.page;
-    await page.goto(`${server.base}/campaigns/${campaign}`);
+    const page = journey.browser.page;
+    await page.goto(`${journey.server.base}/campaigns/${journey.campaign}`);
     await page.getByRole('heading', { level: 1, name: 'Records' }).waitFor();
     await page.getByRole('button', { name: 'Edit description' }).click();
     await typeInto(page, 'A campaign of lost words.', 'Campaign description');
@@ -133,11 +120,11 @@ describe('one editing state per record', () => {
   });
 
   it('two tabs: after "Keep mine" in one, the other shows the newer version and never claims to have saved its own', async () => {
-    const first = browser.page;
+    const first = journey.browser.page;
     await createThing(first, 'Two tabs');
     const url = first.url();
-    const thingPath = `/api/campaigns/${campaign}/things/${new URL(url).pathname.split('/').pop()!}`;
-    const second = await browser.newPage();
+    const thingPath = `/api/campaigns/${journey.campaign}/things/${new URL(url).pathname.split('/').pop()!}`;
+    const second = await journey.browser.newPage();
     await second.goto(url);
     for (const page of [first, second]) await page.getByRole('button', { name: 'Edit description' }).click();
 
@@ -171,15 +158,15 @@ describe('one editing state per record', () => {
     expect(held).toContain('Then the second tab again.');
     await second.close();
     // The first tab leaves its editor before the next journey (it would meet the second tab's last save).
-    await first.goto(`${server.base}/campaigns/${campaign}`);
+    await first.goto(`${journey.server.base}/campaigns/${journey.campaign}`);
   });
 
   it('two tabs: a tab with nothing unsent and its caret elsewhere takes the server’s newer text by itself', async () => {
-    const first = browser.page;
-    await first.goto(`${server.base}/campaigns/${campaign}`);
+    const first = journey.browser.page;
+    await first.goto(`${journey.server.base}/campaigns/${journey.campaign}`);
     await createThing(first, 'Quiet tab');
     const url = first.url();
-    const second = await browser.newPage();
+    const second = await journey.browser.newPage();
     await second.goto(url);
     for (const page of [first, second]) await page.getByRole('button', { name: 'Edit description' }).click();
 
@@ -197,12 +184,12 @@ describe('one editing state per record', () => {
     expect(await editorText(second)).not.toContain('Second tab text.');
     expect(await second.locator('.save-status').textContent()).toBe('All changes saved');
     await second.close();
-    await first.goto(`${server.base}/campaigns/${campaign}`);
+    await first.goto(`${journey.server.base}/campaigns/${journey.campaign}`);
   });
 
   it('a reload mid-edit offers no draft the server already holds, and shows the text', async () => {
-    const page = browser.page;
-    await page.goto(`${server.base}/campaigns/${campaign}`);
+    const page = journey.browser.page;
+    await page.goto(`${journey.server.base}/campaigns/${journey.campaign}`);
     await createThing(page, 'Reloaded');
     await page.getByRole('button', { name: 'Edit description' }).click();
     await typeInto(page, 'Typed just before the reload.');
@@ -217,7 +204,7 @@ describe('one editing state per record', () => {
   });
 
   it('per-record state between pages: a type page shows its own name, the thing page its current type and visibility', async () => {
-    const page = browser.page;
+    const page = journey.browser.page;
     for (const name of ['Factions', 'Places']) {
       await page.getByRole('textbox', { name: 'New type' }).fill(name);
       await page.getByRole('button', { name: 'Add type' }).click();
@@ -244,6 +231,6 @@ describe('one editing state per record', () => {
     await page.getByRole('textbox', { name: 'Slug (the address)' }).and(page.locator('[value="tresendar-manor"]')).waitFor();
     expect(await page.locator('.kind').textContent()).not.toMatch(/GM only/i);
     await page.screenshot({ path: screenshotPath('records-type-line.png') });
-    expectNoPageErrors(browser);
+    expectNoPageErrors(journey.browser);
   });
 });

@@ -2,11 +2,10 @@
 // the player joins by the link and reads the campaign without the secret block and without the
 // GM-only NPC, and with no control to edit anything; the game master's "View as player" shows
 // exactly the same.
-import { AxeBuilder } from '@axe-core/playwright';
 import fs from 'node:fs';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCampaign, createThing, expectNoPageErrors, launchBrowser, saved, screenshotPath, signUp, startE2eServer, type Browser, type E2eServer } from './browser.js';
+import { axeViolations, createCampaign, createThing, expectNoPageErrors, launchBrowser, saved, screenshotPath, signUp, startE2eServer, type Browser, type E2eServer } from './browser.js';
 
 let server: E2eServer;
 let gm: Browser;
@@ -22,11 +21,6 @@ afterAll(async () => {
   await player?.close();
   await server?.stop();
 });
-
-async function axeViolations(page: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page }).analyze();
-  return results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact})`);
-}
 
 async function renderedDescription(page: Page): Promise<string> {
   const region = page.getByRole('region', { name: 'Description (rendered)' });
