@@ -136,4 +136,20 @@ describe('a game master using the editor', () => {
     expect(paragraph!.children).toEqual([{ text: 'See ' }, { type: 'mention', targetType: 'thing', targetId: expect.any(Number), children: [{ text: '' }] }, { text: ' today.' }]);
     expectNoPageErrors(journey.browser);
   });
+
+  it('says a cleared name is not saved, and keeps the last name on the server', async () => {
+    const page = journey.browser.page;
+    const { path } = await freshThing(page, 'Nameless');
+    const name = page.getByRole('textbox', { name: 'Name' });
+    await name.fill('');
+    await page.getByRole('alert').filter({ hasText: 'A name is needed' }).waitFor();
+    expect(await name.getAttribute('aria-invalid')).toBe('true');
+    const stored = await page.evaluate(async (path) => ((await (await fetch(path)).json()) as { name: string }).name, path);
+    expect(stored).toBe('Nameless');
+    await name.fill('Named again');
+    await saved(page);
+    expect(await page.getByRole('alert').filter({ hasText: 'A name is needed' }).count()).toBe(0);
+    expect(await page.evaluate(async (path) => ((await (await fetch(path)).json()) as { name: string }).name, path)).toBe('Named again');
+    expectNoPageErrors(journey.browser);
+  });
 });

@@ -1,4 +1,4 @@
-import { useId, type InputHTMLAttributes, type ReactNode } from 'react';
+import { useId, useState, type InputHTMLAttributes, type ReactNode } from 'react';
 
 /** A labelled input with its error beside it (announced, and tied to the input for screen readers). */
 export function Field({ label, error, hint, ...input }: { label: string; error?: string | undefined; hint?: ReactNode } & InputHTMLAttributes<HTMLInputElement>) {
@@ -35,4 +35,25 @@ export function ErrorMessage({ children }: { children: ReactNode }) {
 export function formText(form: FormData, name: string): string {
   const value = form.get(name);
   return typeof value === 'string' ? value : '';
+}
+
+/**
+ * A record's name, saved as it is typed. A name cannot be empty: while the field is blank nothing is
+ * sent and the field says so, rather than letting the save status claim the blank was saved.
+ */
+export function NameField({ defaultValue, onName, error, className }: { defaultValue: string; onName: (name: string) => void; error?: string | undefined; className?: string }) {
+  const [blank, setBlank] = useState(false);
+  return (
+    <Field
+      label="Name"
+      defaultValue={defaultValue}
+      onChange={(e) => {
+        const isBlank = e.target.value.trim() === '';
+        setBlank(isBlank);
+        if (!isBlank) onName(e.target.value);
+      }}
+      error={blank ? `A name is needed: until it has one, it keeps the name “${defaultValue}”.` : error}
+      className={className}
+    />
+  );
 }

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { api, call, callWithEtag, messageOf, type Arc } from '../api/client';
-import { ErrorMessage, Field } from '../components/field';
+import { ErrorMessage, NameField } from '../components/field';
 import { Rendered } from '../components/rendered';
 import { GmOnlyBadge, GmOnlyField, useCampaignAccess } from './access';
 import { DeleteRecordButton, useCampaignAction } from './actions';
@@ -81,7 +81,7 @@ function ArcRecordPage({ arcSlug }: { arcSlug: string }) {
       </h1>
       {banner}
       <div className="record-fields" key={`fields-${generation}`} {...{ [EDITING_ATTRIBUTE]: '' }}>
-        <Field label="Name" defaultValue={String(value('name'))} onChange={(e) => e.target.value.trim() !== '' && state.update({ name: e.target.value })} error={state.error?.fieldMessage('name')} className="title-input" />
+        <NameField defaultValue={String(value('name'))} onName={(name) => state.update({ name })} error={state.error?.fieldMessage('name')} className="title-input" />
         <SlugField campaignSlug={campaignSlug} kind="arcs" slug={arcSlug} state={state} />
         <ParentField campaignSlug={campaignSlug} arc={record} state={state} />
         <GmOnlyField value={String(value('visibility'))} onChange={(next) => state.update({ visibility: next })} what="arc" />

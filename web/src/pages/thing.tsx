@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, ApiError, call, callWithEtag, messageOf, type Thing } from '../api/client';
-import { ErrorMessage, Field } from '../components/field';
+import { ErrorMessage, Field, NameField } from '../components/field';
 import { Rendered } from '../components/rendered';
 import { GmOnlyBadge, GmOnlyField, useCampaignAccess } from './access';
 import { DeleteRecordButton, useCampaignAction } from './actions';
@@ -65,7 +65,7 @@ function ThingRecordPage({ thingSlug }: { thingSlug: string }) {
       </h1>
       {banner}
       <div className="record-fields" key={`fields-${generation}`} {...{ [EDITING_ATTRIBUTE]: '' }}>
-        <Field label="Name" defaultValue={String(value('name'))} onChange={(e) => e.target.value.trim() !== '' && state.update({ name: e.target.value })} error={state.error?.fieldMessage('name')} className="title-input" />
+        <NameField defaultValue={String(value('name'))} onName={(name) => state.update({ name })} error={state.error?.fieldMessage('name')} className="title-input" />
         <div className="field">
           <label htmlFor="thing-type">Type</label>
           <select id="thing-type" defaultValue={String(value('typeId'))} onChange={(e) => state.update({ typeId: Number(e.target.value) })}>
