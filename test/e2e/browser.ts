@@ -181,3 +181,8 @@ export function gmJourney(campaignName: string, prepare?: (page: Page) => Promis
   });
   return journey;
 }
+
+/** Waits until the caret is in a rich-text editor, as a person does before typing on after a dialog. */
+export async function caretInEditor(page: Page): Promise<void> {
+  await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('contenteditable'))).toBe('true');
+}

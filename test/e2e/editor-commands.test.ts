@@ -3,7 +3,7 @@
 // never swallows what is typed next (issue 23, "Words lost in the editor").
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { createThing, expectNoPageErrors, gmJourney, saved } from './browser.js';
+import { caretInEditor, createThing, expectNoPageErrors, gmJourney, saved } from './browser.js';
 
 const journey = gmJourney('Editor commands', async (page) => {
   for (const name of ['Harbor Master', 'Harbor Ghost', 'Harbor Tavern', 'Gundren Rockseeker']) await createThing(page, name);
@@ -63,6 +63,7 @@ describe('the editor in the browser', () => {
     expect(before).not.toBeNull();
     await page.keyboard.press('Enter');
     await picker.waitFor({ state: 'detached' });
+    await caretInEditor(page);
     await page.keyboard.type('at noon.');
     await page.getByRole('textbox', { name: 'Description' }).locator('.mention', { hasText: '@Harbor Ghost' }).waitFor();
     await saved(page);
@@ -82,6 +83,7 @@ describe('the editor in the browser', () => {
     await answeredOptions(picker);
     await page.keyboard.press('Enter');
     await picker.waitFor({ state: 'detached' });
+    await caretInEditor(page);
     await page.keyboard.type('about the mine.');
     const mention = editor.locator('.mention', { hasText: '@Gundren Rockseeker' });
     await mention.click();

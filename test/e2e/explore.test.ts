@@ -2,7 +2,7 @@
 // "no lost word, no leaked secret"): each journey here failed before its fix.
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { createThing, expectNoPageErrors, gmJourney, saved } from './browser.js';
+import { caretInEditor, createThing, expectNoPageErrors, gmJourney, saved } from './browser.js';
 
 const journey = gmJourney('Explored', async (page) => {
   await createThing(page, 'Gundren Rockseeker');
@@ -54,11 +54,13 @@ describe('a game master using the editor', () => {
   it('keeps what was typed into the mention picker when it is closed without a pick', async () => {
     const page = journey.browser.page;
     const { editor, path } = await freshThing(page, 'Dismissed');
-    await page.keyboard.type('Ask @nobody-here about it and [[no such page');
+    await page.keyboard.type('Ask @');
     const picker = page.getByRole('dialog', { name: 'Mention a thing or an arc' });
-    await picker.waitFor();
+    await expect.poll(async () => picker.getByRole('combobox').evaluate((input) => input === document.activeElement)).toBe(true);
+    await page.keyboard.type('nobody-here about it and [[no such page');
     await page.keyboard.press('Escape');
     await picker.waitFor({ state: 'detached' });
+    await caretInEditor(page);
     await page.keyboard.type(' then more.');
     await saved(page);
     expect(await editor.textContent()).toBe('Ask @nobody-here about it and [[no such page then more.');
@@ -121,13 +123,17 @@ describe('a game master using the editor', () => {
     const page = journey.browser.page;
     const { path } = await freshThing(page, 'Fast mention');
     // No pause after the trigger: the first letters arrive before the picker has the focus.
-    await page.keyboard.type('See [[Gundr');
+    await page.keyboard.type('See [[Gund');
     const picker = page.getByRole('dialog', { name: 'Mention a thing or an arc' });
+    // The letters typed before the picker had the focus are its search; the next go on from there.
+    await expect.poll(async () => picker.getByRole('combobox').evaluate((input) => input === document.activeElement)).toBe(true);
+    await page.keyboard.type('r');
     await expect.poll(async () => picker.getByRole('combobox').inputValue()).toBe('Gundr');
     await picker.locator('[cmdk-list]:not([aria-busy="true"])').waitFor();
     await picker.getByRole('option', { name: /Gundren Rockseeker/ }).waitFor();
     await page.keyboard.press('Enter');
     await picker.waitFor({ state: 'detached' });
+    await caretInEditor(page);
     await page.keyboard.type('today.');
     await saved(page);
     const description = await page.evaluate(async (path) => ((await (await fetch(path)).json()) as { description: { children: unknown[] }[] }).description, path);

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli.js';
 import { png } from '../fixtures/images.js';
 import { dialect } from '../support/test-db.js';
-import { createArc, createCampaign, createThing, expectNoPageErrors, launchBrowser, saved, screenshotPath, signUp, startE2eServer, type Browser, type E2eServer } from './browser.js';
+import { type Browser, caretInEditor, createArc, createCampaign, createThing, type E2eServer, expectNoPageErrors, launchBrowser, saved, screenshotPath, signUp, startE2eServer } from './browser.js';
 
 let server: E2eServer;
 let browser: Browser;
@@ -53,6 +53,8 @@ describe(`a game master's evening on ${dialect}`, () => {
     const picker = page.getByRole('dialog', { name: 'Mention a thing or an arc' });
     await picker.getByRole('combobox', { name: 'Thing or arc to mention' }).fill('gundren');
     await picker.getByRole('option', { name: /Gundren Rockseeker/ }).click();
+    await picker.waitFor({ state: 'detached' });
+    await caretInEditor(page);
     await page.keyboard.press('Enter');
     await page.keyboard.type('- a sword');
     await page.keyboard.press('Enter');
@@ -73,6 +75,9 @@ describe(`a game master's evening on ${dialect}`, () => {
     await linkDialog.getByLabel('Address (https://…, mailto:… or /path)').fill('https://alliance.example.test/');
     await linkDialog.getByRole('button', { name: 'Apply' }).click();
     await linkDialog.waitFor({ state: 'detached' });
+    // As a person does: type once the caret is back in the text (Slate returns the focus after it
+    // has applied the link, a few milliseconds after the dialog has gone).
+    await caretInEditor(page);
     await page.keyboard.type(' is their charter.');
     await saved(page);
     await page.getByRole('button', { name: 'Done' }).click();
