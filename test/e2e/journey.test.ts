@@ -115,6 +115,8 @@ describe(`a game master's evening on ${dialect}`, () => {
     // A slug that another thing has is refused at the field.
     await page.getByRole('navigation', { name: 'Things' }).getByRole('button', { name: 'Show NPCs' }).click();
     await page.getByRole('navigation', { name: 'Things' }).getByRole('link', { name: 'Sildar Hallwinter' }).click();
+    // The arc's page (with its own address field) stays until the thing's page is ready.
+    await page.getByRole('textbox', { name: 'Name' }).and(page.locator('[value="Sildar Hallwinter"]')).waitFor();
     await page.getByRole('textbox', { name: 'Slug (the address)' }).fill('gundren-rockseeker');
     await page.getByRole('button', { name: 'Change slug' }).click();
     await page.getByRole('alert').filter({ hasText: /taken|already/i }).waitFor();

@@ -80,11 +80,13 @@ function ArcRecordPage({ arcSlug }: { arcSlug: string }) {
         {String(value('name'))}
       </h1>
       {banner}
-      <div className="record-fields" key={`fields-${generation}`} {...{ [EDITING_ATTRIBUTE]: '' }}>
-        <NameField defaultValue={String(value('name'))} onName={(name) => state.update({ name })} error={state.error?.fieldMessage('name')} className="title-input" />
+      {/* Only the fields that show the server's version remount when the page takes a newer one: the
+          address and parent fields keep what is being typed into them. */}
+      <div className="record-fields" {...{ [EDITING_ATTRIBUTE]: '' }}>
+        <NameField key={`name-${generation}`} defaultValue={String(value('name'))} onName={(name) => state.update({ name })} error={state.error?.fieldMessage('name')} className="title-input" />
         <SlugField campaignSlug={campaignSlug} kind="arcs" slug={arcSlug} state={state} />
         <ParentField campaignSlug={campaignSlug} arc={record} state={state} />
-        <GmOnlyField value={String(value('visibility'))} onChange={(next) => state.update({ visibility: next })} what="arc" />
+        <GmOnlyField key={`visibility-${generation}`} value={String(value('visibility'))} onChange={(next) => state.update({ visibility: next })} what="arc" />
       </div>
       {NARRATIVE.map(([field, label]) => (
         <section key={field} aria-labelledby={`${field}-heading`}>

@@ -64,11 +64,13 @@ function ThingRecordPage({ thingSlug }: { thingSlug: string }) {
         {String(value('name'))}
       </h1>
       {banner}
-      <div className="record-fields" key={`fields-${generation}`} {...{ [EDITING_ATTRIBUTE]: '' }}>
-        <NameField defaultValue={String(value('name'))} onName={(name) => state.update({ name })} error={state.error?.fieldMessage('name')} className="title-input" />
+      {/* Only the fields that show the server's version remount when the page takes a newer one: the
+          address and parent fields keep what is being typed into them. */}
+      <div className="record-fields" {...{ [EDITING_ATTRIBUTE]: '' }}>
+        <NameField key={`name-${generation}`} defaultValue={String(value('name'))} onName={(name) => state.update({ name })} error={state.error?.fieldMessage('name')} className="title-input" />
         <div className="field">
           <label htmlFor="thing-type">Type</label>
-          <select id="thing-type" defaultValue={String(value('typeId'))} onChange={(e) => state.update({ typeId: Number(e.target.value) })}>
+          <select key={`type-${generation}`} id="thing-type" defaultValue={String(value('typeId'))} onChange={(e) => state.update({ typeId: Number(e.target.value) })}>
             {types.data?.map((t) => (
               <option key={t.id} value={t.id}>
                 {t.name}
@@ -77,7 +79,7 @@ function ThingRecordPage({ thingSlug }: { thingSlug: string }) {
           </select>
         </div>
         <SlugField campaignSlug={campaignSlug} kind="things" slug={thingSlug} state={state} />
-        <GmOnlyField value={String(value('visibility'))} onChange={(next) => state.update({ visibility: next })} what="thing" />
+        <GmOnlyField key={`visibility-${generation}`} value={String(value('visibility'))} onChange={(next) => state.update({ visibility: next })} what="thing" />
       </div>
       <section aria-labelledby="description-heading">
         <div className="section-head">
