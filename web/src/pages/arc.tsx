@@ -219,12 +219,14 @@ function DeleteArc({ campaignSlug, arc }: { campaignSlug: string; arc: Arc }) {
     <DeleteRecordButton
       campaignSlug={campaignSlug}
       what="arc"
+      kind="arc"
+      id={arc.id}
       name={arc.name}
       remove={() => call(api.DELETE('/api/campaigns/{campaignSlug}/arcs/{arcSlug}', { params: { path: { campaignSlug, arcSlug: arc.slug } } }))}
     >
       <p>
-        {arc.name} and its links to things are deleted.
-        {children > 0 && ` The ${children} arc${children === 1 ? '' : 's'} inside it become top-level arcs.`} This cannot be undone.
+        {arc.name} goes to the campaign’s trash with its links to things.
+        {children > 0 && ` The ${children} arc${children === 1 ? '' : 's'} inside it become top-level arcs (restoring it puts them back under it).`} Undo brings it back, and so does the trash.
       </p>
     </DeleteRecordButton>
   );

@@ -1,4 +1,4 @@
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { api, call, callWithEtag, messageOf, type Campaign } from '../api/client';
@@ -8,6 +8,8 @@ import { Rendered } from '../components/rendered';
 import { loadCampaign, useArcs, useCampaign, useCampaignSlug, useRefreshCampaign, useRendered } from './queries';
 import { RichField, useRecordEditing } from './record-editing';
 import { GmOnlyBadge, useCampaignAccess } from './access';
+import { restoreCampaignFromTrash, trashedCampaignsKey } from '../trash/api';
+import { showUndo } from '../ui/undo-notice';
 
 export function CampaignHome() {
   const slug = useCampaignSlug();
@@ -53,7 +55,7 @@ export function CampaignHome() {
             ))}
         </ul>
       </section>
-      {canEdit && <CampaignSettings slug={slug} name={c.name} owner={role === 'owner'} />}
+      {canEdit && <CampaignSettings slug={slug} id={c.id} name={c.name} owner={role === 'owner'} />}
     </main>
   );
 }
@@ -85,8 +87,9 @@ function CampaignDescription({ slug, rendered }: { slug: string; rendered: strin
   );
 }
 
-function CampaignSettings({ slug, name, owner }: { slug: string; name: string; owner: boolean }) {
+function CampaignSettings({ slug, id, name, owner }: { slug: string; id: number; name: string; owner: boolean }) {
   const navigate = useNavigate();
+  const queryClient = useQueryClient();
   const refresh = useRefreshCampaign(slug);
   const [newName, setNewName] = useState(name);
   const [newSlug, setNewSlug] = useState(slug);
@@ -149,9 +152,16 @@ function CampaignSettings({ slug, name, owner }: { slug: string; name: string; o
         onConfirm={async () => {
           await call(api.DELETE('/api/campaigns/{campaignSlug}', { params: { path: { campaignSlug: slug } } }));
           await navigate('/', { replace: true });
+          await queryClient.invalidateQueries({ queryKey: ['campaigns'] });
+          showUndo(`Campaign “${name}” moved to the trash.`, async () => {
+            const answer = await restoreCampaignFromTrash(id);
+            await queryClient.invalidateQueries({ queryKey: ['campaigns'] });
+            await queryClient.invalidateQueries({ queryKey: trashedCampaignsKey });
+            await navigate(`/campaigns/${answer.slug ?? slug}`);
+          });
         }}
       >
-        <p>Every thing, thing type, arc, link and image of {name} is deleted with it. This cannot be undone.</p>
+        <p>{name} goes to your trash with everything in it; no member can open it meanwhile. Undo brings it back, and so does “Deleted campaigns” on your campaigns page.</p>
       </ConfirmButton>}
     </section>
   );

@@ -177,10 +177,12 @@ function DeleteThing({ campaignSlug, thing }: { campaignSlug: string; thing: Thi
     <DeleteRecordButton
       campaignSlug={campaignSlug}
       what="thing"
+      kind="thing"
+      id={thing.id}
       name={thing.name}
       remove={() => call(api.DELETE('/api/campaigns/{campaignSlug}/things/{thingSlug}', { params: { path: { campaignSlug, thingSlug: thing.slug } } }))}
     >
-      <p>{thing.name} and its links to arcs are deleted. Mentions of it elsewhere stay as plain text. This cannot be undone.</p>
+      <p>{thing.name} goes to the campaign’s trash with its links to arcs; mentions of it show as missing until it is restored. Undo brings it back, and so does the trash.</p>
     </DeleteRecordButton>
   );
 }
