@@ -11,6 +11,7 @@ import { useAllThings, useCampaignSlug, useRendered } from './queries';
 import { RichField, useRecordEditing } from './record-editing';
 import type { RecordState } from '../records/record-state';
 import { EDITING_ATTRIBUTE } from '../records/use-record';
+import { HistoryToggle } from '../history/history-toggle';
 import { RecordError, SlugField } from './thing';
 
 const NARRATIVE = [
@@ -88,6 +89,7 @@ function ArcRecordPage({ arcSlug }: { arcSlug: string }) {
         <ParentField campaignSlug={campaignSlug} arc={record} state={state} />
         <GmOnlyField key={`visibility-${generation}`} value={String(value('visibility'))} onChange={(next) => state.update({ visibility: next })} what="arc" />
       </div>
+      <HistoryToggle record={{ kind: 'arc', campaignSlug, recordSlug: arcSlug }} state={state} richFields={NARRATIVE} />
       {NARRATIVE.map(([field, label]) => (
         <section key={field} aria-labelledby={`${field}-heading`}>
           <div className="section-head">

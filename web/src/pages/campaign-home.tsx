@@ -10,6 +10,7 @@ import { RichField, useRecordEditing } from './record-editing';
 import { GmOnlyBadge, useCampaignAccess } from './access';
 import { restoreCampaignFromTrash, trashedCampaignsKey } from '../trash/api';
 import { showUndo } from '../ui/undo-notice';
+import { HistoryToggle } from '../history/history-toggle';
 
 export function CampaignHome() {
   const slug = useCampaignSlug();
@@ -61,6 +62,7 @@ export function CampaignHome() {
 }
 
 type CampaignPatch = { description: unknown[] };
+const CAMPAIGN_RICH_FIELDS = [['description', 'Campaign description']] as const;
 
 /** The campaign's description, saved as the user types like every record's text (the campaign's one editing state). */
 function CampaignDescription({ slug, rendered }: { slug: string; rendered: string | undefined }) {
@@ -74,6 +76,8 @@ function CampaignDescription({ slug, rendered }: { slug: string; rendered: strin
   if (editing.loading) return null;
   const { state, banner } = editing;
   return (
+    <>
+    <HistoryToggle record={{ kind: 'campaign', campaignSlug: slug, recordSlug: '' }} state={state} richFields={CAMPAIGN_RICH_FIELDS} />
     <section aria-labelledby="campaign-description">
       <div className="section-head">
         <h2 id="campaign-description">Description</h2>
@@ -84,6 +88,7 @@ function CampaignDescription({ slug, rendered }: { slug: string; rendered: strin
       {banner}
       {open ? <RichField edited={editing} field="description" label="Campaign description" campaignSlug={slug} /> : <Rendered html={rendered} label="Campaign description" />}
     </section>
+    </>
   );
 }
 

@@ -11,6 +11,9 @@ import { Backlinks } from './backlinks';
 import { useCampaignSlug, useRefreshCampaign, useRendered, useThingTypes } from './queries';
 import { RichField, useRecordEditing } from './record-editing';
 import { EDITING_ATTRIBUTE } from '../records/use-record';
+import { HistoryToggle } from '../history/history-toggle';
+
+const THING_RICH_FIELDS = [['description', 'Description']] as const;
 
 type ThingPatch = { name: string; typeId: number; description: unknown[]; visibility: 'all' | 'gm' };
 
@@ -81,6 +84,7 @@ function ThingRecordPage({ thingSlug }: { thingSlug: string }) {
         <SlugField campaignSlug={campaignSlug} kind="things" slug={thingSlug} state={state} />
         <GmOnlyField key={`visibility-${generation}`} value={String(value('visibility'))} onChange={(next) => state.update({ visibility: next })} what="thing" />
       </div>
+      <HistoryToggle record={{ kind: 'thing', campaignSlug, recordSlug: thingSlug }} state={state} richFields={THING_RICH_FIELDS} />
       <section aria-labelledby="description-heading">
         <div className="section-head">
           <h2 id="description-heading">Description</h2>
