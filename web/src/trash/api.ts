@@ -2,52 +2,32 @@
 // "History and trash"). A campaign's trash is read by its owner and game masters; deleted campaigns
 // are their owner's.
 import { useQuery } from '@tanstack/react-query';
+import { api, call, type Answer } from '../api/client';
 import { campaignKey } from '../pages/queries';
-import { send } from '../api/untyped';
 
-export type TrashKind = 'thing' | 'arc' | 'thing-type' | 'asset';
-
-export interface TrashItem {
-  kind: TrashKind;
-  id: number;
-  slug: string | null;
-  name: string;
-  deletedAt: string;
-  deletedBy: { userId: number; name: string } | null;
-  with: { things: number; arcs: number; links: number };
-}
-
-export interface Restored {
-  record: Record<string, unknown>;
-  slug: string | null;
-  restored: { things: number; arcs: number; links: number };
-}
-
-export interface TrashedCampaign {
-  id: number;
-  slug: string;
-  name: string;
-  deletedAt: string;
-}
+export type TrashItem = Answer<'listTrash'>[number];
+export type TrashKind = TrashItem['kind'];
+export type Restored = Answer<'restoreFromTrash'>;
+export type TrashedCampaign = Answer<'listTrashedCampaigns'>[number];
 
 export const trashKey = (campaignSlug: string) => [...campaignKey(campaignSlug), 'trash'] as const;
 export const trashedCampaignsKey = ['trash', 'campaigns'] as const;
 
-const base = (campaignSlug: string) => `/api/campaigns/${encodeURIComponent(campaignSlug)}/trash`;
-
 export function useTrash(campaignSlug: string) {
-  return useQuery({ queryKey: trashKey(campaignSlug), queryFn: () => send<TrashItem[]>('GET', base(campaignSlug)) });
+  return useQuery({ queryKey: trashKey(campaignSlug), queryFn: () => call(api.GET('/api/campaigns/{campaignSlug}/trash', { params: { path: { campaignSlug } } })) });
 }
 
-export const restoreFromTrash = (campaignSlug: string, kind: TrashKind, id: number) => send<Restored>('POST', `${base(campaignSlug)}/${kind}/${id}/restore`);
-export const eraseFromTrash = (campaignSlug: string, kind: TrashKind, id: number) => send<undefined>('DELETE', `${base(campaignSlug)}/${kind}/${id}`);
+export const restoreFromTrash = (campaignSlug: string, kind: TrashKind, id: number) =>
+  call(api.POST('/api/campaigns/{campaignSlug}/trash/{kind}/{id}/restore', { params: { path: { campaignSlug, kind, id: String(id) } } }));
+
+export const eraseFromTrash = (campaignSlug: string, kind: TrashKind, id: number) => call(api.DELETE('/api/campaigns/{campaignSlug}/trash/{kind}/{id}', { params: { path: { campaignSlug, kind, id: String(id) } } }));
 
 export function useTrashedCampaigns() {
-  return useQuery({ queryKey: trashedCampaignsKey, queryFn: () => send<TrashedCampaign[]>('GET', '/api/trash/campaigns') });
+  return useQuery({ queryKey: trashedCampaignsKey, queryFn: () => call(api.GET('/api/trash/campaigns')) });
 }
 
-export const restoreCampaignFromTrash = (id: number) => send<Restored>('POST', `/api/trash/campaigns/${id}/restore`);
-export const eraseCampaignFromTrash = (id: number) => send<undefined>('DELETE', `/api/trash/campaigns/${id}`);
+export const restoreCampaignFromTrash = (id: number) => call(api.POST('/api/trash/campaigns/{id}/restore', { params: { path: { id: String(id) } } }));
+export const eraseCampaignFromTrash = (id: number) => call(api.DELETE('/api/trash/campaigns/{id}', { params: { path: { id: String(id) } } }));
 
 /** Where a restored record lives in the app. */
 export function restoredPath(campaignSlug: string, kind: TrashKind, id: number, slug: string | null): string {

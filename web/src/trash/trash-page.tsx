@@ -46,7 +46,7 @@ export function TrashPage() {
           <p>
             Restored {KIND_LABEL[done.item.kind].toLowerCase()} <Link to={restoredPath(campaignSlug, done.item.kind, done.item.id, done.answer.slug)}>{done.item.name}</Link>
             {withWhat(done.answer.restored) && ` with ${withWhat(done.answer.restored)!}`}.
-            {done.answer.slug && done.item.slug && done.answer.slug !== done.item.slug && ` Its old address was taken meanwhile: it is now at “${done.answer.slug}”.`}
+            {done.answer.slugChanged && ` Its old address was taken meanwhile: it is now at “${done.answer.slug ?? ''}”.`}
           </p>
         )}
       </div>
