@@ -1,0 +1,100 @@
+// Nothing a game master does by mistake is final (issue 24), as they meet it in the app: a deleted
+// thing comes back from the Undo notice (by keyboard alone), an arc from the Trash page (with the
+// page checked by axe, in the light and the dark theme).
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { axeViolations, createArc, createThing, expectNoPageErrors, gmJourney, screenshotPath } from './browser.js';
+
+const journey = gmJourney('Undoing');
+
+/** What the server answers now for a path, read with the page's session. */
+async function statusOf(page: Page, path: string): Promise<number> {
+  return page.evaluate(async (p) => (await fetch(p)).status, path);
+}
+
+const focusedName = (page: Page) => page.evaluate(() => document.activeElement?.textContent ?? '');
+
+describe('trash and undo', () => {
+  it('deletes a thing and brings it back from the Undo notice, by keyboard alone', async () => {
+    const page = journey.browser.page;
+    await createThing(page, 'Sildar Hallwinter');
+    const thingPath = new URL(page.url()).pathname;
+    const apiPath = `/api/campaigns/${journey.campaign}/things/sildar-hallwinter`;
+
+    await page.getByRole('button', { name: 'Delete thing' }).focus();
+    await page.keyboard.press('Enter');
+    const dialog = page.getByRole('dialog', { name: 'Delete Sildar Hallwinter?' });
+    await dialog.waitFor();
+    expect(await dialog.textContent()).toContain('trash');
+    // The dialog's focus starts on Cancel; Tab reaches Delete.
+    await expect.poll(() => focusedName(page)).toBe('Cancel');
+    await page.keyboard.press('Tab');
+    expect(await focusedName(page)).toBe('Delete');
+    await page.keyboard.press('Enter');
+
+    const notice = page.getByRole('status').filter({ hasText: 'moved to the trash' });
+    await notice.waitFor();
+    expect(await notice.textContent()).toContain('Thing “Sildar Hallwinter” moved to the trash.');
+    await page.getByRole('heading', { level: 1, name: 'Undoing' }).waitFor();
+    expect(await statusOf(page, apiPath)).toBe(404);
+    // The notice took no focus; the first Tab reaches its Undo button.
+    expect(await page.evaluate(() => document.activeElement === document.body)).toBe(true);
+    await page.keyboard.press('Tab');
+    expect(await focusedName(page)).toBe('Undo');
+    await page.keyboard.press('Enter');
+
+    await page.waitForURL((url) => url.pathname === thingPath);
+    await page.getByRole('textbox', { name: 'Name' }).and(page.locator('[value="Sildar Hallwinter"]')).waitFor();
+    expect(await statusOf(page, apiPath)).toBe(200);
+    await page.getByRole('status').filter({ hasText: 'Undone: it is back.' }).waitFor();
+    expectNoPageErrors(journey.browser);
+  });
+
+  it('restores an arc from the Trash page, and erases another for good', async () => {
+    const page = journey.browser.page;
+    await createArc(page, 'The Redbrand Hideout');
+    await page.getByRole('button', { name: 'Delete arc' }).click();
+    await page.getByRole('dialog', { name: 'Delete The Redbrand Hideout?' }).getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('status').filter({ hasText: 'moved to the trash' }).waitFor();
+    await createArc(page, 'A Dead End');
+    await page.getByRole('button', { name: 'Delete arc' }).click();
+    await page.getByRole('dialog', { name: 'Delete A Dead End?' }).getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('status').filter({ hasText: 'Arc “A Dead End” moved to the trash.' }).waitFor();
+    // One notice at a time: the newer delete's.
+    expect(await page.getByRole('status').filter({ hasText: 'Redbrand' }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Dismiss' }).click();
+
+    await page.getByRole('link', { name: 'Trash', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'Trash' }).waitFor();
+    const list = page.getByRole('list', { name: 'Deleted items' });
+    const hideout = list.getByRole('listitem', { name: 'Arc The Redbrand Hideout' });
+    await hideout.waitFor();
+    expect(await hideout.textContent()).toContain('by Gia the GM');
+    // Newest first.
+    expect(await list.getByRole('listitem').first().getAttribute('aria-label')).toBe('Arc A Dead End');
+    expect(await axeViolations(page)).toEqual([]);
+    await page.screenshot({ path: screenshotPath('trash-page.png') });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    expect(await axeViolations(page)).toEqual([]);
+    await page.screenshot({ path: screenshotPath('trash-page-dark.png') });
+    await page.emulateMedia({ colorScheme: 'light' });
+
+    const deadEnd = list.getByRole('listitem', { name: 'Arc A Dead End' });
+    await deadEnd.getByRole('button', { name: 'Erase now' }).click();
+    const erase = page.getByRole('dialog', { name: 'Erase “A Dead End” for good?' });
+    expect(await erase.textContent()).toContain('cannot be undone');
+    await erase.getByRole('button', { name: 'Erase for good' }).click();
+    await deadEnd.waitFor({ state: 'detached' });
+
+    await hideout.getByRole('button', { name: 'Restore' }).click();
+    const restored = page.getByRole('status').filter({ hasText: 'Restored arc' });
+    await restored.waitFor();
+    await hideout.waitFor({ state: 'detached' });
+    await page.getByText('The trash is empty.').waitFor();
+    // Back in the sidebar, and its page opens from the message.
+    await page.getByRole('navigation', { name: 'Arcs' }).getByRole('link', { name: 'The Redbrand Hideout' }).waitFor();
+    await restored.getByRole('link', { name: 'The Redbrand Hideout' }).click();
+    await page.getByRole('textbox', { name: 'Name' }).and(page.locator('[value="The Redbrand Hideout"]')).waitFor();
+    expectNoPageErrors(journey.browser);
+  });
+});
