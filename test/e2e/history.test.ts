@@ -3,7 +3,7 @@
 // page checked by axe, in the light and the dark theme).
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { axeViolations, createArc, createThing, expectNoPageErrors, gmJourney, screenshotPath } from './browser.js';
+import { axeViolations, createArc, createCampaign, createThing, expectNoPageErrors, gmJourney, screenshotPath } from './browser.js';
 
 const journey = gmJourney('Undoing');
 
@@ -63,6 +63,18 @@ describe('trash and undo', () => {
     // One notice at a time: the newer delete's.
     expect(await page.getByRole('status').filter({ hasText: 'Redbrand' }).count()).toBe(0);
     await page.getByRole('button', { name: 'Dismiss' }).click();
+    // A type goes with its things, and its dialog says how many.
+    await page.getByRole('textbox', { name: 'New type' }).fill('Villains');
+    await page.getByRole('button', { name: 'Add type' }).click();
+    await page.getByRole('navigation', { name: 'Things' }).getByRole('link', { name: 'Villains', exact: true }).waitFor();
+    await createThing(page, 'Glasstaff', 'Villains');
+    await page.getByRole('navigation', { name: 'Things' }).getByRole('link', { name: 'Villains', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'Villains' }).waitFor();
+    await page.getByRole('button', { name: 'Delete type' }).click();
+    const typeDialog = page.getByRole('dialog', { name: 'Delete the type Villains?' });
+    expect(await typeDialog.textContent()).toContain('Its 1 thing goes to the campaign’s trash with it');
+    await typeDialog.getByRole('button', { name: 'Delete it and its 1 thing' }).click();
+    await page.getByRole('status').filter({ hasText: 'Type “Villains” and its 1 thing moved to the trash.' }).waitFor();
 
     await page.getByRole('link', { name: 'Trash', exact: true }).click();
     await page.getByRole('heading', { level: 1, name: 'Trash' }).waitFor();
@@ -71,7 +83,8 @@ describe('trash and undo', () => {
     await hideout.waitFor();
     expect(await hideout.textContent()).toContain('by Gia the GM');
     // Newest first.
-    expect(await list.getByRole('listitem').first().getAttribute('aria-label')).toBe('Arc A Dead End');
+    expect(await list.getByRole('listitem').first().getAttribute('aria-label')).toBe('Thing type Villains');
+    expect(await list.getByRole('listitem', { name: 'Thing type Villains' }).textContent()).toContain('with 1 thing');
     expect(await axeViolations(page)).toEqual([]);
     await page.screenshot({ path: screenshotPath('trash-page.png') });
     await page.emulateMedia({ colorScheme: 'dark' });
@@ -90,11 +103,27 @@ describe('trash and undo', () => {
     const restored = page.getByRole('status').filter({ hasText: 'Restored arc' });
     await restored.waitFor();
     await hideout.waitFor({ state: 'detached' });
-    await page.getByText('The trash is empty.').waitFor();
+    expect(await list.getByRole('listitem').count()).toBe(1);
     // Back in the sidebar, and its page opens from the message.
     await page.getByRole('navigation', { name: 'Arcs' }).getByRole('link', { name: 'The Redbrand Hideout' }).waitFor();
     await restored.getByRole('link', { name: 'The Redbrand Hideout' }).click();
     await page.getByRole('textbox', { name: 'Name' }).and(page.locator('[value="The Redbrand Hideout"]')).waitFor();
+    expectNoPageErrors(journey.browser);
+  });
+
+  it('a deleted campaign waits on the campaigns page and comes back from there', async () => {
+    const page = journey.browser.page;
+    await page.goto(`${journey.server.base}/campaigns`);
+    const slug = await createCampaign(page, 'Short-lived');
+    await page.getByRole('button', { name: 'Delete campaign' }).click();
+    await page.getByRole('dialog', { name: 'Delete Short-lived?' }).getByRole('button', { name: 'Delete the campaign' }).click();
+    await page.getByRole('status').filter({ hasText: 'Campaign “Short-lived” moved to the trash.' }).waitFor();
+    await page.getByRole('button', { name: 'Dismiss' }).click();
+    expect(await statusOf(page, `/api/campaigns/${slug}`)).toBe(404);
+    const deleted = page.getByRole('region', { name: 'Deleted campaigns' });
+    await deleted.getByRole('listitem', { name: 'Short-lived' }).getByRole('button', { name: 'Restore' }).click();
+    await page.waitForURL((url) => url.pathname === `/campaigns/${slug}`);
+    await page.getByRole('heading', { level: 1, name: 'Short-lived' }).waitFor();
     expectNoPageErrors(journey.browser);
   });
 });

@@ -158,6 +158,7 @@ function CampaignSettings({ slug, id, name, owner }: { slug: string; id: number;
           await call(api.DELETE('/api/campaigns/{campaignSlug}', { params: { path: { campaignSlug: slug } } }));
           await navigate('/', { replace: true });
           await queryClient.invalidateQueries({ queryKey: ['campaigns'] });
+          await queryClient.invalidateQueries({ queryKey: trashedCampaignsKey });
           showUndo(`Campaign “${name}” moved to the trash.`, async () => {
             const answer = await restoreCampaignFromTrash(id);
             await queryClient.invalidateQueries({ queryKey: ['campaigns'] });
