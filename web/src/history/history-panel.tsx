@@ -37,8 +37,8 @@ const FIELD_LABELS: Record<string, string> = {
   slug: 'Address',
   typeId: 'Type',
   visibility: 'Visibility',
-  parent: 'Inside arc',
   parentArcId: 'Inside arc',
+  parentArc: 'Inside arc',
   defaultVisibility: 'New records’ visibility',
   tags: 'Tags',
   aliases: 'Aliases',
@@ -124,12 +124,7 @@ function RevisionDetail({ record, state, richFields, summary, previous }: Histor
   if (revision.isPending) return <p className="loading">Loading…</p>;
   if (revision.error) return <ErrorMessage>{messageOf(revision.error)}</ErrorMessage>;
   const snapshot = revision.data.record;
-  const current = (field: string): unknown => {
-    const value = state.value(field);
-    if (value !== undefined) return value;
-    // The snapshot's `parent` is the arc's `parentArc` in its answer.
-    return field === 'parent' ? (state.value('parentArc') ?? null) : undefined;
-  };
+  const current = (field: string): unknown => state.value(field);
   // Older → newer: this revision → the current text, or the revision before → this one.
   const older = (field: string): unknown => (against === 'current' ? snapshot[field] : previous ? before.data?.record[field] : undefined);
   const newer = (field: string): unknown => (against === 'current' ? current(field) : snapshot[field]);
@@ -165,7 +160,8 @@ function RevisionDetail({ record, state, richFields, summary, previous }: Histor
     }
   };
 
-  const plainFields = Object.keys(snapshot).filter((field) => !isRichText(snapshot[field]) && field !== 'id');
+  // An arc's snapshot holds its parent twice (its id, and its name then): the id is compared.
+  const plainFields = Object.keys(snapshot).filter((field) => !isRichText(snapshot[field]) && field !== 'id' && !(field === 'parentArc' && 'parentArcId' in snapshot));
   const changedPlain = plainFields.filter((field) => older(field) !== undefined && newer(field) !== undefined && formatValue(field, older(field)) !== formatValue(field, newer(field)));
 
   return (
@@ -273,10 +269,10 @@ function useValueFormatter(campaignSlug: string): (field: string, value: unknown
   const types = useThingTypes(campaignSlug);
   const arcs = useArcs(campaignSlug);
   return (field, value) => {
-    if (value === null || value === undefined) return field === 'parent' || field === 'parentArcId' ? 'none (top level)' : '—';
+    if (value === null || value === undefined) return field === 'parentArcId' ? 'none (top level)' : '—';
     if (field === 'typeId' && typeof value === 'number') return types.data?.find((t) => t.id === value)?.name ?? `type ${value}`;
     if (field === 'visibility' || field === 'defaultVisibility') return value === 'gm' ? 'GM only' : 'everyone';
-    if ((field === 'parent' || field === 'parentArcId') && typeof value === 'number') return arcs.data?.find((a) => a.id === value)?.name ?? `arc ${value}`;
+    if (field === 'parentArcId' && typeof value === 'number') return arcs.data?.find((a) => a.id === value)?.name ?? `arc ${value}`;
     if (typeof value === 'object' && !Array.isArray(value) && typeof (value as { name?: unknown }).name === 'string') return (value as { name: string }).name;
     if (Array.isArray(value)) return value.map((v) => (typeof v === 'object' && v !== null ? ((v as { key?: unknown }).key !== undefined ? `${String((v as { key: unknown }).key)}: ${JSON.stringify((v as { value?: unknown }).value)}` : JSON.stringify(v)) : String(v))).join(', ') || '—';
     return typeof value === 'string' ? value : JSON.stringify(value);
