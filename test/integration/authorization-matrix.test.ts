@@ -191,6 +191,12 @@ function plans(seed: Seed): Record<string, Plan> {
     // A token no invitation has: the route's own 410, which only a signed-in caller reaches.
     'POST /api/invitations/accept': { expect: 410, payload: { token: 'lfi_not-an-invitation' } },
     'POST /api/invitations/preview': { expect: 410, payload: { token: 'lfi_not-an-invitation' } },
+    'GET /api/campaigns/:campaignSlug/trash': { expect: 200 },
+    'POST /api/campaigns/:campaignSlug/trash/:kind/:id/restore': { expect: 200, params: { kind: 'thing', id: seed.params.trashedThingId! } },
+    'DELETE /api/campaigns/:campaignSlug/trash/:kind/:id': { expect: 204, params: { kind: 'thing', id: seed.params.trashedThingId! } },
+    'GET /api/trash/campaigns': { expect: 200 },
+    'POST /api/trash/campaigns/:id/restore': { expect: 200, params: { id: seed.params.trashedCampaignId! } },
+    'DELETE /api/trash/campaigns/:id': { expect: 204, params: { id: seed.params.trashedCampaignId! } },
   };
 }
 
