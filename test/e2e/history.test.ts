@@ -1,6 +1,8 @@
 // Nothing a game master does by mistake is final (issue 24), as they meet it in the app: a deleted
 // thing comes back from the Undo notice (by keyboard alone), an arc from the Trash page (with the
-// page checked by axe, in the light and the dark theme).
+// page checked by axe, in the light and the dark theme), a type with its things, a campaign from
+// the campaigns page; an older revision of a thing restored from its History, after one of its
+// paragraphs was copied back (the panel checked by axe, light and dark).
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { axeViolations, createArc, createCampaign, createThing, expectNoPageErrors, gmJourney, screenshotPath } from './browser.js';
@@ -108,6 +110,14 @@ describe('trash and undo', () => {
     await page.getByRole('navigation', { name: 'Arcs' }).getByRole('link', { name: 'The Redbrand Hideout' }).waitFor();
     await restored.getByRole('link', { name: 'The Redbrand Hideout' }).click();
     await page.getByRole('textbox', { name: 'Name' }).and(page.locator('[value="The Redbrand Hideout"]')).waitFor();
+    // Players see neither the History nor the Trash (they would get 403).
+    expect(await page.getByRole('button', { name: 'History', exact: true }).count()).toBe(1);
+    await page.getByRole('button', { name: 'View as player' }).click();
+    await page.getByRole('heading', { level: 1, name: 'The Redbrand Hideout' }).waitFor();
+    expect(await page.getByRole('button', { name: 'History', exact: true }).count()).toBe(0);
+    expect(await page.getByRole('link', { name: 'Trash', exact: true }).count()).toBe(0);
+    await page.getByRole('button', { name: 'View as player' }).click();
+    await page.getByRole('link', { name: 'Trash', exact: true }).waitFor();
     expectNoPageErrors(journey.browser);
   });
 
