@@ -182,3 +182,44 @@ describe('statements per request', () => {
     console.log(`statements per request as a player, small / large campaign:\n${report.join('\n')}`);
   });
 });
+
+describe('statements per trash write', () => {
+  async function counted(method: 'DELETE' | 'POST', url: string): Promise<number> {
+    ctx.queries.length = 0;
+    const res = await ctx.app.inject({ method, url, headers: owner.headers });
+    expect(res.statusCode, `${method} ${url}: ${res.body}`).toBe(method === 'DELETE' ? 204 : 200);
+    return ctx.queries.length;
+  }
+  const idOf = async (url: string) => json<{ id: number }>(await ctx.app.inject({ method: 'GET', url, headers: owner.headers })).id;
+
+  it('deleting and restoring a thing take the same statements in a small and a large campaign', async () => {
+    const counts: number[][] = [];
+    for (const fixture of [small, large]) {
+      const base = `/api/campaigns/${fixture.params.campaignSlug}`;
+      // thing-1 is mentioned by every record of the campaign, and linked to arcs.
+      const id = await idOf(`${base}/things/thing-1`);
+      // Linked in both (a link more or less is a statement more or less, not a matter of size).
+      await ctx.app.inject({ method: 'POST', url: `${base}/things/thing-1/arcs`, headers: owner.headers, payload: { arcSlug: 'arc-0' } });
+      counts.push([await counted('DELETE', `${base}/things/thing-1`), await counted('POST', `${base}/trash/thing/${id}/restore`)]);
+    }
+    console.log(`statements to delete / restore a thing, small and large campaign: ${JSON.stringify(counts)}`);
+    expect(counts[1]).toEqual(counts[0]);
+  });
+
+  it('deleting a thing type takes the same statements whether it has one thing or hundreds', async () => {
+    const counts: number[] = [];
+    for (const fixture of [small, large]) {
+      const base = `/api/campaigns/${fixture.params.campaignSlug}`;
+      const type = json<{ id: number }>(await ctx.app.inject({ method: 'POST', url: `${base}/thing-types`, headers: owner.headers, payload: { newThingType: { name: 'Counted Kind' } } }));
+      const many = fixture === large ? 300 : 1;
+      const now = new Date().toISOString();
+      const campaignId = (await ctx.database.kysely.selectFrom('campaigns').select('id').where('slug', '=', fixture.params.campaignSlug!).executeTakeFirstOrThrow()).id;
+      await ctx.database.kysely
+        .insertInto('things')
+        .values(Array.from({ length: many }, (_, i) => ({ campaign_id: campaignId, type_id: type.id, slug: `counted-${i}`, name: `Counted ${i}`, description: null, version: 1, created_at: now, updated_at: now })))
+        .execute();
+      counts.push(await counted('DELETE', `${base}/thing-types/${type.id}`));
+    }
+    expect(counts[1], `statements to delete a type of 1 and of 300 things: ${counts.join(', ')}`).toBe(counts[0]);
+  });
+});
