@@ -2,14 +2,12 @@ import type { Database, Db } from '../database.js';
 import { classifyDatabaseError } from '../errors.js';
 import { indexCampaignMentions } from '../indexes/mentions.js';
 import { indexCampaign } from '../indexes/search.js';
-import type { CampaignRow, ImageRemovalRow, Role } from '../schema.js';
+import type { CampaignRow, Role } from '../schema.js';
 import { errors } from '../../domain/errors.js';
 import { randomSlugSuffix, slugifyName, withSuffix } from '../../domain/slugs.js';
 import { nowIso } from '../../domain/time.js';
 import type { ExpectedVersion } from '../../domain/versions.js';
-import { queueCampaignImageRemovals } from './assets.js';
-import { deleteCampaignChanges } from './changes.js';
-import { beginCampaignWrite, checkActorAtCommit, checkExpected } from './common.js';
+import { checkActorAtCommit, checkExpected } from './common.js';
 import { playersUpdatedAt } from './players-updated.js';
 import { playersSeeChange } from '../../access/players-see.js';
 
