@@ -49,6 +49,9 @@ export async function seedCampaign(app: AppInstance, database: Database, userId:
   const hideout = await call(app, headers, 'POST', `${base}/arcs`, { newArc: { name: 'Cragmaw Hideout', parentArcId: arrows.id } });
   await call(app, headers, 'POST', `${base}/things/${gundren.slug}/arcs`, { arcSlug: arrows.slug });
   await call(app, headers, 'POST', `${base}/things/${gundren.slug}/arcs`, { arcSlug: hideout.slug });
+  // The first revision of each record the revision routes name (`params.*RevisionId`).
+  const firstRevision = async (path: string) => String(((await call(app, headers, 'GET', `${base}${path}/revisions`)) as unknown as { id: number }[]).at(-1)!.id);
+  const revisions = { thingRevisionId: await firstRevision(`/things/${gundren.slug}`), arcRevisionId: await firstRevision(`/arcs/${hideout.slug}`), campaignRevisionId: await firstRevision('') };
   const player = await createTestUser(database);
   const joining = await call(app, headers, 'POST', `${base}/invitations`, { role: 'player' });
   await call(app, player.headers, 'POST', '/api/invitations/accept', { token: joining.token });
@@ -70,6 +73,7 @@ export async function seedCampaign(app: AppInstance, database: Database, userId:
       id: String(spare.id),
       userId: player.id,
       invitationId: String(pending.id),
+      ...revisions,
     },
     spareTokenId: spare.id,
     player,
