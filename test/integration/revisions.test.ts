@@ -1,5 +1,9 @@
+import fc from 'fast-check';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { thinRevisions } from '../../src/db/repositories/revisions.js';
+import { encodeSnapshot } from '../../src/history/snapshots.js';
+import { revisionThinner } from '../../src/history/thinning.js';
 import { createTestContext, json, type TestContext, type TestUser } from '../support/app.js';
 import { newCampaign, problemOf, type TestCampaign } from '../support/fixtures.js';
 import { joinCampaign } from '../support/sharing.js';
@@ -327,5 +331,106 @@ describe(`who reads history, on ${dialect}`, () => {
     expect((await revisionsOf(campaign, `/things/${thing.slug}`)).map((r) => r.name)).toEqual([null]);
     const gmSees = await send(gm, 'GET', `${campaign.base}/things/${thing.slug}/revisions/${thingRevision!.id}`);
     expect(gmSees.body).toContain('zanthrovelsecret');
+  });
+});
+
+describe(`thinning, on ${dialect}`, () => {
+  it('keeps every revision for 30 days, then the newest of each UTC day to 90 days, then of each ISO week; named ones for ever', async () => {
+    const { campaign } = await setUp();
+    // Alternating authors, so no save merges into the one before.
+    const times = [
+      '2026-01-05T10:00:00.000Z', // Monday: created (named below)
+      '2026-01-07T12:00:00.000Z', // the same ISO week: erased
+      '2026-01-11T20:00:00.000Z', // Sunday, the week's newest: kept
+      '2026-01-12T09:00:00.000Z', // the next Monday: kept
+      '2026-03-10T08:00:00.000Z', // erased: a newer one the same day
+      '2026-03-10T18:00:00.000Z',
+      '2026-03-11T09:00:00.000Z',
+      '2026-04-20T10:00:00.000Z', // within 30 days: both kept
+      '2026-04-20T11:00:00.000Z',
+    ];
+    const at = (iso: string) => {
+      vi.useFakeTimers({ toFake: ['Date'] });
+      vi.setSystemTime(Date.parse(iso));
+    };
+    at(times[0]!);
+    const thing = await ok<{ slug: string }>(send(gm, 'POST', `${campaign.base}/things`, { newThing: { name: 'Version 0', typeId: campaign.typeId } }), 201);
+    for (let i = 1; i < times.length; i++) {
+      at(times[i]!);
+      await ok(saveThing(i % 2 === 1 ? owner : gm, campaign, thing.slug, { name: `Version ${i}` }));
+    }
+    vi.useRealTimers();
+    const all = [...(await revisionsOf(campaign, `/things/${thing.slug}`))].reverse();
+    expect(all.map((r) => r.createdAt)).toEqual(times);
+    await ok(send(gm, 'PUT', `${campaign.base}/things/${thing.slug}/revisions/${all[0]!.id}`, { name: 'First draft' }));
+
+    // Two revisions a batch: the thinner goes through the table over several passes.
+    const thinner = revisionThinner(ctx.database, { batch: 2, batchesPerRun: 1_000_000 });
+    await thinner.run(new Date('2026-05-01T00:00:00.000Z'));
+    const kept = async () => (await revisionsOf(campaign, `/things/${thing.slug}`)).map((r) => r.createdAt).reverse();
+    expect(await kept()).toEqual([times[0], times[2], times[3], times[5], times[6], times[7], times[8]]);
+    // Again at the same time: nothing more goes.
+    expect(await thinner.run(new Date('2026-05-01T00:00:00.000Z'))).toBe(0);
+    // Three months on, March and April are past 90 days: the newest of each week stays.
+    await thinner.run(new Date('2026-08-01T00:00:00.000Z'));
+    expect(await kept()).toEqual([times[0], times[2], times[3], times[6], times[8]]);
+    // The revision that held the first draft's name is still there, named.
+    expect((await revisionsOf(campaign, `/things/${thing.slug}`)).at(-1)).toMatchObject({ name: 'First draft' });
+  });
+
+  it('erases exactly what the rule says, for any set of revisions (property)', async () => {
+    const { campaign } = await setUp();
+    const now = Date.parse('2026-09-01T00:00:00.000Z');
+    const DAY = 86_400_000;
+    const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+    const mondayOf = (ms: number) => {
+      const date = new Date(ms);
+      return dayOf(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate()) - ((date.getUTCDay() + 6) % 7) * DAY);
+    };
+    let recordId = 1_000_000;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.record({ ageMinutes: fc.integer({ min: 0, max: 200 * 24 * 60 }), named: fc.boolean() }), { minLength: 1, maxLength: 25 }),
+        fc.integer({ min: 1, max: 7 }),
+        async (revisions, batch) => {
+          recordId += 1;
+          const rows = revisions.map((r) => ({ created: now - r.ageMinutes * MINUTE, named: r.named }));
+          const inserted = await ctx.database.kysely
+            .insertInto('revisions')
+            .values(
+              rows.map((r) => ({
+                campaign_id: campaign.id,
+                record_kind: 1,
+                record_id: recordId,
+                author_id: null,
+                author_name: null,
+                created_at: new Date(r.created).toISOString(),
+                updated_at: new Date(r.created).toISOString(),
+                name: r.named ? 'kept' : null,
+                fields: '[]',
+                snapshot: encodeSnapshot({ name: 'x', slug: 'x', typeId: 1, visibility: 'all', description: [] }),
+              })),
+            )
+            .returning('id')
+            .execute();
+          const model = rows.map((r, i) => ({ ...r, id: inserted[i]!.id }));
+          const erased = new Set(
+            model
+              .filter((r) => !r.named && r.created < now - 30 * DAY)
+              .filter((r) => {
+                const bucket = r.created < now - 90 * DAY ? mondayOf : dayOf;
+                return model.some((n) => !n.named && (n.created > r.created || (n.created === r.created && n.id > r.id)) && bucket(n.created) === bucket(r.created));
+              })
+              .map((r) => r.id),
+          );
+          let after = 0;
+          do after = (await thinRevisions(ctx.database, { now: new Date(now), after, batch })).next;
+          while (after !== 0);
+          const left = await ctx.database.kysely.selectFrom('revisions').select('id').where('record_id', '=', recordId).where('record_kind', '=', 1).orderBy('id').execute();
+          expect(left.map((r) => r.id)).toEqual(model.filter((r) => !erased.has(r.id)).map((r) => r.id));
+        },
+      ),
+      { numRuns: 40 },
+    );
   });
 });
