@@ -19,6 +19,8 @@ const queryStrings: Record<string, string> = {
 
 interface Fixture {
   params: Record<string, string>;
+  /** The first revision of thing-0, arc-0 and the campaign (`:revisionId` of their revision routes). */
+  revisions: { things: string; arcs: string; campaign: string };
 }
 
 async function seed(size: { things: number; arcs: number; linksPerArc: number; types: number; campaigns: number; tokens: number }, label: string): Promise<Fixture> {
@@ -93,12 +95,20 @@ async function seed(size: { things: number; arcs: number; linksPerArc: number; t
   await rebuildCampaignMentions(kysely, campaign.id);
   await joinCampaign(ctx.app, owner, campaign.slug, player, 'player');
   const token = await kysely.selectFrom('api_tokens').select('id').where('user_id', '=', owner.id).orderBy('id').executeTakeFirstOrThrow();
-  return { params: { campaignSlug: campaign.slug, thingSlug: 'thing-0', arcSlug: 'arc-0', thingTypeId: String(defaultType.id), id: String(token.id) } };
+  // The rows above have no history: an empty save keeps the state of thing-0 and arc-0 as a revision.
+  const base = `/api/campaigns/${campaign.slug}`;
+  await ctx.app.inject({ method: 'PUT', url: `${base}/things/thing-0`, headers: owner.headers, payload: { updatedThing: {} } });
+  await ctx.app.inject({ method: 'PUT', url: `${base}/arcs/arc-0`, headers: owner.headers, payload: { updatedArc: {} } });
+  const firstRevision = async (path: string) => String(json<{ id: number }[]>(await ctx.app.inject({ method: 'GET', url: `${base}${path}/revisions`, headers: owner.headers })).at(-1)!.id);
+  return {
+    params: { campaignSlug: campaign.slug, thingSlug: 'thing-0', arcSlug: 'arc-0', thingTypeId: String(defaultType.id), id: String(token.id) },
+    revisions: { things: await firstRevision('/things/thing-0'), arcs: await firstRevision('/arcs/arc-0'), campaign: await firstRevision('') },
+  };
 }
 
 function fill(url: string, fixture: Fixture): string {
   return url.replace(/:([A-Za-z]+)/g, (_, name: string) => {
-    const value = fixture.params[name];
+    const value = name === 'revisionId' ? fixture.revisions[url.includes('/things/') ? 'things' : url.includes('/arcs/') ? 'arcs' : 'campaign'] : fixture.params[name];
     if (value === undefined) throw new Error(`query-counts.test.ts has no value for :${name} in ${url}`);
     return value;
   }) + (queryStrings[url] ?? '');
@@ -117,7 +127,7 @@ beforeAll(async () => {
   ctx = await createTestContext({ RESPONSE_CACHE_MB: '0' });
   owner = await ctx.createUser();
   player = await ctx.createUser();
-  small = await seed({ things: 2, arcs: 1, linksPerArc: 1, types: 0, campaigns: 0, tokens: 0 }, 'small');
+  small = await seed({ things: 2, arcs: 2, linksPerArc: 1, types: 0, campaigns: 0, tokens: 0 }, 'small');
   large = await seed({ things: 1200, arcs: 120, linksPerArc: 10, types: 8, campaigns: 40, tokens: 25 }, 'large');
 }, 120_000);
 afterAll(() => ctx.close());
@@ -180,6 +190,45 @@ describe('statements per request', () => {
       expect(a.count, route.url).toBeLessThanOrEqual(7);
     }
     console.log(`statements per request as a player, small / large campaign:\n${report.join('\n')}`);
+  });
+
+  // A revision is kept in the write's own transaction (CONTRACT "History and trash"): a fixed number
+  // of statements whatever the campaign's size, in each of its cases.
+  it('are the same for a small and a large campaign on every write that keeps a revision', async () => {
+    const report: string[] = [];
+    const counts = async (fixture: Fixture, label: string) => {
+      const base = `/api/campaigns/${fixture.params.campaignSlug}`;
+      const steps: [string, 'PUT' | 'POST', string, unknown][] = [
+        // thing-1 and arc-1 have no history yet: their state before is kept with the change.
+        ['thing, first change', 'PUT', `${base}/things/thing-1`, { updatedThing: { description: [{ type: 'paragraph', children: [{ text: 'Changed.' }] }] } }],
+        ['thing, merged', 'PUT', `${base}/things/thing-1`, { updatedThing: { name: 'Thing one' } }],
+        ['thing, identical', 'PUT', `${base}/things/thing-1`, { updatedThing: { name: 'Thing one' } }],
+        ['thing, restored', 'POST', `${base}/things/thing-0/revisions/${fixture.revisions.things}/restore`, undefined],
+        ['arc, first change', 'PUT', `${base}/arcs/arc-1`, { updatedArc: { hook: [{ type: 'paragraph', children: [{ text: 'Changed.' }] }] } }],
+        ['arc, merged', 'PUT', `${base}/arcs/arc-1`, { updatedArc: { name: 'Arc one' } }],
+        ['campaign, change', 'PUT', base, { updatedCampaign: { name: `Renamed ${label}` } }],
+        ['campaign, merged', 'PUT', base, { updatedCampaign: { name: `Renamed again ${label}` } }],
+        ['new thing', 'POST', `${base}/things`, { newThing: { name: 'Fresh', typeId: Number(fixture.params.thingTypeId) } }],
+      ];
+      const out: { step: string; all: number; revisions: number }[] = [];
+      for (const [step, method, url, payload] of steps) {
+        ctx.queries.length = 0;
+        const res = await ctx.app.inject({ method, url, headers: owner.headers, ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
+        expect(res.statusCode, `${step} (${label}): ${res.body}`).toBeLessThan(300);
+        out.push({ step, all: ctx.queries.length, revisions: ctx.queries.filter((q) => /"revisions"/.test(q)).length });
+      }
+      return out;
+    };
+    const a = await counts(small, 'small');
+    const b = await counts(large, 'large');
+    for (let i = 0; i < a.length; i++) {
+      report.push(`${a[i]!.step}: ${a[i]!.all} / ${b[i]!.all} (revisions: ${a[i]!.revisions})`);
+      expect(b[i], a[i]!.step).toEqual(a[i]);
+      // One read of the latest revision and at most one write (the restore also reads the revision it restores).
+      expect(a[i]!.revisions, a[i]!.step).toBeLessThanOrEqual(a[i]!.step.includes('restored') ? 3 : 2);
+    }
+    expect(a.find((s) => s.step === 'thing, identical')!.revisions).toBe(1);
+    console.log(`statements per write keeping a revision, small / large campaign:\n${report.join('\n')}`);
   });
 });
 
