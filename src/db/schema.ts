@@ -207,6 +207,7 @@ export interface DB {
   previous_slugs: PreviousSlugsTable;
   change_floors: ChangeFloorsTable;
   trash: TrashTable;
+  revisions: RevisionsTable;
 }
 
 export type TrashKind = 'thing' | 'arc' | 'thing-type' | 'asset';
@@ -321,4 +322,21 @@ export interface PreviousSlugsTable {
   slug: string;
   thing_id: number | null;
   arc_id: number | null;
+}
+
+// Revisions of things, arcs and campaigns (see migrations/2026-11-24-0017-revisions.ts). Kinds: 1
+// thing, 2 arc, 3 campaign. `snapshot`: a header byte and the record's JSON (history/snapshots.ts).
+export interface RevisionsTable {
+  id: Generated<number>;
+  campaign_id: number;
+  record_kind: number;
+  record_id: number;
+  author_id: string | null;
+  author_name: string | null;
+  created_at: string;
+  updated_at: string;
+  name: string | null;
+  /** JSON array of the names of the fields changed from the revision before. */
+  fields: string;
+  snapshot: Buffer;
 }

@@ -13,6 +13,7 @@ import { findArcBySlug } from '../db/repositories/arcs.js';
 import { findThingBySlug } from '../db/repositories/things.js';
 import { findThingType, thingTypeNameKey } from '../db/repositories/thing-types.js';
 import { queueImageRemovals } from '../db/repositories/assets.js';
+import { eraseRevisionsOf } from '../db/repositories/revisions.js';
 import {
   arcEdges,
   assetById,
@@ -285,7 +286,7 @@ export function restoreFromTrash(database: Database, campaignId: number, kind: T
 
 // --- erasing -----------------------------------------------------------------------------------
 
-/** Hooks the erasure of records calls (the revisions of erased records go with them). */
+/** The things and arcs an erasure ends for good. */
 export interface ErasedRecords {
   things: number[];
   arcs: number[];
@@ -336,8 +337,14 @@ async function eraseEntries(trx: Trx, campaignId: number, entries: readonly Tras
   return images.length === 0 ? [] : queueImageRemovals(trx, images, nowIso());
 }
 
-/** The revisions of erased records (none are kept yet: see src/history/revisions.ts once it lands). */
-async function eraseRecordHistory(_trx: Trx, _campaignId: number, _records: ErasedRecords): Promise<void> {}
+// Statements stay well under SQLite's 32,766 parameters however many things a type took along.
+const IDS_PER_STATEMENT = 5_000;
+
+/** Revisions of trashed records go with them (CONTRACT "History and trash"). */
+async function eraseRecordHistory(trx: Trx, campaignId: number, records: ErasedRecords): Promise<void> {
+  for (let i = 0; i < records.things.length; i += IDS_PER_STATEMENT) await eraseRevisionsOf(trx, campaignId, 'thing', records.things.slice(i, i + IDS_PER_STATEMENT));
+  for (let i = 0; i < records.arcs.length; i += IDS_PER_STATEMENT) await eraseRevisionsOf(trx, campaignId, 'arc', records.arcs.slice(i, i + IDS_PER_STATEMENT));
+}
 
 /** Erases one entry now. Returns the image removals to carry out after the commit. */
 export function eraseFromTrash(database: Database, campaignId: number, kind: TrashKind, id: number): Promise<ImageRemovalRow[]> {

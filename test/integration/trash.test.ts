@@ -226,6 +226,33 @@ describe(`the trash on ${dialect}`, () => {
   });
 });
 
+describe(`the trash and revisions on ${dialect}`, () => {
+  it('a restored record has its history back; an erased one’s history goes with it', async () => {
+    const c = await setUp('Trash History');
+    const kept = await createThing(ctx.app, owner, c, 'Kept History');
+    await ok(owner, 'PUT', `${c.base}/things/${kept.slug}`, { updatedThing: { name: 'Kept History, renamed' } });
+    const history = await ok<unknown[]>(owner, 'GET', `${c.base}/things/${kept.slug}/revisions`);
+    expect(history.length).toBeGreaterThan(0);
+    await ok(owner, 'DELETE', `${c.base}/things/${kept.slug}`);
+    expect((await send(owner, 'GET', `${c.base}/things/${kept.slug}/revisions`)).statusCode).toBe(404);
+    await ok(owner, 'POST', `${c.base}/trash/thing/${kept.id}/restore`, undefined, 200);
+    expect(await ok<unknown[]>(owner, 'GET', `${c.base}/things/${kept.slug}/revisions`)).toEqual(history);
+
+    const type = await ok(owner, 'POST', `${c.base}/thing-types`, { newThingType: { name: 'Erased Kind' } });
+    const gone = await createThing(ctx.app, owner, c, 'Erased History', { typeId: type.id });
+    const alone = await createThing(ctx.app, owner, c, 'Erased Alone');
+    await ok(owner, 'DELETE', `${c.base}/thing-types/${type.id}`);
+    await ok(owner, 'DELETE', `${c.base}/things/${alone.slug}`);
+    const revisionsOf = (id: number) => ctx.database.kysely.selectFrom('revisions').select('id').where('campaign_id', '=', c.id).where('record_id', '=', id).execute();
+    expect((await revisionsOf(gone.id)).length).toBeGreaterThan(0);
+    await ok(owner, 'DELETE', `${c.base}/trash/thing-type/${type.id}`);
+    await ok(owner, 'DELETE', `${c.base}/trash/thing/${alone.id}`);
+    expect(await revisionsOf(gone.id)).toEqual([]);
+    expect(await revisionsOf(alone.id)).toEqual([]);
+    expect((await revisionsOf(kept.id)).length).toBeGreaterThan(0);
+  });
+});
+
 describe(`a deleted campaign on ${dialect}`, () => {
   it('goes to its owner’s trash: 404 for every member, its slug free; restore brings it back with everything', async () => {
     const c = await setUp('Trash Campaign');

@@ -60,6 +60,9 @@ export async function seedCampaign(app: AppInstance, database: Database, userId:
   await remove(app, headers, `${base}/things/${glasstaff.slug}`);
   const abandoned = await call(app, headers, 'POST', '/api/campaigns', { newCampaign: { name: `Seed ${seedCounter} Abandoned` } });
   await remove(app, headers, `/api/campaigns/${abandoned.slug}`);
+  // The first revision of each record the revision routes name (`params.*RevisionId`).
+  const firstRevision = async (path: string) => String(((await call(app, headers, 'GET', `${base}${path}/revisions`)) as unknown as { id: number }[]).at(-1)!.id);
+  const revisions = { thingRevisionId: await firstRevision(`/things/${gundren.slug}`), arcRevisionId: await firstRevision(`/arcs/${hideout.slug}`), campaignRevisionId: await firstRevision('') };
   const player = await createTestUser(database);
   const joining = await call(app, headers, 'POST', `${base}/invitations`, { role: 'player' });
   await call(app, player.headers, 'POST', '/api/invitations/accept', { token: joining.token });
@@ -83,6 +86,7 @@ export async function seedCampaign(app: AppInstance, database: Database, userId:
       invitationId: String(pending.id),
       trashedThingId: String(glasstaff.id),
       trashedCampaignId: String(abandoned.id),
+      ...revisions,
     },
     spareTokenId: spare.id,
     player,

@@ -1077,6 +1077,222 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/campaigns/{campaignSlug}/things/{thingSlug}/revisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The thing’s revisions
+         * @description Every revision kept of the thing, newest first: when, by whom (`author` is null when no signed-in user made the change), its name, and which fields changed from the revision before. A burst of saves by one author within `REVISION_MERGE_SECONDS` (default 300) is one revision; a save that changes nothing adds none. Unnamed revisions are thinned: all are kept for 30 days, then the newest of each day to 90 days, then the newest of each week; named ones are kept for ever. Owner and game masters only: players (and a game master viewing as a player) get 403 `role_forbidden`, since history holds GM-only text. A slug the thing had before an explicit slug change answers 308 with `Location` of the same URL under its current slug.
+         */
+        get: operations["listThingRevisions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * The thing’s revisions (headers only)
+         * @description Every revision kept of the thing, newest first: when, by whom (`author` is null when no signed-in user made the change), its name, and which fields changed from the revision before. A burst of saves by one author within `REVISION_MERGE_SECONDS` (default 300) is one revision; a save that changes nothing adds none. Unnamed revisions are thinned: all are kept for 30 days, then the newest of each day to 90 days, then the newest of each week; named ones are kept for ever. Owner and game masters only: players (and a game master viewing as a player) get 403 `role_forbidden`, since history holds GM-only text. A slug the thing had before an explicit slug change answers 308 with `Location` of the same URL under its current slug.
+         */
+        head: operations["listThingRevisionsHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/campaigns/{campaignSlug}/things/{thingSlug}/revisions/{revisionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One revision of the thing
+         * @description The revision with `record`: the thing’s fields as its GET answered them to a game master after that change (secret blocks included). A revision id of another record or campaign is 404 `revision_not_found`; A thing that does not exist is 404 `thing_not_found`; a malformed id is 400 `invalid_id`. Owner and game masters only: players (and a game master viewing as a player) get 403 `role_forbidden`, since history holds GM-only text. A slug the thing had before an explicit slug change answers 308 with `Location` of the same URL under its current slug.
+         */
+        get: operations["getThingRevision"];
+        /**
+         * Name a revision of the thing
+         * @description Names the revision (`{"name": "Before the heist"}`, 1 to 100 characters after trimming): a named revision is kept for ever and never merged into. `{"name": null}` takes the name away. Another name is 400 `validation_failed`. Answers the revision without its record. A thing that does not exist is 404 `thing_not_found`; a revision of another record is 404 `revision_not_found`. Owner and game masters only: players (and a game master viewing as a player) get 403 `role_forbidden`, since history holds GM-only text.
+         */
+        put: operations["nameThingRevision"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * One revision of the thing (headers only)
+         * @description The revision with `record`: the thing’s fields as its GET answered them to a game master after that change (secret blocks included). A revision id of another record or campaign is 404 `revision_not_found`; A thing that does not exist is 404 `thing_not_found`; a malformed id is 400 `invalid_id`. Owner and game masters only: players (and a game master viewing as a player) get 403 `role_forbidden`, since history holds GM-only text. A slug the thing had before an explicit slug change answers 308 with `Location` of the same URL under its current slug.
+         */
+        head: operations["getThingRevisionHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/campaigns/{campaignSlug}/things/{thingSlug}/revisions/{revisionId}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a revision of the thing
+         * @description Gives the thing the revision’s fields again, as a new change (so it makes a revision of its own; the history keeps everything in between). Answers 200 with the thing exactly as its GET and PUT answer it, with its `ETag`. With If-Match, the tag is compared with the thing as it is now: a stale one is 412 and nothing changes. A slug another thing has taken since keeps the thing’s current slug; a thing type that no longer exists keeps its current type. A revision of another record is 404 `revision_not_found`. Owner and game masters only: players (and a game master viewing as a player) get 403 `role_forbidden`, since history holds GM-only text.
+         */
+        post: operations["restoreThingRevision"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/campaigns/{campaignSlug}/arcs/{arcSlug}/revisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The arc’s revisions
+         * @description Every revision kept of the arc, newest first: when, by whom (`author` is null when no signed-in user made the change), its name, and which fields changed from the revision before. A burst of saves by one author within `REVISION_MERGE_SECONDS` (default 300) is one revision; a save that changes nothing adds none. Unnamed revisions are thinned: all are kept for 30 days, then the newest of each day to 90 days, then the newest of each week; named ones are kept for ever. Owner and game masters only: players (and a game master viewing as a player) get 403 `role_forbidden`, since history holds GM-only text. A slug the arc had before an explicit slug change answers 308 with `Location` of the same URL under its current slug.
+         */
+        get: operations["listArcRevisions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * The arc’s revisions (headers only)
+         * @description Every revision kept of the arc, newest first: when, by whom (`author` is null when no signed-in user made the change), its name, and which fields changed from the revision before. A burst of saves by one author within `REVISION_MERGE_SECONDS` (default 300) is one revision; a save that changes nothing adds none. Unnamed revisions are thinned: all are kept for 30 days, then the newest of each day to 90 days, then the newest of each week; named ones are kept for ever. Owner and game masters only: players (and a game master viewing as a player) get 403 `role_forbidden`, since history holds GM-only text. A slug the arc had before an explicit slug change answers 308 with `Location` of the same URL under its current slug.
+         */
+        head: operations["listArcRevisionsHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/campaigns/{campaignSlug}/arcs/{arcSlug}/revisions/{revisionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One revision of the arc
+         * @description The revision with `record`: the arc’s fields as its GET answered them to a game master after that change (secret blocks included). A revision id of another record or campaign is 404 `revision_not_found`; A arc that does not exist is 404 `arc_not_found`; a malformed id is 400 `invalid_id`. Owner and game masters only: players (and a game master viewing as a player) get 403 `role_forbidden`, since history holds GM-only text. A slug the arc had before an explicit slug change answers 308 with `Location` of the same URL under its current slug.
+         */
+        get: operations["getArcRevision"];
+        /**
+         * Name a revision of the arc
+         * @description Names the revision (`{"name": "Before the heist"}`, 1 to 100 characters after trimming): a named revision is kept for ever and never merged into. `{"name": null}` takes the name away. Another name is 400 `validation_failed`. Answers the revision without its record. A arc that does not exist is 404 `arc_not_found`; a revision of another record is 404 `revision_not_found`. Owner and game masters only: players (and a game master viewing as a player) get 403 `role_forbidden`, since history holds GM-only text.
+         */
+        put: operations["nameArcRevision"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * One revision of the arc (headers only)
+         * @description The revision with `record`: the arc’s fields as its GET answered them to a game master after that change (secret blocks included). A revision id of another record or campaign is 404 `revision_not_found`; A arc that does not exist is 404 `arc_not_found`; a malformed id is 400 `invalid_id`. Owner and game masters only: players (and a game master viewing as a player) get 403 `role_forbidden`, since history holds GM-only text. A slug the arc had before an explicit slug change answers 308 with `Location` of the same URL under its current slug.
+         */
+        head: operations["getArcRevisionHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/campaigns/{campaignSlug}/arcs/{arcSlug}/revisions/{revisionId}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a revision of the arc
+         * @description Gives the arc the revision’s fields again, as a new change (so it makes a revision of its own; the history keeps everything in between). Answers 200 with the arc exactly as its GET and PUT answer it, with its `ETag`. With If-Match, the tag is compared with the arc as it is now: a stale one is 412 and nothing changes. A slug another arc has taken since keeps the arc’s current slug; a parent arc that no longer exists, or that would now make a loop, keeps its current parent. A revision of another record is 404 `revision_not_found`. Owner and game masters only: players (and a game master viewing as a player) get 403 `role_forbidden`, since history holds GM-only text.
+         */
+        post: operations["restoreArcRevision"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/campaigns/{campaignSlug}/revisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The campaign’s revisions
+         * @description Every revision kept of the campaign, newest first: when, by whom (`author` is null when no signed-in user made the change), its name, and which fields changed from the revision before. A burst of saves by one author within `REVISION_MERGE_SECONDS` (default 300) is one revision; a save that changes nothing adds none. Unnamed revisions are thinned: all are kept for 30 days, then the newest of each day to 90 days, then the newest of each week; named ones are kept for ever. Owner and game masters only: players (and a game master viewing as a player) get 403 `role_forbidden`, since history holds GM-only text.
+         */
+        get: operations["listCampaignRevisions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * The campaign’s revisions (headers only)
+         * @description Every revision kept of the campaign, newest first: when, by whom (`author` is null when no signed-in user made the change), its name, and which fields changed from the revision before. A burst of saves by one author within `REVISION_MERGE_SECONDS` (default 300) is one revision; a save that changes nothing adds none. Unnamed revisions are thinned: all are kept for 30 days, then the newest of each day to 90 days, then the newest of each week; named ones are kept for ever. Owner and game masters only: players (and a game master viewing as a player) get 403 `role_forbidden`, since history holds GM-only text.
+         */
+        head: operations["listCampaignRevisionsHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/campaigns/{campaignSlug}/revisions/{revisionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One revision of the campaign
+         * @description The revision with `record`: the campaign’s fields as its GET answered them to a game master after that change (secret blocks included). A revision id of another record or campaign is 404 `revision_not_found`; a malformed id is 400 `invalid_id`. Owner and game masters only: players (and a game master viewing as a player) get 403 `role_forbidden`, since history holds GM-only text.
+         */
+        get: operations["getCampaignRevision"];
+        /**
+         * Name a revision of the campaign
+         * @description Names the revision (`{"name": "Before the heist"}`, 1 to 100 characters after trimming): a named revision is kept for ever and never merged into. `{"name": null}` takes the name away. Another name is 400 `validation_failed`. Answers the revision without its record. a revision of another record is 404 `revision_not_found`. Owner and game masters only: players (and a game master viewing as a player) get 403 `role_forbidden`, since history holds GM-only text.
+         */
+        put: operations["nameCampaignRevision"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * One revision of the campaign (headers only)
+         * @description The revision with `record`: the campaign’s fields as its GET answered them to a game master after that change (secret blocks included). A revision id of another record or campaign is 404 `revision_not_found`; a malformed id is 400 `invalid_id`. Owner and game masters only: players (and a game master viewing as a player) get 403 `role_forbidden`, since history holds GM-only text.
+         */
+        head: operations["getCampaignRevisionHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/campaigns/{campaignSlug}/revisions/{revisionId}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a revision of the campaign
+         * @description Gives the campaign the revision’s fields again, as a new change (so it makes a revision of its own; the history keeps everything in between). Answers 200 with the campaign exactly as its GET and PUT answer it, with its `ETag`. With If-Match, the tag is compared with the campaign as it is now: a stale one is 412 and nothing changes. A slug another campaign has taken since keeps the current slug. A revision of another record is 404 `revision_not_found`. Owner and game masters only: players (and a game master viewing as a player) get 403 `role_forbidden`, since history holds GM-only text.
+         */
+        post: operations["restoreCampaignRevision"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/campaigns/import": {
         parameters: {
             query?: never;
@@ -16013,6 +16229,3301 @@ export interface operations {
             };
             /** @description `campaign_not_found` (also for a campaign of another user), or the record named in the path */
             404: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is over BODY_LIMIT */
+            413: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body that is not application/json */
+            415: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `internal_error`: an unexpected fault (logged; no details in the body) */
+            500: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `service_unavailable`: this instance is shutting down; try again (another instance will answer) */
+            503: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+        };
+    };
+    listThingRevisions: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
+            };
+            path: {
+                campaignSlug: string;
+                thingSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the revision’s id */
+                        id: number;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        createdAt: string;
+                        /** @description who made the change; `null` when no one signed in made it (the command line, an import, or the state a record had before revisions were kept) */
+                        author: {
+                            /** @description the author’s user id */
+                            userId: string;
+                            /** @description the author’s name now, or as it was when the revision was kept if the account is gone */
+                            name: string;
+                        } | null;
+                        /** @description the name a game master gave the revision (named revisions are kept for ever), or `null` */
+                        name: string | null;
+                        /** @description names of the record’s fields that changed from the revision before (every field for the first one) */
+                        fields: string[];
+                    }[];
+                };
+            };
+            /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
+            308: {
+                headers: {
+                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    location?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `unauthenticated`: no valid session cookie or API token */
+            401: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads; `session_required`: creating an API token with a token */
+            403: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `campaign_not_found` (also for a campaign of another user), or the record named in the path */
+            404: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `internal_error`: an unexpected fault (logged; no details in the body) */
+            500: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `service_unavailable`: this instance is shutting down; try again (another instance will answer) */
+            503: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+        };
+    };
+    listThingRevisionsHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
+            };
+            path: {
+                campaignSlug: string;
+                thingSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
+            308: {
+                headers: {
+                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    location?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `unauthenticated`: no valid session cookie or API token */
+            401: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads; `session_required`: creating an API token with a token */
+            403: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `campaign_not_found` (also for a campaign of another user), or the record named in the path */
+            404: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `internal_error`: an unexpected fault (logged; no details in the body) */
+            500: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `service_unavailable`: this instance is shutting down; try again (another instance will answer) */
+            503: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getThingRevision: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
+            };
+            path: {
+                campaignSlug: string;
+                thingSlug: string;
+                /** @description the revision’s id, a positive integer */
+                revisionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the revision’s id */
+                        id: number;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        createdAt: string;
+                        /** @description who made the change; `null` when no one signed in made it (the command line, an import, or the state a record had before revisions were kept) */
+                        author: {
+                            /** @description the author’s user id */
+                            userId: string;
+                            /** @description the author’s name now, or as it was when the revision was kept if the account is gone */
+                            name: string;
+                        } | null;
+                        /** @description the name a game master gave the revision (named revisions are kept for ever), or `null` */
+                        name: string | null;
+                        /** @description names of the record’s fields that changed from the revision before (every field for the first one) */
+                        fields: string[];
+                        /** @description the thing’s fields as its GET answered them to a game master after the change */
+                        record: {
+                            name: string;
+                            /** @description lowercase ASCII letters, digits and single hyphens */
+                            slug: string;
+                            typeId: number;
+                            /**
+                             * @description `all` (default): every member sees it; `gm`: only the owner and game masters (players never see the record, by any route).
+                             * @enum {string}
+                             */
+                            visibility: "all" | "gm";
+                            /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
+                            description: unknown[];
+                        };
+                    };
+                };
+            };
+            /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
+            308: {
+                headers: {
+                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    location?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is not valid: `validation_failed` (with `errors`, JSON pointers into the body), `malformed_json`, `invalid_query`, `invalid_id`, `invalid_reference`, `invalid_password`, … */
+            400: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `unauthenticated`: no valid session cookie or API token */
+            401: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads; `session_required`: creating an API token with a token */
+            403: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `campaign_not_found` (also for a campaign of another user), or the record named in the path */
+            404: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `internal_error`: an unexpected fault (logged; no details in the body) */
+            500: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `service_unavailable`: this instance is shutting down; try again (another instance will answer) */
+            503: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+        };
+    };
+    nameThingRevision: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
+                /** @description The ETag you last read: the write happens only if the record is still at that version (else 412). Without it, the last write wins. */
+                "if-match"?: string;
+            };
+            path: {
+                campaignSlug: string;
+                thingSlug: string;
+                /** @description the revision’s id, a positive integer */
+                revisionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description a name of 1 to 100 characters (trimmed) keeps the revision for ever; `null` takes the name away (the revision is thinned like any other) */
+                    name: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description One revision of a record: a burst of saves by one author within `REVISION_MERGE_SECONDS` (default 300) of the revision’s start is one revision, updated in place. */
+            200: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the revision’s id */
+                        id: number;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        createdAt: string;
+                        /** @description who made the change; `null` when no one signed in made it (the command line, an import, or the state a record had before revisions were kept) */
+                        author: {
+                            /** @description the author’s user id */
+                            userId: string;
+                            /** @description the author’s name now, or as it was when the revision was kept if the account is gone */
+                            name: string;
+                        } | null;
+                        /** @description the name a game master gave the revision (named revisions are kept for ever), or `null` */
+                        name: string | null;
+                        /** @description names of the record’s fields that changed from the revision before (every field for the first one) */
+                        fields: string[];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (with `errors`, JSON pointers into the body), `malformed_json`, `invalid_query`, `invalid_id`, `invalid_reference`, `invalid_password`, … */
+            400: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `unauthenticated`: no valid session cookie or API token */
+            401: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads; `session_required`: creating an API token with a token */
+            403: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `campaign_not_found` (also for a campaign of another user), or the record named in the path */
+            404: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `precondition_failed`: the If-Match given no longer names the record’s version; nothing changed */
+            412: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is over BODY_LIMIT */
+            413: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body that is not application/json */
+            415: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `internal_error`: an unexpected fault (logged; no details in the body) */
+            500: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `service_unavailable`: this instance is shutting down; try again (another instance will answer) */
+            503: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+        };
+    };
+    getThingRevisionHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
+            };
+            path: {
+                campaignSlug: string;
+                thingSlug: string;
+                /** @description the revision’s id, a positive integer */
+                revisionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
+            308: {
+                headers: {
+                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    location?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is not valid: `validation_failed` (with `errors`, JSON pointers into the body), `malformed_json`, `invalid_query`, `invalid_id`, `invalid_reference`, `invalid_password`, … */
+            400: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `unauthenticated`: no valid session cookie or API token */
+            401: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads; `session_required`: creating an API token with a token */
+            403: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `campaign_not_found` (also for a campaign of another user), or the record named in the path */
+            404: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `internal_error`: an unexpected fault (logged; no details in the body) */
+            500: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `service_unavailable`: this instance is shutting down; try again (another instance will answer) */
+            503: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    restoreThingRevision: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
+            };
+            path: {
+                campaignSlug: string;
+                thingSlug: string;
+                /** @description the revision’s id, a positive integer */
+                revisionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
+                    etag?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        /** @description lowercase ASCII letters, digits and single hyphens */
+                        slug: string;
+                        typeId: number;
+                        name: string;
+                        /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
+                        description: unknown[];
+                        /**
+                         * @description `all` (default): every member sees it; `gm`: only the owner and game masters (players never see the record, by any route).
+                         * @enum {string}
+                         */
+                        visibility: "all" | "gm";
+                        campaignId: number;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (with `errors`, JSON pointers into the body), `malformed_json`, `invalid_query`, `invalid_id`, `invalid_reference`, `invalid_password`, … */
+            400: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `unauthenticated`: no valid session cookie or API token */
+            401: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads; `session_required`: creating an API token with a token */
+            403: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `campaign_not_found` (also for a campaign of another user), or the record named in the path */
+            404: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `precondition_failed`: the If-Match given no longer names the record’s version; nothing changed */
+            412: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is over BODY_LIMIT */
+            413: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body that is not application/json */
+            415: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `internal_error`: an unexpected fault (logged; no details in the body) */
+            500: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `service_unavailable`: this instance is shutting down; try again (another instance will answer) */
+            503: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+        };
+    };
+    listArcRevisions: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
+            };
+            path: {
+                campaignSlug: string;
+                arcSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the revision’s id */
+                        id: number;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        createdAt: string;
+                        /** @description who made the change; `null` when no one signed in made it (the command line, an import, or the state a record had before revisions were kept) */
+                        author: {
+                            /** @description the author’s user id */
+                            userId: string;
+                            /** @description the author’s name now, or as it was when the revision was kept if the account is gone */
+                            name: string;
+                        } | null;
+                        /** @description the name a game master gave the revision (named revisions are kept for ever), or `null` */
+                        name: string | null;
+                        /** @description names of the record’s fields that changed from the revision before (every field for the first one) */
+                        fields: string[];
+                    }[];
+                };
+            };
+            /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
+            308: {
+                headers: {
+                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    location?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `unauthenticated`: no valid session cookie or API token */
+            401: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads; `session_required`: creating an API token with a token */
+            403: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `campaign_not_found` (also for a campaign of another user), or the record named in the path */
+            404: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `internal_error`: an unexpected fault (logged; no details in the body) */
+            500: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `service_unavailable`: this instance is shutting down; try again (another instance will answer) */
+            503: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+        };
+    };
+    listArcRevisionsHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
+            };
+            path: {
+                campaignSlug: string;
+                arcSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
+            308: {
+                headers: {
+                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    location?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `unauthenticated`: no valid session cookie or API token */
+            401: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads; `session_required`: creating an API token with a token */
+            403: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `campaign_not_found` (also for a campaign of another user), or the record named in the path */
+            404: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `internal_error`: an unexpected fault (logged; no details in the body) */
+            500: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `service_unavailable`: this instance is shutting down; try again (another instance will answer) */
+            503: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getArcRevision: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
+            };
+            path: {
+                campaignSlug: string;
+                arcSlug: string;
+                /** @description the revision’s id, a positive integer */
+                revisionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the revision’s id */
+                        id: number;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        createdAt: string;
+                        /** @description who made the change; `null` when no one signed in made it (the command line, an import, or the state a record had before revisions were kept) */
+                        author: {
+                            /** @description the author’s user id */
+                            userId: string;
+                            /** @description the author’s name now, or as it was when the revision was kept if the account is gone */
+                            name: string;
+                        } | null;
+                        /** @description the name a game master gave the revision (named revisions are kept for ever), or `null` */
+                        name: string | null;
+                        /** @description names of the record’s fields that changed from the revision before (every field for the first one) */
+                        fields: string[];
+                        /** @description the arc’s fields as its GET answered them to a game master after the change */
+                        record: {
+                            name: string;
+                            /** @description lowercase ASCII letters, digits and single hyphens */
+                            slug: string;
+                            parentArcId: number | null;
+                            /** @description the parent arc as it was named when the revision was kept */
+                            parentArc: {
+                                id: number;
+                                /** @description lowercase ASCII letters, digits and single hyphens */
+                                slug: string;
+                                name: string;
+                            } | null;
+                            /**
+                             * @description `all` (default): every member sees it; `gm`: only the owner and game masters (players never see the record, by any route).
+                             * @enum {string}
+                             */
+                            visibility: "all" | "gm";
+                            /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
+                            hook: unknown[];
+                            /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
+                            protagonist: unknown[];
+                            /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
+                            antagonist: unknown[];
+                            /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
+                            problem: unknown[];
+                            /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
+                            key: unknown[];
+                            /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
+                            outcome: unknown[];
+                            /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
+                            notes: unknown[];
+                        };
+                    };
+                };
+            };
+            /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
+            308: {
+                headers: {
+                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    location?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is not valid: `validation_failed` (with `errors`, JSON pointers into the body), `malformed_json`, `invalid_query`, `invalid_id`, `invalid_reference`, `invalid_password`, … */
+            400: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `unauthenticated`: no valid session cookie or API token */
+            401: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads; `session_required`: creating an API token with a token */
+            403: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `campaign_not_found` (also for a campaign of another user), or the record named in the path */
+            404: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `internal_error`: an unexpected fault (logged; no details in the body) */
+            500: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `service_unavailable`: this instance is shutting down; try again (another instance will answer) */
+            503: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+        };
+    };
+    nameArcRevision: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
+                /** @description The ETag you last read: the write happens only if the record is still at that version (else 412). Without it, the last write wins. */
+                "if-match"?: string;
+            };
+            path: {
+                campaignSlug: string;
+                arcSlug: string;
+                /** @description the revision’s id, a positive integer */
+                revisionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description a name of 1 to 100 characters (trimmed) keeps the revision for ever; `null` takes the name away (the revision is thinned like any other) */
+                    name: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description One revision of a record: a burst of saves by one author within `REVISION_MERGE_SECONDS` (default 300) of the revision’s start is one revision, updated in place. */
+            200: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the revision’s id */
+                        id: number;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        createdAt: string;
+                        /** @description who made the change; `null` when no one signed in made it (the command line, an import, or the state a record had before revisions were kept) */
+                        author: {
+                            /** @description the author’s user id */
+                            userId: string;
+                            /** @description the author’s name now, or as it was when the revision was kept if the account is gone */
+                            name: string;
+                        } | null;
+                        /** @description the name a game master gave the revision (named revisions are kept for ever), or `null` */
+                        name: string | null;
+                        /** @description names of the record’s fields that changed from the revision before (every field for the first one) */
+                        fields: string[];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (with `errors`, JSON pointers into the body), `malformed_json`, `invalid_query`, `invalid_id`, `invalid_reference`, `invalid_password`, … */
+            400: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `unauthenticated`: no valid session cookie or API token */
+            401: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads; `session_required`: creating an API token with a token */
+            403: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `campaign_not_found` (also for a campaign of another user), or the record named in the path */
+            404: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `precondition_failed`: the If-Match given no longer names the record’s version; nothing changed */
+            412: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is over BODY_LIMIT */
+            413: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body that is not application/json */
+            415: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `internal_error`: an unexpected fault (logged; no details in the body) */
+            500: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `service_unavailable`: this instance is shutting down; try again (another instance will answer) */
+            503: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+        };
+    };
+    getArcRevisionHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
+            };
+            path: {
+                campaignSlug: string;
+                arcSlug: string;
+                /** @description the revision’s id, a positive integer */
+                revisionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
+            308: {
+                headers: {
+                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    location?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is not valid: `validation_failed` (with `errors`, JSON pointers into the body), `malformed_json`, `invalid_query`, `invalid_id`, `invalid_reference`, `invalid_password`, … */
+            400: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `unauthenticated`: no valid session cookie or API token */
+            401: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads; `session_required`: creating an API token with a token */
+            403: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `campaign_not_found` (also for a campaign of another user), or the record named in the path */
+            404: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `internal_error`: an unexpected fault (logged; no details in the body) */
+            500: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `service_unavailable`: this instance is shutting down; try again (another instance will answer) */
+            503: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    restoreArcRevision: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
+            };
+            path: {
+                campaignSlug: string;
+                arcSlug: string;
+                /** @description the revision’s id, a positive integer */
+                revisionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
+                    etag?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        /** @description lowercase ASCII letters, digits and single hyphens */
+                        slug: string;
+                        name: string;
+                        /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
+                        hook: unknown[];
+                        /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
+                        protagonist: unknown[];
+                        /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
+                        antagonist: unknown[];
+                        /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
+                        problem: unknown[];
+                        /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
+                        key: unknown[];
+                        /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
+                        outcome: unknown[];
+                        /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
+                        notes: unknown[];
+                        /**
+                         * @description `all` (default): every member sees it; `gm`: only the owner and game masters (players never see the record, by any route).
+                         * @enum {string}
+                         */
+                        visibility: "all" | "gm";
+                        campaignId: number;
+                        parentArcId: number | null;
+                        parentArc: {
+                            id: number;
+                            /** @description lowercase ASCII letters, digits and single hyphens */
+                            slug: string;
+                            name: string;
+                        } | null;
+                        /** @description arcs whose parent is this arc, oldest first */
+                        childArcs: {
+                            id: number;
+                            /** @description lowercase ASCII letters, digits and single hyphens */
+                            slug: string;
+                            name: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updatedAt: string;
+                        }[];
+                        /** @description every thing linked to the arc, in the order they were linked */
+                        things: {
+                            id: number;
+                            /** @description lowercase ASCII letters, digits and single hyphens */
+                            slug: string;
+                            typeId: number;
+                            name: string;
+                            /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
+                            description: unknown[];
+                            /**
+                             * @description `all` (default): every member sees it; `gm`: only the owner and game masters (players never see the record, by any route).
+                             * @enum {string}
+                             */
+                            visibility: "all" | "gm";
+                            campaignId: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updatedAt: string;
+                        }[];
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (with `errors`, JSON pointers into the body), `malformed_json`, `invalid_query`, `invalid_id`, `invalid_reference`, `invalid_password`, … */
+            400: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `unauthenticated`: no valid session cookie or API token */
+            401: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads; `session_required`: creating an API token with a token */
+            403: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `campaign_not_found` (also for a campaign of another user), or the record named in the path */
+            404: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `precondition_failed`: the If-Match given no longer names the record’s version; nothing changed */
+            412: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is over BODY_LIMIT */
+            413: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body that is not application/json */
+            415: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `internal_error`: an unexpected fault (logged; no details in the body) */
+            500: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `service_unavailable`: this instance is shutting down; try again (another instance will answer) */
+            503: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+        };
+    };
+    listCampaignRevisions: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
+            };
+            path: {
+                campaignSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the revision’s id */
+                        id: number;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        createdAt: string;
+                        /** @description who made the change; `null` when no one signed in made it (the command line, an import, or the state a record had before revisions were kept) */
+                        author: {
+                            /** @description the author’s user id */
+                            userId: string;
+                            /** @description the author’s name now, or as it was when the revision was kept if the account is gone */
+                            name: string;
+                        } | null;
+                        /** @description the name a game master gave the revision (named revisions are kept for ever), or `null` */
+                        name: string | null;
+                        /** @description names of the record’s fields that changed from the revision before (every field for the first one) */
+                        fields: string[];
+                    }[];
+                };
+            };
+            /** @description `unauthenticated`: no valid session cookie or API token */
+            401: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads; `session_required`: creating an API token with a token */
+            403: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `campaign_not_found` (also for a campaign of another user), or the record named in the path */
+            404: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `internal_error`: an unexpected fault (logged; no details in the body) */
+            500: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `service_unavailable`: this instance is shutting down; try again (another instance will answer) */
+            503: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+        };
+    };
+    listCampaignRevisionsHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
+            };
+            path: {
+                campaignSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `unauthenticated`: no valid session cookie or API token */
+            401: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads; `session_required`: creating an API token with a token */
+            403: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `campaign_not_found` (also for a campaign of another user), or the record named in the path */
+            404: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `internal_error`: an unexpected fault (logged; no details in the body) */
+            500: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `service_unavailable`: this instance is shutting down; try again (another instance will answer) */
+            503: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getCampaignRevision: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
+            };
+            path: {
+                campaignSlug: string;
+                /** @description the revision’s id, a positive integer */
+                revisionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the revision’s id */
+                        id: number;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        createdAt: string;
+                        /** @description who made the change; `null` when no one signed in made it (the command line, an import, or the state a record had before revisions were kept) */
+                        author: {
+                            /** @description the author’s user id */
+                            userId: string;
+                            /** @description the author’s name now, or as it was when the revision was kept if the account is gone */
+                            name: string;
+                        } | null;
+                        /** @description the name a game master gave the revision (named revisions are kept for ever), or `null` */
+                        name: string | null;
+                        /** @description names of the record’s fields that changed from the revision before (every field for the first one) */
+                        fields: string[];
+                        /** @description the campaign’s fields as its GET answered them to a game master after the change */
+                        record: {
+                            name: string;
+                            /** @description lowercase ASCII letters, digits and single hyphens */
+                            slug: string;
+                            /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
+                            description: unknown[];
+                            /** @enum {string} */
+                            defaultVisibility: "all" | "gm";
+                        };
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (with `errors`, JSON pointers into the body), `malformed_json`, `invalid_query`, `invalid_id`, `invalid_reference`, `invalid_password`, … */
+            400: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `unauthenticated`: no valid session cookie or API token */
+            401: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads; `session_required`: creating an API token with a token */
+            403: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `campaign_not_found` (also for a campaign of another user), or the record named in the path */
+            404: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `internal_error`: an unexpected fault (logged; no details in the body) */
+            500: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `service_unavailable`: this instance is shutting down; try again (another instance will answer) */
+            503: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+        };
+    };
+    nameCampaignRevision: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
+                /** @description The ETag you last read: the write happens only if the record is still at that version (else 412). Without it, the last write wins. */
+                "if-match"?: string;
+            };
+            path: {
+                campaignSlug: string;
+                /** @description the revision’s id, a positive integer */
+                revisionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description a name of 1 to 100 characters (trimmed) keeps the revision for ever; `null` takes the name away (the revision is thinned like any other) */
+                    name: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description One revision of a record: a burst of saves by one author within `REVISION_MERGE_SECONDS` (default 300) of the revision’s start is one revision, updated in place. */
+            200: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the revision’s id */
+                        id: number;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        createdAt: string;
+                        /** @description who made the change; `null` when no one signed in made it (the command line, an import, or the state a record had before revisions were kept) */
+                        author: {
+                            /** @description the author’s user id */
+                            userId: string;
+                            /** @description the author’s name now, or as it was when the revision was kept if the account is gone */
+                            name: string;
+                        } | null;
+                        /** @description the name a game master gave the revision (named revisions are kept for ever), or `null` */
+                        name: string | null;
+                        /** @description names of the record’s fields that changed from the revision before (every field for the first one) */
+                        fields: string[];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (with `errors`, JSON pointers into the body), `malformed_json`, `invalid_query`, `invalid_id`, `invalid_reference`, `invalid_password`, … */
+            400: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `unauthenticated`: no valid session cookie or API token */
+            401: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads; `session_required`: creating an API token with a token */
+            403: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `campaign_not_found` (also for a campaign of another user), or the record named in the path */
+            404: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `precondition_failed`: the If-Match given no longer names the record’s version; nothing changed */
+            412: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is over BODY_LIMIT */
+            413: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body that is not application/json */
+            415: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `internal_error`: an unexpected fault (logged; no details in the body) */
+            500: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `service_unavailable`: this instance is shutting down; try again (another instance will answer) */
+            503: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+        };
+    };
+    getCampaignRevisionHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
+            };
+            path: {
+                campaignSlug: string;
+                /** @description the revision’s id, a positive integer */
+                revisionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is not valid: `validation_failed` (with `errors`, JSON pointers into the body), `malformed_json`, `invalid_query`, `invalid_id`, `invalid_reference`, `invalid_password`, … */
+            400: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `unauthenticated`: no valid session cookie or API token */
+            401: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads; `session_required`: creating an API token with a token */
+            403: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `campaign_not_found` (also for a campaign of another user), or the record named in the path */
+            404: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `internal_error`: an unexpected fault (logged; no details in the body) */
+            500: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `service_unavailable`: this instance is shutting down; try again (another instance will answer) */
+            503: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    restoreCampaignRevision: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
+            };
+            path: {
+                campaignSlug: string;
+                /** @description the revision’s id, a positive integer */
+                revisionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
+                    etag?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        /** @description lowercase ASCII letters, digits and single hyphens */
+                        slug: string;
+                        name: string;
+                        /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
+                        description: unknown[];
+                        /** @description the owner */
+                        userId: string;
+                        /**
+                         * @description the caller’s role in the campaign (`player` while an owner or game master views it as players do)
+                         * @enum {string}
+                         */
+                        role: "owner" | "gm" | "player";
+                        /**
+                         * @description The `visibility` a thing or arc created without one takes: `all` (the default: every member sees it) or `gm` (GM-only). Set by the owner or a game master.
+                         * @enum {string}
+                         */
+                        defaultVisibility: "all" | "gm";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (with `errors`, JSON pointers into the body), `malformed_json`, `invalid_query`, `invalid_id`, `invalid_reference`, `invalid_password`, … */
+            400: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `unauthenticated`: no valid session cookie or API token */
+            401: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `role_forbidden`: the caller’s role in the campaign does not allow this (players read only; some routes are the owner’s); `cross_site_request`: a write signed in by cookie from another site; `premium_required` on uploads; `session_required`: creating an API token with a token */
+            403: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `campaign_not_found` (also for a campaign of another user), or the record named in the path */
+            404: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `precondition_failed`: the If-Match given no longer names the record’s version; nothing changed */
+            412: {
                 headers: {
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
