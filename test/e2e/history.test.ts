@@ -5,7 +5,7 @@
 // paragraphs was copied back (the panel checked by axe, light and dark).
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { axeViolations, createArc, createCampaign, createThing, expectNoPageErrors, gmJourney, screenshotPath } from './browser.js';
+import { axeViolations, createArc, createCampaign, createThing, expectNoPageErrors, gmJourney, saved, screenshotPath } from './browser.js';
 
 const journey = gmJourney('Undoing');
 
@@ -134,6 +134,94 @@ describe('trash and undo', () => {
     await deleted.getByRole('listitem', { name: 'Short-lived' }).getByRole('button', { name: 'Restore' }).click();
     await page.waitForURL((url) => url.pathname === `/campaigns/${slug}`);
     await page.getByRole('heading', { level: 1, name: 'Short-lived' }).waitFor();
+    expectNoPageErrors(journey.browser);
+  });
+});
+
+async function writeDescription(page: Page, lines: string[]): Promise<void> {
+  await page.getByRole('button', { name: 'Edit description' }).click();
+  const editor = page.getByRole('textbox', { name: 'Description', exact: true });
+  await editor.click();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.press('Backspace');
+  for (const [i, line] of lines.entries()) {
+    if (i > 0) await page.keyboard.press('Enter');
+    await page.keyboard.type(line);
+  }
+  await saved(page);
+  await page.getByRole('button', { name: 'Done' }).click();
+}
+
+async function renderedDescription(page: Page): Promise<string> {
+  const region = page.getByRole('region', { name: 'Description (rendered)' });
+  await region.waitFor();
+  return (await region.textContent()) ?? '';
+}
+
+describe('history', () => {
+  it('names a revision, copies a removed paragraph back, and restores the older revision', async () => {
+    const page = journey.browser.page;
+    await page.goto(`${journey.server.base}/campaigns/${journey.campaign}`);
+    await createThing(page, 'Gundren Rockseeker');
+    await writeDescription(page, ['Gundren hired the party.', 'He owns a map to Wave Echo Cave.']);
+
+    await page.getByRole('button', { name: 'History' }).click();
+    const panel = page.getByRole('region', { name: 'History' });
+    const revisions = panel.getByRole('list', { name: 'Revisions, newest first' });
+    await revisions.getByRole('button').first().click();
+    // Named, it is kept for ever, and the next change starts a revision of its own.
+    await panel.getByRole('textbox', { name: 'Revision name' }).fill('Before the ambush');
+    await panel.getByRole('button', { name: 'Name it' }).click();
+    await panel.getByRole('status').filter({ hasText: 'kept for ever' }).waitFor();
+    await revisions.getByRole('button', { name: /Before the ambush/ }).waitFor();
+    await page.getByRole('button', { name: 'History' }).click();
+
+    await writeDescription(page, ['Gundren hired the party in Neverwinter.']);
+    await page.getByRole('button', { name: 'History' }).click();
+    await expect.poll(() => revisions.getByRole('button').count()).toBe(2);
+    await revisions.getByRole('button', { name: /Before the ambush/ }).click();
+    const diff = panel.getByRole('region', { name: 'Description: changes' });
+    const removed = diff.locator('.diff-block.removed');
+    await removed.waitFor();
+    expect(await removed.locator('del').textContent()).toBe('He owns a map to Wave Echo Cave.');
+    expect(await diff.locator('.diff-block.changed ins').textContent()).toContain('in Neverwinter');
+    expect(await axeViolations(page)).toEqual([]);
+    await panel.screenshot({ path: screenshotPath('history-panel.png') });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    expect(await axeViolations(page)).toEqual([]);
+    await panel.screenshot({ path: screenshotPath('history-panel-dark.png') });
+    await page.emulateMedia({ colorScheme: 'light' });
+
+    // One paragraph back into the current text, saved like typing.
+    await removed.getByRole('button', { name: 'Copy this block back' }).click();
+    await panel.getByRole('status').filter({ hasText: 'Copied into Description' }).waitFor();
+    await saved(page);
+    await expect.poll(() => renderedDescription(page)).toContain('He owns a map to Wave Echo Cave.');
+    expect(await renderedDescription(page)).toContain('Gundren hired the party in Neverwinter.');
+
+    // Someone else renames it meanwhile: restoring changes nothing and says so, and the page takes their version.
+    await revisions.getByRole('button', { name: /Before the ambush/ }).click();
+    const apiPath = `/api/campaigns/${journey.campaign}/things/gundren-rockseeker`;
+    expect(
+      await page.evaluate(async (path) => {
+        const etag = (await fetch(path)).headers.get('etag') ?? '';
+        const body = JSON.stringify({ updatedThing: { name: 'Gundren the Dwarf' } });
+        return (await fetch(path, { method: 'PUT', headers: { 'content-type': 'application/json', 'if-match': etag }, body })).status;
+      }, apiPath),
+    ).toBe(200);
+    await panel.getByRole('button', { name: 'Restore this revision' }).click();
+    await panel.getByRole('alert').filter({ hasText: 'Someone changed this record meanwhile' }).waitFor();
+    await page.getByRole('textbox', { name: 'Name' }).and(page.locator('[value="Gundren the Dwarf"]')).waitFor();
+
+    // The whole older revision, as a new change: its name and text.
+    await panel.getByRole('button', { name: 'Restore this revision' }).click();
+    await panel.getByRole('status').filter({ hasText: 'Restored' }).waitFor();
+    await page.getByRole('textbox', { name: 'Name' }).and(page.locator('[value="Gundren Rockseeker"]')).waitFor();
+    await expect.poll(() => renderedDescription(page)).not.toContain('Neverwinter');
+    expect(await renderedDescription(page)).toContain('Gundren hired the party.');
+    expect(await renderedDescription(page)).toContain('He owns a map to Wave Echo Cave.');
+    await page.reload();
+    expect(await renderedDescription(page)).not.toContain('Neverwinter');
     expectNoPageErrors(journey.browser);
   });
 });

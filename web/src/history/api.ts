@@ -1,26 +1,14 @@
 // The revisions of a thing, an arc or the campaign (CONTRACT "History and trash"): owner and game
 // masters only. Their queries sit under the campaign's key, so every save refreshes them.
 import { useQuery } from '@tanstack/react-query';
-import { send, sendWithEtag } from '../api/untyped';
+import { api, call, callWithEtag, type Answer } from '../api/client';
 import { campaignKey } from '../pages/queries';
 
 export type HistoryKind = 'thing' | 'arc' | 'campaign';
+export type RevisionSummary = Answer<'listThingRevisions'>[number];
 
-export interface RevisionSummary {
-  id: number;
-  createdAt: string;
-  author: { userId: number; name: string } | null;
-  name: string | null;
-  /** The fields changed from the revision before. */
-  fields: string[];
-}
-
-export interface Revision {
-  id: number;
-  createdAt: string;
-  author: { userId: number; name: string } | null;
-  name: string | null;
-  /** The record's fields as they were. */
+/** A revision with its snapshot: the record's fields as they were. */
+export interface Revision extends RevisionSummary {
   record: Record<string, unknown>;
 }
 
@@ -31,27 +19,43 @@ export interface RecordRef {
   recordSlug: string;
 }
 
-function revisionsPath({ kind, campaignSlug, recordSlug }: RecordRef): string {
-  const campaign = `/api/campaigns/${encodeURIComponent(campaignSlug)}`;
-  if (kind === 'campaign') return `${campaign}/revisions`;
-  return `${campaign}/${kind === 'thing' ? 'things' : 'arcs'}/${encodeURIComponent(recordSlug)}/revisions`;
+export const revisionsKey = (ref: RecordRef) => [...campaignKey(ref.campaignSlug), 'revisions', ref.kind, ref.recordSlug] as const;
+
+function listRevisions({ kind, campaignSlug, recordSlug }: RecordRef): Promise<RevisionSummary[]> {
+  if (kind === 'thing') return call(api.GET('/api/campaigns/{campaignSlug}/things/{thingSlug}/revisions', { params: { path: { campaignSlug, thingSlug: recordSlug } } }));
+  if (kind === 'arc') return call(api.GET('/api/campaigns/{campaignSlug}/arcs/{arcSlug}/revisions', { params: { path: { campaignSlug, arcSlug: recordSlug } } }));
+  return call(api.GET('/api/campaigns/{campaignSlug}/revisions', { params: { path: { campaignSlug } } }));
 }
 
-const revisionsKey = (ref: RecordRef) => [...campaignKey(ref.campaignSlug), 'revisions', ref.kind, ref.recordSlug] as const;
+function getRevision({ kind, campaignSlug, recordSlug }: RecordRef, id: number): Promise<Revision> {
+  const revisionId = String(id);
+  if (kind === 'thing') return call(api.GET('/api/campaigns/{campaignSlug}/things/{thingSlug}/revisions/{revisionId}', { params: { path: { campaignSlug, thingSlug: recordSlug, revisionId } } }));
+  if (kind === 'arc') return call(api.GET('/api/campaigns/{campaignSlug}/arcs/{arcSlug}/revisions/{revisionId}', { params: { path: { campaignSlug, arcSlug: recordSlug, revisionId } } }));
+  return call(api.GET('/api/campaigns/{campaignSlug}/revisions/{revisionId}', { params: { path: { campaignSlug, revisionId } } }));
+}
 
 export function useRevisions(ref: RecordRef) {
-  return useQuery({ queryKey: revisionsKey(ref), queryFn: () => send<RevisionSummary[]>('GET', revisionsPath(ref)) });
+  return useQuery({ queryKey: revisionsKey(ref), queryFn: () => listRevisions(ref) });
 }
 
 export function useRevision(ref: RecordRef, id: number | undefined) {
-  return useQuery({
-    queryKey: [...revisionsKey(ref), id ?? 'none'],
-    queryFn: () => send<Revision>('GET', `${revisionsPath(ref)}/${id!}`),
-    enabled: id !== undefined,
-  });
+  return useQuery({ queryKey: [...revisionsKey(ref), id ?? 'none'], queryFn: () => getRevision(ref, id!), enabled: id !== undefined });
 }
 
-export const nameRevision = (ref: RecordRef, id: number, name: string | null) => send<RevisionSummary>('PUT', `${revisionsPath(ref)}/${id}`, { body: { name } });
+export function nameRevision({ kind, campaignSlug, recordSlug }: RecordRef, id: number, name: string | null): Promise<RevisionSummary> {
+  const revisionId = String(id);
+  const body = { name };
+  if (kind === 'thing') return call(api.PUT('/api/campaigns/{campaignSlug}/things/{thingSlug}/revisions/{revisionId}', { params: { path: { campaignSlug, thingSlug: recordSlug, revisionId } }, body }));
+  if (kind === 'arc') return call(api.PUT('/api/campaigns/{campaignSlug}/arcs/{arcSlug}/revisions/{revisionId}', { params: { path: { campaignSlug, arcSlug: recordSlug, revisionId } }, body }));
+  return call(api.PUT('/api/campaigns/{campaignSlug}/revisions/{revisionId}', { params: { path: { campaignSlug, revisionId } }, body }));
+}
 
 /** Restores a revision as a new change, based on the version shown (If-Match): the record as it is now, with its ETag. */
-export const restoreRevision = (ref: RecordRef, id: number, ifMatch: string | undefined) => sendWithEtag<Record<string, unknown>>('POST', `${revisionsPath(ref)}/${id}/restore`, { ifMatch });
+export async function restoreRevision({ kind, campaignSlug, recordSlug }: RecordRef, id: number, ifMatch: string | undefined): Promise<{ data: Record<string, unknown>; etag: string | undefined }> {
+  const revisionId = String(id);
+  // The route honours If-Match but its OpenAPI parameters do not list it: sent as a plain header.
+  const headers = ifMatch ? { 'if-match': ifMatch } : {};
+  if (kind === 'thing') return callWithEtag(api.POST('/api/campaigns/{campaignSlug}/things/{thingSlug}/revisions/{revisionId}/restore', { params: { path: { campaignSlug, thingSlug: recordSlug, revisionId } }, headers }));
+  if (kind === 'arc') return callWithEtag(api.POST('/api/campaigns/{campaignSlug}/arcs/{arcSlug}/revisions/{revisionId}/restore', { params: { path: { campaignSlug, arcSlug: recordSlug, revisionId } }, headers }));
+  return callWithEtag(api.POST('/api/campaigns/{campaignSlug}/revisions/{revisionId}/restore', { params: { path: { campaignSlug, revisionId } }, headers }));
+}

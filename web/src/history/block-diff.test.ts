@@ -78,6 +78,16 @@ describe('diffBlocks', () => {
     expect(changed.words!.flatMap((part) => part.tokens).find((t) => t.text === 'sleeps')?.marks).toEqual({ bold: true });
   });
 
+  it('punctuation is a token of its own: words added before a full stop leave the stop unchanged', () => {
+    const [change] = diffBlocks([p('Gundren hired the party.')], [p('Gundren hired the party in Neverwinter.')]);
+    if (change?.kind !== 'changed') throw new Error('expected a change');
+    expect(change.words!.map((part) => [part.kind, part.tokens.map((t) => t.text).join('')])).toEqual([
+      ['same', 'Gundren hired the party'],
+      ['inserted', ' in Neverwinter'],
+      ['same', '.'],
+    ]);
+  });
+
   it('a paragraph rewritten entirely is removed and another inserted, not "changed"', () => {
     const changes = diffBlocks([p('The dragon sleeps under the hill')], [p('Goblins raid the caravan at dawn')]);
     expect(kinds(changes)).toEqual(['removed', 'inserted']);

@@ -7,7 +7,7 @@ import { INLINE_TYPES, VOID_TYPES } from '../../../src/vocabulary/index.js';
 
 export type Block = Descendant;
 
-/** One word, a run of spaces, or an inline that cannot be split (a mention), with its formatting. */
+/** One word, a run of spaces, a punctuation mark, or an inline that cannot be split (a mention), with its formatting. */
 export interface Token {
   text: string;
   marks: Record<string, unknown>;
@@ -102,7 +102,8 @@ export function tokenize(block: Block): Token[] {
   const tokens: Token[] = [];
   const pushText = (leaf: { text: string; [key: string]: unknown }, inline?: Record<string, unknown>) => {
     const { text, ...marks } = leaf;
-    for (const piece of text.match(/\s+|[^\s]+/gu) ?? []) tokens.push({ text: piece, marks, ...(inline ? { inline } : {}), key: canonical([piece, marks, inline ?? null]) });
+    // Words, runs of spaces, and each punctuation mark on its own ("party." → "party", ".").
+    for (const piece of text.match(/\s+|[\p{L}\p{N}\p{M}_'’-]+|[^\s\p{L}\p{N}\p{M}_'’-]/gu) ?? []) tokens.push({ text: piece, marks, ...(inline ? { inline } : {}), key: canonical([piece, marks, inline ?? null]) });
   };
   if (!isElement(block)) return tokens;
   for (const child of block.children) {

@@ -91,7 +91,7 @@ function RevisionLine({ revision, latest }: { revision: RevisionSummary; latest:
         {latest && <span className="muted"> · latest</span>}
       </span>
       <span className="muted revision-by">
-        {revision.author ? revision.author.name : 'someone no longer here'}
+        {revision.author ? revision.author.name : 'an import or the command line'}
         {revision.fields.length > 0 && ` · ${revision.fields.map((f) => (FIELD_LABELS[f] ?? f).toLowerCase()).join(', ')}`}
       </span>
     </>
@@ -166,7 +166,10 @@ function RevisionDetail({ record, state, richFields, summary, previous }: Histor
 
   return (
     <div className="revision-detail">
-      <h3 id={`${groupName}-title`}>{summary.name ?? 'Revision'} <span className="muted">of</span> <When at={summary.createdAt} /></h3>
+      <h3>{summary.name ?? 'Unnamed revision'}</h3>
+      <p className="muted revision-meta">
+        Saved <When at={summary.createdAt} /> by {summary.author ? summary.author.name : 'an import or the command line'}
+      </p>
       <fieldset className="compare">
         <legend>Compare</legend>
         <label>
