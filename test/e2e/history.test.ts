@@ -224,4 +224,30 @@ describe('history', () => {
     expect(await renderedDescription(page)).not.toContain('Neverwinter');
     expectNoPageErrors(journey.browser);
   });
+
+  it('an arc and the campaign have their History too', async () => {
+    const page = journey.browser.page;
+    await page.goto(`${journey.server.base}/campaigns/${journey.campaign}`);
+    await createArc(page, 'Wave Echo Cave');
+    await page.getByRole('button', { name: 'Edit Hook' }).click();
+    await page.getByRole('textbox', { name: 'Hook', exact: true }).click();
+    await page.keyboard.type('The Forge of Spells waits below.');
+    await saved(page);
+    await page.getByRole('button', { name: 'Done editing Hook' }).click();
+    await page.getByRole('button', { name: 'History', exact: true }).click();
+    const panel = page.getByRole('region', { name: 'History' });
+    await panel.getByRole('list', { name: 'Revisions, newest first' }).getByRole('button').first().click();
+    // Compared with the revision before it (none: everything in it was added).
+    await panel.getByRole('radio', { name: 'the revision before with this one' }).check();
+    const hook = panel.getByRole('region', { name: 'Hook: changes' });
+    expect(await hook.locator('ins').textContent()).toBe('The Forge of Spells waits below.');
+
+    await page.getByRole('link', { name: 'Undoing', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'Undoing' }).waitFor();
+    await page.getByRole('button', { name: 'History', exact: true }).click();
+    await panel.getByRole('list', { name: 'Revisions, newest first' }).getByRole('button').first().click();
+    await panel.getByRole('region', { name: 'Campaign description: changes' }).waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    expectNoPageErrors(journey.browser);
+  });
 });
