@@ -207,6 +207,7 @@ export interface DB {
   previous_slugs: PreviousSlugsTable;
   change_floors: ChangeFloorsTable;
   trash: TrashTable;
+  trash_links: TrashLinksTable;
   revisions: RevisionsTable;
 }
 
@@ -232,6 +233,14 @@ export interface TrashTable {
   payload: Buffer;
 }
 export type TrashRow = Selectable<TrashTable>;
+
+/** Links waiting for their other end to come back from the trash (migrations/2026-11-24-0016-trash.ts). */
+export interface TrashLinksTable {
+  campaign_id: number;
+  arc_id: number;
+  thing_id: number;
+  created_at: string;
+}
 
 // The changes feed (see migrations/2026-11-23-0010-changes.ts), kept by database triggers.
 export interface ChangesTable {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { thinRevisions } from '../../src/db/repositories/revisions.js';
+import { eraseRevisionsOf, thinRevisions } from '../../src/db/repositories/revisions.js';
 import { encodeSnapshot } from '../../src/history/snapshots.js';
 import { revisionThinner } from '../../src/history/thinning.js';
 import { createTestContext, json, type TestContext, type TestUser } from '../support/app.js';
@@ -248,6 +248,36 @@ describe(`revisions of things, on ${dialect}`, () => {
   });
 });
 
+describe(`authors and erasure, on ${dialect}`, () => {
+  it('shows the name an author had when their account is gone', async () => {
+    const { campaign, thing } = await setUp();
+    const leaving = await ctx.createUser();
+    await ctx.database.kysely.updateTable('users').set({ name: 'Departed Dana' }).where('id', '=', leaving.id).execute();
+    await joinCampaign(ctx.app, owner, campaign.slug, leaving, 'gm');
+    advance(10 * MINUTE);
+    await ok(saveThing(leaving, campaign, thing.slug, { name: 'Sildar, edited by Dana' }));
+    await ctx.database.kysely.deleteFrom('campaign_members').where('user_id', '=', leaving.id).execute();
+    await ctx.database.kysely.deleteFrom('api_tokens').where('user_id', '=', leaving.id).execute();
+    await ctx.database.kysely.deleteFrom('users').where('id', '=', leaving.id).execute();
+    const [latest] = await revisionsOf(campaign, `/things/${thing.slug}`);
+    expect(latest!.author).toEqual({ userId: leaving.id, name: 'Departed Dana' });
+  });
+
+  it('erases the revisions of the given things or arcs only (what the trash calls)', async () => {
+    const { campaign, thing } = await setUp();
+    const other = await ok<{ id: number; slug: string }>(send(gm, 'POST', `${campaign.base}/things`, { newThing: { name: 'Other', typeId: campaign.typeId } }), 201);
+    const arc = await ok<{ id: number; slug: string }>(send(gm, 'POST', `${campaign.base}/arcs`, { newArc: { name: 'Arc' } }), 201);
+    // An arc with the thing's id, if there is one, keeps its revisions: kinds are apart.
+    await ctx.database.write((trx) => eraseRevisionsOf(trx, campaign.id, 'thing', [thing.id, arc.id]));
+    expect(await revisionsOf(campaign, `/things/${thing.slug}`)).toEqual([]);
+    expect(await revisionsOf(campaign, `/things/${other.slug}`)).toHaveLength(1);
+    expect(await revisionsOf(campaign, `/arcs/${arc.slug}`)).toHaveLength(1);
+    await ctx.database.write((trx) => eraseRevisionsOf(trx, campaign.id, 'arc', [arc.id]));
+    expect(await revisionsOf(campaign, `/arcs/${arc.slug}`)).toEqual([]);
+    expect(await revisionsOf(campaign, '')).toHaveLength(1);
+  });
+});
+
 describe(`revisions of arcs and of the campaign, on ${dialect}`, () => {
   it('keeps an arc’s fields and parent, and restores them', async () => {
     const { campaign } = await setUp();
@@ -276,6 +306,19 @@ describe(`revisions of arcs and of the campaign, on ${dialect}`, () => {
     await ok(send(gm, 'DELETE', `${campaign.base}/arcs/${parent.slug}`), 204);
     const again = await ok(send(owner, 'POST', `${campaign.base}/arcs/${arc.slug}/revisions/${first!.id}/restore`));
     expect(again.parentArcId).toBeNull();
+  });
+
+  it('keeps an arc’s current parent when the old one would now close a loop', async () => {
+    const { campaign } = await setUp();
+    const a = await ok<{ id: number; slug: string }>(send(gm, 'POST', `${campaign.base}/arcs`, { newArc: { name: 'Arc A' } }), 201);
+    const b = await ok<{ id: number; slug: string }>(send(gm, 'POST', `${campaign.base}/arcs`, { newArc: { name: 'Arc B' } }), 201);
+    advance(10 * MINUTE);
+    await ok(send(owner, 'PUT', `${campaign.base}/arcs/${a.slug}`, { updatedArc: { parentArcId: b.id, name: 'Arc A under B' } }));
+    const [underB] = await revisionsOf(campaign, `/arcs/${a.slug}`);
+    await ok(send(owner, 'PUT', `${campaign.base}/arcs/${a.slug}`, { updatedArc: { parentArcId: null } }));
+    await ok(send(owner, 'PUT', `${campaign.base}/arcs/${b.slug}`, { updatedArc: { parentArcId: a.id } }));
+    const restored = await ok(send(gm, 'POST', `${campaign.base}/arcs/${a.slug}/revisions/${underB!.id}/restore`));
+    expect(restored).toMatchObject({ name: 'Arc A under B', parentArcId: null });
   });
 
   it('keeps the campaign’s own revisions and restores them', async () => {

@@ -182,6 +182,31 @@ describe(`the trash on ${dialect}`, () => {
     expect(after.parentArcId).toBe(parent.id);
   });
 
+  it('an arc and a thing deleted one after the other come back linked, in either order; an erased end takes the link with it', async () => {
+    const c = await setUp('Trash Waiting Links');
+    for (const order of [['arc', 'thing'], ['thing', 'arc']] as const) {
+      const a = await arc(c, `Linked arc ${order[0]}`);
+      const thing = await createThing(ctx.app, owner, c, `Linked thing ${order[0]}`);
+      await link(c, thing.slug, a.slug);
+      await ok(owner, 'DELETE', `${c.base}/arcs/${a.slug}`);
+      await ok(owner, 'DELETE', `${c.base}/things/${thing.slug}`);
+      const first = await ok(owner, 'POST', `${c.base}/trash/${order[0]}/${order[0] === 'arc' ? a.id : thing.id}/restore`, undefined, 200);
+      expect(first.restored.links).toBe(0);
+      const second = await ok(owner, 'POST', `${c.base}/trash/${order[1]}/${order[1] === 'arc' ? a.id : thing.id}/restore`, undefined, 200);
+      expect(second.restored.links).toBe(1);
+      expect((await ok<{ things: { id: number }[] }>(owner, 'GET', `${c.base}/arcs/${a.slug}`)).things.map((x) => x.id)).toEqual([thing.id]);
+    }
+    // Restored, then its other end erased: the waiting link goes too.
+    const a = await arc(c, 'Erased end');
+    const thing = await createThing(ctx.app, owner, c, 'Survives');
+    await link(c, thing.slug, a.slug);
+    await ok(owner, 'DELETE', `${c.base}/arcs/${a.slug}`);
+    await ok(owner, 'DELETE', `${c.base}/things/${thing.slug}`);
+    await ok(owner, 'POST', `${c.base}/trash/thing/${thing.id}/restore`, undefined, 200);
+    await ok(owner, 'DELETE', `${c.base}/trash/arc/${a.id}`);
+    expect(await ctx.database.kysely.selectFrom('trash_links').select('thing_id').where('campaign_id', '=', c.id).execute()).toEqual([]);
+  });
+
   it('never closes a loop: a child that became an ancestor of the arc’s parent stays where it is', async () => {
     const c = await setUp('Trash Loops');
     const top = await arc(c, 'Top');
