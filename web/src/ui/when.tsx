@@ -13,9 +13,9 @@ const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
 ];
 
 /** "5 minutes ago", "yesterday", "just now". */
-export function ago(iso: string, now = Date.now()): string {
+export function ago(iso: string, now = Date.now(), format: Intl.RelativeTimeFormat = relative): string {
   const seconds = Math.round((new Date(iso).getTime() - now) / 1000);
-  for (const [unit, size] of UNITS) if (Math.abs(seconds) >= size) return relative.format(Math.round(seconds / size), unit);
+  for (const [unit, size] of UNITS) if (Math.abs(seconds) >= size) return format.format(Math.round(seconds / size), unit);
   return 'just now';
 }
 
