@@ -4,7 +4,7 @@
 // rebuilds the older text.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { copyBackIndex, diffBlocks, diffWords, insertBlock, sideOf, tokenize, type Block, type BlockChange } from './block-diff';
+import { copyBackIndex, diffBlocks, diffWords, insertBlock, sideOf, tokenize, withoutBlankDocument, type Block, type BlockChange } from './block-diff';
 
 const WORDS = ['the', 'dragon', 'sleeps', 'under', 'Phandalin', 'gold', 'and', 'a', 'secret'];
 const leaf = fc.record({ text: fc.array(fc.constantFrom(...WORDS), { minLength: 0, maxLength: 5 }).map((w) => w.join(' ')), bold: fc.option(fc.constant(true), { nil: undefined }) }).map((l) => (l.bold ? { text: l.text, bold: true } : { text: l.text }));
@@ -107,6 +107,14 @@ describe('diffBlocks', () => {
     const long = Array.from({ length: 3000 }, (_, i) => p(`Paragraph ${i}`));
     const edited = [...long.slice(0, 1500), p('A new one'), ...long.slice(1500)];
     expect(kinds(diffBlocks(long, edited)).filter((k) => k !== 'same')).toEqual(['inserted']);
+  });
+});
+
+describe('withoutBlankDocument', () => {
+  it('compares a field holding one empty paragraph as empty, and any other text as it is', () => {
+    expect(diffBlocks([], withoutBlankDocument([p('')]))).toEqual([]);
+    expect(withoutBlankDocument([p('a')])).toEqual([p('a')]);
+    expect(withoutBlankDocument([p(''), { type: 'divider', children: [{ text: '' }] }])).toHaveLength(2);
   });
 });
 

@@ -196,6 +196,11 @@ function pairRun(removed: Block[], inserted: Block[]): BlockChange[] {
   return out;
 }
 
+/** A field with no words in it (the editor's one empty paragraph) is compared as nothing at all. */
+export function withoutBlankDocument(doc: readonly Block[]): readonly Block[] {
+  return doc.every((block) => isTextBlock(block) && (block as { type?: unknown }).type === 'paragraph' && tokenize(block).length === 0) ? [] : doc;
+}
+
 /** The document a diff was made from (`before`) or to (`after`). */
 export function sideOf(changes: readonly BlockChange[], side: 'before' | 'after'): Block[] {
   const out: Block[] = [];

@@ -154,7 +154,9 @@ function wrapBlock(block: Block, content: ReactNode): ReactNode {
 export function renderBlock(block: Block, mentionName: MentionName): ReactNode {
   const node = block as Node;
   if (isTextBlock(block)) {
-    return wrapBlock(block, tokenize(block).map((token, i) => <TokenView key={i} token={token} mentionName={mentionName} />));
+    const tokens = tokenize(block);
+    if (tokens.length === 0) return wrapBlock(block, <span className="muted">(an empty line)</span>);
+    return wrapBlock(block, tokens.map((token, i) => <TokenView key={i} token={token} mentionName={mentionName} />));
   }
   const children = Array.isArray(node.children) ? (node.children as Block[]) : [];
   const inner = children.map((child, i) => <Fragment key={i}>{renderBlock(child, mentionName)}</Fragment>);

@@ -11,7 +11,7 @@ import { useAllThings, useArcs, useThingTypes } from '../pages/queries';
 import type { ServerVersion } from '../records/record-state';
 import { When } from '../ui/when';
 import { nameRevision, restoreRevision, useRevision, useRevisions, type RecordRef, type RevisionSummary } from './api';
-import { copyBackIndex, diffBlocks, insertBlock, type Block } from './block-diff';
+import { copyBackIndex, diffBlocks, insertBlock, withoutBlankDocument, type Block } from './block-diff';
 import { BlockDiff, type MentionName } from './diff-view';
 
 /** What the panel needs of a record's editing state (records/record-state.ts). */
@@ -211,7 +211,7 @@ function RevisionDetail({ record, state, richFields, summary, previous }: Histor
           {richFields.map(([field, label]) => {
             const from = older(field);
             const to = newer(field);
-            const changes = diffBlocks(isRichText(from) ? from : [], isRichText(to) ? to : []);
+            const changes = diffBlocks(withoutBlankDocument(isRichText(from) ? from : []), withoutBlankDocument(isRichText(to) ? to : []));
             const unchanged = changes.every((c) => c.kind === 'same');
             return (
               <section key={field} className="field-diff" aria-label={`${label}: changes`}>
