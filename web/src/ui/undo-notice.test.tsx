@@ -101,6 +101,23 @@ describe('UndoNotice', () => {
     expect(undoButton()).toBeUndefined();
   });
 
+  it('once undone from its focused button, says so for a moment and goes; the next notice has its ten seconds', async () => {
+    act(() => showUndo('Gone.', () => Promise.resolve()));
+    act(() => undoButton()!.focus());
+    act(() => undoButton()!.click());
+    await act(() => Promise.resolve());
+    expect(region().textContent).toContain('it is back');
+    act(() => {
+      vi.advanceTimersByTime(4000);
+    });
+    expect(region().textContent).toBe('');
+    act(() => showUndo('Gone again.', () => Promise.resolve()));
+    act(() => {
+      vi.advanceTimersByTime(UNDO_SECONDS * 1000);
+    });
+    expect(region().textContent).toBe('');
+  });
+
   it('undoes with Ctrl+Z or ⌘Z outside a text field, never inside one (the text’s own undo)', async () => {
     let calls = 0;
     act(() => showUndo('Gone.', () => Promise.resolve(calls++)));
