@@ -62,9 +62,10 @@ export function UndoNotice() {
   const id = current?.notice.id;
   const phase = current?.phase;
 
-  // A button that held the focus may have gone with the phase (Undo, once pressed): held only while the focus is really here.
+  // A button that held the focus may have gone with the phase (Undo, once pressed), and a notice
+  // that replaced another was never pointed at: held only while the focus is really here.
   useEffect(() => {
-    setHeld((h) => ({ ...h, focus: region.current?.contains(document.activeElement) ?? false }));
+    setHeld({ pointer: false, focus: region.current?.contains(document.activeElement) ?? false });
   }, [id, phase]);
 
   // Ten seconds of being shown (not counting while held), then it goes; "done" goes after a moment.
