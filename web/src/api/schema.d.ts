@@ -984,7 +984,7 @@ export type paths = {
         put?: never;
         /**
          * Restore from the trash
-         * @description Brings the record back as it was, with everything its delete took: a type’s things and their links, an arc’s children moved back under it (unless they were moved since), links to records that still exist; mentions and backlinks resolve again. It comes back as a change (a new version, updated now). A slug taken meanwhile gets the next free `-2`, `-3`… (`slugChanged`); a thing type’s name taken meanwhile gets “(restored)”. A thing whose type is in the trash is 409 `restore_container_first`. Owner and game masters only.
+         * @description Brings the record back as it was, with everything its delete took: a type’s things and their links, an arc’s children moved back under it (unless they were moved since), its links (one whose other end is in the trash too comes back with that end, in either order); mentions and backlinks resolve again. It comes back as a change (a new version, updated now). A slug taken meanwhile gets the next free `-2`, `-3`… (`slugChanged`); a thing type’s name taken meanwhile gets “(restored)”. A thing whose type is in the trash is 409 `restore_container_first`. Owner and game masters only.
          */
         post: operations["restoreFromTrash"];
         delete?: never;
