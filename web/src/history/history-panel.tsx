@@ -11,7 +11,7 @@ import { useAllThings, useArcs, useThingTypes } from '../pages/queries';
 import type { ServerVersion } from '../records/record-state';
 import { When } from '../ui/when';
 import { nameRevision, restoreRevision, useRevision, useRevisions, type RecordRef, type RevisionSummary } from './api';
-import { copyBackIndex, diffBlocks, insertBlock, withoutBlankDocument, type Block } from './block-diff';
+import { copyBackIndex, diffBlocks, insertBlock, withoutBlankDocument, type Block, type BlockChange } from './block-diff';
 import { BlockDiff, type MentionName } from './diff-view';
 
 /** What the panel needs of a record's editing state (records/record-state.ts). */
@@ -130,7 +130,7 @@ function RevisionDetail({ record, state, richFields, summary, previous }: Histor
   const newer = (field: string): unknown => (against === 'current' ? current(field) : snapshot[field]);
   const waiting = against === 'previous' && previous !== undefined && !before.data;
 
-  const copyBack = (field: string, label: string, changes: ReturnType<typeof diffBlocks>, at: number) => {
+  const copyBack = (field: string, label: string, changes: BlockChange[], at: number) => {
     const change = changes[at];
     const block = change?.kind === 'removed' ? change.block : change?.kind === 'changed' ? change.before : undefined;
     if (!block) return;
@@ -208,24 +208,27 @@ function RevisionDetail({ record, state, richFields, summary, previous }: Histor
               ))}
             </dl>
           )}
-          {richFields.map(([field, label]) => {
-            const from = older(field);
-            const to = newer(field);
-            const changes = diffBlocks(withoutBlankDocument(isRichText(from) ? from : []), withoutBlankDocument(isRichText(to) ? to : []));
-            const unchanged = changes.every((c) => c.kind === 'same');
-            return (
-              <section key={field} className="field-diff" aria-label={`${label}: changes`}>
-                <h4>
-                  {label}
-                  {unchanged && <span className="muted"> (unchanged)</span>}
-                </h4>
-                {!unchanged && <BlockDiff changes={changes} mentionName={mentionName} copyLabel="Copy this block back" onCopyBack={(at) => copyBack(field, label, changes, at)} />}
-              </section>
-            );
-          })}
+          {richFields.map(([field, label]) => (
+            <FieldDiff key={field} label={label} from={older(field)} to={newer(field)} mentionName={mentionName} onCopyBack={(changes, at) => copyBack(field, label, changes, at)} />
+          ))}
         </>
       )}
     </div>
+  );
+}
+
+/** One rich-text field's changes, computed again only when either side changes (not at every keystroke elsewhere). */
+function FieldDiff({ label, from, to, mentionName, onCopyBack }: { label: string; from: unknown; to: unknown; mentionName: MentionName; onCopyBack: (changes: BlockChange[], at: number) => void }) {
+  const changes = useMemo(() => diffBlocks(withoutBlankDocument(isRichText(from) ? from : []), withoutBlankDocument(isRichText(to) ? to : [])), [from, to]);
+  const unchanged = changes.every((c) => c.kind === 'same');
+  return (
+    <section className="field-diff" aria-label={`${label}: changes`}>
+      <h4>
+        {label}
+        {unchanged && <span className="muted"> (unchanged)</span>}
+      </h4>
+      {!unchanged && <BlockDiff changes={changes} mentionName={mentionName} copyLabel="Copy this block back" onCopyBack={(at) => onCopyBack(changes, at)} />}
+    </section>
   );
 }
 
