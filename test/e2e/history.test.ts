@@ -45,10 +45,11 @@ describe('trash and undo', () => {
     expect(await focusedName(page)).toBe('Undo');
     await page.keyboard.press('Enter');
 
+    // Said for a few seconds once it is back (checked first: the page may take longer than that under load).
+    await page.getByRole('status').filter({ hasText: 'Undone: it is back.' }).waitFor();
     await page.waitForURL((url) => url.pathname === thingPath);
     await page.getByRole('textbox', { name: 'Name' }).and(page.locator('[value="Sildar Hallwinter"]')).waitFor();
     expect(await statusOf(page, apiPath)).toBe(200);
-    await page.getByRole('status').filter({ hasText: 'Undone: it is back.' }).waitFor();
     expectNoPageErrors(journey.browser);
   });
 
