@@ -192,6 +192,14 @@ describe('history', () => {
     expect(await axeViolations(page)).toEqual([]);
     await panel.screenshot({ path: screenshotPath('history-panel-dark.png') });
     await page.emulateMedia({ colorScheme: 'light' });
+    // Side by side: this revision left, the current text right.
+    await panel.getByRole('radio', { name: 'side by side' }).check();
+    const columns = diff.locator('.diff-row').filter({ has: page.locator('.diff-block.changed') }).locator('.diff-cell');
+    expect(await columns.nth(0).locator('del').count()).toBe(0);
+    expect(await columns.nth(1).locator('ins').textContent()).toContain('in Neverwinter');
+    expect(await axeViolations(page)).toEqual([]);
+    await panel.screenshot({ path: screenshotPath('history-side-by-side.png') });
+    await panel.getByRole('radio', { name: 'inline' }).check();
 
     // One paragraph back into the current text, saved like typing.
     await removed.getByRole('button', { name: 'Copy this block back' }).click();

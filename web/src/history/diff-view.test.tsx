@@ -67,4 +67,21 @@ describe('BlockDiff', () => {
     act(() => buttons[1]!.click());
     expect(copied).toEqual([2]);
   });
+
+  it('side by side: the older version left with its removed words, the newer right with its added ones', () => {
+    const changes = diffBlocks([p('Kept'), p('The red dragon sleeps'), p('Gone now')], [p('Kept'), p('The green dragon sleeps'), p('Brand new')]);
+    const copied: number[] = [];
+    act(() => root.render(<BlockDiff changes={changes} mentionName={() => undefined} onCopyBack={(at) => copied.push(at)} copyLabel="Copy this block back" layout="side-by-side" sides={['This revision', 'Current text']} />));
+    const rows = [...container.querySelectorAll('.diff-row:not(.diff-sides)')];
+    const cells = rows.map((row) => [...row.querySelectorAll('.diff-cell')].map((cell) => cell.textContent));
+    expect(cells).toEqual([
+      ['Kept', 'Kept'],
+      ['Changed, beforeThe [removed: red] dragon sleepsCopy this block back', 'Changed, afterThe [added: green] dragon sleeps'],
+      ['RemovedGone nowCopy this block back', ''],
+      ['', 'AddedBrand new'],
+    ]);
+    expect(container.querySelector('.diff-sides')?.textContent).toBe('This revisionCurrent text');
+    act(() => [...container.querySelectorAll('button')][1]!.click());
+    expect(copied).toEqual([2]);
+  });
 });

@@ -12,7 +12,25 @@ export type MentionName = (targetType: string, targetId: number) => string | und
 /** Unchanged blocks shown around a change; the others are folded. */
 const CONTEXT = 1;
 
-export function BlockDiff({ changes, mentionName, onCopyBack, copyLabel }: { changes: readonly BlockChange[]; mentionName: MentionName; onCopyBack?: ((at: number) => void) | undefined; copyLabel: string }) {
+/** Inline (one column, changes in place) or side by side (the older version left, the newer right). */
+export type DiffLayout = 'inline' | 'side-by-side';
+
+export function BlockDiff({
+  changes,
+  mentionName,
+  onCopyBack,
+  copyLabel,
+  layout = 'inline',
+  sides = ['Before', 'After'],
+}: {
+  changes: readonly BlockChange[];
+  mentionName: MentionName;
+  onCopyBack?: ((at: number) => void) | undefined;
+  copyLabel: string;
+  layout?: DiffLayout;
+  /** The two columns' names, side by side (older, newer). */
+  sides?: readonly [string, string];
+}) {
   if (changes.length === 0) return <p className="muted">Empty on both sides.</p>;
   const near = (i: number) => changes.slice(Math.max(0, i - CONTEXT), i + CONTEXT + 1).some((c) => c.kind !== 'same');
   const out: ReactNode[] = [];
@@ -27,10 +45,78 @@ export function BlockDiff({ changes, mentionName, onCopyBack, copyLabel }: { cha
       return;
     }
     fold(`fold-${i}`);
-    out.push(<ChangeView key={i} change={change} mentionName={mentionName} onCopyBack={onCopyBack ? () => onCopyBack(i) : undefined} copyLabel={copyLabel} />);
+    const props = { change, mentionName, onCopyBack: onCopyBack ? () => onCopyBack(i) : undefined, copyLabel };
+    out.push(layout === 'inline' ? <ChangeView key={i} {...props} /> : <ChangeRow key={i} {...props} />);
   });
   fold('fold-end');
-  return <div className="diff">{out}</div>;
+  if (layout === 'inline') return <div className="diff">{out}</div>;
+  return (
+    <div className="diff side-by-side">
+      <div className="diff-row diff-sides" aria-hidden="true">
+        <span>{sides[0]}</span>
+        <span>{sides[1]}</span>
+      </div>
+      {out}
+    </div>
+  );
+}
+
+/** One change as a row of two cells: the older side left, the newer right (an empty cell where a side has nothing). */
+function ChangeRow({ change, mentionName, onCopyBack, copyLabel }: { change: BlockChange; mentionName: MentionName; onCopyBack: (() => void) | undefined; copyLabel: string }) {
+  const copy = onCopyBack && (
+    <button type="button" className="copy-back" onClick={onCopyBack}>
+      {copyLabel}
+    </button>
+  );
+  const empty = <div className="diff-cell empty" />;
+  switch (change.kind) {
+    case 'same':
+      return (
+        <div className="diff-row">
+          <div className="diff-cell same">{renderBlock(change.block, mentionName)}</div>
+          <div className="diff-cell same" aria-hidden="true">
+            {renderBlock(change.block, mentionName)}
+          </div>
+        </div>
+      );
+    case 'inserted':
+      return (
+        <div className="diff-row">
+          {empty}
+          <div className="diff-cell diff-block inserted">
+            <span className="diff-label">Added</span>
+            <ins>{renderBlock(change.block, mentionName)}</ins>
+          </div>
+        </div>
+      );
+    case 'removed':
+      return (
+        <div className="diff-row">
+          <div className="diff-cell diff-block removed">
+            <span className="diff-label">Removed</span>
+            <del>{renderBlock(change.block, mentionName)}</del>
+            {copy}
+          </div>
+          {empty}
+        </div>
+      );
+    case 'changed': {
+      const words = change.words;
+      return (
+        <div className="diff-row">
+          <div className="diff-cell diff-block changed">
+            <span className="diff-label">Changed, before</span>
+            {words ? wrapBlock(change.before, <Words parts={words.filter((part) => part.kind !== 'inserted')} mentionName={mentionName} />) : <del>{renderBlock(change.before, mentionName)}</del>}
+            {copy}
+          </div>
+          <div className="diff-cell diff-block changed">
+            <span className="diff-label">Changed, after</span>
+            {words ? wrapBlock(change.after, <Words parts={words.filter((part) => part.kind !== 'removed')} mentionName={mentionName} />) : <ins>{renderBlock(change.after, mentionName)}</ins>}
+          </div>
+        </div>
+      );
+    }
+  }
 }
 
 function ChangeView({ change, mentionName, onCopyBack, copyLabel }: { change: BlockChange; mentionName: MentionName; onCopyBack: (() => void) | undefined; copyLabel: string }) {

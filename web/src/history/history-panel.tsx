@@ -12,7 +12,7 @@ import type { ServerVersion } from '../records/record-state';
 import { When } from '../ui/when';
 import { nameRevision, restoreRevision, useRevision, useRevisions, type RecordRef, type RevisionSummary } from './api';
 import { copyBackIndex, diffBlocks, insertBlock, withoutBlankDocument, type Block, type BlockChange } from './block-diff';
-import { BlockDiff, type MentionName } from './diff-view';
+import { BlockDiff, type DiffLayout, type MentionName } from './diff-view';
 
 /** What the panel needs of a record's editing state (records/record-state.ts). */
 export interface HistoryRecordState {
@@ -50,6 +50,7 @@ const isRichText = (value: unknown): value is Block[] => Array.isArray(value) &&
 export default function HistoryPanel({ record, state, richFields }: HistoryPanelProps) {
   const revisions = useRevisions(record);
   const [chosen, setChosen] = useState<number>();
+  const [layout, setLayout] = useState<DiffLayout>('inline');
   const list = revisions.data ?? [];
   const selectedIndex = chosen === undefined ? -1 : list.findIndex((r) => r.id === chosen);
   const selected = selectedIndex === -1 ? undefined : list[selectedIndex];
@@ -73,7 +74,7 @@ export default function HistoryPanel({ record, state, richFields }: HistoryPanel
           </ol>
         )}
         {selected ? (
-          <RevisionDetail key={selected.id} record={record} state={state} richFields={richFields} summary={selected} previous={previous} />
+          <RevisionDetail key={selected.id} record={record} state={state} richFields={richFields} summary={selected} previous={previous} layout={layout} setLayout={setLayout} />
         ) : (
           list.length > 0 && <p className="muted revision-hint">Choose a revision to see what changed, restore it or copy part of it back.</p>
         )}
@@ -109,7 +110,15 @@ function useMentionName(campaignSlug: string): MentionName {
   }, [things.data, arcs.data]);
 }
 
-function RevisionDetail({ record, state, richFields, summary, previous }: HistoryPanelProps & { summary: RevisionSummary; previous: RevisionSummary | undefined }) {
+function RevisionDetail({
+  record,
+  state,
+  richFields,
+  summary,
+  previous,
+  layout,
+  setLayout,
+}: HistoryPanelProps & { summary: RevisionSummary; previous: RevisionSummary | undefined; layout: DiffLayout; setLayout: (layout: DiffLayout) => void }) {
   const [against, setAgainst] = useState<'current' | 'previous'>('current');
   const revision = useRevision(record, summary.id);
   const before = useRevision(record, against === 'previous' ? previous?.id : undefined);
@@ -129,6 +138,7 @@ function RevisionDetail({ record, state, richFields, summary, previous }: Histor
   const older = (field: string): unknown => (against === 'current' ? snapshot[field] : previous ? before.data?.record[field] : undefined);
   const newer = (field: string): unknown => (against === 'current' ? current(field) : snapshot[field]);
   const waiting = against === 'previous' && previous !== undefined && !before.data;
+  const sides = against === 'current' ? (['This revision', 'The current text'] as const) : (['The revision before', 'This revision'] as const);
 
   const copyBack = (field: string, label: string, changes: BlockChange[], at: number) => {
     const change = changes[at];
@@ -179,6 +189,15 @@ function RevisionDetail({ record, state, richFields, summary, previous }: Histor
           <input type="radio" name={groupName} checked={against === 'previous'} onChange={() => setAgainst('previous')} /> the revision before with this one
         </label>
       </fieldset>
+      <fieldset className="compare">
+        <legend>Show the changes</legend>
+        <label>
+          <input type="radio" name={`${groupName}-layout`} checked={layout === 'inline'} onChange={() => setLayout('inline')} /> inline
+        </label>
+        <label>
+          <input type="radio" name={`${groupName}-layout`} checked={layout === 'side-by-side'} onChange={() => setLayout('side-by-side')} /> side by side
+        </label>
+      </fieldset>
       <div className="revision-actions">
         <button type="button" className="primary" onClick={() => void restore()}>
           Restore this revision
@@ -209,7 +228,7 @@ function RevisionDetail({ record, state, richFields, summary, previous }: Histor
             </dl>
           )}
           {richFields.map(([field, label]) => (
-            <FieldDiff key={field} label={label} from={older(field)} to={newer(field)} mentionName={mentionName} onCopyBack={(changes, at) => copyBack(field, label, changes, at)} />
+            <FieldDiff key={field} label={label} from={older(field)} to={newer(field)} mentionName={mentionName} layout={layout} sides={sides} onCopyBack={(changes, at) => copyBack(field, label, changes, at)} />
           ))}
         </>
       )}
@@ -218,7 +237,23 @@ function RevisionDetail({ record, state, richFields, summary, previous }: Histor
 }
 
 /** One rich-text field's changes, computed again only when either side changes (not at every keystroke elsewhere). */
-function FieldDiff({ label, from, to, mentionName, onCopyBack }: { label: string; from: unknown; to: unknown; mentionName: MentionName; onCopyBack: (changes: BlockChange[], at: number) => void }) {
+function FieldDiff({
+  label,
+  from,
+  to,
+  mentionName,
+  layout,
+  sides,
+  onCopyBack,
+}: {
+  label: string;
+  from: unknown;
+  to: unknown;
+  mentionName: MentionName;
+  layout: DiffLayout;
+  sides: readonly [string, string];
+  onCopyBack: (changes: BlockChange[], at: number) => void;
+}) {
   const changes = useMemo(() => diffBlocks(withoutBlankDocument(isRichText(from) ? from : []), withoutBlankDocument(isRichText(to) ? to : [])), [from, to]);
   const unchanged = changes.every((c) => c.kind === 'same');
   return (
@@ -227,7 +262,7 @@ function FieldDiff({ label, from, to, mentionName, onCopyBack }: { label: string
         {label}
         {unchanged && <span className="muted"> (unchanged)</span>}
       </h4>
-      {!unchanged && <BlockDiff changes={changes} mentionName={mentionName} copyLabel="Copy this block back" onCopyBack={(at) => onCopyBack(changes, at)} />}
+      {!unchanged && <BlockDiff changes={changes} mentionName={mentionName} copyLabel="Copy this block back" onCopyBack={(at) => onCopyBack(changes, at)} layout={layout} sides={sides} />}
     </section>
   );
 }
