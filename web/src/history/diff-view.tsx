@@ -61,13 +61,17 @@ export function BlockDiff({
   );
 }
 
-/** One change as a row of two cells: the older side left, the newer right (an empty cell where a side has nothing). */
-function ChangeRow({ change, mentionName, onCopyBack, copyLabel }: { change: BlockChange; mentionName: MentionName; onCopyBack: (() => void) | undefined; copyLabel: string }) {
-  const copy = onCopyBack && (
-    <button type="button" className="copy-back" onClick={onCopyBack}>
-      {copyLabel}
+function CopyBack({ onClick, label }: { onClick: () => void; label: string }) {
+  return (
+    <button type="button" className="copy-back" onClick={onClick}>
+      {label}
     </button>
   );
+}
+
+/** One change as a row of two cells: the older side left, the newer right (an empty cell where a side has nothing). */
+function ChangeRow({ change, mentionName, onCopyBack, copyLabel }: { change: BlockChange; mentionName: MentionName; onCopyBack: (() => void) | undefined; copyLabel: string }) {
+  const copy = onCopyBack && <CopyBack onClick={onCopyBack} label={copyLabel} />;
   const empty = <div className="diff-cell empty" />;
   switch (change.kind) {
     case 'same':
@@ -120,11 +124,7 @@ function ChangeRow({ change, mentionName, onCopyBack, copyLabel }: { change: Blo
 }
 
 function ChangeView({ change, mentionName, onCopyBack, copyLabel }: { change: BlockChange; mentionName: MentionName; onCopyBack: (() => void) | undefined; copyLabel: string }) {
-  const copy = onCopyBack && (
-    <button type="button" className="copy-back" onClick={onCopyBack}>
-      {copyLabel}
-    </button>
-  );
+  const copy = onCopyBack && <CopyBack onClick={onCopyBack} label={copyLabel} />;
   switch (change.kind) {
     case 'same':
       return <div className="diff-block same">{renderBlock(change.block, mentionName)}</div>;
