@@ -30,6 +30,7 @@ import {
   removeThingRow,
   removeThingTypeRow,
   removeTrashEntries,
+  stillExpiredEntries,
   thingsOfType,
   trashedThingsOfType,
 } from '../db/repositories/trash.js';
@@ -226,7 +227,19 @@ export async function sweepExpiredTrash(database: Database, before: string, limi
   const removals: ImageRemovalRow[] = [];
   for (const [campaignId, entries] of byCampaign) {
     // The campaign itself may be gone meanwhile (its entries with it): nothing left to do there.
-    const queued = await campaignWrite(database, campaignId, (trx) => eraseEntries(trx, campaignId, entries)).catch((error: unknown) => {
+    // Read again under the campaign's lock: an entry restored since the list was read stays restored.
+    const queued = await campaignWrite(database, campaignId, async (trx) =>
+      eraseEntries(
+        trx,
+        campaignId,
+        await stillExpiredEntries(
+          trx,
+          campaignId,
+          entries.map((entry) => entry.id),
+          before,
+        ),
+      ),
+    ).catch((error: unknown) => {
       if (error instanceof AppError && error.code === 'campaign_not_found') return [];
       throw error;
     });

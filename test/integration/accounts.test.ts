@@ -11,6 +11,7 @@ import { createTestContext, json, type TestContext, type TestUser } from '../sup
 import { databaseForCli, newCampaign, problemOf, type TestCampaign } from '../support/fixtures.js';
 import { joinCampaign } from '../support/sharing.js';
 import { png } from '../fixtures/images.js';
+import { sweepTrash } from '../../src/history/trash-sweeper.js';
 
 // CONTRACT "# Phase 3" › "Accounts": password change, sign out everywhere, reset links, account
 // deletion, the invitation preview, session-only token creation, sign-in limits per account and
@@ -270,6 +271,49 @@ describe('DELETE /api/auth/me', () => {
     expect((await remove(account.cookie, PASSWORD)).statusCode).toBe(204);
     const members = await ctx.app.inject({ method: 'GET', url: `${shared.base}/members`, headers: friend.headers });
     expect(json<{ userId: string; role: string }[]>(members).map((m) => [m.userId, m.role])).toEqual([[friend.id, 'owner']]);
+  });
+
+  it('a trashed asset of a member whose account went comes back, held by the campaign’s owner', async () => {
+    const host = await signUp('asset-host');
+    await setPremiumUntil(ctx.database.kysely, host.email, '2999-01-01T00:00:00Z');
+    const member = await signUp('asset-member');
+    await setPremiumUntil(ctx.database.kysely, member.email, '2999-01-01T00:00:00Z');
+    const c = await newCampaign(ctx.app, host, 'Their maps');
+    await joinCampaign(ctx.app, host, c.slug, member, 'gm');
+    const image = await uploadImage(member, c);
+    expect((await ctx.app.inject({ method: 'DELETE', url: `${c.base}/assets/${image.id}`, headers: host.headers })).statusCode).toBe(204);
+    expect((await remove(member.cookie, PASSWORD)).statusCode).toBe(204);
+    const restored = await ctx.app.inject({ method: 'POST', url: `${c.base}/trash/asset/${image.id}/restore`, headers: host.headers });
+    expect(restored.statusCode, restored.body).toBe(200);
+    expect(json<{ record: { id: number; userId: string } }>(restored).record).toMatchObject({ id: image.id, userId: host.id });
+    expect(fs.existsSync(image.file)).toBe(true);
+  });
+
+  it('the trash sweeper never erases what a restore brought back after it listed the expired entries', async () => {
+    const host = await signUp('sweep-race');
+    await setPremiumUntil(ctx.database.kysely, host.email, '2999-01-01T00:00:00Z');
+    const c = await newCampaign(ctx.app, host, 'Race');
+    const image = await uploadImage(host, c);
+    expect((await ctx.app.inject({ method: 'DELETE', url: `${c.base}/assets/${image.id}`, headers: host.headers })).statusCode).toBe(204);
+    await ctx.database.kysely.updateTable('trash').set({ deleted_at: '2000-01-01T00:00:00.000Z' }).where('campaign_id', '=', c.id).execute();
+    // The restore commits between the sweeper's listing and its erasing transaction.
+    const write = ctx.database.write.bind(ctx.database);
+    let first = true;
+    ctx.database.write = (async (fn: Parameters<typeof write>[0]) => {
+      if (first) {
+        first = false;
+        const res = await ctx.app.inject({ method: 'POST', url: `${c.base}/trash/asset/${image.id}/restore`, headers: host.headers });
+        expect(res.statusCode, res.body).toBe(200);
+      }
+      return write(fn);
+    }) as typeof ctx.database.write;
+    try {
+      await sweepTrash(ctx.database, ctx.app.imageHost, new Date(), ctx.app.log);
+    } finally {
+      ctx.database.write = write;
+    }
+    expect(fs.existsSync(image.file)).toBe(true);
+    expect(json<{ id: number }[]>(await ctx.app.inject({ method: 'GET', url: `${c.base}/assets`, headers: host.headers })).map((a) => a.id)).toEqual([image.id]);
   });
 
   it('erases the campaigns in its trash with the account, shared or not, stored images included', async () => {

@@ -100,7 +100,8 @@ describe(`revisions of things, on ${dialect}`, () => {
     await ok(saveThing(owner, campaign, thing.slug, { name: 'Sildar Hallwinter' }));
     let list = await revisionsOf(campaign, `/things/${thing.slug}`);
     expect(list).toHaveLength(2);
-    expect(list[0]).toMatchObject({ author: { userId: owner.id, name: 'Owner Olga' }, fields: ['description', 'name'] });
+    // What changed from the revision before, in the record's field order.
+    expect(list[0]).toMatchObject({ author: { userId: owner.id, name: 'Owner Olga' }, fields: ['name', 'description'] });
     const latest = await ok(send(gm, 'GET', `${campaign.base}/things/${thing.slug}/revisions/${list[0]!.id}`));
     expect(latest.record).toMatchObject({ name: 'Sildar Hallwinter', description: [p('A knight of the order, 19.')] });
 
@@ -120,6 +121,24 @@ describe(`revisions of things, on ${dialect}`, () => {
     list = await revisionsOf(campaign, `/things/${thing.slug}`);
     expect(list).toHaveLength(4);
     expect(list[0]).toMatchObject({ fields: ['name'], createdAt: new Date(clock).toISOString() });
+  });
+
+  it('keeps no revision for a burst that undid itself, and lists what changed from the revision before', async () => {
+    const { campaign, thing } = await setUp();
+    const before = await revisionsOf(campaign, `/things/${thing.slug}`);
+    advance(10 * MINUTE);
+    await ok(saveThing(owner, campaign, thing.slug, { name: 'Sildar Hallwinter' }));
+    advance(MINUTE);
+    await ok(saveThing(owner, campaign, thing.slug, { description: [p('A knight errant.')] }));
+    let list = await revisionsOf(campaign, `/things/${thing.slug}`);
+    expect(list).toHaveLength(before.length + 1);
+    expect(list[0]!.fields).toEqual(['name', 'description']);
+    // Both changes taken back within the burst: the record is as the revision before has it.
+    advance(MINUTE);
+    const original = await ok(send(gm, 'GET', `${campaign.base}/things/${thing.slug}/revisions/${before[0]!.id}`));
+    await ok(saveThing(owner, campaign, thing.slug, { name: original.record.name, description: original.record.description }));
+    list = await revisionsOf(campaign, `/things/${thing.slug}`);
+    expect(list).toEqual(before);
   });
 
   it('keeps nothing for a save that changes nothing', async () => {

@@ -9,6 +9,8 @@ import { joinCampaign } from '../support/sharing.js';
 import { dialect } from '../support/test-db.js';
 import { mention, p, t } from '../fixtures/rich-text.js';
 import { sweepTrash } from '../../src/history/trash-sweeper.js';
+import { rebuildSearchIndex } from '../../src/db/indexes/search.js';
+import { rebuildMentionsIndex } from '../../src/db/indexes/mentions.js';
 
 let ctx: TestContext;
 let owner: TestUser;
@@ -316,6 +318,23 @@ describe(`a deleted campaign on ${dialect}`, () => {
     expect((await ok(player, 'GET', `${base}/things/${thing.slug}`)).id).toBe(thing.id);
     expect((await ok<{ id: number }[]>(gm, 'GET', '/api/campaigns')).map((x) => x.id)).toContain(c.id);
     expect(await ok(owner, 'GET', '/api/trash/campaigns')).toEqual([]);
+  });
+
+  it('is rebuilt with the others when the indexes are (a restore finds them current)', async () => {
+    const c = await setUp('Trash Rebuild');
+    const other = await createThing(ctx.app, owner, c, 'Other Relic');
+    const thing = await createThing(ctx.app, owner, c, 'Quillathe', { description: [p(t('a zymurgical relic, see '), mention('thing', other.id), t(''))] });
+    await ok(owner, 'DELETE', c.base);
+    // As a migration that drops an index does before it asks for a rebuild.
+    await ctx.database.kysely.deleteFrom('search_documents').where('campaign_id', '=', c.id).execute();
+    await ctx.database.kysely.deleteFrom('mentions').where('campaign_id', '=', c.id).execute();
+    expect((await rebuildSearchIndex(ctx.database)).campaigns).toBeGreaterThan(0);
+    await rebuildMentionsIndex(ctx.database);
+    const restored = await ok(owner, 'POST', `/api/trash/campaigns/${c.id}/restore`, undefined, 200);
+    const base = `/api/campaigns/${restored.slug}`;
+    const hits = await ok<{ results: { id: number }[] }>(owner, 'GET', `${base}/search?q=zymurgical`);
+    expect(hits.results.map((r) => r.id)).toEqual([thing.id]);
+    expect(await ctx.database.kysely.selectFrom('mentions').select('id').where('campaign_id', '=', c.id).execute()).not.toEqual([]);
   });
 
   it('is erased now on request, or by the sweeper after the retention', async () => {

@@ -4,7 +4,7 @@
 // text calls index*Mentions in its own transaction, deletes cascade, and rebuildMentionsIndex
 // recomputes it (`npm run cli -- search reindex`, and after the migration that created it).
 import type { Database, Db } from '../database.js';
-import { campaignWrite } from '../repositories/common.js';
+import { campaignHousekeeping } from '../repositories/common.js';
 import { ARC_TEXT_FIELDS } from '../schema.js';
 import { indexArc, indexCampaign, indexThing } from './search.js';
 import { playersUpdatedAt } from '../repositories/players-updated.js';
@@ -193,7 +193,7 @@ export async function rebuildMentionsIndex(database: Database): Promise<{ campai
   let mentions = 0;
   for (const { id } of campaigns) {
     try {
-      mentions += await campaignWrite(database, id, (trx) => rebuildCampaignMentions(trx, id));
+      mentions += await campaignHousekeeping(database, id, (trx) => rebuildCampaignMentions(trx, id));
       rebuilt += 1;
     } catch (error) {
       if (!(error instanceof AppError && error.code === 'campaign_not_found')) throw error;

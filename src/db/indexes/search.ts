@@ -8,7 +8,7 @@
 // (`npm run cli -- search reindex`, and after a migration that asks for it: db/migrate.ts).
 import { PostgresAdapter, sql } from 'kysely';
 import type { Database, Db } from '../database.js';
-import { campaignWrite } from '../repositories/common.js';
+import { campaignHousekeeping } from '../repositories/common.js';
 import { ARC_TEXT_FIELDS } from '../schema.js';
 import { AppError } from '../../domain/errors.js';
 import {
@@ -267,7 +267,7 @@ export async function rebuildSearchIndex(database: Database): Promise<RebuildSum
   let documents = 0;
   for (const { id } of campaigns) {
     try {
-      documents += await campaignWrite(database, id, (trx) => rebuildCampaignIndex(trx, id));
+      documents += await campaignHousekeeping(database, id, (trx) => rebuildCampaignIndex(trx, id));
       rebuilt += 1;
     } catch (error) {
       if (!(error instanceof AppError && error.code === 'campaign_not_found')) throw error;

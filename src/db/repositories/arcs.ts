@@ -333,23 +333,3 @@ export async function updateArc(
     throw error;
   }
 }
-
-/**
- * Deletes an arc. Its children become top-level first (the parent foreign key has no ON DELETE
- * action); that changes their own `parentArcId`, so their version and updatedAt move too. Its links
- * go with it (ON DELETE CASCADE).
- */
-export async function deleteArc(database: Database, campaignId: number, arcSlug: string): Promise<void> {
-  await campaignWrite(database, campaignId, async (trx) => {
-    const arc = await findArcBySlug(trx, campaignId, arcSlug);
-    if (!arc) throw errors.arcNotFound(arcSlug);
-    await trx
-      .updateTable('arcs')
-      // Players already read a child of a GM-only arc as top-level.
-      .set((eb) => ({ parent_arc_id: null, version: eb('version', '+', 1), updated_at: nowIso(), players_updated_at: playersUpdatedAt(arc.visibility === 'all') }))
-      .where('campaign_id', '=', campaignId)
-      .where('parent_arc_id', '=', arc.id)
-      .execute();
-    await trx.deleteFrom('arcs').where('campaign_id', '=', campaignId).where('id', '=', arc.id).execute();
-  });
-}

@@ -65,6 +65,24 @@ export function campaignWrite<T>(database: Database, campaignId: number, fn: (tr
 }
 
 /**
+ * Runs housekeeping of one campaign (index rebuilds) in a write transaction holding its row lock,
+ * whether or not the campaign is in its owner's trash (a restored campaign must find its indexes
+ * rebuilt too); there is no caller to check. Throws campaign_not_found when it no longer exists.
+ */
+export function campaignHousekeeping<T>(database: Database, campaignId: number, fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+  return database.write(async (trx) => {
+    const row = await trx
+      .updateTable('campaigns')
+      .set((eb) => ({ content_version: eb('content_version', '+', 1) }))
+      .where('id', '=', campaignId)
+      .returning('id')
+      .executeTakeFirst();
+    if (row === undefined) throw errors.campaignNotFound();
+    return fn(trx);
+  });
+}
+
+/**
  * The visibility a new thing or arc takes when created without one: the campaign's
  * `default_visibility`, as a subquery of the INSERT (the value at commit, no extra round trip).
  */

@@ -60,15 +60,16 @@ function authorName(trx: Transaction<DB>, authorId: string | null) {
  */
 export async function keepRevision(trx: Transaction<DB>, input: KeepRevisionInput): Promise<void> {
   const kind = REVISION_KIND_CODES[input.kind];
-  const latest = await trx
+  // The latest two: a merge into the latest compares with the one before it.
+  const [latest, beforeLatest] = await trx
     .selectFrom('revisions')
     .select(['id', 'author_id', 'name', 'created_at', 'fields', 'snapshot'])
     .where('campaign_id', '=', input.campaignId)
     .where('record_kind', '=', kind)
     .where('record_id', '=', input.recordId)
     .orderBy('id', 'desc')
-    .limit(1)
-    .executeTakeFirst();
+    .limit(2)
+    .execute();
   const now = new Date().toISOString();
   const row = (snapshot: Snapshot, fields: string[], authorId: string | null, at: string) => ({
     campaign_id: input.campaignId,
@@ -101,10 +102,17 @@ export async function keepRevision(trx: Transaction<DB>, input: KeepRevisionInpu
   const merges =
     latest.name === null && latest.author_id === input.authorId && Date.parse(now) - Date.parse(latest.created_at) < mergeWindowMs;
   if (merges) {
-    const union = [...new Set([...(JSON.parse(latest.fields) as string[]), ...fields])];
+    // What changed from the revision before the burst; a burst that undid itself (the record is as
+    // that revision has it again) keeps nothing: its revision goes.
+    const sinceBefore = beforeLatest === undefined ? undefined : changedFields(decodeSnapshot(beforeLatest.snapshot), input.snapshot);
+    if (sinceBefore !== undefined && sinceBefore.length === 0) {
+      await trx.deleteFrom('revisions').where('campaign_id', '=', input.campaignId).where('id', '=', latest.id).execute();
+      return;
+    }
+    const merged = sinceBefore ?? [...new Set([...(JSON.parse(latest.fields) as string[]), ...fields])];
     await trx
       .updateTable('revisions')
-      .set({ snapshot: encodeSnapshot(input.snapshot), updated_at: now, fields: JSON.stringify(union) })
+      .set({ snapshot: encodeSnapshot(input.snapshot), updated_at: now, fields: JSON.stringify(merged) })
       .where('campaign_id', '=', input.campaignId)
       .where('id', '=', latest.id)
       .execute();

@@ -110,14 +110,3 @@ export async function updateThingType(
     throw error;
   }
 }
-
-/** Deletes the type; its things and their arc links go with it (the foreign keys cascade). */
-export async function deleteThingType(database: Database, campaignId: number, id: number): Promise<boolean> {
-  if (id > MAX_RECORD_ID) return false;
-  return campaignWrite(database, campaignId, async (trx) => {
-    const result = await trx.deleteFrom('thing_types').where('campaign_id', '=', campaignId).where('id', '=', id).executeTakeFirst();
-    // Throwing rolls the version bump back: a delete that finds nothing changes nothing.
-    if (result.numDeletedRows === 0n) throw errors.thingTypeNotFound(id);
-    return true;
-  });
-}

@@ -203,14 +203,3 @@ export async function updateThing(
     throw error;
   }
 }
-
-/** Deletes the thing; its arc links go with it (the foreign key cascades). */
-export async function deleteThing(database: Database, campaignId: number, slug: string): Promise<boolean> {
-  if (!isValidSlug(slug)) return false;
-  return campaignWrite(database, campaignId, async (trx) => {
-    const result = await trx.deleteFrom('things').where('campaign_id', '=', campaignId).where('slug', '=', slug).executeTakeFirst();
-    // Throwing rolls the version bump back: a delete that finds nothing changes nothing.
-    if (result.numDeletedRows === 0n) throw errors.thingNotFound(slug);
-    return true;
-  });
-}

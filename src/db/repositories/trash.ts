@@ -3,7 +3,7 @@
 // row and removes them; a restore inserts them again under their own ids. Every function takes the
 // transaction of a campaign write and filters by campaign_id; each is one statement, or a batch of
 // inserts for the rows a restore puts back.
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { Db } from '../database.js';
 import type { ArcRow, AssetRow, DB, ThingRow, ThingTypeRow, TrashKind, TrashRow } from '../schema.js';
 import { SLUG_KIND_CODES, type SlugKind } from './previous-slugs.js';
@@ -81,6 +81,15 @@ export async function insertTrashEntry(trx: Trx, entry: Omit<TrashRow, 'id'>): P
 export async function removeTrashEntries(trx: Trx, campaignId: number, ids: readonly number[]): Promise<void> {
   if (ids.length === 0) return;
   await trx.deleteFrom('trash').where('campaign_id', '=', campaignId).where('id', 'in', ids).execute();
+}
+
+/**
+ * The entries among `ids` still in the trash and deleted before `before`, read under the campaign's
+ * lock: the sweeper erases these, never one restored since it listed them.
+ */
+export function stillExpiredEntries(trx: Trx, campaignId: number, ids: readonly number[], before: string): Promise<TrashRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return trx.selectFrom('trash').selectAll().where('campaign_id', '=', campaignId).where('id', 'in', ids).where('deleted_at', '<', before).execute();
 }
 
 /** The trash entries of things whose type is `typeId` (deleted before it: they cannot come back without it). */
@@ -253,8 +262,17 @@ export function insertArcRow(trx: Trx, row: ArcRow): Promise<ArcRow> {
   return trx.insertInto('arcs').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
+/**
+ * Puts an asset back. Its uploader's account may have gone meanwhile: then the campaign's owner
+ * holds it, as the owner holds the live assets of a member whose account went (accounts.ts).
+ */
 export function insertAssetRow(trx: Trx, row: AssetRow): Promise<AssetRow> {
-  return trx.insertInto('assets').values(row).returningAll().executeTakeFirstOrThrow();
+  const uploader = sql<string>`coalesce((select u.id from users u where u.id = ${row.user_id}), (select c.user_id from campaigns c where c.id = ${row.campaign_id}))`;
+  return trx
+    .insertInto('assets')
+    .values({ ...row, user_id: uploader })
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 export async function insertLinkRows(trx: Trx, campaignId: number, rows: readonly LinkRow[]): Promise<void> {

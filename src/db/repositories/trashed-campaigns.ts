@@ -6,6 +6,7 @@
 import type { Transaction } from 'kysely';
 import type { Database, Db } from '../database.js';
 import type { CampaignRow, DB, ImageRemovalRow } from '../schema.js';
+import { classifyDatabaseError } from '../errors.js';
 import { errors } from '../../domain/errors.js';
 import { MAX_RECORD_ID } from '../../domain/ids.js';
 import { withSuffix } from '../../domain/slugs.js';
@@ -82,7 +83,20 @@ async function lockTrashedCampaign(trx: Transaction<DB>, userId: string, id: num
  * Brings a campaign back from its owner's trash with everything in it; its slug, unless another
  * campaign took it meanwhile: then `<slug>-2`, `-3`… Returns the campaign and the slug it had.
  */
-export function restoreTrashedCampaign(database: Database, userId: string, id: number): Promise<{ campaign: CampaignRow; previousSlug: string | null }> {
+export async function restoreTrashedCampaign(database: Database, userId: string, id: number): Promise<{ campaign: CampaignRow; previousSlug: string | null }> {
+  // Campaign slugs are unique across the service and no lock covers them: a campaign created or
+  // renamed with the slug between our check and our update makes it a unique violation, and the
+  // restore looks again (as createCampaign does).
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await restoreOnce(database, userId, id);
+    } catch (error) {
+      if (classifyDatabaseError(error) !== 'unique' || attempt >= 8) throw error;
+    }
+  }
+}
+
+function restoreOnce(database: Database, userId: string, id: number): Promise<{ campaign: CampaignRow; previousSlug: string | null }> {
   return database.write(async (trx) => {
     const trashed = await lockTrashedCampaign(trx, userId, id);
     const wanted = trashed.trashed_slug ?? `campaign-${id}`;

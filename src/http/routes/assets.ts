@@ -110,7 +110,7 @@ export function assetsRoutes(app: AppInstance) {
       schema: {
         operationId: 'deleteAsset',
         summary: 'Delete an image',
-        description: 'Moves the asset to the campaign’s trash (`GET …/trash`); its stored image is removed when the entry is erased (after TRASH_RETENTION_DAYS, default 30, or by `DELETE …/trash/asset/{id}`). Needs no premium.',
+        description: 'Moves the asset to the campaign’s trash (`GET …/trash`); its stored image stays (and its URL keeps answering) until the entry is erased, after TRASH_RETENTION_DAYS (default 30) or by `DELETE …/trash/asset/{id}`. Needs no premium.',
         tags: ['assets'],
         params: AssetParams,
         response: { 204: Type.Null(), ...problems(400, 401, 404) },

@@ -593,7 +593,7 @@ export type paths = {
         post?: never;
         /**
          * Delete an image
-         * @description Moves the asset to the campaign’s trash (`GET …/trash`); its stored image is removed when the entry is erased (after TRASH_RETENTION_DAYS, default 30, or by `DELETE …/trash/asset/{id}`). Needs no premium.
+         * @description Moves the asset to the campaign’s trash (`GET …/trash`); its stored image stays (and its URL keeps answering) until the entry is erased, after TRASH_RETENTION_DAYS (default 30) or by `DELETE …/trash/asset/{id}`. Needs no premium.
          */
         delete: operations["deleteAsset"];
         options?: never;
