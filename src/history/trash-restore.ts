@@ -4,8 +4,11 @@ import type { Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
 import { campaignWrite, takenSlugs } from '../db/repositories/common.js';
 import { findThingType, thingTypeNameKey } from '../db/repositories/thing-types.js';
+import { keepRevision, revisionAuthor } from '../db/repositories/revisions.js';
+import { arcSnapshot, thingSnapshot } from './snapshots.js';
 import {
   arcEdges,
+  arcRefById,
   existingIds,
   findTrashEntry,
   insertArcRow,
@@ -101,6 +104,8 @@ async function restoreThing(trx: Trx, database: Database, campaignId: number, pa
   await restorePreviousSlugs(trx, campaignId, 'thing', payload.previousSlugs, [slug]);
   await indexRestoredRecords(trx, campaignId, [row!], []);
   await indexRestoredMentions(trx, [row!], []);
+  // A change like any other: kept in its history (nothing new unless its slug had to change).
+  await keepRevision(trx, { campaignId, kind: 'thing', recordId: row!.id, snapshot: thingSnapshot(row!), authorId: revisionAuthor() });
   return { record: { kind: 'thing', row: row! }, slug, previousSlug: slug === thing.slug ? null : thing.slug, restored: { things: 0, arcs: 0, links } };
 }
 
@@ -120,6 +125,8 @@ async function restoreArc(trx: Trx, database: Database, campaignId: number, payl
   await restorePreviousSlugs(trx, campaignId, 'arc', payload.previousSlugs, [slug]);
   await indexRestoredRecords(trx, campaignId, [], [row]);
   await indexRestoredMentions(trx, [], [row]);
+  const parentRef = parent === null ? null : ((await arcRefById(trx, campaignId, parent)) ?? null);
+  await keepRevision(trx, { campaignId, kind: 'arc', recordId: row.id, snapshot: arcSnapshot(row, parentRef), authorId: revisionAuthor() });
   return { record: { kind: 'arc', row }, slug, previousSlug: slug === arc.slug ? null : arc.slug, restored: { things: 0, arcs, links } };
 }
 

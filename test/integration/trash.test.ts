@@ -113,6 +113,9 @@ describe(`the trash on ${dialect}`, () => {
     expect(restored).toMatchObject({ slug: `${first.slug}-2`, slugChanged: true });
     expect(restored.record).toMatchObject({ id: first.id, slug: `${first.slug}-2` });
     expect((await ok(owner, 'GET', `${c.base}/things/${first.slug}-2`)).id).toBe(first.id);
+    // The new slug is a change its history keeps.
+    const latest = (await ok<{ id: number }[]>(owner, 'GET', `${c.base}/things/${first.slug}-2/revisions`))[0]!;
+    expect((await ok(owner, 'GET', `${c.base}/things/${first.slug}-2/revisions/${latest.id}`)).record.slug).toBe(`${first.slug}-2`);
     expect((await ok(owner, 'GET', `${c.base}/things/${first.slug}`)).id).toBe(second.id);
   });
 

@@ -327,6 +327,10 @@ export function arcEdges(trx: Trx, campaignId: number): Promise<{ id: number; pa
   return trx.selectFrom('arcs').select(['id', 'parent_arc_id']).where('campaign_id', '=', campaignId).execute();
 }
 
+export function arcRefById(trx: Trx, campaignId: number, id: number): Promise<{ id: number; slug: string; name: string } | undefined> {
+  return trx.selectFrom('arcs').select(['id', 'slug', 'name']).where('campaign_id', '=', campaignId).where('id', '=', id).executeTakeFirst();
+}
+
 export function assetById(trx: Trx, campaignId: number, id: number): Promise<AssetRow | undefined> {
   return trx.selectFrom('assets').selectAll().where('campaign_id', '=', campaignId).where('id', '=', id).executeTakeFirst();
 }
