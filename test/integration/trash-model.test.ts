@@ -1,0 +1,456 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { newMention } from '../../src/vocabulary/index.js';
+import { createTestContext } from '../support/app.js';
+import { dialect } from '../support/test-db.js';
+import { p, t } from '../fixtures/rich-text.js';
+import { png } from '../fixtures/images.js';
+import {
+  ARC_FIELDS,
+  CampaignModel,
+  nextFree,
+  type ArcField,
+  type MentionKind,
+  type ModelArc,
+  type ModelThing,
+  type RichText,
+  type TrashEntry,
+  type Visibility,
+} from '../support/trash-model.js';
+
+// Issue 24's model-based property test of deletes (and, with the trash, restores and erases):
+// random sequences of creates, edits, slug changes, links, deletes of every kind (a type's cascade
+// included) run against the API through app.inject and against a model of what should exist
+// (test/support/trash-model.ts). After every step the API's campaign equals the model: the types,
+// things, arcs (parent, children, linked things) and assets lists; and for each thing or arc whose
+// existence the step changed, search for its own word, its backlinks, the rendered mentions of it
+// and a 404 for its slugs once it is gone.
+//
+// TRASH_MODEL_RUNS sets the runs (default 40, up to 40 commands each); TRASH_MODEL_SEED replays one
+// (fast-check prints the seed and the shrunk commands of a failure).
+
+const RUNS = Math.max(1, Number(process.env.TRASH_MODEL_RUNS ?? 40));
+const SEED = process.env.TRASH_MODEL_SEED === undefined ? undefined : Number(process.env.TRASH_MODEL_SEED);
+const MAX_COMMANDS = 40;
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loreforge-trash-model-'));
+// Every account premium: the asset commands upload images through the local image host.
+const ctx = await createTestContext({ DATA_DIR: dataDir, EVERYONE_PREMIUM: 'true' });
+const owner = await ctx.createUser();
+
+afterAll(async () => {
+  await ctx.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+interface Answer {
+  status: number;
+  body: string;
+  json: any;
+}
+
+async function call(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown): Promise<Answer> {
+  const res = await ctx.app.inject({ method, url, headers: owner.headers, ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
+  return { status: res.statusCode, body: res.body, json: res.body === '' ? undefined : JSON.parse(res.body) };
+}
+
+/** A request whose status the model predicts; anything else fails the step with the answer. */
+async function expectCall(status: number, method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown): Promise<Answer> {
+  const answer = await call(method, url, payload);
+  expect(answer.status, `${method} ${url} answered ${answer.body}`).toBe(status);
+  return answer;
+}
+
+// Words of ten letters drawn from a seeded generator: two of them are never within the two typos
+// search tolerates, nor a prefix of one another, so searching one finds only the record holding it.
+let wordCounter = 0;
+const usedWords = new Set<string>();
+function freshWord(): string {
+  for (;;) {
+    let x = (Math.imul(++wordCounter, 2654435761) ^ 0x9e3779b9) >>> 0;
+    let word = '';
+    for (let i = 0; i < 10; i++) {
+      x = (Math.imul(x ^ (x >>> 15), 2246822519) + 3266489917) >>> 0;
+      word += i % 2 === 0 ? 'bdfgklmnprstvz'[x % 14] : 'aeiou'[x % 5];
+    }
+    if (!usedWords.has(word)) {
+      usedWords.add(word);
+      return word;
+    }
+  }
+}
+
+const slugOf = (name: string) => name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+
+/** Text with the record's word and mentions as the editor inserts them (inline, between text leaves). */
+function textWith(word: string, targets: { kind: MentionKind; id: number }[], prefix = 'Notes on'): RichText {
+  const children: unknown[] = [t(`${prefix} ${word} `)];
+  for (const target of targets) children.push(newMention(target.kind, target.id), t(' and '));
+  const blocks: RichText = [p(...children)];
+  return blocks;
+}
+
+const pickFrom = <T,>(items: readonly T[], n: number): T | undefined => (items.length === 0 ? undefined : items[n % items.length]);
+
+/** Up to two mention targets among every thing and arc ever made (live, trashed or gone). */
+function targetsOf(m: CampaignModel, picks: number[]): { kind: MentionKind; id: number }[] {
+  const all = [...[...m.everThings.keys()].map((id) => ({ kind: 'thing' as const, id })), ...[...m.everArcs.keys()].map((id) => ({ kind: 'arc' as const, id }))];
+  return picks.map((n) => pickFrom(all, n)).filter((x): x is { kind: MentionKind; id: number } => x !== undefined);
+}
+
+interface Run {
+  base: string;
+  campaignId: number;
+}
+
+interface Figures {
+  runs: number;
+  commands: number;
+  deletes: number;
+  restores: number;
+  refusedRestores: number;
+  erases: number;
+  checks: number;
+  ms: number;
+}
+const figures: Figures = { runs: 0, commands: 0, deletes: 0, restores: 0, refusedRestores: 0, erases: 0, checks: 0, ms: 0 };
+
+type Step = fc.AsyncCommand<CampaignModel, Run>;
+
+function command(name: string, run: (m: CampaignModel, r: Run) => Promise<void>, canRun: (m: CampaignModel) => boolean = () => true): Step {
+  return { check: canRun, run: async (m, r) => run(m, r), toString: () => name };
+}
+
+// ---- Expected answers -------------------------------------------------------------------------
+
+const EMPTY: RichText = [{ type: 'paragraph', children: [{ text: '' }] }];
+
+function expectedThing(thing: ModelThing, r: Run) {
+  return { id: thing.id, slug: thing.slug, typeId: thing.typeId, name: thing.name, description: thing.description, visibility: thing.visibility, campaignId: r.campaignId, createdAt: thing.createdAt };
+}
+
+function withoutUpdatedAt(record: Record<string, unknown>) {
+  const { updatedAt: _updatedAt, ...rest } = record;
+  return rest;
+}
+
+const byId = (a: { id: number }, b: { id: number }) => a.id - b.id;
+const newestFirst = (a: { createdAt: string; id: number }, b: { createdAt: string; id: number }) => (a.createdAt === b.createdAt ? b.id - a.id : a.createdAt < b.createdAt ? 1 : -1);
+
+function expectedArcRelations(m: CampaignModel, arc: ModelArc, r: Run) {
+  const parent = arc.parentArcId === null ? null : m.arcs.get(arc.parentArcId)!;
+  const children = [...m.arcs.values()].filter((a) => a.parentArcId === arc.id).sort((a, b) => -newestFirst(a, b));
+  const things = m.links.filter((l) => l.arcId === arc.id).map((l) => expectedThing(m.things.get(l.thingId)!, r)).sort(byId);
+  return {
+    parentArcId: parent?.id ?? null,
+    parentArc: parent === null ? null : { id: parent.id, slug: parent.slug, name: parent.name },
+    childArcs: children.map((c) => ({ id: c.id, slug: c.slug, name: c.name, createdAt: c.createdAt })),
+    things,
+  };
+}
+
+function expectedArc(m: CampaignModel, arc: ModelArc, r: Run) {
+  return { id: arc.id, slug: arc.slug, name: arc.name, ...arc.fields, visibility: arc.visibility, campaignId: r.campaignId, ...expectedArcRelations(m, arc, r), createdAt: arc.createdAt };
+}
+
+/** An arc as the API answers it, without the version fields of the arc and of what it lists (things in id order). */
+function comparableArc(arc: any) {
+  return {
+    ...withoutUpdatedAt(arc),
+    childArcs: (arc.childArcs as Record<string, unknown>[]).map(withoutUpdatedAt),
+    things: (arc.things as { id: number }[]).map((x) => withoutUpdatedAt(x as never)).sort(byId as never),
+  };
+}
+
+// ---- The comparison after every step ----------------------------------------------------------
+
+async function expectCampaignEqualsModel(m: CampaignModel, r: Run): Promise<void> {
+  figures.checks++;
+  const types = (await expectCall(200, 'GET', `${r.base}/thing-types`)).json;
+  expect(types, 'thing types').toEqual([...m.types.values()].sort(byId).map((ty) => ({ id: ty.id, name: ty.name, campaignId: r.campaignId })));
+
+  const things = (await expectCall(200, 'GET', `${r.base}/things?fetchAll=true`)).json as { id: number; updatedAt: string }[];
+  const orderedThings = [...things].sort((a, b) => (a.updatedAt === b.updatedAt ? b.id - a.id : a.updatedAt < b.updatedAt ? 1 : -1));
+  expect(things.map((x) => x.id), 'things: newest change first').toEqual(orderedThings.map((x) => x.id));
+  expect(things.map((x) => withoutUpdatedAt(x as never)).sort(byId as never), 'things').toEqual([...m.things.values()].sort(byId).map((x) => expectedThing(x, r)));
+
+  const arcs = (await expectCall(200, 'GET', `${r.base}/arcs`)).json as unknown[];
+  expect(arcs.map(comparableArc), 'arcs').toEqual([...m.arcs.values()].sort(newestFirst).map((a) => expectedArc(m, a, r)));
+
+  const assets = (await expectCall(200, 'GET', `${r.base}/assets`)).json as { id: number }[];
+  expect([...assets].sort(byId), 'assets').toEqual([...m.assets.values()].map((a) => a.body).sort(byId as never));
+
+  for (const { kind, id } of dedupe(m.touched)) await expectExistenceHolds(m, r, kind, id);
+}
+
+function dedupe(items: { kind: MentionKind; id: number }[]) {
+  const seen = new Map(items.map((x) => [`${x.kind}:${x.id}`, x]));
+  return [...seen.values()];
+}
+
+const collection = (kind: MentionKind) => (kind === 'thing' ? 'things' : 'arcs');
+
+/** Search, backlinks, rendered mentions and the record's own routes agree on whether it exists. */
+async function expectExistenceHolds(m: CampaignModel, r: Run, kind: MentionKind, id: number): Promise<void> {
+  const record = kind === 'thing' ? m.everThings.get(id)! : m.everArcs.get(id)!;
+  const live = m.isLive(kind, id);
+  const found = (await expectCall(200, 'GET', `${r.base}/search?q=${record.word}&limit=100`)).json.results as { type: string; id: number }[];
+  expect(found.some((x) => x.type === kind && x.id === id), `search for ${kind} ${id}'s word ${record.word} (${live ? 'live' : 'gone'})`).toBe(live);
+
+  if (live) {
+    const backlinks = (await expectCall(200, 'GET', `${r.base}/${collection(kind)}/${record.slug}/backlinks`)).json as { type: MentionKind; id: number; fields: string[] }[];
+    expect(backlinks.map(({ type, id: at, fields }) => ({ type, id: at, fields })).sort((a, b) => `${a.type}${a.id}`.localeCompare(`${b.type}${b.id}`)), `backlinks of ${kind} ${id}`).toEqual(
+      m.backlinksOf(kind, id).sort((a, b) => `${a.type}${a.id}`.localeCompare(`${b.type}${b.id}`)),
+    );
+    await expectCall(200, 'GET', `${r.base}/${collection(kind)}/${record.slug}`);
+  } else {
+    for (const slug of [record.slug, ...record.previousSlugs]) {
+      if (!m.slugAnswers(kind, slug)) await expectCall(404, 'GET', `${r.base}/${collection(kind)}/${slug}`);
+    }
+  }
+  // A live mentioner renders the mention as a link exactly while the target exists.
+  const anchor = new RegExp(`class="mention" data-type="${kind}" data-id="${id}"`);
+  for (const mentioner of m.backlinksOf(kind, id).slice(0, 2)) {
+    const slug = mentioner.type === 'thing' ? m.things.get(mentioner.id)!.slug : m.arcs.get(mentioner.id)!.slug;
+    const rendered = (await expectCall(200, 'GET', `${r.base}/${collection(mentioner.type)}/${slug}/rendered`)).json as { fields: Record<string, string> };
+    expect(anchor.test(Object.values(rendered.fields).join('\n')), `${mentioner.type} ${mentioner.id} renders its mention of ${kind} ${id} as ${live ? 'a link' : 'missing'}`).toBe(live);
+  }
+}
+
+// ---- Commands ---------------------------------------------------------------------------------
+
+const visibility = fc.constantFrom<Visibility>('all', 'all', 'gm');
+const mentionPicks = fc.array(fc.nat(), { maxLength: 2 });
+
+/** A name: a fresh one, or (`reuse`) that of a record made before, live or not, so the slug clashes. */
+function nameFor(prefix: string, known: { name: string }[], reuse: number | undefined): string {
+  const reused = reuse === undefined ? undefined : pickFrom(known, reuse);
+  return reused?.name ?? `${prefix} ${freshWord()}`;
+}
+
+const newType: fc.Arbitrary<Step> = fc.constant(
+  command('new thing type', async (m, r) => {
+    const name = `Kind ${freshWord()}`;
+    const type = (await expectCall(201, 'POST', `${r.base}/thing-types`, { newThingType: { name } })).json;
+    m.types.set(type.id, { id: type.id, name });
+  }),
+);
+
+const newThing: fc.Arbitrary<Step> = fc.record({ type: fc.nat(), visibility, mentions: mentionPicks, reuse: fc.option(fc.nat(), { nil: undefined }) }).map((c) =>
+  command(
+    `new thing ${JSON.stringify(c)}`,
+    async (m, r) => {
+      const typeId = pickFrom([...m.types.keys()], c.type)!;
+      const name = nameFor('Thing', [...m.everThings.values()], c.reuse);
+      const word = freshWord();
+      const description = textWith(word, targetsOf(m, c.mentions));
+      const slug = nextFree(slugOf(name), m.thingSlugTaken);
+      const thing = (await expectCall(201, 'POST', `${r.base}/things`, { newThing: { name, typeId, description, visibility: c.visibility } })).json;
+      const modelled: ModelThing = { id: thing.id, slug, previousSlugs: new Set(), typeId, name, description, visibility: c.visibility, createdAt: thing.createdAt, word };
+      expect(withoutUpdatedAt(thing), 'the created thing').toEqual(expectedThing(modelled, r));
+      m.addThing(modelled);
+    },
+    (m) => m.types.size > 0,
+  ),
+);
+
+const editThing: fc.Arbitrary<Step> = fc.record({ at: fc.nat(), change: fc.constantFrom('name', 'description', 'visibility', 'type'), n: fc.nat(), mentions: mentionPicks, reuse: fc.option(fc.nat(), { nil: undefined }) }).map((c) =>
+  command(
+    `edit thing ${JSON.stringify(c)}`,
+    async (m, r) => {
+      const thing = pickFrom([...m.things.values()], c.at)!;
+      const body: Record<string, unknown> = {};
+      if (c.change === 'name') body.name = thing.name = nameFor('Thing', [...m.everThings.values()], c.reuse);
+      if (c.change === 'description') body.description = thing.description = textWith(thing.word, targetsOf(m, c.mentions), `Revised ${freshWord()}`);
+      if (c.change === 'visibility') body.visibility = thing.visibility = thing.visibility === 'all' ? 'gm' : 'all';
+      if (c.change === 'type') body.typeId = thing.typeId = pickFrom([...m.types.keys()], c.n)!;
+      const answer = (await expectCall(200, 'PUT', `${r.base}/things/${thing.slug}`, { updatedThing: body })).json;
+      expect(withoutUpdatedAt(answer), 'the changed thing').toEqual(expectedThing(thing, r));
+    },
+    (m) => m.things.size > 0,
+  ),
+);
+
+const changeSlug: fc.Arbitrary<Step> = fc.record({ kind: fc.constantFrom<MentionKind>('thing', 'arc'), at: fc.nat(), to: fc.option(fc.nat(), { nil: undefined }) }).map((c) =>
+  command(
+    `change a ${c.kind}'s slug ${JSON.stringify(c)}`,
+    async (m, r) => {
+      const live: (ModelThing | ModelArc)[] = [...(c.kind === 'thing' ? m.things : m.arcs).values()];
+      const record = pickFrom(live, c.at)!;
+      // Another record's slug (live: 409; trashed or gone: free at once), or a fresh one.
+      const others = [...(c.kind === 'thing' ? m.everThings : m.everArcs).values()].filter((x) => x.id !== record.id && x.slug !== record.slug);
+      const slug = (c.to === undefined ? undefined : pickFrom(others, c.to)?.slug) ?? `moved-${freshWord()}`;
+      const taken = c.kind === 'thing' ? m.thingSlugTaken(slug) : m.arcSlugTaken(slug);
+      const payload = c.kind === 'thing' ? { updatedThing: { slug } } : { updatedArc: { slug } };
+      await expectCall(taken ? 409 : 200, 'PUT', `${r.base}/${collection(c.kind)}/${record.slug}`, payload);
+      if (!taken) m.changeSlug(c.kind, record.id, slug);
+    },
+    (m) => (c.kind === 'thing' ? m.things.size : m.arcs.size) > 0,
+  ),
+);
+
+const newArc: fc.Arbitrary<Step> = fc.record({ parent: fc.option(fc.nat(), { nil: undefined }), visibility, mentions: mentionPicks, reuse: fc.option(fc.nat(), { nil: undefined }) }).map((c) =>
+  command(`new arc ${JSON.stringify(c)}`, async (m, r) => {
+    const parentArcId = c.parent === undefined ? null : (pickFrom([...m.arcs.keys()], c.parent) ?? null);
+    const name = nameFor('Arc', [...m.everArcs.values()], c.reuse);
+    const word = freshWord();
+    const fields = Object.fromEntries(ARC_FIELDS.map((f) => [f, EMPTY])) as Record<ArcField, RichText>;
+    fields.hook = textWith(word, targetsOf(m, c.mentions));
+    const slug = nextFree(slugOf(name), m.arcSlugTaken);
+    const arc = (await expectCall(201, 'POST', `${r.base}/arcs`, { newArc: { name, parentArcId, visibility: c.visibility, hook: fields.hook } })).json;
+    const modelled: ModelArc = { id: arc.id, slug, previousSlugs: new Set(), name, fields, visibility: c.visibility, parentArcId, createdAt: arc.createdAt, word };
+    m.addArc(modelled);
+    expect(comparableArc(arc), 'the created arc').toEqual(expectedArc(m, modelled, r));
+  }),
+);
+
+const editArc: fc.Arbitrary<Step> = fc.record({ at: fc.nat(), change: fc.constantFrom('name', 'field', 'visibility', 'parent', 'top-level'), n: fc.nat(), mentions: mentionPicks }).map((c) =>
+  command(
+    `edit arc ${JSON.stringify(c)}`,
+    async (m, r) => {
+      const arc = pickFrom([...m.arcs.values()], c.at)!;
+      const body: Record<string, unknown> = {};
+      if (c.change === 'name') body.name = arc.name = `Arc ${freshWord()}`;
+      if (c.change === 'field') {
+        const field = ARC_FIELDS[c.n % ARC_FIELDS.length]!;
+        // The hook keeps the arc's own word; another field gets text and mentions of its own.
+        body[field] = arc.fields[field] = field === 'hook' ? textWith(arc.word, targetsOf(m, c.mentions), `Revised ${freshWord()}`) : textWith(freshWord(), targetsOf(m, c.mentions), 'Also');
+      }
+      if (c.change === 'visibility') body.visibility = arc.visibility = arc.visibility === 'all' ? 'gm' : 'all';
+      if (c.change === 'top-level') body.parentArcId = null;
+      if (c.change === 'parent') body.parentArcId = pickFrom([...m.arcs.keys()], c.n)!;
+      if (c.change === 'parent' && m.makesCycle(arc.id, body.parentArcId as number)) {
+        const refused = await expectCall(400, 'PUT', `${r.base}/arcs/${arc.slug}`, { updatedArc: body });
+        expect(refused.json.code).toBe('arc_cycle');
+        return;
+      }
+      if (c.change === 'parent' || c.change === 'top-level') arc.parentArcId = body.parentArcId as number | null;
+      const answer = (await expectCall(200, 'PUT', `${r.base}/arcs/${arc.slug}`, { updatedArc: body })).json;
+      expect(comparableArc(answer), 'the changed arc').toEqual(expectedArc(m, arc, r));
+    },
+    (m) => m.arcs.size > 0,
+  ),
+);
+
+const linking: fc.Arbitrary<Step> = fc.record({ thing: fc.nat(), arc: fc.nat(), unlink: fc.boolean() }).map((c) =>
+  command(
+    `${c.unlink ? 'unlink' : 'link'} ${JSON.stringify(c)}`,
+    async (m, r) => {
+      const thing = pickFrom([...m.things.values()], c.thing)!;
+      const arc = pickFrom([...m.arcs.values()], c.arc)!;
+      if (c.unlink) {
+        const linked = m.isLinked(thing.id, arc.id);
+        const answer = await expectCall(linked ? 204 : 404, 'DELETE', `${r.base}/things/${thing.slug}/arcs/${arc.slug}`);
+        if (!linked) expect(answer.json.code).toBe('link_not_found');
+        m.unlink(thing.id, arc.id);
+      } else {
+        await expectCall(200, 'POST', `${r.base}/things/${thing.slug}/arcs`, { arcSlug: arc.slug });
+        m.link(thing.id, arc.id);
+      }
+    },
+    (m) => m.things.size > 0 && m.arcs.size > 0,
+  ),
+);
+
+const upload: fc.Arbitrary<Step> = fc.constant(
+  command('upload an image', async (m, r) => {
+    const label = `Map ${freshWord()}`;
+    const granted = (await expectCall(200, 'POST', `${r.base}/assets/upload-url`, { label })).json;
+    const put = await ctx.app.inject({ method: 'PUT', url: new URL(granted.uploadURL as string).pathname, payload: png(), headers: { 'content-type': 'image/png' } });
+    expect(put.statusCode, put.body).toBe(200);
+    const asset = (await expectCall(200, 'POST', `${r.base}/assets/confirm-upload`, { imageId: granted.imageId, label })).json.asset;
+    m.assets.set(asset.id, { id: asset.id, label, body: asset });
+  }),
+);
+
+const deleteThingStep: fc.Arbitrary<Step> = fc.nat().map((n) =>
+  command(
+    `delete thing ${n}`,
+    async (m, r) => {
+      const thing = pickFrom([...m.things.values()], n)!;
+      const before = (await expectCall(200, 'GET', `${r.base}/things/${thing.slug}`)).body;
+      await expectCall(204, 'DELETE', `${r.base}/things/${thing.slug}`);
+      settleDelete(m, m.deleteThing(thing.id, before));
+    },
+    (m) => m.things.size > 0,
+  ),
+);
+
+const deleteArcStep: fc.Arbitrary<Step> = fc.nat().map((n) =>
+  command(
+    `delete arc ${n}`,
+    async (m, r) => {
+      const arc = pickFrom([...m.arcs.values()], n)!;
+      const before = (await expectCall(200, 'GET', `${r.base}/arcs/${arc.slug}`)).body;
+      await expectCall(204, 'DELETE', `${r.base}/arcs/${arc.slug}`);
+      settleDelete(m, m.deleteArc(arc.id, before));
+    },
+    (m) => m.arcs.size > 0,
+  ),
+);
+
+const deleteTypeStep: fc.Arbitrary<Step> = fc.nat().map((n) =>
+  command(
+    `delete thing type ${n} (its things go with it)`,
+    async (m, r) => {
+      const type = pickFrom([...m.types.values()], n)!;
+      const before = (await expectCall(200, 'GET', `${r.base}/thing-types/${type.id}`)).body;
+      await expectCall(204, 'DELETE', `${r.base}/thing-types/${type.id}`);
+      settleDelete(m, m.deleteType(type.id, before));
+    },
+    (m) => m.types.size > 0,
+  ),
+);
+
+const deleteAssetStep: fc.Arbitrary<Step> = fc.nat().map((n) =>
+  command(
+    `delete image ${n}`,
+    async (m, r) => {
+      const asset = pickFrom([...m.assets.values()], n)!;
+      await expectCall(204, 'DELETE', `${r.base}/assets/${asset.id}`);
+      settleDelete(m, m.deleteAsset(asset.id, JSON.stringify(asset.body)));
+    },
+    (m) => m.assets.size > 0,
+  ),
+);
+
+// Creates, edits and links weigh more than deletes, so runs build campaigns worth deleting from.
+const steps: fc.Arbitrary<Step>[] = [newType, newThing, newThing, newThing, editThing, changeSlug, newArc, newArc, editArc, linking, linking, upload, deleteThingStep, deleteArcStep, deleteTypeStep, deleteAssetStep];
+
+/** Today every delete is final: the entry is erased as it is made. */
+function settleDelete(m: CampaignModel, entry: TrashEntry): void {
+  figures.deletes++;
+  m.erase(entry);
+}
+
+describe(`trash and restore against a model, on ${dialect}`, () => {
+  it(`keeps the API's campaign equal to the model after every step (fast-check commands, ${RUNS} runs of up to ${MAX_COMMANDS})`, async () => {
+    const started = performance.now();
+    await fc.assert(
+      fc.asyncProperty(fc.commands(steps, { maxCommands: MAX_COMMANDS, size: 'max' }), async (commands) => {
+        figures.runs++;
+        const campaign = (await expectCall(201, 'POST', '/api/campaigns', { newCampaign: { name: `Trash model ${figures.runs}` } })).json;
+        const run: Run = { base: `/api/campaigns/${campaign.slug}`, campaignId: campaign.id };
+        const model = new CampaignModel();
+        for (const type of (await expectCall(200, 'GET', `${run.base}/thing-types`)).json as { id: number; name: string }[]) model.types.set(type.id, { id: type.id, name: type.name });
+        const checked = [...commands].map((step) => ({
+          check: step.check.bind(step),
+          toString: step.toString.bind(step),
+          async run(m: CampaignModel, r: Run) {
+            m.touched = [];
+            figures.commands++;
+            await step.run(m, r);
+            await expectCampaignEqualsModel(m, r);
+          },
+        }));
+        await fc.asyncModelRun(() => ({ model, real: run }), checked);
+      }),
+      { numRuns: RUNS, ...(SEED === undefined ? {} : { seed: SEED }) },
+    );
+    figures.ms = Math.round(performance.now() - started);
+    console.info(`trash model (${dialect}): ${JSON.stringify(figures)}`);
+  });
+});
