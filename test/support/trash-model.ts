@@ -103,11 +103,19 @@ export class CampaignModel {
   thingSlugTaken = (slug: string): boolean => [...this.things.values()].some((t) => t.slug === slug);
   arcSlugTaken = (slug: string): boolean => [...this.arcs.values()].some((a) => a.slug === slug);
 
-  /** A record takes `slug`: it stops being a previous slug of any other record of its kind. */
+  /**
+   * A record takes `slug`: it stops being a previous slug of any other live record of its kind. A
+   * trashed record keeps the previous slugs it had when deleted; its restore brings back those that
+   * no live record holds by then.
+   */
   claimSlug(kind: MentionKind, id: number, slug: string): void {
-    const records = kind === 'thing' ? this.everThings : this.everArcs;
-    for (const record of records.values()) if (record.id !== id) record.previousSlugs.delete(slug);
-    records.get(id)?.previousSlugs.delete(slug);
+    const records = kind === 'thing' ? this.things : this.arcs;
+    for (const record of records.values()) record.previousSlugs.delete(slug);
+  }
+
+  /** A restored record's previous slugs: those no live record of its kind holds, as current or previous slug. */
+  private keepFreePreviousSlugs(kind: MentionKind, record: ModelThing | ModelArc): void {
+    for (const slug of record.previousSlugs) if (this.slugAnswers(kind, slug)) record.previousSlugs.delete(slug);
   }
 
   addThing(thing: ModelThing): void {
@@ -200,7 +208,8 @@ export class CampaignModel {
 
   /** What the trash list's `with` should say of an entry. */
   withCounts(entry: TrashEntry): { things: number; arcs: number; links: number } {
-    return { things: entry.things.length, arcs: entry.children.length, links: entry.links.length };
+    // An arc's children are not taken along (they stay, top-level): `arcs` counts none.
+    return { things: entry.things.length, arcs: 0, links: entry.links.length };
   }
 
   /** Why a restore must be refused (409 restore_container_first), or undefined. */
@@ -223,6 +232,7 @@ export class CampaignModel {
       }
     };
     const thingBack = (thing: ModelThing) => {
+      this.keepFreePreviousSlugs('thing', thing);
       thing.slug = nextFree(thing.slug, this.thingSlugTaken);
       this.addThing(thing);
       back.push({ kind: 'thing', id: thing.id });
@@ -236,14 +246,16 @@ export class CampaignModel {
       }
       case 'arc': {
         const arc = entry.arc!;
+        this.keepFreePreviousSlugs('arc', arc);
         arc.slug = nextFree(arc.slug, this.arcSlugTaken);
         if (arc.parentArcId !== null && !this.arcs.has(arc.parentArcId)) arc.parentArcId = null;
         this.addArc(arc);
         let arcs = 0;
         for (const childId of entry.children) {
           const child = this.arcs.get(childId);
-          // "unless they were moved since": only children still top-level go back under it.
-          if (child && child.parentArcId === null) {
+          // "unless they were moved since": only children still top-level go back under it, and
+          // none that has become an ancestor of it meanwhile (that would close a loop).
+          if (child && child.parentArcId === null && !this.makesCycle(childId, arc.id)) {
             child.parentArcId = arc.id;
             arcs++;
           }
@@ -254,7 +266,12 @@ export class CampaignModel {
         return { slug: arc.slug, restored: { things: 0, arcs, links }, back };
       }
       case 'thing-type': {
-        this.types.set(entry.id, entry.type!);
+        // A type's name is unique: one created meanwhile keeps it, the restored type is "<name> (restored)", "(restored 2)"…
+        const type = entry.type!;
+        const taken = (name: string) => [...this.types.values()].some((ty) => ty.name.toLowerCase() === name.toLowerCase());
+        const original = type.name;
+        for (let n = 2; taken(type.name); n++) type.name = n === 2 ? `${original} (restored)` : `${original} (restored ${n - 1})`;
+        this.types.set(entry.id, type);
         for (const thing of entry.things) thingBack(thing);
         relink();
         this.touched.push(...back);
@@ -267,8 +284,9 @@ export class CampaignModel {
     }
   }
 
+  /** Erases an entry for good; a type's takes the entries of its things deleted before it (they could never come back). */
   erase(entry: TrashEntry): void {
-    this.trash = this.trash.filter((e) => e !== entry);
+    this.trash = this.trash.filter((e) => e !== entry && !(entry.kind === 'thing-type' && e.kind === 'thing' && e.thing!.typeId === entry.id));
   }
 
   /** Live records whose rich text mentions the target, with the fields that do (sorted). */
