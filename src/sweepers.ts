@@ -5,6 +5,7 @@ import type { AppInstance } from './http/app-types.js';
 import type { ImageHost } from './images/image-host.js';
 import { sweepUploads } from './images/uploads.js';
 import { sweepImportSpools } from './portability/import.js';
+import { sweepTrash } from './history/trash-sweeper.js';
 
 // Background work every instance does on a timer, started when the app is ready and stopped when it
 // closes: nothing here holds state another instance would need.
@@ -48,6 +49,9 @@ export function registerSweepers(app: AppInstance, database: Database, imageHost
         .catch((error: unknown) => app.log.warn({ err: error }, 'staged image sweep failed'))
         .then(() => sweepImportSpools(staleBefore))
         .catch((error: unknown) => app.log.warn({ err: error }, 'import spool sweep failed'))
+        // What has been in the trash longer than TRASH_RETENTION_DAYS is erased, stored images included.
+        .then(() => sweepTrash(database, imageHost, new Date(now.getTime() - config.trashRetentionDays * 86_400_000), app.log))
+        .catch((error: unknown) => app.log.warn({ err: error }, 'trash sweep failed'))
         .finally(() => (uploadSweepRunning = false));
     }, UPLOAD_SWEEP_INTERVAL_MS);
     uploadSweeper.unref();

@@ -61,6 +61,11 @@ export interface CampaignsTable {
   updated_at: string;
   /** What players see as updated_at when it differs (migrations/2026-11-24-0013-previous-slugs.ts). */
   players_updated_at: Generated<string | null>;
+  /** Set while the campaign is in its owner's trash (migrations/2026-11-24-0016-trash.ts). */
+  deleted_at: Generated<string | null>;
+  deleted_by: Generated<string | null>;
+  /** The slug it had before it went to the trash (its `slug` is then `~<id>`). */
+  trashed_slug: Generated<string | null>;
 }
 
 export interface ThingTypesTable {
@@ -201,7 +206,31 @@ export interface DB {
   changes: ChangesTable;
   previous_slugs: PreviousSlugsTable;
   change_floors: ChangeFloorsTable;
+  trash: TrashTable;
 }
+
+export type TrashKind = 'thing' | 'arc' | 'thing-type' | 'asset';
+
+// The trash (see migrations/2026-11-24-0016-trash.ts): one row per delete, its rows in `payload`.
+export interface TrashTable {
+  id: Generated<number>;
+  campaign_id: number;
+  kind: TrashKind;
+  record_id: number;
+  container_id: number | null;
+  slug: string | null;
+  name: string;
+  deleted_at: string;
+  deleted_by: string | null;
+  deleted_by_name: string | null;
+  with_things: number;
+  with_arcs: number;
+  with_links: number;
+  /** The stored image of a trashed asset, removed when the entry (or the campaign) is erased. */
+  image_id: string | null;
+  payload: Buffer;
+}
+export type TrashRow = Selectable<TrashTable>;
 
 // The changes feed (see migrations/2026-11-23-0010-changes.ts), kept by database triggers.
 export interface ChangesTable {

@@ -36,6 +36,7 @@ export const errorCatalogue = {
   image_not_found: { status: 404, title: 'Not Found' },
   member_not_found: { status: 404, title: 'Not Found' },
   invitation_not_found: { status: 404, title: 'Not Found' },
+  trash_entry_not_found: { status: 404, title: 'Not Found' },
   method_not_allowed: { status: 405, title: 'Method Not Allowed' },
   request_timeout: { status: 408, title: 'Request Timeout' },
   conflict: { status: 409, title: 'Conflict' },
@@ -45,6 +46,7 @@ export const errorCatalogue = {
   upload_already_received: { status: 409, title: 'Conflict' },
   owner_must_transfer: { status: 409, title: 'Conflict' },
   owner_of_shared_campaign: { status: 409, title: 'Conflict' },
+  restore_container_first: { status: 409, title: 'Conflict' },
   invitation_unavailable: { status: 410, title: 'Gone' },
   cursor_expired: { status: 410, title: 'Gone' },
   reset_token_unavailable: { status: 410, title: 'Gone' },
@@ -120,6 +122,10 @@ export const errors = {
     new AppError('link_not_found', `The thing "${thingSlug}" is not linked to the arc "${arcSlug}".`),
   tokenNotFound: (id: number | string) => new AppError('token_not_found', `You have no API token ${id}.`),
   assetNotFound: (id: number | string) => new AppError('asset_not_found', `This campaign has no asset ${id}.`),
+  trashEntryNotFound: (kind: string, id: number | string) => new AppError('trash_entry_not_found', `This campaign's trash holds no ${kind} ${id}.`),
+  trashedCampaignNotFound: (id: number | string) => new AppError('trash_entry_not_found', `Your trash holds no campaign ${id}.`),
+  restoreContainerFirst: (typeId: number) =>
+    new AppError('restore_container_first', `This thing's type (${typeId}) is in the trash: restore the type first, which brings back the things deleted with it.`),
 
   slugTaken: (kind: 'campaign' | 'thing' | 'arc', slug: string) =>
     new AppError(

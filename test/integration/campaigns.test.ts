@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deleteCampaign } from '../../src/db/repositories/campaigns.js';
+import { trashCampaign } from '../../src/db/repositories/trashed-campaigns.js';
 import { json, type TestContext, type TestUser } from '../support/app.js';
 import { contextWithUsers } from '../support/fixtures.js';
 
@@ -136,10 +136,10 @@ describe('campaigns', () => {
     expect((await ctx.app.inject({ method: 'GET', url, headers: owner.headers })).statusCode).toBe(404);
   });
 
-  it('refuses to delete a campaign that is already gone, in the repository itself', async () => {
+  it('refuses to delete a campaign that is already in the trash, in the repository itself', async () => {
     const doomed = json(await create('Deleted Before'));
-    await deleteCampaign(ctx.database, doomed.id);
-    await expect(deleteCampaign(ctx.database, doomed.id)).rejects.toMatchObject({ code: 'campaign_not_found' });
+    await trashCampaign(ctx.database, doomed.id, null);
+    await expect(trashCampaign(ctx.database, doomed.id, null)).rejects.toMatchObject({ code: 'campaign_not_found' });
   });
 
   it('hides other users’ campaigns behind 404', async () => {

@@ -201,3 +201,12 @@ export async function rebuildMentionsIndex(database: Database): Promise<{ campai
   }
   return { campaigns: rebuilt, mentions };
 }
+
+/** Indexes the mentions of records put back by a restore from the trash (their rows went with them), in one go. */
+export async function indexRestoredMentions(
+  db: Db,
+  things: readonly Parameters<typeof thingSource>[0][],
+  arcs: readonly Parameters<typeof arcSource>[0][],
+): Promise<void> {
+  await insertRows(db, [...things.map(thingSource), ...arcs.map(arcSource)]);
+}

@@ -275,3 +275,19 @@ export async function rebuildSearchIndex(database: Database): Promise<RebuildSum
   }
   return { campaigns: rebuilt, documents };
 }
+
+/**
+ * Indexes records put back by a restore from the trash, in one go (their documents went with them):
+ * a bounded number of statements for the lot, batched like the campaign rebuild.
+ */
+export async function indexRestoredRecords(
+  db: Db,
+  campaignId: number,
+  things: readonly (IndexedThing & { id: number })[],
+  arcs: readonly (IndexedArc & { id: number })[],
+): Promise<void> {
+  const pending: PendingDocument[] = [];
+  for (const thing of things) pending.push(...pendingOf('thing', thing.id, thingDocuments(thing)));
+  for (const arc of arcs) pending.push(...pendingOf('arc', arc.id, arcDocuments(arc)));
+  await insertDocuments(db, campaignId, pending);
+}

@@ -123,7 +123,7 @@ export function deleteAsset(database: Database, campaignId: number, assetId: num
   });
 }
 
-async function queueImageRemovals(trx: Transaction<DB>, refs: { campaignId: number; imageId: string }[], now: string): Promise<ImageRemovalRow[]> {
+export async function queueImageRemovals(trx: Transaction<DB>, refs: { campaignId: number; imageId: string }[], now: string): Promise<ImageRemovalRow[]> {
   const queued: ImageRemovalRow[] = [];
   for (let start = 0; start < refs.length; start += INSERT_BATCH) {
     const rows = refs.slice(start, start + INSERT_BATCH).map((r) => ({ campaign_id: r.campaignId, image_id: r.imageId, queued_at: now }));
@@ -133,13 +133,14 @@ async function queueImageRemovals(trx: Transaction<DB>, refs: { campaignId: numb
 }
 
 /**
- * Queues the bytes of every asset and pending upload of a campaign for removal. Call in the
- * transaction that deletes the campaign, before the delete (which cascades to the rows).
+ * Queues the bytes of every asset, trashed asset and pending upload of a campaign for removal. Call
+ * in the transaction that deletes the campaign, before the delete (which cascades to the rows).
  */
 export async function queueCampaignImageRemovals(trx: Transaction<DB>, campaignId: number, now: string): Promise<ImageRemovalRow[]> {
   const assets = trx.selectFrom('assets').select('image_id').where('campaign_id', '=', campaignId);
   const grants = trx.selectFrom('upload_grants').select('id as image_id').where('campaign_id', '=', campaignId);
-  const rows = await assets.union(grants).execute();
+  const trashed = trx.selectFrom('trash').select('image_id').where('campaign_id', '=', campaignId).where('image_id', 'is not', null).$narrowType<{ image_id: string }>();
+  const rows = await assets.union(grants).union(trashed).execute();
   return queueImageRemovals(
     trx,
     rows.map((r) => ({ campaignId, imageId: r.image_id })),

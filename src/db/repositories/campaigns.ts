@@ -23,6 +23,7 @@ export function listCampaignsByMember(db: Db, userId: string): Promise<(Campaign
     .selectAll('campaigns')
     .select('m.role')
     .where('m.user_id', '=', userId)
+    .where('campaigns.deleted_at', 'is', null)
     .orderBy('campaigns.updated_at', 'desc')
     .orderBy('campaigns.id', 'desc')
     .execute();
@@ -92,7 +93,8 @@ export async function updateCampaign(
   try {
     return await database.write(async (trx) => {
       const current = await trx.selectFrom('campaigns').selectAll().where('id', '=', campaign.id).executeTakeFirst();
-      if (!current) throw errors.campaignNotFound(campaign.slug);
+      // Gone, or moved to the trash while this request was in flight.
+      if (!current || current.deleted_at !== null) throw errors.campaignNotFound(campaign.slug);
       checkExpected(expected, 'campaign', current);
       if (changes.slug !== undefined && changes.slug !== current.slug) {
         const taken = await trx.selectFrom('campaigns').select('id').where('slug', '=', changes.slug).executeTakeFirst();
@@ -111,7 +113,8 @@ export async function updateCampaign(
           updated_at: nowIso(),
           players_updated_at: playersUpdatedAt(playersSeeIt),
         }))
-        .where('id', '=', current.id);
+        .where('id', '=', current.id)
+        .where('deleted_at', 'is', null);
       if (expected) update = update.where('version', '=', current.version);
       const updated = await update.returningAll().executeTakeFirst();
       // As beginCampaignWrite does for every other write, after the campaign's row lock (one lock
@@ -133,22 +136,4 @@ export async function updateCampaign(
     if (isUniqueViolation(error)) throw errors.slugTaken('campaign', changes.slug ?? '');
     throw error;
   }
-}
-
-/**
- * Deletes a campaign and everything in it. Returns the removals queued for its stored images, for
- * the caller to carry out once this has committed (records go first; bytes follow, or the sweeper
- * retries them). A campaign already gone (deleted by a concurrent request) is campaign_not_found.
- */
-export function deleteCampaign(database: Database, campaignId: number): Promise<ImageRemovalRow[]> {
-  return database.write(async (trx) => {
-    // The campaign's lock first, so a confirm-upload in flight either commits its asset before we
-    // list the images or finds the campaign gone.
-    // Gone meanwhile (a concurrent delete committed first): 404, as for any write to it.
-    if (!(await beginCampaignWrite(trx, campaignId))) throw errors.campaignNotFound();
-    const removals = await queueCampaignImageRemovals(trx, campaignId, nowIso());
-    await trx.deleteFrom('campaigns').where('id', '=', campaignId).execute();
-    await deleteCampaignChanges(trx, campaignId);
-    return removals;
-  });
 }

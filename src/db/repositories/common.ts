@@ -13,7 +13,7 @@ import type { ExpectedVersion } from '../../domain/versions.js';
  * its row lock serialises writers of one campaign that must see a consistent set of its rows
  * (generated slugs, the arc tree). Taking the campaign row first in every write also gives all
  * writers one lock order on PostgreSQL, so they cannot deadlock. SQLite runs one writer at a time.
- * Returns false when the campaign no longer exists.
+ * Returns false when the campaign no longer exists or is in the trash.
  *
  * Then, for a write a request makes (access/acting.ts), it reads the caller's membership again,
  * under that lock (and on PostgreSQL with a share lock on the membership row, so no change to it
@@ -26,6 +26,8 @@ export async function beginCampaignWrite(trx: Transaction<DB>, campaignId: numbe
     .updateTable('campaigns')
     .set((eb) => ({ content_version: eb('content_version', '+', 1) }))
     .where('id', '=', campaignId)
+    // A campaign in its owner's trash takes no writes: it is not found, as for every member.
+    .where('deleted_at', 'is', null)
     .returning('id')
     .executeTakeFirst();
   if (row === undefined) return false;

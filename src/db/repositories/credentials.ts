@@ -77,6 +77,10 @@ function splitCampaign<R extends UserRow & CampaignColumns>(row: R): { user: Use
     created_at: row.campaign_created_at!,
     updated_at: row.campaign_updated_at!,
     players_updated_at: row.campaign_players_updated_at,
+    // Found by its slug: a campaign in the trash has none a request can name (`~<id>`).
+    deleted_at: null,
+    deleted_by: null,
+    trashed_slug: null,
   };
   return { user, campaign, role: row.campaign_role };
 }

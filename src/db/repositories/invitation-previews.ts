@@ -19,6 +19,7 @@ export async function findInvitationPreview(db: Db, secretHash: string, now: str
     .innerJoin('users as u', 'u.id', 'i.created_by')
     .select(['c.name as campaign_name', 'u.name as inviter_name', 'i.role', 'i.expires_at', 'i.uses', 'i.max_uses'])
     .where('i.secret_hash', '=', secretHash)
+    .where('c.deleted_at', 'is', null)
     .executeTakeFirst();
   if (!row || row.expires_at <= now || row.uses >= row.max_uses) return undefined;
   return { campaignName: row.campaign_name, invitedBy: row.inviter_name, role: row.role, expiresAt: row.expires_at };

@@ -212,6 +212,8 @@ export function acceptInvitation(database: Database, secretHash: string, userId:
       }
     }
     const campaign = await trx.selectFrom('campaigns').selectAll().where('id', '=', invitation.campaign_id).executeTakeFirstOrThrow();
+    // A campaign in its owner's trash takes no one in (throwing undoes the membership above).
+    if (campaign.deleted_at !== null) throw errors.invitationUnavailable();
     return { campaign, role };
   });
 }

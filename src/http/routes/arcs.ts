@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import {
   createArc,
-  deleteArc,
   findArcDetail,
   listArcsByCampaign,
   updateArc,
@@ -11,7 +10,8 @@ import {
 import { ARC_TEXT_FIELDS, type ArcTextField } from '../../domain/arc-fields.js';
 import { InputChecker } from '../../domain/input.js';
 import { serializeRichText } from '../../domain/rich-text.js';
-import { campaignOf, viewOf } from '../auth.js';
+import { callerOf, campaignOf, viewOf } from '../auth.js';
+import { trashArc } from '../../history/trash.js';
 import type { AppInstance } from '../app-types.js';
 import { expectedVersion, recordEtag } from '../conditional.js';
 import { atBody } from '../errors.js';
@@ -153,14 +153,15 @@ export function arcsRoutes(app: AppInstance) {
       schema: {
         operationId: 'deleteArc',
         summary: 'Delete an arc',
-        description: 'Deletes the arc and its links to things; its child arcs become top-level.',
+        description: 'Moves the arc, with its links to things, to the campaign’s trash (`GET …/trash`), from which it can be restored for TRASH_RETENTION_DAYS (default 30); its child arcs become top-level (a restore moves back those still top-level). Its slug is free at once.',
         tags: ['arcs'],
         params: ArcParams,
         response: { 204: Type.Null(), ...problems(401, 404) },
       },
     },
     async (request, reply) => {
-      await deleteArc(database, campaignOf(request).id, request.params.arcSlug);
+      const { user } = callerOf(request);
+      await trashArc(database, campaignOf(request).id, request.params.arcSlug, { userId: user.id, name: user.name });
       return reply.code(204).send(null);
     },
   );

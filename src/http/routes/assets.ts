@@ -9,6 +9,7 @@ import { IMAGE_ID_PATTERN } from '../../images/image-host.js';
 import { confirmUpload, deleteAssetAndImage, grantUpload } from '../../images/uploads.js';
 import type { AppInstance } from '../app-types.js';
 import { callerOf, campaignOf } from '../auth.js';
+import { trashAsset } from '../../history/trash.js';
 import { Asset, AssetParams, ConfirmUploadBody, ConfirmUploadResponse, presentAsset, UploadUrlBody, UploadUrlResponse } from '../schemas/asset.js';
 import { CampaignParams, problems } from '../schemas/common.js';
 
@@ -109,7 +110,7 @@ export function assetsRoutes(app: AppInstance) {
       schema: {
         operationId: 'deleteAsset',
         summary: 'Delete an image',
-        description: 'Deletes the asset and its stored image. Needs no premium.',
+        description: 'Moves the asset to the campaign’s trash (`GET …/trash`); its stored image is removed when the entry is erased (after TRASH_RETENTION_DAYS, default 30, or by `DELETE …/trash/asset/{id}`). Needs no premium.',
         tags: ['assets'],
         params: AssetParams,
         response: { 204: Type.Null(), ...problems(400, 401, 404) },
@@ -120,7 +121,8 @@ export function assetsRoutes(app: AppInstance) {
       const id = parseIdText(raw);
       if (id === undefined) throw errors.invalidId('an asset', raw);
       if (!isStorableId(id)) throw errors.assetNotFound(raw);
-      await deleteAssetAndImage(database, imageHost, { campaignId: campaignOf(request).id, assetId: id, now: new Date() }, request.log);
+      const { user } = callerOf(request);
+      await trashAsset(database, campaignOf(request).id, id, { userId: user.id, name: user.name });
       return reply.code(204).send(null);
     },
   );

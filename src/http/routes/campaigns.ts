@@ -1,12 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import {
   createCampaign,
-  deleteCampaign,
   listCampaignsByMember,
   updateCampaign,
   type CampaignChanges,
 } from '../../db/repositories/campaigns.js';
-import { removeQueuedImages } from '../../images/uploads.js';
+import { trashCampaign } from '../../db/repositories/trashed-campaigns.js';
 import { InputChecker } from '../../domain/input.js';
 import { serializeRichText } from '../../domain/rich-text.js';
 import { makeView, VIEW_HEADER } from '../../access/view.js';
@@ -132,16 +131,15 @@ export function campaignRoutes(app: AppInstance) {
       schema: {
         operationId: 'deleteCampaign',
         summary: 'Delete a campaign',
-        description: 'Deletes the campaign and everything in it: thing types, things, arcs, links, assets and their stored images, members and invitations. The owner only.',
+        description:
+          'Moves the campaign, with everything in it, to the owner’s trash (`GET /api/trash/campaigns`): it is 404 for every member at once and its slug is free; it can be restored for TRASH_RETENTION_DAYS (default 30), then it is erased with its stored images. The owner only.',
         tags: ['campaigns'],
         params: CampaignParams,
         response: { 204: Type.Null(), ...problems(401, 404) },
       },
     },
     async (request, reply) => {
-      const removals = await deleteCampaign(database, campaignOf(request).id);
-      // After the commit: a host that fails leaves the bytes queued for the sweeper, never the records.
-      await removeQueuedImages(database, app.imageHost, removals, request.log);
+      await trashCampaign(database, campaignOf(request).id, callerOf(request).user.id);
       return reply.code(204).send(null);
     },
   );

@@ -14,6 +14,7 @@ import { searchRoutes } from './search.js';
 import { thingArcsRoutes } from './thing-arcs.js';
 import { thingTypesRoutes } from './thing-types.js';
 import { thingsRoutes } from './things.js';
+import { trashRoutes } from './trash.js';
 
 export function registerApiRoutes(app: AppInstance): void {
   healthRoutes(app);
@@ -30,6 +31,7 @@ export function registerApiRoutes(app: AppInstance): void {
   invitationPreviewRoutes(app);
   changesRoutes(app);
   exportRoutes(app);
+  trashRoutes(app);
   // Its own content-type parsers (a streamed body), hence its own plugin scope.
   void app.register(importRoutes);
 }

@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import {
   createThingType,
-  deleteThingType,
   findThingType,
   listThingTypes,
   updateThingType,
@@ -9,7 +8,8 @@ import {
 } from '../../db/repositories/thing-types.js';
 import { errors } from '../../domain/errors.js';
 import { InputChecker } from '../../domain/input.js';
-import { campaignOf, viewOf } from '../auth.js';
+import { callerOf, campaignOf, viewOf } from '../auth.js';
+import { trashThingType } from '../../history/trash.js';
 import type { AppInstance } from '../app-types.js';
 import { expectedVersion, recordEtag } from '../conditional.js';
 import { parseIdText } from '../../domain/ids.js';
@@ -132,7 +132,7 @@ export function thingTypesRoutes(app: AppInstance) {
       schema: {
         operationId: 'deleteThingType',
         summary: 'Delete a thing type',
-        description: 'Deletes the type together with all its things and their arc links.',
+        description: 'Deletes the type together with all its things and their arc links: they go to the campaign’s trash as one entry (`GET …/trash`, `with` counts them) and come back together when the type is restored (for TRASH_RETENTION_DAYS, default 30).',
         tags: ['thing types'],
         params: ThingTypeParams,
         response: { 204: Type.Null(), ...problems(400, 401, 404) },
@@ -140,7 +140,8 @@ export function thingTypesRoutes(app: AppInstance) {
     },
     async (request, reply) => {
       const id = parseThingTypeId(request.params.thingTypeId);
-      if (!(await deleteThingType(database, campaignOf(request).id, id))) throw errors.thingTypeNotFound(id);
+      const { user } = callerOf(request);
+      await trashThingType(database, campaignOf(request).id, id, { userId: user.id, name: user.name });
       return reply.code(204).send(null);
     },
   );

@@ -1,11 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import { thingTypeExists } from '../../db/repositories/thing-types.js';
-import { createThing, deleteThing, findVisibleThing, listThings, updateThing, type ThingChanges } from '../../db/repositories/things.js';
+import { createThing, findVisibleThing, listThings, updateThing, type ThingChanges } from '../../db/repositories/things.js';
 import { errors } from '../../domain/errors.js';
 import { InputChecker } from '../../domain/input.js';
 import { nextPageQueryString, parseThingListQuery } from '../../domain/list-cursor.js';
 import { serializeRichText } from '../../domain/rich-text.js';
-import { campaignOf, viewOf } from '../auth.js';
+import { callerOf, campaignOf, viewOf } from '../auth.js';
+import { trashThing } from '../../history/trash.js';
 import type { AppInstance } from '../app-types.js';
 import { expectedVersion, recordEtag } from '../conditional.js';
 import { atBody } from '../errors.js';
@@ -156,7 +157,7 @@ export function thingsRoutes(app: AppInstance) {
       schema: {
         operationId: 'deleteThing',
         summary: 'Delete a thing',
-        description: 'Deletes the thing and its links to arcs.',
+        description: 'Moves the thing, with its links to arcs, to the campaign’s trash (`GET …/trash`), from which it can be restored for TRASH_RETENTION_DAYS (default 30). Its slug is free at once; mentions of it render as missing until it is restored.',
         tags: ['things'],
         params: ThingParams,
         response: { 204: Type.Null(), ...problems(401, 404) },
@@ -164,7 +165,8 @@ export function thingsRoutes(app: AppInstance) {
     },
     async (request, reply) => {
       const { thingSlug } = request.params;
-      if (!(await deleteThing(database, campaignOf(request).id, thingSlug))) throw errors.thingNotFound(thingSlug);
+      const { user } = callerOf(request);
+      await trashThing(database, campaignOf(request).id, thingSlug, { userId: user.id, name: user.name });
       return reply.code(204).send(null);
     },
   );

@@ -1,0 +1,370 @@
+// The trash (CONTRACT "# Phase 3" › "History and trash"): deleting a thing, an arc, a thing type or
+// an asset moves it here for TRASH_RETENTION_DAYS; restoring puts back exactly what the delete took.
+//
+// A delete removes the rows as it always did, so a trashed record exists nowhere else (lists,
+// counts, search, backlinks, mentions, cursors, the response cache: none of them needs to know of
+// the trash), and keeps them in one trash row. A restore inserts them again under their own ids:
+// mentions of them resolve again, their revisions are theirs again, and the changes feed's
+// triggers record the upserts. Each is one campaign write transaction with a fixed number of
+// statements for the record itself (a type's things and links go in batched inserts).
+import type { Database } from '../db/database.js';
+import { campaignWrite } from '../db/repositories/common.js';
+import { findArcBySlug } from '../db/repositories/arcs.js';
+import { findThingBySlug } from '../db/repositories/things.js';
+import { findThingType, thingTypeNameKey } from '../db/repositories/thing-types.js';
+import { queueImageRemovals } from '../db/repositories/assets.js';
+import {
+  arcEdges,
+  assetById,
+  childArcIds,
+  existingIds,
+  expiredTrashEntries,
+  findTrashEntry,
+  insertArcRow,
+  insertAssetRow,
+  insertLinkRows,
+  insertThingRows,
+  insertThingTypeRow,
+  insertTrashEntry,
+  linksOf,
+  previousSlugsOf,
+  reattachChildren,
+  removeArcRow,
+  removeAssetRow,
+  removeThingRow,
+  removeThingTypeRow,
+  removeTrashEntries,
+  restorePreviousSlugs,
+  slugsInUse,
+  thingsOfType,
+  thingTypeByNameKey,
+  trashedThingsOfType,
+  type LinkRow,
+} from '../db/repositories/trash.js';
+import { takenSlugs } from '../db/repositories/common.js';
+import { indexRestoredMentions } from '../db/indexes/mentions.js';
+import { indexRestoredRecords } from '../db/indexes/search.js';
+import type { ArcRow, AssetRow, ImageRemovalRow, ThingRow, ThingTypeRow, TrashKind, TrashRow } from '../db/schema.js';
+import { wouldCreateCycle } from '../domain/arc-tree.js';
+import { AppError, errors } from '../domain/errors.js';
+import { MAX_RECORD_ID } from '../domain/ids.js';
+import { nextFreeSlug } from '../domain/slugs.js';
+import { nowIso } from '../domain/time.js';
+import { decodePayload, encodePayload, type TrashPayload } from './trash-payload.js';
+import type { Transaction } from 'kysely';
+import type { DB } from '../db/schema.js';
+
+export const TRASH_KINDS = ['thing', 'arc', 'thing-type', 'asset'] as const satisfies readonly TrashKind[];
+
+/** Who deletes: the signed-in caller, or nobody (the command line). */
+export interface Deleter {
+  userId: string;
+  name: string;
+}
+
+export interface TakenAlong {
+  things: number;
+  arcs: number;
+  links: number;
+}
+
+export type RestoredRecord =
+  | { kind: 'thing'; row: ThingRow }
+  | { kind: 'arc'; row: ArcRow }
+  | { kind: 'thing-type'; row: ThingTypeRow }
+  | { kind: 'asset'; row: AssetRow };
+
+export interface RestoreOutcome {
+  record: RestoredRecord;
+  /** The slug it came back with (things and arcs), and the one it had when that was taken meanwhile. */
+  slug: string | null;
+  previousSlug: string | null;
+  restored: TakenAlong;
+}
+
+type Trx = Transaction<DB>;
+
+function entryOf(
+  campaignId: number,
+  kind: TrashKind,
+  record: { id: number; slug: string | null; name: string; containerId: number | null },
+  by: Deleter | undefined,
+  along: TakenAlong,
+  payload: TrashPayload,
+): Omit<TrashRow, 'id'> {
+  return {
+    campaign_id: campaignId,
+    kind,
+    record_id: record.id,
+    container_id: record.containerId,
+    slug: record.slug,
+    name: record.name,
+    deleted_at: nowIso(),
+    deleted_by: by?.userId ?? null,
+    deleted_by_name: by?.name ?? null,
+    with_things: along.things,
+    with_arcs: along.arcs,
+    with_links: along.links,
+    image_id: payload.kind === 'asset' ? payload.asset.image_id : null,
+    payload: encodePayload(payload),
+  };
+}
+
+// --- moving to the trash -----------------------------------------------------------------------
+
+export function trashThing(database: Database, campaignId: number, slug: string, by?: Deleter): Promise<void> {
+  return campaignWrite(database, campaignId, async (trx) => {
+    const thing = await findThingBySlug(trx, campaignId, slug);
+    if (!thing) throw errors.thingNotFound(slug);
+    const links = await linksOf(trx, campaignId, { thingId: thing.id });
+    const previousSlugs = await previousSlugsOf(trx, campaignId, { thingId: thing.id });
+    const along = { things: 0, arcs: 0, links: links.length };
+    await insertTrashEntry(
+      trx,
+      entryOf(campaignId, 'thing', { id: thing.id, slug: thing.slug, name: thing.name, containerId: thing.type_id }, by, along, { kind: 'thing', thing, links, previousSlugs }),
+    );
+    await removeThingRow(trx, campaignId, thing.id);
+  });
+}
+
+/** Its children become top-level (they are not taken along); its links go with it. */
+export function trashArc(database: Database, campaignId: number, slug: string, by?: Deleter): Promise<void> {
+  return campaignWrite(database, campaignId, async (trx) => {
+    const arc = await findArcBySlug(trx, campaignId, slug);
+    if (!arc) throw errors.arcNotFound(slug);
+    const links = await linksOf(trx, campaignId, { arcId: arc.id });
+    const previousSlugs = await previousSlugsOf(trx, campaignId, { arcId: arc.id });
+    const children = await childArcIds(trx, campaignId, arc.id);
+    const along = { things: 0, arcs: 0, links: links.length };
+    await insertTrashEntry(
+      trx,
+      entryOf(campaignId, 'arc', { id: arc.id, slug: arc.slug, name: arc.name, containerId: null }, by, along, { kind: 'arc', arc, children, links, previousSlugs }),
+    );
+    await removeArcRow(trx, arc);
+  });
+}
+
+/** The spec's cascade: its things (and their links) go to the trash with it, in its one entry. */
+export function trashThingType(database: Database, campaignId: number, id: number, by?: Deleter): Promise<void> {
+  return campaignWrite(database, campaignId, async (trx) => {
+    const type = await findThingType(trx, campaignId, id);
+    if (!type) throw errors.thingTypeNotFound(id);
+    const things = await thingsOfType(trx, campaignId, id);
+    const links = await linksOf(trx, campaignId, { typeId: id });
+    const previousSlugs = await previousSlugsOf(trx, campaignId, { typeId: id });
+    const along = { things: things.length, arcs: 0, links: links.length };
+    await insertTrashEntry(
+      trx,
+      entryOf(campaignId, 'thing-type', { id, slug: null, name: type.name, containerId: null }, by, along, { kind: 'thing-type', type, things, links, previousSlugs }),
+    );
+    await removeThingTypeRow(trx, campaignId, id);
+  });
+}
+
+/** The stored image stays until the entry is erased. */
+export function trashAsset(database: Database, campaignId: number, id: number, by?: Deleter): Promise<void> {
+  return campaignWrite(database, campaignId, async (trx) => {
+    const asset = id <= MAX_RECORD_ID ? await assetById(trx, campaignId, id) : undefined;
+    if (!asset) throw errors.assetNotFound(id);
+    await insertTrashEntry(trx, entryOf(campaignId, 'asset', { id, slug: null, name: asset.label, containerId: null }, by, { things: 0, arcs: 0, links: 0 }, { kind: 'asset', asset }));
+    await removeAssetRow(trx, campaignId, id);
+  });
+}
+
+// --- restoring ---------------------------------------------------------------------------------
+
+/** A restored thing or arc keeps its slug unless a live one holds it meanwhile: then the next free `-2`, `-3`… */
+async function freeSlug(trx: Trx, database: Database, table: 'things' | 'arcs', campaignId: number, slug: string): Promise<string> {
+  const inUse = await slugsInUse(trx, table, campaignId, [slug]);
+  if (!inUse.has(slug)) return slug;
+  return nextFreeSlug(slug, await takenSlugs(trx, database.dialect, table, campaignId, slug));
+}
+
+/** The links to put back: those whose other end exists. */
+async function linksToRestore(trx: Trx, campaignId: number, links: readonly LinkRow[], side: 'arc_id' | 'thing_id'): Promise<LinkRow[]> {
+  if (links.length === 0) return [];
+  const live = await existingIds(trx, side === 'arc_id' ? 'arcs' : 'things', campaignId, links.map((link) => link[side]));
+  return links.filter((link) => live.has(link[side]));
+}
+
+/** A record comes back as a change: a new version, updated now, and players see it appear. */
+function comingBack<R extends { version: number; updated_at: string; players_updated_at: string | null }>(row: R, now: string): R {
+  return { ...row, version: row.version + 1, updated_at: now, players_updated_at: null };
+}
+
+async function restoreThing(trx: Trx, database: Database, campaignId: number, payload: Extract<TrashPayload, { kind: 'thing' }>): Promise<RestoreOutcome> {
+  const { thing } = payload;
+  if (!(await findThingType(trx, campaignId, thing.type_id))) throw errors.restoreContainerFirst(thing.type_id);
+  const slug = await freeSlug(trx, database, 'things', campaignId, thing.slug);
+  const [row] = await insertThingRows(trx, [{ ...comingBack(thing, nowIso()), slug }]);
+  const links = await linksToRestore(trx, campaignId, payload.links, 'arc_id');
+  await insertLinkRows(trx, campaignId, links);
+  await restorePreviousSlugs(trx, campaignId, 'thing', payload.previousSlugs, [slug]);
+  await indexRestoredRecords(trx, campaignId, [row!], []);
+  await indexRestoredMentions(trx, [row!], []);
+  return { record: { kind: 'thing', row: row! }, slug, previousSlug: slug === thing.slug ? null : thing.slug, restored: { things: 0, arcs: 0, links: links.length } };
+}
+
+async function restoreArc(trx: Trx, database: Database, campaignId: number, payload: Extract<TrashPayload, { kind: 'arc' }>): Promise<RestoreOutcome> {
+  const { arc } = payload;
+  const edges = (await arcEdges(trx, campaignId)).map((edge) => ({ id: edge.id, parentArcId: edge.parent_arc_id }));
+  // Its parent may have gone meanwhile: then it comes back top-level.
+  const parent = arc.parent_arc_id !== null && edges.some((edge) => edge.id === arc.parent_arc_id) ? arc.parent_arc_id : null;
+  const slug = await freeSlug(trx, database, 'arcs', campaignId, arc.slug);
+  const row = await insertArcRow(trx, { ...comingBack(arc, nowIso()), slug, parent_arc_id: parent });
+  // Its children come back under it unless they were moved since (they are no longer top-level),
+  // and never where that would close a loop (one of them became an ancestor of its parent).
+  const tree = [...edges, { id: row.id, parentArcId: parent }];
+  const children = payload.children.filter((child) => !wouldCreateCycle(child, row.id, tree));
+  const arcs = await reattachChildren(trx, campaignId, row.id, children, row.visibility === 'all');
+  const links = await linksToRestore(trx, campaignId, payload.links, 'thing_id');
+  await insertLinkRows(trx, campaignId, links);
+  await restorePreviousSlugs(trx, campaignId, 'arc', payload.previousSlugs, [slug]);
+  await indexRestoredRecords(trx, campaignId, [], [row]);
+  await indexRestoredMentions(trx, [], [row]);
+  return { record: { kind: 'arc', row }, slug, previousSlug: slug === arc.slug ? null : arc.slug, restored: { things: 0, arcs, links: links.length } };
+}
+
+// A type's name is unique in its campaign: one created meanwhile keeps it, and the restored type
+// is named "<name> (restored)", then "(restored 2)"…
+async function freeTypeName(trx: Trx, campaignId: number, name: string): Promise<string> {
+  for (let n = 1; ; n += 1) {
+    const candidate = n === 1 ? name : n === 2 ? `${name} (restored)` : `${name} (restored ${n - 1})`;
+    if (!(await thingTypeByNameKey(trx, campaignId, thingTypeNameKey(candidate)))) return candidate;
+  }
+}
+
+async function restoreThingType(trx: Trx, database: Database, campaignId: number, payload: Extract<TrashPayload, { kind: 'thing-type' }>): Promise<RestoreOutcome> {
+  const now = nowIso();
+  const name = await freeTypeName(trx, campaignId, payload.type.name);
+  const type = await insertThingTypeRow(trx, { ...payload.type, name, name_key: thingTypeNameKey(name), version: payload.type.version + 1, updated_at: now });
+  // Slugs taken meanwhile, each by the next free one (rare: looked up one by one).
+  const taken = await slugsInUse(trx, 'things', campaignId, payload.things.map((thing) => thing.slug));
+  const things: ThingRow[] = [];
+  for (const thing of payload.things) {
+    const slug = taken.has(thing.slug) ? await freeSlug(trx, database, 'things', campaignId, thing.slug) : thing.slug;
+    things.push({ ...comingBack(thing, now), slug });
+  }
+  const rows = await insertThingRows(trx, things);
+  const links = await linksToRestore(trx, campaignId, payload.links, 'arc_id');
+  await insertLinkRows(trx, campaignId, links);
+  await restorePreviousSlugs(trx, campaignId, 'thing', payload.previousSlugs, things.map((thing) => thing.slug));
+  await indexRestoredRecords(trx, campaignId, rows, []);
+  await indexRestoredMentions(trx, rows, []);
+  return { record: { kind: 'thing-type', row: type }, slug: null, previousSlug: null, restored: { things: rows.length, arcs: 0, links: links.length } };
+}
+
+/**
+ * Puts a trash entry back, with everything its delete took, in one transaction. 404 when the
+ * campaign's trash holds no such entry; 409 restore_container_first for a thing of a trashed type.
+ */
+export function restoreFromTrash(database: Database, campaignId: number, kind: TrashKind, id: number): Promise<RestoreOutcome> {
+  return campaignWrite(database, campaignId, async (trx) => {
+    const entry = id <= MAX_RECORD_ID ? await findTrashEntry(trx, campaignId, kind, id) : undefined;
+    if (!entry) throw errors.trashEntryNotFound(kind, id);
+    const payload = decodePayload(entry.payload);
+    let outcome: RestoreOutcome;
+    switch (payload.kind) {
+      case 'thing':
+        outcome = await restoreThing(trx, database, campaignId, payload);
+        break;
+      case 'arc':
+        outcome = await restoreArc(trx, database, campaignId, payload);
+        break;
+      case 'thing-type':
+        outcome = await restoreThingType(trx, database, campaignId, payload);
+        break;
+      case 'asset':
+        outcome = { record: { kind: 'asset', row: await insertAssetRow(trx, payload.asset) }, slug: null, previousSlug: null, restored: { things: 0, arcs: 0, links: 0 } };
+        break;
+    }
+    await removeTrashEntries(trx, campaignId, [entry.id]);
+    return outcome;
+  });
+}
+
+// --- erasing -----------------------------------------------------------------------------------
+
+/** Hooks the erasure of records calls (the revisions of erased records go with them). */
+export interface ErasedRecords {
+  things: number[];
+  arcs: number[];
+}
+
+/** The records an entry holds: their revisions go when it is erased. */
+function recordsOf(payload: TrashPayload): ErasedRecords {
+  switch (payload.kind) {
+    case 'thing':
+      return { things: [payload.thing.id], arcs: [] };
+    case 'arc':
+      return { things: [], arcs: [payload.arc.id] };
+    case 'thing-type':
+      return { things: payload.things.map((thing) => thing.id), arcs: [] };
+    case 'asset':
+      return { things: [], arcs: [] };
+  }
+}
+
+/**
+ * Erases entries for good, inside a campaign write: a type's entry takes the entries of things of
+ * that type deleted before it (they could never come back without it). Returns the image removals
+ * to carry out after the commit.
+ */
+async function eraseEntries(trx: Trx, campaignId: number, entries: readonly TrashRow[]): Promise<ImageRemovalRow[]> {
+  const all = [...entries];
+  for (const entry of entries) {
+    if (entry.kind !== 'thing-type') continue;
+    for (const thing of await trashedThingsOfType(trx, campaignId, entry.record_id)) {
+      if (!all.some((e) => e.id === thing.id)) all.push(thing);
+    }
+  }
+  const images: { campaignId: number; imageId: string }[] = [];
+  const erased: ErasedRecords = { things: [], arcs: [] };
+  for (const entry of all) {
+    const payload = decodePayload(entry.payload);
+    if (payload.kind === 'asset') images.push({ campaignId, imageId: payload.asset.image_id });
+    const records = recordsOf(payload);
+    erased.things.push(...records.things);
+    erased.arcs.push(...records.arcs);
+  }
+  await removeTrashEntries(
+    trx,
+    campaignId,
+    all.map((entry) => entry.id),
+  );
+  await eraseRecordHistory(trx, campaignId, erased);
+  return images.length === 0 ? [] : queueImageRemovals(trx, images, nowIso());
+}
+
+/** The revisions of erased records (none are kept yet: see src/history/revisions.ts once it lands). */
+async function eraseRecordHistory(_trx: Trx, _campaignId: number, _records: ErasedRecords): Promise<void> {}
+
+/** Erases one entry now. Returns the image removals to carry out after the commit. */
+export function eraseFromTrash(database: Database, campaignId: number, kind: TrashKind, id: number): Promise<ImageRemovalRow[]> {
+  return campaignWrite(database, campaignId, async (trx) => {
+    const entry = id <= MAX_RECORD_ID ? await findTrashEntry(trx, campaignId, kind, id) : undefined;
+    if (!entry) throw errors.trashEntryNotFound(kind, id);
+    return eraseEntries(trx, campaignId, [entry]);
+  });
+}
+
+
+/**
+ * Erases what has been in the trash longer than the retention: up to `limit` entries, each
+ * campaign's in one transaction. Returns the image removals to carry out and how many were erased.
+ */
+export async function sweepExpiredTrash(database: Database, before: string, limit: number): Promise<{ erased: number; removals: ImageRemovalRow[] }> {
+  const expired = await expiredTrashEntries(database.kysely, before, limit);
+  const byCampaign = new Map<number, TrashRow[]>();
+  for (const entry of expired) byCampaign.set(entry.campaign_id, [...(byCampaign.get(entry.campaign_id) ?? []), entry]);
+  const removals: ImageRemovalRow[] = [];
+  for (const [campaignId, entries] of byCampaign) {
+    // The campaign itself may be gone meanwhile (its entries with it): nothing left to do there.
+    const queued = await campaignWrite(database, campaignId, (trx) => eraseEntries(trx, campaignId, entries)).catch((error: unknown) => {
+      if (error instanceof AppError && error.code === 'campaign_not_found') return [];
+      throw error;
+    });
+    removals.push(...queued);
+  }
+  return { erased: expired.length, removals };
+}
