@@ -183,7 +183,25 @@ async function expectCampaignEqualsModel(m: CampaignModel, r: Run): Promise<void
   const assets = (await expectCall(200, 'GET', `${r.base}/assets`)).json as { id: number }[];
   expect([...assets].sort(byId), 'assets').toEqual([...m.assets.values()].map((a) => a.body).sort(byId as never));
 
+  const trash = (await expectCall(200, 'GET', `${r.base}/trash`)).json as { deletedAt: string }[];
+  expect(
+    trash.map(({ deletedAt: _deletedAt, ...rest }) => rest),
+    'the trash, newest first',
+  ).toEqual(m.trash.map((entry) => expectedTrashEntry(m, entry)));
+  expect(trash.map((x) => x.deletedAt), 'the trash, newest first').toEqual(trash.map((x) => x.deletedAt).sort().reverse());
+
   for (const { kind, id } of dedupe(m.touched)) await expectExistenceHolds(m, r, kind, id);
+}
+
+function expectedTrashEntry(m: CampaignModel, entry: TrashEntry) {
+  return {
+    kind: entry.kind,
+    id: entry.id,
+    slug: entry.thing?.slug ?? entry.arc?.slug ?? null,
+    name: entry.asset?.label ?? (entry.thing ?? entry.arc ?? entry.type)!.name,
+    deletedBy: { userId: owner.id, name: 'Test User' },
+    with: m.withCounts(entry),
+  };
 }
 
 function dedupe(items: { kind: MentionKind; id: number }[]) {
@@ -231,12 +249,39 @@ function nameFor(prefix: string, known: { name: string }[], reuse: number | unde
   return reused?.name ?? `${prefix} ${freshWord()}`;
 }
 
-const newType: fc.Arbitrary<Step> = fc.constant(
-  command('new thing type', async (m, r) => {
-    const name = `Kind ${freshWord()}`;
+/** Is a type name held by a live type (names are unique case-insensitively)? */
+const typeNameTaken = (m: CampaignModel, name: string, except?: number) => [...m.types.values()].some((ty) => ty.id !== except && ty.name.toLowerCase() === name.toLowerCase());
+
+// A fresh name, or (`reuse`) that of a type made before: 409 while that one is live, free once it is in the trash.
+const newType: fc.Arbitrary<Step> = fc.option(fc.nat(), { nil: undefined }).map((reuse) =>
+  command(`new thing type ${JSON.stringify({ reuse })}`, async (m, r) => {
+    const name = nameFor('Kind', [...m.everTypes.values()], reuse);
+    if (typeNameTaken(m, name)) {
+      expect((await expectCall(409, 'POST', `${r.base}/thing-types`, { newThingType: { name } })).json.code).toBe('name_taken');
+      return;
+    }
     const type = (await expectCall(201, 'POST', `${r.base}/thing-types`, { newThingType: { name } })).json;
     m.types.set(type.id, { id: type.id, name });
+    m.everTypes.set(type.id, m.types.get(type.id)!);
   }),
+);
+
+const renameType: fc.Arbitrary<Step> = fc.record({ at: fc.nat(), reuse: fc.option(fc.nat(), { nil: undefined }) }).map((c) =>
+  command(
+    `rename thing type ${JSON.stringify(c)}`,
+    async (m, r) => {
+      const type = pickFrom([...m.types.values()], c.at)!;
+      const name = nameFor('Kind', [...m.everTypes.values()].filter((ty) => ty.id !== type.id), c.reuse);
+      if (typeNameTaken(m, name, type.id)) {
+        await expectCall(409, 'PUT', `${r.base}/thing-types/${type.id}`, { updatedThingType: { name } });
+        return;
+      }
+      const answer = (await expectCall(200, 'PUT', `${r.base}/thing-types/${type.id}`, { updatedThingType: { name } })).json;
+      type.name = name;
+      expect(answer).toEqual({ id: type.id, name, campaignId: r.campaignId });
+    },
+    (m) => m.types.size > 0,
+  ),
 );
 
 const newThing: fc.Arbitrary<Step> = fc.record({ type: fc.nat(), visibility, mentions: mentionPicks, reuse: fc.option(fc.nat(), { nil: undefined }) }).map((c) =>
@@ -417,13 +462,103 @@ const deleteAssetStep: fc.Arbitrary<Step> = fc.nat().map((n) =>
   ),
 );
 
-// Creates, edits and links weigh more than deletes, so runs build campaigns worth deleting from.
-const steps: fc.Arbitrary<Step>[] = [newType, newThing, newThing, newThing, editThing, changeSlug, newArc, newArc, editArc, linking, linking, upload, deleteThingStep, deleteArcStep, deleteTypeStep, deleteAssetStep];
+/**
+ * A record as text without its version fields, an arc's children and things without theirs (the
+ * things in id order): what "byte for byte, ignoring version fields" compares. `overrides` replace
+ * fields in place, so the keys keep the API's order.
+ */
+function restoredText(record: Record<string, unknown>, overrides: Record<string, unknown> = {}): string {
+  const copy = JSON.parse(JSON.stringify(record)) as Record<string, unknown>;
+  for (const field of ['updatedAt', 'version']) delete copy[field];
+  if (Array.isArray(copy.childArcs)) copy.childArcs = (copy.childArcs as Record<string, unknown>[]).map(withoutUpdatedAt);
+  if (Array.isArray(copy.things)) copy.things = (copy.things as { id: number }[]).map((x) => withoutUpdatedAt(x as never)).sort(byId as never);
+  return JSON.stringify(Object.assign(copy, overrides));
+}
 
-/** Today every delete is final: the entry is erased as it is made. */
-function settleDelete(m: CampaignModel, entry: TrashEntry): void {
+/** The restored record as its GET answered before the delete, with what had to change since: the slug, a type's name, an arc's relations. */
+function expectedRestoredText(m: CampaignModel, entry: TrashEntry, r: Run): string {
+  const before = JSON.parse(entry.before) as Record<string, unknown>;
+  switch (entry.kind) {
+    case 'thing':
+      return restoredText(before, { slug: entry.thing!.slug });
+    case 'arc':
+      return restoredText(before, { slug: entry.arc!.slug, ...expectedArcRelations(m, entry.arc!, r) });
+    case 'thing-type':
+      return restoredText(before, { name: entry.type!.name });
+    case 'asset':
+      return restoredText(before);
+  }
+}
+
+const restoreStep: fc.Arbitrary<Step> = fc.nat().map((n) =>
+  command(
+    `restore trash entry ${n}`,
+    async (m, r) => {
+      const entry = pickFrom(m.trash, n)!;
+      const url = `${r.base}/trash/${entry.kind}/${entry.id}/restore`;
+      const blocked = m.restoreBlocked(entry);
+      if (blocked !== undefined) {
+        expect((await expectCall(409, 'POST', url)).json.code).toBe(blocked);
+        figures.refusedRestores++;
+        return;
+      }
+      const slugBefore = entry.thing?.slug ?? entry.arc?.slug ?? null;
+      const outcome = m.restore(entry);
+      const answer = (await expectCall(200, 'POST', url)).json;
+      figures.restores++;
+      const slug = entry.kind === 'thing' || entry.kind === 'arc' ? outcome.slug : null;
+      expect({ kind: answer.kind, slug: answer.slug, slugChanged: answer.slugChanged, restored: answer.restored }, 'the restore').toEqual({
+        kind: entry.kind,
+        slug,
+        slugChanged: slug !== slugBefore,
+        restored: outcome.restored,
+      });
+      expect(restoredText(answer.record), 'the restored record, as its GET answered before the delete').toBe(expectedRestoredText(m, entry, r));
+    },
+    (m) => m.trash.length > 0,
+  ),
+);
+
+const eraseStep: fc.Arbitrary<Step> = fc.nat().map((n) =>
+  command(
+    `erase trash entry ${n}`,
+    async (m, r) => {
+      const entry = pickFrom(m.trash, n)!;
+      await expectCall(204, 'DELETE', `${r.base}/trash/${entry.kind}/${entry.id}`);
+      m.erase(entry);
+      figures.erases++;
+      expect((await expectCall(404, 'POST', `${r.base}/trash/${entry.kind}/${entry.id}/restore`)).json.code).toBe('trash_entry_not_found');
+    },
+    (m) => m.trash.length > 0,
+  ),
+);
+
+// Creates, edits and links weigh more than deletes, so runs build campaigns worth deleting from.
+const steps: fc.Arbitrary<Step>[] = [
+  newType,
+  renameType,
+  newThing,
+  newThing,
+  newThing,
+  editThing,
+  changeSlug,
+  newArc,
+  newArc,
+  editArc,
+  linking,
+  linking,
+  upload,
+  deleteThingStep,
+  deleteArcStep,
+  deleteTypeStep,
+  deleteAssetStep,
+  restoreStep,
+  restoreStep,
+  eraseStep,
+];
+
+function settleDelete(_m: CampaignModel, _entry: TrashEntry): void {
   figures.deletes++;
-  m.erase(entry);
 }
 
 describe(`trash and restore against a model, on ${dialect}`, () => {
@@ -435,7 +570,10 @@ describe(`trash and restore against a model, on ${dialect}`, () => {
         const campaign = (await expectCall(201, 'POST', '/api/campaigns', { newCampaign: { name: `Trash model ${figures.runs}` } })).json;
         const run: Run = { base: `/api/campaigns/${campaign.slug}`, campaignId: campaign.id };
         const model = new CampaignModel();
-        for (const type of (await expectCall(200, 'GET', `${run.base}/thing-types`)).json as { id: number; name: string }[]) model.types.set(type.id, { id: type.id, name: type.name });
+        for (const type of (await expectCall(200, 'GET', `${run.base}/thing-types`)).json as { id: number; name: string }[]) {
+          model.types.set(type.id, { id: type.id, name: type.name });
+          model.everTypes.set(type.id, model.types.get(type.id)!);
+        }
         const checked = [...commands].map((step) => ({
           check: step.check.bind(step),
           toString: step.toString.bind(step),

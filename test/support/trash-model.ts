@@ -97,6 +97,7 @@ export class CampaignModel {
   /** Every thing and arc ever made, live or not (mentions may name any of them). */
   readonly everThings = new Map<number, ModelThing>();
   readonly everArcs = new Map<number, ModelArc>();
+  readonly everTypes = new Map<number, ModelType>();
   /** Things and arcs whose existence changed in the current step: the step's targeted checks. */
   touched: { kind: MentionKind; id: number }[] = [];
 
