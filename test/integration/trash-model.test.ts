@@ -29,12 +29,13 @@ import {
 // existence the step changed, search for its own word, its backlinks, the rendered mentions of it
 // and a 404 for its slugs once it is gone.
 //
-// TRASH_MODEL_RUNS sets the runs (default 40, up to 40 commands each); TRASH_MODEL_SEED replays one
+// TRASH_MODEL_RUNS sets the runs (default 40, up to 50 commands each); TRASH_MODEL_SEED replays one
 // (fast-check prints the seed and the shrunk commands of a failure).
 
 const RUNS = Math.max(1, Number(process.env.TRASH_MODEL_RUNS ?? 40));
 const SEED = process.env.TRASH_MODEL_SEED === undefined ? undefined : Number(process.env.TRASH_MODEL_SEED);
-const MAX_COMMANDS = 40;
+const MAX_COMMANDS = 50;
+const SHRINK_BUDGET_MS = 60_000;
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loreforge-trash-model-'));
 // Every account premium: the asset commands upload images through the local image host.
@@ -113,10 +114,15 @@ interface Figures {
   restores: number;
   refusedRestores: number;
   erases: number;
+  /** Restores whose answer had a new slug, that moved children back, that brought links back, of a type. */
+  slugsChanged: number;
+  childrenBack: number;
+  linksBack: number;
+  typesBack: number;
   checks: number;
   ms: number;
 }
-const figures: Figures = { runs: 0, commands: 0, deletes: 0, restores: 0, refusedRestores: 0, erases: 0, checks: 0, ms: 0 };
+const figures: Figures = { runs: 0, commands: 0, deletes: 0, restores: 0, refusedRestores: 0, erases: 0, slugsChanged: 0, childrenBack: 0, linksBack: 0, typesBack: 0, checks: 0, ms: 0 };
 
 type Step = fc.AsyncCommand<CampaignModel, Run>;
 
@@ -224,6 +230,13 @@ async function expectExistenceHolds(m: CampaignModel, r: Run, kind: MentionKind,
       m.backlinksOf(kind, id).sort((a, b) => `${a.type}${a.id}`.localeCompare(`${b.type}${b.id}`)),
     );
     await expectCall(200, 'GET', `${r.base}/${collection(kind)}/${record.slug}`);
+    // Its previous slugs answer again, with the way to its current one.
+    for (const slug of record.previousSlugs) {
+      const taken = kind === 'thing' ? m.thingSlugTaken(slug) : m.arcSlugTaken(slug);
+      if (taken) continue;
+      const moved = await ctx.app.inject({ method: 'GET', url: `${r.base}/${collection(kind)}/${slug}`, headers: owner.headers });
+      expect([moved.statusCode, moved.headers.location], `${kind} ${id}'s previous slug ${slug}`).toEqual([308, `${r.base}/${collection(kind)}/${record.slug}`]);
+    }
   } else {
     for (const slug of [record.slug, ...record.previousSlugs]) {
       if (!m.slugAnswers(kind, slug)) await expectCall(404, 'GET', `${r.base}/${collection(kind)}/${slug}`);
@@ -506,6 +519,10 @@ const restoreStep: fc.Arbitrary<Step> = fc.nat().map((n) =>
       const outcome = m.restore(entry);
       const answer = (await expectCall(200, 'POST', url)).json;
       figures.restores++;
+      if (answer.slugChanged === true) figures.slugsChanged++;
+      figures.childrenBack += outcome.restored.arcs;
+      figures.linksBack += outcome.restored.links;
+      if (entry.kind === 'thing-type') figures.typesBack++;
       const slug = entry.kind === 'thing' || entry.kind === 'arc' ? outcome.slug : null;
       expect({ kind: answer.kind, slug: answer.slug, slugChanged: answer.slugChanged, restored: answer.restored }, 'the restore').toEqual({
         kind: entry.kind,
@@ -535,26 +552,10 @@ const eraseStep: fc.Arbitrary<Step> = fc.nat().map((n) =>
 
 // Creates, edits and links weigh more than deletes, so runs build campaigns worth deleting from.
 const steps: fc.Arbitrary<Step>[] = [
-  newType,
-  renameType,
-  newThing,
-  newThing,
-  newThing,
-  editThing,
-  changeSlug,
-  newArc,
-  newArc,
-  editArc,
-  linking,
-  linking,
-  upload,
-  deleteThingStep,
-  deleteArcStep,
-  deleteTypeStep,
-  deleteAssetStep,
-  restoreStep,
-  restoreStep,
-  eraseStep,
+  ...[newType, renameType, editThing, changeSlug, upload],
+  ...[newThing, newThing, newThing, newArc, newArc, newArc, editArc, editArc, linking, linking, linking],
+  ...[deleteThingStep, deleteArcStep, deleteArcStep, deleteTypeStep, deleteAssetStep],
+  ...[restoreStep, restoreStep, restoreStep, eraseStep],
 ];
 
 function settleDelete(_m: CampaignModel, _entry: TrashEntry): void {
@@ -564,8 +565,12 @@ function settleDelete(_m: CampaignModel, _entry: TrashEntry): void {
 describe(`trash and restore against a model, on ${dialect}`, () => {
   it(`keeps the API's campaign equal to the model after every step (fast-check commands, ${RUNS} runs of up to ${MAX_COMMANDS})`, async () => {
     const started = performance.now();
+    let firstFailureAt: number | undefined;
     await fc.assert(
       fc.asyncProperty(fc.commands(steps, { maxCommands: MAX_COMMANDS, size: 'max' }), async (commands) => {
+        // Shrinking replays whole runs against the API: after SHRINK_BUDGET_MS the smaller candidates
+        // are let pass, so fast-check reports the smallest failing sequence found by then.
+        if (firstFailureAt !== undefined && performance.now() - firstFailureAt > SHRINK_BUDGET_MS) return;
         figures.runs++;
         const campaign = (await expectCall(201, 'POST', '/api/campaigns', { newCampaign: { name: `Trash model ${figures.runs}` } })).json;
         const run: Run = { base: `/api/campaigns/${campaign.slug}`, campaignId: campaign.id };
@@ -584,11 +589,16 @@ describe(`trash and restore against a model, on ${dialect}`, () => {
             await expectCampaignEqualsModel(m, r);
           },
         }));
-        await fc.asyncModelRun(() => ({ model, real: run }), checked);
+        try {
+          await fc.asyncModelRun(() => ({ model, real: run }), checked);
+        } catch (error) {
+          firstFailureAt ??= performance.now();
+          throw error;
+        }
       }),
       { numRuns: RUNS, ...(SEED === undefined ? {} : { seed: SEED }) },
     );
     figures.ms = Math.round(performance.now() - started);
     console.info(`trash model (${dialect}): ${JSON.stringify(figures)}`);
-  });
+  }, 180_000);
 });

@@ -273,7 +273,11 @@ export class CampaignModel {
         const original = type.name;
         for (let n = 2; taken(type.name); n++) type.name = n === 2 ? `${original} (restored)` : `${original} (restored ${n - 1})`;
         this.types.set(entry.id, type);
-        for (const thing of entry.things) thingBack(thing);
+        // Its things keep their slugs where no live thing took them meanwhile; the others take the
+        // next free one, free of those that came back with them too.
+        const clashing = entry.things.filter((thing) => this.thingSlugTaken(thing.slug));
+        for (const thing of entry.things) if (!clashing.includes(thing)) thingBack(thing);
+        for (const thing of clashing) thingBack(thing);
         relink();
         this.touched.push(...back);
         return { slug: '', restored: { things: entry.things.length, arcs: 0, links }, back };
