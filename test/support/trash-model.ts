@@ -318,6 +318,20 @@ export class CampaignModel {
   }
 }
 
+/** The things and arcs a record's rich text mentions. */
+export function mentionTargets(record: ModelThing | ModelArc): { kind: MentionKind; id: number }[] {
+  const out: { kind: MentionKind; id: number }[] = [];
+  const walk = (value: unknown): void => {
+    if (Array.isArray(value)) return value.forEach(walk);
+    if (typeof value !== 'object' || value === null) return;
+    const node = value as Record<string, unknown>;
+    if (node.type === 'mention' && (node.targetType === 'thing' || node.targetType === 'arc')) out.push({ kind: node.targetType, id: node.targetId as number });
+    walk(node.children);
+  };
+  walk('description' in record ? record.description : Object.values(record.fields));
+  return out;
+}
+
 /** Does this rich text hold a mention of the target, at any depth? */
 export function mentions(value: unknown, kind: MentionKind, id: number): boolean {
   if (Array.isArray(value)) return value.some((v) => mentions(v, kind, id));
