@@ -4,7 +4,8 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { newMention } from '../../src/vocabulary/index.js';
-import { createTestContext } from '../support/app.js';
+import { createTestContext, type TestUser } from '../support/app.js';
+import { joinCampaign } from '../support/sharing.js';
 import { dialect } from '../support/test-db.js';
 import { p, t } from '../fixtures/rich-text.js';
 import { png } from '../fixtures/images.js';
@@ -42,6 +43,8 @@ const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loreforge-trash-model-'))
 // Every account premium: the asset commands upload images through the local image host.
 const ctx = await createTestContext({ DATA_DIR: dataDir, EVERYONE_PREMIUM: 'true' });
 const owner = await ctx.createUser();
+// A player of every run's campaign: GM-only records, trashed or restored, never reach them.
+const player = await ctx.createUser();
 
 afterAll(async () => {
   await ctx.close();
@@ -54,14 +57,14 @@ interface Answer {
   json: any;
 }
 
-async function call(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown): Promise<Answer> {
-  const res = await ctx.app.inject({ method, url, headers: owner.headers, ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
+async function call(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown, as: TestUser = owner): Promise<Answer> {
+  const res = await ctx.app.inject({ method, url, headers: as.headers, ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
   return { status: res.statusCode, body: res.body, json: res.body === '' ? undefined : JSON.parse(res.body) };
 }
 
 /** A request whose status the model predicts; anything else fails the step with the answer. */
-async function expectCall(status: number, method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown): Promise<Answer> {
-  const answer = await call(method, url, payload);
+async function expectCall(status: number, method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown, as: TestUser = owner): Promise<Answer> {
+  const answer = await call(method, url, payload, as);
   expect(answer.status, `${method} ${url} answered ${answer.body}`).toBe(status);
   return answer;
 }
@@ -198,12 +201,25 @@ async function expectCampaignEqualsModel(m: CampaignModel, r: Run): Promise<void
   ).toEqual(m.trash.map((entry) => expectedTrashEntry(m, entry)));
   expect(trash.map((x) => x.deletedAt), 'the trash, newest first').toEqual(trash.map((x) => x.deletedAt).sort().reverse());
 
+  await expectPlayerViewHolds(m, r);
+
   const touched = dedupe(m.touched);
   for (const { kind, id } of touched) await expectExistenceHolds(m, r, kind, id);
   // What they mention: a mention by a record that came back is a backlink again, one by a record that went is none.
   const isTouched = (x: { kind: MentionKind; id: number }) => touched.some((y) => y.kind === x.kind && y.id === x.id);
   const mentioned = dedupe(touched.flatMap(({ kind, id }) => mentionTargets(kind === 'thing' ? m.everThings.get(id)! : m.everArcs.get(id)!)));
   for (const target of mentioned.filter((x) => m.isLive(x.kind, x.id) && !isTouched(x)).slice(0, 4)) await expectBacklinks(m, r, target.kind, target.id);
+}
+
+/** A player sees the live records that are for everyone (an arc under a GM-only parent as top-level), and no trash. */
+async function expectPlayerViewHolds(m: CampaignModel, r: Run): Promise<void> {
+  const things = (await expectCall(200, 'GET', `${r.base}/things?fetchAll=true`, undefined, player)).json as { id: number }[];
+  expect(things.map((x) => x.id).sort((a, b) => a - b), "the player's things").toEqual([...m.things.values()].filter((x) => x.visibility === 'all').map((x) => x.id).sort((a, b) => a - b));
+  const arcs = (await expectCall(200, 'GET', `${r.base}/arcs`, undefined, player)).json as { id: number; parentArcId: number | null }[];
+  const visibleArcs = [...m.arcs.values()].filter((a) => a.visibility === 'all').sort(newestFirst);
+  const parentFor = (a: ModelArc) => (a.parentArcId !== null && m.arcs.get(a.parentArcId)!.visibility === 'all' ? a.parentArcId : null);
+  expect(arcs.map((a) => [a.id, a.parentArcId]), "the player's arcs and their parents").toEqual(visibleArcs.map((a) => [a.id, parentFor(a)]));
+  expect((await expectCall(403, 'GET', `${r.base}/trash`, undefined, player)).json.code).toBe('role_forbidden');
 }
 
 async function expectBacklinks(m: CampaignModel, r: Run, kind: MentionKind, id: number): Promise<void> {
@@ -237,6 +253,8 @@ async function expectExistenceHolds(m: CampaignModel, r: Run, kind: MentionKind,
   const live = m.isLive(kind, id);
   const found = (await expectCall(200, 'GET', `${r.base}/search?q=${record.word}&limit=100`)).json.results as { type: string; id: number }[];
   expect(found.some((x) => x.type === kind && x.id === id), `search for ${kind} ${id}'s word ${record.word} (${live ? 'live' : 'gone'})`).toBe(live);
+  const playerFound = (await expectCall(200, 'GET', `${r.base}/search?q=${record.word}&limit=100`, undefined, player)).json.results as { type: string; id: number }[];
+  expect(playerFound.some((x) => x.type === kind && x.id === id), `a player's search for ${kind} ${id} (${live ? record.visibility : 'gone'})`).toBe(live && record.visibility === 'all');
 
   if (live) {
     await expectBacklinks(m, r, kind, id);
@@ -586,6 +604,7 @@ describe(`trash and restore against a model, on ${dialect}`, () => {
         figures.runs++;
         const campaign = (await expectCall(201, 'POST', '/api/campaigns', { newCampaign: { name: `Trash model ${figures.runs}` } })).json;
         const run: Run = { base: `/api/campaigns/${campaign.slug}`, slug: campaign.slug, campaignId: campaign.id };
+        await joinCampaign(ctx.app, owner, campaign.slug, player, 'player');
         const model = new CampaignModel();
         for (const type of (await expectCall(200, 'GET', `${run.base}/thing-types`)).json as { id: number; name: string }[]) {
           model.types.set(type.id, { id: type.id, name: type.name });
