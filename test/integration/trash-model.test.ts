@@ -211,6 +211,41 @@ async function expectCampaignEqualsModel(m: CampaignModel, r: Run): Promise<void
   for (const target of mentioned.filter((x) => m.isLive(x.kind, x.id) && !isTouched(x)).slice(0, 4)) await expectBacklinks(m, r, target.kind, target.id);
 }
 
+/**
+ * The changes feed read from the beginning holds exactly the live campaign: an upsert of each live
+ * record and link in its current state (restored ones included) and a tombstone for every thing and
+ * arc that is in the trash or erased.
+ */
+async function expectChangesFeedHolds(m: CampaignModel, r: Run): Promise<void> {
+  const latest = new Map<string, { op: string; record?: any }>();
+  let since: string | undefined;
+  for (;;) {
+    const page = (await expectCall(200, 'GET', `${r.base}/changes?limit=1000${since === undefined ? '' : `&since=${encodeURIComponent(since)}`}`)).json;
+    for (const change of page.changes as { kind: string; id: number | string; op: string; record?: unknown }[]) latest.set(`${change.kind}:${change.id}`, change);
+    if (page.more !== true) break;
+    since = page.cursor as string;
+  }
+  const upserted = [...latest].filter(([, change]) => change.op === 'upsert').map(([key]) => key).sort();
+  const expected = [
+    `campaign:${r.campaignId}`,
+    ...[...m.types.keys()].map((id) => `thing-type:${id}`),
+    ...[...m.things.keys()].map((id) => `thing:${id}`),
+    ...[...m.arcs.keys()].map((id) => `arc:${id}`),
+    ...[...m.assets.keys()].map((id) => `asset:${id}`),
+    ...m.links.map((l) => `link:${l.thingId}:${l.arcId}`),
+  ].sort();
+  expect(upserted, 'the changes feed: what it upserts').toEqual(expected);
+  for (const thing of m.things.values()) expect(withoutUpdatedAt(latest.get(`thing:${thing.id}`)!.record), `the changes feed: thing ${thing.id}`).toEqual(expectedThing(thing, r));
+  for (const arc of m.arcs.values()) {
+    const { parentArcId, ...own } = comparableArc(latest.get(`arc:${arc.id}`)!.record) as Record<string, unknown>;
+    const wanted = expectedArc(m, arc, r);
+    expect({ ...own, parentArcId, parentArc: undefined, childArcs: undefined, things: undefined }, `the changes feed: arc ${arc.id}`).toEqual({ ...wanted, parentArc: undefined, childArcs: undefined, things: undefined });
+  }
+  for (const type of m.types.values()) expect(latest.get(`thing-type:${type.id}`)!.record, `the changes feed: thing type ${type.id}`).toEqual({ id: type.id, name: type.name, campaignId: r.campaignId });
+  for (const id of m.everThings.keys()) if (!m.things.has(id)) expect(latest.get(`thing:${id}`)?.op, `the changes feed: thing ${id} gone`).toBe('delete');
+  for (const id of m.everArcs.keys()) if (!m.arcs.has(id)) expect(latest.get(`arc:${id}`)?.op, `the changes feed: arc ${id} gone`).toBe('delete');
+}
+
 /** A player sees the live records that are for everyone (an arc under a GM-only parent as top-level), and no trash. */
 async function expectPlayerViewHolds(m: CampaignModel, r: Run): Promise<void> {
   const things = (await expectCall(200, 'GET', `${r.base}/things?fetchAll=true`, undefined, player)).json as { id: number }[];
@@ -622,6 +657,7 @@ describe(`trash and restore against a model, on ${dialect}`, () => {
         }));
         try {
           await fc.asyncModelRun(() => ({ model, real: run }), checked);
+          await expectChangesFeedHolds(model, run);
         } catch (error) {
           firstFailureAt ??= performance.now();
           throw error;
