@@ -568,6 +568,11 @@ function expectedRestoredText(m: CampaignModel, entry: TrashEntry, r: Run): stri
   }
 }
 
+async function expectImageServed(entry: TrashEntry, status: 200 | 404): Promise<void> {
+  const image = await ctx.app.inject({ method: 'GET', url: new URL(entry.asset!.body.url as string).pathname });
+  expect(image.statusCode, `asset ${entry.id}'s image`).toBe(status);
+}
+
 const restoreStep: fc.Arbitrary<Step> = fc.nat().map((n) =>
   command(
     `restore trash entry ${n}`,
@@ -596,6 +601,7 @@ const restoreStep: fc.Arbitrary<Step> = fc.nat().map((n) =>
         restored: outcome.restored,
       });
       expect(restoredText(answer.record), 'the restored record, as its GET answered before the delete').toBe(expectedRestoredText(m, entry, r));
+      if (entry.kind === 'asset') await expectImageServed(entry, 200);
     },
     (m) => m.trash.length > 0,
   ),
@@ -609,6 +615,8 @@ const eraseStep: fc.Arbitrary<Step> = fc.nat().map((n) =>
       await expectCall(204, 'DELETE', `${r.base}/trash/${entry.kind}/${entry.id}`);
       m.erase(entry);
       figures.erases++;
+      // An erased asset's stored image is gone with it.
+      if (entry.kind === 'asset') await expectImageServed(entry, 404);
       expect((await expectCall(404, 'POST', `${r.base}/trash/${entry.kind}/${entry.id}/restore`)).json.code).toBe('trash_entry_not_found');
     },
     (m) => m.trash.length > 0,
