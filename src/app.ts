@@ -15,6 +15,7 @@ import type { ImageHost } from './images/image-host.js';
 import { createImageHost } from './images/index.js';
 import { LocalImageHost } from './images/local.js';
 import { registerSweepers } from './sweepers.js';
+import { setRevisionMergeSeconds } from './db/repositories/revisions.js';
 
 export interface BuildOptions extends TransportOptions {
   /** Use this database instead of opening one from the config (tests inject theirs). */
@@ -34,6 +35,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     options.database ??
     createDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize });
   const imageHost = options.imageHost ?? (await createImageHost(config));
+  setRevisionMergeSeconds(config.revisionMergeSeconds);
   const app = await createTransport(config, options);
 
   app.decorate('database', database);

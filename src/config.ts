@@ -26,6 +26,7 @@ const intSettings = {
   IMPORT_MAX_BYTES: { ...PositiveInt(200 * 1024 * 1024, 'largest file POST /api/campaigns/import accepts, in bytes'), min: 1024, max: 64 * 1024 * 1024 * 1024 },
   IMPORT_MAX_EXPANDED_BYTES: { ...PositiveInt(2 * 1024 * 1024 * 1024, 'uncompressed bytes one import may read from its file in all, in bytes'), min: 1024, max: 1024 * 1024 * 1024 * 1024 },
   IMPORTS_MAX_CONCURRENT: { ...PositiveInt(2, 'imports running at once on one instance'), min: 1, max: 1000 },
+  REVISION_MERGE_SECONDS: { ...PositiveInt(300, 'changes by one author within this many seconds of their latest unnamed revision update it instead of adding one'), min: 0, max: 86_400 },
   MAX_UPLOAD_BYTES: { ...PositiveInt(10 * 1024 * 1024, 'largest accepted image upload, in bytes'), min: 1024, max: 1024 * 1024 * 1024 },
 } as const;
 
@@ -72,6 +73,7 @@ export const ConfigSchema = Type.Object({
   everyonePremium: Type.Boolean(),
   importMaxExpandedBytes: Type.Integer(),
   importsMaxConcurrent: Type.Integer(),
+  revisionMergeSeconds: Type.Integer(),
   /** The built web app's folder (WEB_ROOT); unset: dist/web next to the server. */
   webRoot: Type.Optional(Type.String()),
   /** Present when imageHost is 's3'. */
@@ -199,6 +201,7 @@ export function loadConfig(env: Env = process.env): Config {
     everyonePremium: readBool(env, 'EVERYONE_PREMIUM', false),
     importMaxExpandedBytes: readInt(env, 'IMPORT_MAX_EXPANDED_BYTES'),
     importsMaxConcurrent: readInt(env, 'IMPORTS_MAX_CONCURRENT'),
+    revisionMergeSeconds: readInt(env, 'REVISION_MERGE_SECONDS'),
     webRoot: env.WEB_ROOT?.trim() || undefined,
   };
   if (config.imageHost === 's3') config.s3 = readS3(env);

@@ -4,6 +4,7 @@ import { sweepExpired } from './db/repositories/housekeeping.js';
 import type { AppInstance } from './http/app-types.js';
 import type { ImageHost } from './images/image-host.js';
 import { sweepUploads } from './images/uploads.js';
+import { revisionThinner } from './history/thinning.js';
 import { sweepImportSpools } from './portability/import.js';
 import { sweepTrash } from './history/trash-sweeper.js';
 
@@ -20,8 +21,18 @@ export function registerSweepers(app: AppInstance, database: Database, imageHost
   // Expired sessions and finished rate-limit windows would otherwise pile up forever.
   const longestWindowMs = Math.max(3_600_000, config.loginWindowMinutes * 60_000);
   let sweeper: NodeJS.Timeout | undefined;
+  // Unnamed revisions past 30 days thin to one a day, past 90 to one a week; a bounded batch per run.
+  const thinner = revisionThinner(database);
+  let thinning = false;
   app.addHook('onReady', () => {
     sweeper = setInterval(() => {
+      if (!thinning) {
+        thinning = true;
+        thinner
+          .run(new Date())
+          .catch((error: unknown) => app.log.warn({ err: error }, 'revision thinning failed'))
+          .finally(() => (thinning = false));
+      }
       sweepExpired(database.kysely, new Date(), longestWindowMs).catch((error: unknown) => app.log.warn({ err: error }, 'sweep failed'));
       // Deletions older than the feed keeps: a cursor from before them is then 410 cursor_expired.
       const cutoff = new Date(Date.now() - config.changesRetentionDays * 86_400_000).toISOString();

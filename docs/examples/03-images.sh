@@ -24,7 +24,7 @@ echo "$ASSET"
 ASSET_ID=$(echo "$ASSET" | jq .asset.id)
 IMAGE_URL=$(echo "$ASSET" | jq -r .url)
 
-# Use it in rich text, fetch it, list the campaign's images, delete it (its stored file goes too).
+# Use it in rich text, fetch it, list the campaign's images, delete it (to the trash: its stored file goes when the entry is erased).
 curl -sS --fail-with-body -X PUT -H "$auth" -H "$json" \
   -d "{\"updatedThing\":{\"description\":[{\"type\":\"image\",\"url\":\"$IMAGE_URL\",\"assetId\":$ASSET_ID,\"children\":[{\"text\":\"\"}]}]}}" \
   "$B/api/campaigns/$SLUG/things/gundren-rockseeker"

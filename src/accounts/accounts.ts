@@ -6,6 +6,7 @@ import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
 import { classifyDatabaseError } from '../db/errors.js';
 import { queueCampaignImageRemovals, queueUserUploadRemovals } from '../db/repositories/assets.js';
+import { lockTrashedCampaignRow } from '../db/repositories/trashed-campaigns.js';
 import { deleteCampaignChanges } from '../db/repositories/changes.js';
 import { beginCampaignWrite } from '../db/repositories/common.js';
 import {
@@ -242,7 +243,8 @@ export class Accounts {
    * go; campaigns it owns alone are erased with everything in them (their stored images are
    * answered, queued for removal, for the caller to remove after the commit); its memberships of
    * other campaigns end, and the images it uploaded there stay, in the owner's name. A campaign it
-   * owns that others share: 409 owner_of_shared_campaign, and nothing changes.
+   * owns that others share: 409 owner_of_shared_campaign, and nothing changes (unless it is in its
+   * trash: then it is erased too).
    */
   async deleteAccount(caller: AccountCaller, input: { password: string; ip: string }, now = new Date()): Promise<ImageRemovalRow[]> {
     await this.confirmPassword(caller.user, input.password, input.ip, '/password', now);
@@ -252,11 +254,18 @@ export class Accounts {
       // Each campaign's lock first, in id order (every writer takes them in one order), then the
       // memberships as they are under the locks: nobody joins a campaign while it is erased.
       const locked: number[] = [];
+      // A campaign in the owner's trash is locked too: it is erased with the account, shared or not
+      // (nobody else can reach it, and no one would be left to restore it).
+      const trashed = new Set<number>();
       for (const membership of await listMemberships(trx, userId)) {
         if (await beginCampaignWrite(trx, membership.id)) locked.push(membership.id);
+        else if (await lockTrashedCampaignRow(trx, membership.id)) {
+          locked.push(membership.id);
+          trashed.add(membership.id);
+        }
       }
       const memberships = (await listMemberships(trx, userId)).filter((m) => locked.includes(m.id));
-      const shared = memberships.filter((m) => m.role === 'owner' && m.members > 1);
+      const shared = memberships.filter((m) => m.role === 'owner' && m.members > 1 && !trashed.has(m.id));
       if (shared.length > 0) throw errors.ownerOfSharedCampaign(shared);
       const removals: ImageRemovalRow[] = [];
       for (const membership of memberships) {

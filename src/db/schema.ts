@@ -207,6 +207,8 @@ export interface DB {
   previous_slugs: PreviousSlugsTable;
   change_floors: ChangeFloorsTable;
   trash: TrashTable;
+  trash_links: TrashLinksTable;
+  revisions: RevisionsTable;
 }
 
 export type TrashKind = 'thing' | 'arc' | 'thing-type' | 'asset';
@@ -231,6 +233,14 @@ export interface TrashTable {
   payload: Buffer;
 }
 export type TrashRow = Selectable<TrashTable>;
+
+/** Links waiting for their other end to come back from the trash (migrations/2026-11-24-0016-trash.ts). */
+export interface TrashLinksTable {
+  campaign_id: number;
+  arc_id: number;
+  thing_id: number;
+  created_at: string;
+}
 
 // The changes feed (see migrations/2026-11-23-0010-changes.ts), kept by database triggers.
 export interface ChangesTable {
@@ -321,4 +331,21 @@ export interface PreviousSlugsTable {
   slug: string;
   thing_id: number | null;
   arc_id: number | null;
+}
+
+// Revisions of things, arcs and campaigns (see migrations/2026-11-24-0017-revisions.ts). Kinds: 1
+// thing, 2 arc, 3 campaign. `snapshot`: a header byte and the record's JSON (history/snapshots.ts).
+export interface RevisionsTable {
+  id: Generated<number>;
+  campaign_id: number;
+  record_kind: number;
+  record_id: number;
+  author_id: string | null;
+  author_name: string | null;
+  created_at: string;
+  updated_at: string;
+  name: string | null;
+  /** JSON array of the names of the fields changed from the revision before. */
+  fields: string;
+  snapshot: Buffer;
 }

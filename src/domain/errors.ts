@@ -37,6 +37,7 @@ export const errorCatalogue = {
   member_not_found: { status: 404, title: 'Not Found' },
   invitation_not_found: { status: 404, title: 'Not Found' },
   trash_entry_not_found: { status: 404, title: 'Not Found' },
+  revision_not_found: { status: 404, title: 'Not Found' },
   method_not_allowed: { status: 405, title: 'Method Not Allowed' },
   request_timeout: { status: 408, title: 'Request Timeout' },
   conflict: { status: 409, title: 'Conflict' },
@@ -203,6 +204,7 @@ export const errors = {
     new AppError('invalid_reference', `User "${userId}" is not a member of this campaign.`, [{ path: field, message: 'must be the id of a member of this campaign' }]),
   memberNotFound: (userId: string) => new AppError('member_not_found', `User "${userId}" is not a member of this campaign.`),
   invitationNotFound: (id: number | string) => new AppError('invitation_not_found', `This campaign has no pending invitation ${id}.`),
+  revisionNotFound: (id: number | string) => new AppError('revision_not_found', `This record has no revision ${id}.`),
   invitationUnavailable: () =>
     new AppError('invitation_unavailable', 'This invitation cannot be used: it has expired, been used up or been revoked. Ask for a new one.'),
   cursorExpired: (days: number) =>

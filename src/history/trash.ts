@@ -13,11 +13,15 @@ import { findArcBySlug } from '../db/repositories/arcs.js';
 import { findThingBySlug } from '../db/repositories/things.js';
 import { findThingType, thingTypeNameKey } from '../db/repositories/thing-types.js';
 import { queueImageRemovals } from '../db/repositories/assets.js';
+import { eraseRevisionsOf } from '../db/repositories/revisions.js';
 import {
   arcEdges,
   assetById,
   childArcIds,
   existingIds,
+  forgetWaitingLinks,
+  keepWaitingLinks,
+  takeWaitingLinks,
   expiredTrashEntries,
   findTrashEntry,
   insertArcRow,
@@ -180,11 +184,34 @@ async function freeSlug(trx: Trx, database: Database, table: 'things' | 'arcs', 
   return nextFreeSlug(slug, await takenSlugs(trx, database.dialect, table, campaignId, slug));
 }
 
-/** The links to put back: those whose other end exists. */
-async function linksToRestore(trx: Trx, campaignId: number, links: readonly LinkRow[], side: 'arc_id' | 'thing_id'): Promise<LinkRow[]> {
-  if (links.length === 0) return [];
+/**
+ * Puts back the links of restored things (`side` 'arc_id': their other end is an arc) or of a
+ * restored arc ('thing_id'): those the delete took and those that waited for these records while
+ * they were in the trash. A link whose other end is in the trash now waits for it in turn (an arc
+ * and a thing deleted one after the other come back linked, in either order). Returns how many
+ * links came back.
+ */
+async function restoreLinks(
+  trx: Trx,
+  campaignId: number,
+  taken: readonly LinkRow[],
+  restored: { thingIds: readonly number[] } | { arcIds: readonly number[] },
+  side: 'arc_id' | 'thing_id',
+): Promise<number> {
+  const waiting = await takeWaitingLinks(trx, campaignId, restored);
+  const all = new Map<string, LinkRow>();
+  for (const link of [...taken, ...waiting]) all.set(`${link.arc_id}:${link.thing_id}`, link);
+  if (all.size === 0) return 0;
+  const links = [...all.values()];
   const live = await existingIds(trx, side === 'arc_id' ? 'arcs' : 'things', campaignId, links.map((link) => link[side]));
-  return links.filter((link) => live.has(link[side]));
+  const now = links.filter((link) => live.has(link[side]));
+  await insertLinkRows(trx, campaignId, now);
+  await keepWaitingLinks(
+    trx,
+    campaignId,
+    links.filter((link) => !live.has(link[side])),
+  );
+  return now.length;
 }
 
 /** A record comes back as a change: a new version, updated now, and players see it appear. */
@@ -197,12 +224,11 @@ async function restoreThing(trx: Trx, database: Database, campaignId: number, pa
   if (!(await findThingType(trx, campaignId, thing.type_id))) throw errors.restoreContainerFirst(thing.type_id);
   const slug = await freeSlug(trx, database, 'things', campaignId, thing.slug);
   const [row] = await insertThingRows(trx, [{ ...comingBack(thing, nowIso()), slug }]);
-  const links = await linksToRestore(trx, campaignId, payload.links, 'arc_id');
-  await insertLinkRows(trx, campaignId, links);
+  const links = await restoreLinks(trx, campaignId, payload.links, { thingIds: [thing.id] }, 'arc_id');
   await restorePreviousSlugs(trx, campaignId, 'thing', payload.previousSlugs, [slug]);
   await indexRestoredRecords(trx, campaignId, [row!], []);
   await indexRestoredMentions(trx, [row!], []);
-  return { record: { kind: 'thing', row: row! }, slug, previousSlug: slug === thing.slug ? null : thing.slug, restored: { things: 0, arcs: 0, links: links.length } };
+  return { record: { kind: 'thing', row: row! }, slug, previousSlug: slug === thing.slug ? null : thing.slug, restored: { things: 0, arcs: 0, links } };
 }
 
 async function restoreArc(trx: Trx, database: Database, campaignId: number, payload: Extract<TrashPayload, { kind: 'arc' }>): Promise<RestoreOutcome> {
@@ -217,12 +243,11 @@ async function restoreArc(trx: Trx, database: Database, campaignId: number, payl
   const tree = [...edges, { id: row.id, parentArcId: parent }];
   const children = payload.children.filter((child) => !wouldCreateCycle(child, row.id, tree));
   const arcs = await reattachChildren(trx, campaignId, row.id, children, row.visibility === 'all');
-  const links = await linksToRestore(trx, campaignId, payload.links, 'thing_id');
-  await insertLinkRows(trx, campaignId, links);
+  const links = await restoreLinks(trx, campaignId, payload.links, { arcIds: [arc.id] }, 'thing_id');
   await restorePreviousSlugs(trx, campaignId, 'arc', payload.previousSlugs, [slug]);
   await indexRestoredRecords(trx, campaignId, [], [row]);
   await indexRestoredMentions(trx, [], [row]);
-  return { record: { kind: 'arc', row }, slug, previousSlug: slug === arc.slug ? null : arc.slug, restored: { things: 0, arcs, links: links.length } };
+  return { record: { kind: 'arc', row }, slug, previousSlug: slug === arc.slug ? null : arc.slug, restored: { things: 0, arcs, links } };
 }
 
 // A type's name is unique in its campaign: one created meanwhile keeps it, and the restored type
@@ -238,20 +263,31 @@ async function restoreThingType(trx: Trx, database: Database, campaignId: number
   const now = nowIso();
   const name = await freeTypeName(trx, campaignId, payload.type.name);
   const type = await insertThingTypeRow(trx, { ...payload.type, name, name_key: thingTypeNameKey(name), version: payload.type.version + 1, updated_at: now });
-  // Slugs taken meanwhile, each by the next free one (rare: looked up one by one).
+  // Slugs taken meanwhile, each by the next free one (rare: looked up one by one), never one
+  // another thing of this restore holds or was just given.
   const taken = await slugsInUse(trx, 'things', campaignId, payload.things.map((thing) => thing.slug));
+  const assigned = new Set(payload.things.map((thing) => thing.slug).filter((slug) => !taken.has(slug)));
   const things: ThingRow[] = [];
   for (const thing of payload.things) {
-    const slug = taken.has(thing.slug) ? await freeSlug(trx, database, 'things', campaignId, thing.slug) : thing.slug;
+    let slug = thing.slug;
+    if (taken.has(slug)) {
+      slug = nextFreeSlug(slug, [...(await takenSlugs(trx, database.dialect, 'things', campaignId, slug)), ...assigned]);
+      assigned.add(slug);
+    }
     things.push({ ...comingBack(thing, now), slug });
   }
   const rows = await insertThingRows(trx, things);
-  const links = await linksToRestore(trx, campaignId, payload.links, 'arc_id');
-  await insertLinkRows(trx, campaignId, links);
+  const links = await restoreLinks(
+    trx,
+    campaignId,
+    payload.links,
+    { thingIds: payload.things.map((thing) => thing.id) },
+    'arc_id',
+  );
   await restorePreviousSlugs(trx, campaignId, 'thing', payload.previousSlugs, things.map((thing) => thing.slug));
   await indexRestoredRecords(trx, campaignId, rows, []);
   await indexRestoredMentions(trx, rows, []);
-  return { record: { kind: 'thing-type', row: type }, slug: null, previousSlug: null, restored: { things: rows.length, arcs: 0, links: links.length } };
+  return { record: { kind: 'thing-type', row: type }, slug: null, previousSlug: null, restored: { things: rows.length, arcs: 0, links } };
 }
 
 /**
@@ -285,7 +321,7 @@ export function restoreFromTrash(database: Database, campaignId: number, kind: T
 
 // --- erasing -----------------------------------------------------------------------------------
 
-/** Hooks the erasure of records calls (the revisions of erased records go with them). */
+/** The things and arcs an erasure ends for good. */
 export interface ErasedRecords {
   things: number[];
   arcs: number[];
@@ -333,11 +369,18 @@ async function eraseEntries(trx: Trx, campaignId: number, entries: readonly Tras
     all.map((entry) => entry.id),
   );
   await eraseRecordHistory(trx, campaignId, erased);
+  await forgetWaitingLinks(trx, campaignId, erased.things, erased.arcs);
   return images.length === 0 ? [] : queueImageRemovals(trx, images, nowIso());
 }
 
-/** The revisions of erased records (none are kept yet: see src/history/revisions.ts once it lands). */
-async function eraseRecordHistory(_trx: Trx, _campaignId: number, _records: ErasedRecords): Promise<void> {}
+// Statements stay well under SQLite's 32,766 parameters however many things a type took along.
+const IDS_PER_STATEMENT = 5_000;
+
+/** Revisions of trashed records go with them (CONTRACT "History and trash"). */
+async function eraseRecordHistory(trx: Trx, campaignId: number, records: ErasedRecords): Promise<void> {
+  for (let i = 0; i < records.things.length; i += IDS_PER_STATEMENT) await eraseRevisionsOf(trx, campaignId, 'thing', records.things.slice(i, i + IDS_PER_STATEMENT));
+  for (let i = 0; i < records.arcs.length; i += IDS_PER_STATEMENT) await eraseRevisionsOf(trx, campaignId, 'arc', records.arcs.slice(i, i + IDS_PER_STATEMENT));
+}
 
 /** Erases one entry now. Returns the image removals to carry out after the commit. */
 export function eraseFromTrash(database: Database, campaignId: number, kind: TrashKind, id: number): Promise<ImageRemovalRow[]> {

@@ -203,6 +203,7 @@ const TAGS = [
   { name: 'members', description: 'Sharing a campaign: members with roles (owner, gm, player), invitations, transfer.' },
   { name: 'portability', description: 'Taking a campaign out: export as an archive, a JSON document or a Markdown vault.' },
   { name: 'changes', description: 'The changes feed: what changed in a campaign since a cursor, deletions included.' },
+  { name: 'trash', description: 'Deleted records and campaigns, kept TRASH_RETENTION_DAYS for a restore, then erased.' },
   { name: 'rich content', description: 'Rich text rendered to HTML or Markdown, and backlinks: where a thing or an arc is mentioned.' },
   { name: 'images', description: 'The local image host: upload URLs and stored images (not under /api).' },
 ];

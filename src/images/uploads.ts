@@ -4,7 +4,6 @@ import { campaignWrite } from '../db/repositories/common.js';
 import {
   confirmAsset,
   createUploadGrant,
-  deleteAsset,
   findAssetByImageId,
   findUploadGrant,
   forgetImageRemovals,
@@ -124,17 +123,6 @@ export async function confirmUpload(
     await host.release(ticket).catch((error: unknown) => log.warn({ err: error, imageId }, 'could not drop a confirmed upload\'s staged copy'));
   }
   return result.asset;
-}
-
-/** Deletes an asset record, then its bytes (left to the sweeper when the host fails). */
-export async function deleteAssetAndImage(
-  database: Database,
-  host: ImageHost,
-  input: { campaignId: number; assetId: number; now: Date },
-  log: FastifyBaseLogger,
-): Promise<void> {
-  const removal = await deleteAsset(database, input.campaignId, input.assetId, nowIso(input.now));
-  await removeQueuedImages(database, host, [removal], log);
 }
 
 /**

@@ -272,6 +272,19 @@ describe('DELETE /api/auth/me', () => {
     expect(json<{ userId: string; role: string }[]>(members).map((m) => [m.userId, m.role])).toEqual([[friend.id, 'owner']]);
   });
 
+  it('erases the campaigns in its trash with the account, shared or not, stored images included', async () => {
+    const account = await signUp('trasher');
+    await setPremiumUntil(ctx.database.kysely, account.email, '2999-01-01T00:00:00Z');
+    const friend = await signUp('trash-friend');
+    const binned = await newCampaign(ctx.app, account, 'Binned and shared');
+    await joinCampaign(ctx.app, account, binned.slug, friend, 'player');
+    const image = await uploadImage(account, binned);
+    expect((await ctx.app.inject({ method: 'DELETE', url: binned.base, headers: account.headers })).statusCode).toBe(204);
+    expect((await remove(account.cookie, PASSWORD)).statusCode).toBe(204);
+    expect(await ctx.database.kysely.selectFrom('campaigns').select('id').where('id', '=', binned.id).execute()).toEqual([]);
+    expect(fs.existsSync(image.file)).toBe(false);
+  });
+
   it('deletes the account, its sessions, tokens and reset links, erases the campaigns it owns alone with their images, and ends its memberships', async () => {
     const account = await signUp('leaver');
     await setPremiumUntil(ctx.database.kysely, account.email, '2999-01-01T00:00:00Z');

@@ -338,7 +338,7 @@ describe('list and delete', () => {
     expectProblem(await app.inject({ method: 'GET', url: `/api/campaigns/${fresh.slug}/assets`, headers: stranger.headers }), 404, 'campaign_not_found', false);
   });
 
-  it('deletes an asset and its stored image; 404 for unknown ids and other campaigns’ assets, 400 for malformed ids', async () => {
+  it('deletes an asset to the trash, and its stored image when erased from there; 404 for unknown ids and other campaigns’ assets, 400 for malformed ids', async () => {
     const asset = await confirmed('Doomed');
     const file = path.join(dataDir, 'images', storedFile(asset));
     expect(fs.existsSync(file)).toBe(true);
@@ -358,18 +358,29 @@ describe('list and delete', () => {
     const res = await app.inject({ method: 'DELETE', url: url(campaign.slug, asset.id), headers: gm.headers });
     expect(res.statusCode).toBe(204);
     expect(res.body).toBe('');
-    expect(fs.existsSync(file)).toBe(false);
+    // In the trash: the record is gone, the image waits for the entry's erasure.
+    expect(fs.existsSync(file)).toBe(true);
     expect(await database.kysely.selectFrom('assets').select('id').where('id', '=', asset.id).execute()).toEqual([]);
     expectProblem(await app.inject({ method: 'DELETE', url: url(campaign.slug, asset.id), headers: gm.headers }), 404, 'asset_not_found', false);
+    // A restore brings it back whole, as the list answered it.
+    const restored = await app.inject({ method: 'POST', url: `/api/campaigns/${campaign.slug}/trash/asset/${asset.id}/restore`, headers: gm.headers });
+    expect(restored.statusCode, restored.body).toBe(200);
+    expect(json(restored).record).toEqual(asset);
+    expect(json(await app.inject({ method: 'GET', url: `/api/campaigns/${campaign.slug}/assets`, headers: gm.headers }))).toContainEqual(asset);
+    expect((await app.inject({ method: 'DELETE', url: url(campaign.slug, asset.id), headers: gm.headers })).statusCode).toBe(204);
+    const erased = await app.inject({ method: 'DELETE', url: `/api/campaigns/${campaign.slug}/trash/asset/${asset.id}`, headers: gm.headers });
+    expect(erased.statusCode).toBe(204);
+    expect(fs.existsSync(file)).toBe(false);
     expect(await database.kysely.selectFrom('image_removals').selectAll().execute()).toEqual([]);
   });
 
-  it('deletes the record even when the host fails; the bytes wait in the queue for the sweeper', async () => {
+  it('erases the record even when the host fails; the bytes wait in the queue for the sweeper', async () => {
     const asset = await confirmed('Stubborn');
     const file = path.join(dataDir, 'images', storedFile(asset));
+    expect((await app.inject({ method: 'DELETE', url: `/api/campaigns/${campaign.slug}/assets/${asset.id}`, headers: gm.headers })).statusCode).toBe(204);
     host.failRemove = true;
     try {
-      expect((await app.inject({ method: 'DELETE', url: `/api/campaigns/${campaign.slug}/assets/${asset.id}`, headers: gm.headers })).statusCode).toBe(204);
+      expect((await app.inject({ method: 'DELETE', url: `/api/campaigns/${campaign.slug}/trash/asset/${asset.id}`, headers: gm.headers })).statusCode).toBe(204);
     } finally {
       host.failRemove = false;
     }
@@ -385,16 +396,22 @@ describe('list and delete', () => {
 });
 
 describe('campaign deletion and the sweeper', () => {
-  it('deleting a campaign removes its assets, its pending uploads and their files', async () => {
+  it('erasing a deleted campaign removes its assets, its trashed assets, its pending uploads and their files', async () => {
     const doomed = await newCampaign(gm, 'Doomed campaign');
     const asset = await confirmed('Kept until the end', gm, doomed.slug);
+    const trashed = await confirmed('In the trash', gm, doomed.slug);
+    expect((await app.inject({ method: 'DELETE', url: `/api/campaigns/${doomed.slug}/assets/${trashed.id}`, headers: gm.headers })).statusCode).toBe(204);
     const pending = await uploaded(gm, doomed.slug, IMAGES.gif.bytes);
     await grant(gm, doomed.slug);
-    expect(filesOf(doomed.id)).toEqual([`${asset.imageHostId}.png`, `${pending.imageId}.gif`].sort());
+    expect(filesOf(doomed.id)).toEqual([`${asset.imageHostId}.png`, `${trashed.imageHostId}.png`, `${pending.imageId}.gif`].sort());
     const survivor = await confirmed('Other campaign');
 
     const res = await app.inject({ method: 'DELETE', url: `/api/campaigns/${doomed.slug}`, headers: gm.headers });
     expect(res.statusCode).toBe(204);
+    // In the owner's trash: nothing is erased yet.
+    expect(filesOf(doomed.id)).toHaveLength(3);
+    expect((await app.inject({ method: 'GET', url: `/api/campaigns/${doomed.slug}`, headers: gm.headers })).statusCode).toBe(404);
+    expect((await app.inject({ method: 'DELETE', url: `/api/trash/campaigns/${doomed.id}`, headers: gm.headers })).statusCode).toBe(204);
     expect(filesOf(doomed.id)).toEqual([]);
     expect(fs.existsSync(path.join(dataDir, 'images', String(doomed.id)))).toBe(false);
     expect(await database.kysely.selectFrom('assets').select('id').where('campaign_id', '=', doomed.id).execute()).toEqual([]);
@@ -403,13 +420,14 @@ describe('campaign deletion and the sweeper', () => {
     expect(fs.existsSync(path.join(dataDir, 'images', storedFile(survivor)))).toBe(true);
   });
 
-  it('deleting a campaign while the host fails still deletes it, leaving the bytes queued', async () => {
+  it('erasing a deleted campaign while the host fails still erases it, leaving the bytes queued', async () => {
     const doomed = await newCampaign(gm, 'Doomed while down');
     await confirmed('x', gm, doomed.slug);
     await uploaded(gm, doomed.slug);
+    expect((await app.inject({ method: 'DELETE', url: `/api/campaigns/${doomed.slug}`, headers: gm.headers })).statusCode).toBe(204);
     host.failRemove = true;
     try {
-      expect((await app.inject({ method: 'DELETE', url: `/api/campaigns/${doomed.slug}`, headers: gm.headers })).statusCode).toBe(204);
+      expect((await app.inject({ method: 'DELETE', url: `/api/trash/campaigns/${doomed.id}`, headers: gm.headers })).statusCode).toBe(204);
     } finally {
       host.failRemove = false;
     }

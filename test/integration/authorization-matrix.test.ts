@@ -191,7 +191,31 @@ function plans(seed: Seed): Record<string, Plan> {
     // A token no invitation has: the route's own 410, which only a signed-in caller reaches.
     'POST /api/invitations/accept': { expect: 410, payload: { token: 'lfi_not-an-invitation' } },
     'POST /api/invitations/preview': { expect: 410, payload: { token: 'lfi_not-an-invitation' } },
+    'GET /api/campaigns/:campaignSlug/trash': { expect: 200 },
+    'POST /api/campaigns/:campaignSlug/trash/:kind/:id/restore': { expect: 200, params: { kind: 'thing', id: seed.params.trashedThingId! } },
+    'DELETE /api/campaigns/:campaignSlug/trash/:kind/:id': { expect: 204, params: { kind: 'thing', id: seed.params.trashedThingId! } },
+    'GET /api/trash/campaigns': { expect: 200 },
+    'POST /api/trash/campaigns/:id/restore': { expect: 200, params: { id: seed.params.trashedCampaignId! } },
+    'DELETE /api/trash/campaigns/:id': { expect: 204, params: { id: seed.params.trashedCampaignId! } },
+    ...revisionPlans(seed),
   };
+}
+
+// The revision routes of a thing, an arc and the campaign, each with the first revision of its record.
+function revisionPlans(seed: Seed): Record<string, Plan> {
+  const entries: [string, string][] = [
+    ['/api/campaigns/:campaignSlug/things/:thingSlug/revisions', seed.params.thingRevisionId!],
+    ['/api/campaigns/:campaignSlug/arcs/:arcSlug/revisions', seed.params.arcRevisionId!],
+    ['/api/campaigns/:campaignSlug/revisions', seed.params.campaignRevisionId!],
+  ];
+  return Object.fromEntries(
+    entries.flatMap(([path, revisionId]) => [
+      [`GET ${path}`, { expect: 200 }],
+      [`GET ${path}/:revisionId`, { expect: 200, params: { revisionId } }],
+      [`PUT ${path}/:revisionId`, { expect: 200, params: { revisionId }, payload: { name: 'Before the ambush' } }],
+      [`POST ${path}/:revisionId/restore`, { expect: 200, params: { revisionId } }],
+    ]),
+  );
 }
 
 function requestFor(route: { method: string; url: string }, seed: Seed, plan: Plan, headers: Record<string, string>, campaignSlug?: string): InjectOptions {

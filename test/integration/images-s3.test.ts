@@ -155,6 +155,10 @@ describe('the S3 image host against s3rver', () => {
 
     const del = await ctx.app.inject({ method: 'DELETE', url: `/api/campaigns/${campaign.slug}/assets/${asset.id}`, headers: gm.headers });
     expect(del.statusCode).toBe(204);
+    // In the trash the object stays, until the entry is erased.
+    expect(await exists(key)).toBe(true);
+    const erase = await ctx.app.inject({ method: 'DELETE', url: `/api/campaigns/${campaign.slug}/trash/asset/${asset.id}`, headers: gm.headers });
+    expect(erase.statusCode).toBe(204);
     expect(await exists(key)).toBe(false);
     expect(await exists(stagingKey(imageId))).toBe(false);
   });
@@ -194,7 +198,7 @@ describe('the S3 image host against s3rver', () => {
     expect((await call(json(retry).url)).bytes.length).toBe(LIMIT);
   });
 
-  it('deleting a campaign removes its images and staged uploads from the bucket', async () => {
+  it('erasing a deleted campaign removes its images and staged uploads from the bucket', async () => {
     const doomed = json(await ctx.app.inject({ method: 'POST', url: '/api/campaigns', headers: gm.headers, payload: { newCampaign: { name: 'Doomed' } } }));
     const done = await grant(ctx, doomed.slug);
     await fetch(done.uploadURL, { method: 'PUT', body: png() });
@@ -205,6 +209,9 @@ describe('the S3 image host against s3rver', () => {
     expect(await exists(stagingKey(pending.imageId, doomed.id))).toBe(true);
 
     expect((await ctx.app.inject({ method: 'DELETE', url: `/api/campaigns/${doomed.slug}`, headers: gm.headers })).statusCode).toBe(204);
+    // In its owner's trash nothing is removed; erased (now, or by the sweeper), everything is.
+    expect(await exists(`images/${doomed.id}/${asset.imageHostId}.png`)).toBe(true);
+    expect((await ctx.app.inject({ method: 'DELETE', url: `/api/trash/campaigns/${doomed.id}`, headers: gm.headers })).statusCode).toBe(204);
     expect(await exists(`images/${doomed.id}/${asset.imageHostId}.png`)).toBe(false);
     expect(await exists(stagingKey(pending.imageId, doomed.id))).toBe(false);
     expect(await ctx.database.kysely.selectFrom('image_removals').selectAll().execute()).toEqual([]);

@@ -100,6 +100,12 @@ describe('the local image host over HTTP', () => {
 
     const del = await call(api(`/${asset.id}`), { method: 'DELETE', user: gm });
     expect(del.status).toBe(204);
+    // In the trash the image stays where it was (a restore brings the asset back whole) …
+    expect((await call(url)).status).toBe(200);
+    expect((await call(api(''), { user: gm })).body).not.toContainEqual(asset);
+    // … until the entry is erased.
+    const erase = await call(`${api('').replace(/\/assets$/, '')}/trash/asset/${asset.id}`, { method: 'DELETE', user: gm });
+    expect(erase.status).toBe(204);
     expect((await call(url)).status).toBe(404);
     expect(campaignFiles().filter((f) => f.startsWith(granted.imageId))).toEqual([]);
     expect((await call(api(''), { user: gm })).body).not.toContainEqual(asset);

@@ -19,6 +19,8 @@ const queryStrings: Record<string, string> = {
 
 interface Fixture {
   params: Record<string, string>;
+  /** The first revision of thing-0, arc-0 and the campaign (`:revisionId` of their revision routes). */
+  revisions: { things: string; arcs: string; campaign: string };
 }
 
 async function seed(size: { things: number; arcs: number; linksPerArc: number; types: number; campaigns: number; tokens: number }, label: string): Promise<Fixture> {
@@ -93,12 +95,20 @@ async function seed(size: { things: number; arcs: number; linksPerArc: number; t
   await rebuildCampaignMentions(kysely, campaign.id);
   await joinCampaign(ctx.app, owner, campaign.slug, player, 'player');
   const token = await kysely.selectFrom('api_tokens').select('id').where('user_id', '=', owner.id).orderBy('id').executeTakeFirstOrThrow();
-  return { params: { campaignSlug: campaign.slug, thingSlug: 'thing-0', arcSlug: 'arc-0', thingTypeId: String(defaultType.id), id: String(token.id) } };
+  // The rows above have no history: an empty save keeps the state of thing-0 and arc-0 as a revision.
+  const base = `/api/campaigns/${campaign.slug}`;
+  await ctx.app.inject({ method: 'PUT', url: `${base}/things/thing-0`, headers: owner.headers, payload: { updatedThing: {} } });
+  await ctx.app.inject({ method: 'PUT', url: `${base}/arcs/arc-0`, headers: owner.headers, payload: { updatedArc: {} } });
+  const firstRevision = async (path: string) => String(json<{ id: number }[]>(await ctx.app.inject({ method: 'GET', url: `${base}${path}/revisions`, headers: owner.headers })).at(-1)!.id);
+  return {
+    params: { campaignSlug: campaign.slug, thingSlug: 'thing-0', arcSlug: 'arc-0', thingTypeId: String(defaultType.id), id: String(token.id) },
+    revisions: { things: await firstRevision('/things/thing-0'), arcs: await firstRevision('/arcs/arc-0'), campaign: await firstRevision('') },
+  };
 }
 
 function fill(url: string, fixture: Fixture): string {
   return url.replace(/:([A-Za-z]+)/g, (_, name: string) => {
-    const value = fixture.params[name];
+    const value = name === 'revisionId' ? fixture.revisions[url.includes('/things/') ? 'things' : url.includes('/arcs/') ? 'arcs' : 'campaign'] : fixture.params[name];
     if (value === undefined) throw new Error(`query-counts.test.ts has no value for :${name} in ${url}`);
     return value;
   }) + (queryStrings[url] ?? '');
@@ -117,7 +127,7 @@ beforeAll(async () => {
   ctx = await createTestContext({ RESPONSE_CACHE_MB: '0' });
   owner = await ctx.createUser();
   player = await ctx.createUser();
-  small = await seed({ things: 2, arcs: 1, linksPerArc: 1, types: 0, campaigns: 0, tokens: 0 }, 'small');
+  small = await seed({ things: 2, arcs: 2, linksPerArc: 1, types: 0, campaigns: 0, tokens: 0 }, 'small');
   large = await seed({ things: 1200, arcs: 120, linksPerArc: 10, types: 8, campaigns: 40, tokens: 25 }, 'large');
 }, 120_000);
 afterAll(() => ctx.close());
@@ -180,5 +190,85 @@ describe('statements per request', () => {
       expect(a.count, route.url).toBeLessThanOrEqual(7);
     }
     console.log(`statements per request as a player, small / large campaign:\n${report.join('\n')}`);
+  });
+
+  // A revision is kept in the write's own transaction (CONTRACT "History and trash"): a fixed number
+  // of statements whatever the campaign's size, in each of its cases.
+  it('are the same for a small and a large campaign on every write that keeps a revision', async () => {
+    const report: string[] = [];
+    const counts = async (fixture: Fixture, label: string) => {
+      const base = `/api/campaigns/${fixture.params.campaignSlug}`;
+      const steps: [string, 'PUT' | 'POST', string, unknown][] = [
+        // thing-1 and arc-1 have no history yet: their state before is kept with the change.
+        ['thing, first change', 'PUT', `${base}/things/thing-1`, { updatedThing: { description: [{ type: 'paragraph', children: [{ text: 'Changed.' }] }] } }],
+        ['thing, merged', 'PUT', `${base}/things/thing-1`, { updatedThing: { name: 'Thing one' } }],
+        ['thing, identical', 'PUT', `${base}/things/thing-1`, { updatedThing: { name: 'Thing one' } }],
+        ['thing, restored', 'POST', `${base}/things/thing-0/revisions/${fixture.revisions.things}/restore`, undefined],
+        ['arc, first change', 'PUT', `${base}/arcs/arc-1`, { updatedArc: { hook: [{ type: 'paragraph', children: [{ text: 'Changed.' }] }] } }],
+        ['arc, merged', 'PUT', `${base}/arcs/arc-1`, { updatedArc: { name: 'Arc one' } }],
+        ['campaign, change', 'PUT', base, { updatedCampaign: { name: `Renamed ${label}` } }],
+        ['campaign, merged', 'PUT', base, { updatedCampaign: { name: `Renamed again ${label}` } }],
+        ['new thing', 'POST', `${base}/things`, { newThing: { name: 'Fresh', typeId: Number(fixture.params.thingTypeId) } }],
+      ];
+      const out: { step: string; all: number; revisions: number }[] = [];
+      for (const [step, method, url, payload] of steps) {
+        ctx.queries.length = 0;
+        const res = await ctx.app.inject({ method, url, headers: owner.headers, ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
+        expect(res.statusCode, `${step} (${label}): ${res.body}`).toBeLessThan(300);
+        out.push({ step, all: ctx.queries.length, revisions: ctx.queries.filter((q) => /"revisions"/.test(q)).length });
+      }
+      return out;
+    };
+    const a = await counts(small, 'small');
+    const b = await counts(large, 'large');
+    for (let i = 0; i < a.length; i++) {
+      report.push(`${a[i]!.step}: ${a[i]!.all} / ${b[i]!.all} (revisions: ${a[i]!.revisions})`);
+      expect(b[i], a[i]!.step).toEqual(a[i]);
+      // One read of the latest revision and at most one write (the restore also reads the revision it restores).
+      expect(a[i]!.revisions, a[i]!.step).toBeLessThanOrEqual(a[i]!.step.includes('restored') ? 3 : 2);
+    }
+    expect(a.find((s) => s.step === 'thing, identical')!.revisions).toBe(1);
+    console.log(`statements per write keeping a revision, small / large campaign:\n${report.join('\n')}`);
+  });
+});
+
+describe('statements per trash write', () => {
+  async function counted(method: 'DELETE' | 'POST', url: string): Promise<number> {
+    ctx.queries.length = 0;
+    const res = await ctx.app.inject({ method, url, headers: owner.headers });
+    expect(res.statusCode, `${method} ${url}: ${res.body}`).toBe(method === 'DELETE' ? 204 : 200);
+    return ctx.queries.length;
+  }
+  const idOf = async (url: string) => json<{ id: number }>(await ctx.app.inject({ method: 'GET', url, headers: owner.headers })).id;
+
+  it('deleting and restoring a thing take the same statements in a small and a large campaign', async () => {
+    const counts: number[][] = [];
+    for (const fixture of [small, large]) {
+      const base = `/api/campaigns/${fixture.params.campaignSlug}`;
+      // thing-1 is mentioned by every record of the campaign, and linked to arcs.
+      const id = await idOf(`${base}/things/thing-1`);
+      // Linked in both (a link more or less is a statement more or less, not a matter of size).
+      await ctx.app.inject({ method: 'POST', url: `${base}/things/thing-1/arcs`, headers: owner.headers, payload: { arcSlug: 'arc-0' } });
+      counts.push([await counted('DELETE', `${base}/things/thing-1`), await counted('POST', `${base}/trash/thing/${id}/restore`)]);
+    }
+    console.log(`statements to delete / restore a thing, small and large campaign: ${JSON.stringify(counts)}`);
+    expect(counts[1]).toEqual(counts[0]);
+  });
+
+  it('deleting a thing type takes the same statements whether it has one thing or hundreds', async () => {
+    const counts: number[] = [];
+    for (const fixture of [small, large]) {
+      const base = `/api/campaigns/${fixture.params.campaignSlug}`;
+      const type = json<{ id: number }>(await ctx.app.inject({ method: 'POST', url: `${base}/thing-types`, headers: owner.headers, payload: { newThingType: { name: 'Counted Kind' } } }));
+      const many = fixture === large ? 300 : 1;
+      const now = new Date().toISOString();
+      const campaignId = (await ctx.database.kysely.selectFrom('campaigns').select('id').where('slug', '=', fixture.params.campaignSlug!).executeTakeFirstOrThrow()).id;
+      await ctx.database.kysely
+        .insertInto('things')
+        .values(Array.from({ length: many }, (_, i) => ({ campaign_id: campaignId, type_id: type.id, slug: `counted-${i}`, name: `Counted ${i}`, description: null, version: 1, created_at: now, updated_at: now })))
+        .execute();
+      counts.push(await counted('DELETE', `${base}/thing-types/${type.id}`));
+    }
+    expect(counts[1], `statements to delete a type of 1 and of 300 things: ${counts.join(', ')}`).toBe(counts[0]);
   });
 });

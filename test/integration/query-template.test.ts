@@ -143,6 +143,10 @@ describe('findTokenUser from its template', () => {
             created_at: rest.campaign_created_at,
             updated_at: rest.campaign_updated_at,
             players_updated_at: rest.campaign_players_updated_at,
+            // Found by its slug, so not in the trash (a trashed campaign's slug is `~<id>`).
+            deleted_at: null,
+            deleted_by: null,
+            trashed_slug: null,
           });
           expect(rest.campaign_user_id).toBe(rest.id);
         }

@@ -190,7 +190,7 @@ describe('races', () => {
     await expectSoundDatabase();
   });
 
-  it('deletes a campaign cleanly while writes into it are under way', async () => {
+  it('deletes a campaign cleanly while writes into it are under way, and erases it cleanly from the trash', async () => {
     for (let round = 0; round < 4; round++) {
       const c = await newCampaign();
       const thing = await created('POST', `${c.base}/things`, { newThing: { name: 'Phandalin', typeId: c.typeId } });
@@ -215,6 +215,9 @@ describe('races', () => {
         expect([200, 201, 204, 400, 404], res.body).toContain(res.statusCode);
         if (res.statusCode === 400) expect(json(res).code).toBe('invalid_reference');
       }
+      // In the owner's trash; erasing it takes every row.
+      expect((await call('GET', c.base)).statusCode).toBe(404);
+      expect((await call('DELETE', `/api/trash/campaigns/${c.id}`)).statusCode).toBe(204);
       for (const table of ['thing_types', 'things', 'arcs', 'arc_things'] as const) {
         const rows = await ctx.database.kysely.selectFrom(table).select('campaign_id').where('campaign_id', '=', c.id).execute();
         expect(rows, table).toEqual([]);

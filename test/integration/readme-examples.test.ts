@@ -93,6 +93,8 @@ describe('the README’s examples', () => {
       expect(run.stdout).toContain('{"code":"invalid_import","detail":"the request body: /version must be 1 (the only version this service reads)"}');
       expect(run.stdout).toContain('\\*not\\* a [Gundren Rockseeker, the missing]');
       expect(run.stdout).toContain("> [!secret]\n> Secretly a Lords' Alliance agent.");
+      // History: the named revision is not merged into; its text comes back by a restore.
+      expect(run.stdout).toMatch(/== 09-history\.sh\n[\s\S]*\[\{"name":null,"fields":\["description"\]\},\{"name":"Before the session",[\s\S]*\{"text":"Travels with "\}\n\{"text":"Travels with "\}\n/);
     });
   });
 });

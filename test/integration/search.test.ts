@@ -304,12 +304,13 @@ describe(`index consistency on ${dialect}`, () => {
     expect(await names(c, 'renamed')).toEqual([]);
   });
 
-  it('removes every index row of a deleted campaign', async () => {
+  it('removes every index row of a campaign erased from the trash', async () => {
     const c = await newCampaign('Doomed', 'Everything ends.');
     await createThing(c, 'Doomed Goblin', 'Soon gone.');
     await call('POST', `${c.base}/arcs`, { newArc: { name: 'Last Arc', hook: text('The end.') } });
     expect(await indexRowCount(c.id)).toBeGreaterThan(0);
     expect((await call('DELETE', c.base)).statusCode).toBe(204);
+    expect((await call('DELETE', `/api/trash/campaigns/${c.id}`)).statusCode).toBe(204);
     expect(await indexRowCount(c.id)).toBe(0);
   });
 

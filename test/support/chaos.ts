@@ -119,7 +119,8 @@ function describeDifference(expected: Model, found: Model): string {
 /** What the database holds for one campaign (by id, or by name for a campaign whose creation was in flight). */
 async function readModel(database: Database, campaign: { id?: number; name: string }): Promise<Model> {
   const db = database.kysely;
-  let query = db.selectFrom('campaigns').select(['id', 'slug', 'name']);
+  // A campaign in its owner's trash is gone for every member (its rows stay until it is erased).
+  let query = db.selectFrom('campaigns').select(['id', 'slug', 'name']).where('deleted_at', 'is', null);
   query = campaign.id !== undefined ? query.where('id', '=', campaign.id) : query.where('name', '=', campaign.name);
   const rows = await query.execute();
   if (rows.length === 0) return emptyModel();

@@ -27,12 +27,18 @@ async function call(app: AppInstance, headers: Record<string, string>, method: '
   return JSON.parse(res.body) as Record<string, unknown> & Record<string, any>;
 }
 
+async function remove(app: AppInstance, headers: Record<string, string>, url: string) {
+  const res = await app.inject({ method: 'DELETE', url, headers });
+  if (res.statusCode !== 204) throw new Error(`seeding: DELETE ${url} answered ${res.statusCode}: ${res.body}`);
+}
+
 /**
  * Seeds a fresh campaign owned by `userId` (whose API token is `headers`): thing types, two things,
  * two nested arcs, the first thing linked to both, and a spare API token of the owner (the `:id` of
  * the token routes). `params.arcSlug` names a linked arc, so the unlink route has a link to remove.
  * A player has joined by invitation (`params.userId`), and one more invitation is pending
- * (`params.invitationId`).
+ * (`params.invitationId`). A deleted thing is in the campaign's trash (`params.trashedThingId`) and
+ * a deleted campaign in the owner's (`params.trashedCampaignId`).
  */
 export async function seedCampaign(app: AppInstance, database: Database, userId: string, headers: Record<string, string>): Promise<Seed> {
   seedCounter += 1;
@@ -49,6 +55,14 @@ export async function seedCampaign(app: AppInstance, database: Database, userId:
   const hideout = await call(app, headers, 'POST', `${base}/arcs`, { newArc: { name: 'Cragmaw Hideout', parentArcId: arrows.id } });
   await call(app, headers, 'POST', `${base}/things/${gundren.slug}/arcs`, { arcSlug: arrows.slug });
   await call(app, headers, 'POST', `${base}/things/${gundren.slug}/arcs`, { arcSlug: hideout.slug });
+  // In the trash: a thing deleted from this campaign, and a whole campaign of the owner's.
+  const glasstaff = await call(app, headers, 'POST', `${base}/things`, { newThing: { name: 'Glasstaff', typeId } });
+  await remove(app, headers, `${base}/things/${glasstaff.slug}`);
+  const abandoned = await call(app, headers, 'POST', '/api/campaigns', { newCampaign: { name: `Seed ${seedCounter} Abandoned` } });
+  await remove(app, headers, `/api/campaigns/${abandoned.slug}`);
+  // The first revision of each record the revision routes name (`params.*RevisionId`).
+  const firstRevision = async (path: string) => String(((await call(app, headers, 'GET', `${base}${path}/revisions`)) as unknown as { id: number }[]).at(-1)!.id);
+  const revisions = { thingRevisionId: await firstRevision(`/things/${gundren.slug}`), arcRevisionId: await firstRevision(`/arcs/${hideout.slug}`), campaignRevisionId: await firstRevision('') };
   const player = await createTestUser(database);
   const joining = await call(app, headers, 'POST', `${base}/invitations`, { role: 'player' });
   await call(app, player.headers, 'POST', '/api/invitations/accept', { token: joining.token });
@@ -70,6 +84,9 @@ export async function seedCampaign(app: AppInstance, database: Database, userId:
       id: String(spare.id),
       userId: player.id,
       invitationId: String(pending.id),
+      trashedThingId: String(glasstaff.id),
+      trashedCampaignId: String(abandoned.id),
+      ...revisions,
     },
     spareTokenId: spare.id,
     player,

@@ -44,6 +44,18 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   await db.schema.createIndex('trash_deleted').on('trash').columns(['deleted_at']).execute();
   await db.schema.createIndex('trash_container').on('trash').columns(['campaign_id', 'container_id']).execute();
 
+  // A link whose other end was in the trash when its record came back: it waits here until that end
+  // comes back too (then it is a link again) or is erased (then it goes).
+  await db.schema
+    .createTable('trash_links')
+    .addColumn('campaign_id', 'integer', (c) => c.notNull().references('campaigns.id').onDelete('cascade'))
+    .addColumn('arc_id', 'integer', (c) => c.notNull())
+    .addColumn('thing_id', 'integer', (c) => c.notNull())
+    .addColumn('created_at', ts, (c) => c.notNull())
+    .addPrimaryKeyConstraint('trash_links_pk', ['campaign_id', 'arc_id', 'thing_id'])
+    .execute();
+  await db.schema.createIndex('trash_links_thing').on('trash_links').columns(['campaign_id', 'thing_id']).execute();
+
   await db.schema.alterTable('campaigns').addColumn('deleted_at', ts).execute();
   await db.schema.alterTable('campaigns').addColumn('deleted_by', 'text').execute();
   await db.schema.alterTable('campaigns').addColumn('trashed_slug', 'text').execute();

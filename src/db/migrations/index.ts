@@ -16,6 +16,7 @@ import * as previousSlugs from './2026-11-24-0013-previous-slugs.js';
 import * as accounts from './2026-11-24-0014-accounts.js';
 import * as searchAudiences from './2026-11-24-0015-search-audiences.js';
 import * as trash from './2026-11-24-0016-trash.js';
+import * as revisions from './2026-11-24-0017-revisions.js';
 
 export interface DialectMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -39,4 +40,5 @@ export const migrations: Record<string, DialectMigration> = {
   '2026-11-24-0014-accounts': accounts,
   '2026-11-24-0015-search-audiences': searchAudiences,
   '2026-11-24-0016-trash': trash,
+  '2026-11-24-0017-revisions': revisions,
 };

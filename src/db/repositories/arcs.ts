@@ -17,6 +17,9 @@ import { visibleArcs } from './visible.js';
 import { playersUpdatedAt } from './players-updated.js';
 import { playersSeeChange } from '../../access/players-see.js';
 import type { Visibility } from '../schema.js';
+import { arcSnapshot } from '../../history/snapshots.js';
+import { keepRevision, revisionAuthor } from './revisions.js';
+import type { UpdateOptions } from './things.js';
 
 export interface ArcRef {
   id: number;
@@ -186,6 +189,11 @@ export async function findArcDetail(db: Db, view: View, slug: string): Promise<A
   return loadArcDetail(db, arc, view);
 }
 
+async function arcRefById(db: Db, campaignId: number, id: number | null): Promise<ArcRef | null> {
+  if (id === null) return null;
+  return (await db.selectFrom('arcs').select(['id', 'slug', 'name']).where('campaign_id', '=', campaignId).where('id', '=', id).executeTakeFirst()) ?? null;
+}
+
 function isUniqueViolation(error: unknown): boolean {
   return classifyDatabaseError(error) === 'unique';
 }
@@ -218,6 +226,7 @@ export async function createArc(database: Database, campaignId: number, input: N
     await indexArcMentions(trx, arc, true);
     // A generated slug may be another arc's previous slug: the new arc takes it.
     await releasePreviousSlug(trx, campaignId, 'arc', slug);
+    await keepRevision(trx, { campaignId, kind: 'arc', recordId: arc.id, snapshot: arcSnapshot(arc, parent ?? null), authorId: revisionAuthor() });
     // A new arc has no children and no links yet.
     return { arc, parent: parent ?? null, children: [], things: [] };
   });
@@ -225,7 +234,9 @@ export async function createArc(database: Database, campaignId: number, input: N
 
 /**
  * Applies a partial update: 412 when `expected` does not admit the arc, 409 on a taken slug, 400 on
- * a parent of another campaign or one that would close a loop.
+ * a parent of another campaign or one that would close a loop. Keeps a revision of the arc in the
+ * same transaction. A restore (options.keepCurrentWhenGone) keeps the current slug when another arc
+ * has taken it, and the current parent when the old one is gone or would now close a loop.
  */
 export async function updateArc(
   database: Database,
@@ -233,12 +244,14 @@ export async function updateArc(
   arcSlug: string,
   changes: ArcChanges,
   expected?: ExpectedVersion,
+  options: UpdateOptions = {},
 ): Promise<ArcDetail> {
   try {
     // Only game masters write: they see every neighbour.
     const writerView = fullView({ id: campaignId, content_version: 0 });
     return await campaignWrite(database, campaignId, async (trx) => {
-      const newParent = changes.parentArcId ?? null;
+      changes = { ...changes };
+      const lenient = options.keepCurrentWhenGone === true;
       const current = await findArcBySlug(trx, campaignId, arcSlug);
       if (!current) throw errors.arcNotFound(arcSlug);
       checkExpected(expected, 'arc', current);
@@ -249,17 +262,22 @@ export async function updateArc(
           .where('campaign_id', '=', campaignId)
           .where('slug', '=', changes.slug)
           .executeTakeFirst();
-        if (taken) throw errors.slugTaken('arc', changes.slug);
+        if (taken && !lenient) throw errors.slugTaken('arc', changes.slug);
+        if (taken) delete changes.slug;
       }
-      if (newParent !== null) {
+      const newParent = changes.parentArcId ?? null;
+      if (newParent !== null && !(lenient && newParent === current.parent_arc_id)) {
         if (newParent === current.id) {
           throw errors.arcOwnParent('parentArcId');
         }
         const edges = await trx.selectFrom('arcs').select(['id', 'parent_arc_id']).where('campaign_id', '=', campaignId).execute();
-        if (!edges.some((edge) => edge.id === newParent)) throw errors.unknownParentArc(newParent, 'parentArcId');
         const pairs = edges.map((edge) => ({ id: edge.id, parentArcId: edge.parent_arc_id }));
-        if (wouldCreateCycle(current.id, newParent, pairs)) {
-          throw errors.arcCycle('parentArcId');
+        if (!edges.some((edge) => edge.id === newParent)) {
+          if (!lenient) throw errors.unknownParentArc(newParent, 'parentArcId');
+          delete changes.parentArcId;
+        } else if (wouldCreateCycle(current.id, newParent, pairs)) {
+          if (!lenient) throw errors.arcCycle('parentArcId');
+          delete changes.parentArcId;
         }
       }
       const { parentArcId, ...fields } = changes;
@@ -284,16 +302,31 @@ export async function updateArc(
       // Visibility decides which views the search index's documents are for.
       if (changesArcSearchText(changes) || changes.visibility !== undefined) await indexArc(trx, updated);
       if (ARC_TEXT_FIELDS.some((field) => changes[field] !== undefined)) await indexArcMentions(trx, updated);
+      let result = updated;
       if (updated.slug !== current.slug) {
         // The arc answers to its old slug from now on (and no other arc to the new one).
         await keepPreviousSlug(trx, campaignId, 'arc', updated.id, current.slug, updated.slug);
         // [[arc#old-slug]] links follow, except where players read when the arc is GM-only; the arc
         // itself may be one it rewrote.
         if ((await rewriteSlugLinks(trx, campaignId, 'arc', current.slug, updated.slug, updated.visibility === 'gm')) > 0) {
-          return loadArcDetail(trx, (await findArcBySlug(trx, campaignId, updated.slug)) ?? updated, writerView);
+          result = (await findArcBySlug(trx, campaignId, updated.slug)) ?? updated;
         }
       }
-      return loadArcDetail(trx, updated, writerView);
+      const detail = await loadArcDetail(trx, result, writerView);
+      await keepRevision(trx, {
+        campaignId,
+        kind: 'arc',
+        recordId: result.id,
+        snapshot: arcSnapshot(result, detail.parent),
+        authorId: revisionAuthor(),
+        before: {
+          // The parent before the change is the one just loaded unless the arc moved (then one more
+          // statement, only for an arc without history yet).
+          snapshot: async () => arcSnapshot(current, current.parent_arc_id === result.parent_arc_id ? detail.parent : await arcRefById(trx, campaignId, current.parent_arc_id)),
+          updatedAt: current.updated_at,
+        },
+      });
+      return detail;
     });
   } catch (error) {
     if (isUniqueViolation(error)) throw errors.slugTaken('arc', changes.slug ?? '');

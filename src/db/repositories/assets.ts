@@ -108,21 +108,6 @@ export function confirmAsset(database: Database, input: ConfirmedImage): Promise
   });
 }
 
-/** Deletes an asset record and queues its bytes for removal, in one transaction. */
-export function deleteAsset(database: Database, campaignId: number, assetId: number, now: string): Promise<ImageRemovalRow> {
-  return campaignWrite(database, campaignId, async (trx) => {
-    const deleted = await trx
-      .deleteFrom('assets')
-      .where('campaign_id', '=', campaignId)
-      .where('id', '=', assetId)
-      .returning('image_id')
-      .executeTakeFirst();
-    if (!deleted) throw errors.assetNotFound(assetId);
-    const [removal] = await queueImageRemovals(trx, [{ campaignId, imageId: deleted.image_id }], now);
-    return removal!;
-  });
-}
-
 export async function queueImageRemovals(trx: Transaction<DB>, refs: { campaignId: number; imageId: string }[], now: string): Promise<ImageRemovalRow[]> {
   const queued: ImageRemovalRow[] = [];
   for (let start = 0; start < refs.length; start += INSERT_BATCH) {

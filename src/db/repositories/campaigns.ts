@@ -2,16 +2,17 @@ import type { Database, Db } from '../database.js';
 import { classifyDatabaseError } from '../errors.js';
 import { indexCampaignMentions } from '../indexes/mentions.js';
 import { indexCampaign } from '../indexes/search.js';
-import type { CampaignRow, ImageRemovalRow, Role } from '../schema.js';
+import type { CampaignRow, Role } from '../schema.js';
 import { errors } from '../../domain/errors.js';
 import { randomSlugSuffix, slugifyName, withSuffix } from '../../domain/slugs.js';
 import { nowIso } from '../../domain/time.js';
 import type { ExpectedVersion } from '../../domain/versions.js';
-import { queueCampaignImageRemovals } from './assets.js';
-import { deleteCampaignChanges } from './changes.js';
-import { beginCampaignWrite, checkActorAtCommit, checkExpected } from './common.js';
+import { checkActorAtCommit, checkExpected } from './common.js';
 import { playersUpdatedAt } from './players-updated.js';
 import { playersSeeChange } from '../../access/players-see.js';
+import { campaignSnapshot } from '../../history/snapshots.js';
+import { keepRevision, revisionAuthor } from './revisions.js';
+import type { UpdateOptions } from './things.js';
 
 export const DEFAULT_THING_TYPES = ['NPCs', 'Locations', 'Items'] as const;
 
@@ -68,6 +69,7 @@ export async function createCampaign(
           .execute();
         await indexCampaign(trx, campaign);
         await indexCampaignMentions(trx, campaign, true);
+        await keepRevision(trx, { campaignId: campaign.id, kind: 'campaign', recordId: campaign.id, snapshot: campaignSnapshot(campaign), authorId: userId });
         return campaign;
       });
     } catch (error) {
@@ -83,22 +85,29 @@ export interface CampaignChanges {
   default_visibility?: 'all' | 'gm';
 }
 
-/** Applies a partial update; 412 when `expected` does not admit the record, 409 on a taken slug. */
+/**
+ * Applies a partial update; 412 when `expected` does not admit the record, 409 on a taken slug (a
+ * restore, options.keepCurrentWhenGone, keeps the current slug instead). Keeps a revision of the
+ * campaign in the same transaction.
+ */
 export async function updateCampaign(
   database: Database,
   campaign: CampaignRow,
   changes: CampaignChanges,
   expected?: ExpectedVersion,
+  options: UpdateOptions = {},
 ): Promise<CampaignRow> {
   try {
     return await database.write(async (trx) => {
+      changes = { ...changes };
       const current = await trx.selectFrom('campaigns').selectAll().where('id', '=', campaign.id).executeTakeFirst();
       // Gone, or moved to the trash while this request was in flight.
       if (!current || current.deleted_at !== null) throw errors.campaignNotFound(campaign.slug);
       checkExpected(expected, 'campaign', current);
       if (changes.slug !== undefined && changes.slug !== current.slug) {
         const taken = await trx.selectFrom('campaigns').select('id').where('slug', '=', changes.slug).executeTakeFirst();
-        if (taken) throw errors.slugTaken('campaign', changes.slug);
+        if (taken && !options.keepCurrentWhenGone) throw errors.slugTaken('campaign', changes.slug);
+        if (taken) delete changes.slug;
       }
       const playersSeeIt = playersSeeChange(current, { ...current, ...changes }, Object.keys(changes).filter((key) => key !== 'description'), ['description']);
       // With an expected version, the version check in the UPDATE itself makes the comparison atomic
@@ -130,6 +139,14 @@ export async function updateCampaign(
         await indexCampaign(trx, updated);
         await indexCampaignMentions(trx, updated);
       }
+      await keepRevision(trx, {
+        campaignId: updated.id,
+        kind: 'campaign',
+        recordId: updated.id,
+        snapshot: campaignSnapshot(updated),
+        authorId: revisionAuthor(),
+        before: { snapshot: campaignSnapshot(current), updatedAt: current.updated_at },
+      });
       return updated;
     });
   } catch (error) {

@@ -16,6 +16,8 @@ import { keepPreviousSlug, releasePreviousSlug } from './previous-slugs.js';
 import { thingTypeExists } from './thing-types.js';
 import { playersUpdatedAt, THINGS_PLAYERS_UPDATED_AT } from './players-updated.js';
 import { playersSeeChange } from '../../access/players-see.js';
+import { thingSnapshot } from '../../history/snapshots.js';
+import { keepRevision, revisionAuthor } from './revisions.js';
 
 /** The base of a generated slug when nothing of the name survives slugification. */
 export const THING_SLUG_FALLBACK = 'thing';
@@ -98,6 +100,7 @@ export async function createThing(database: Database, campaignId: number, input:
       await indexThingMentions(trx, thing, true);
       // A generated slug may be another thing's previous slug: the new thing takes it.
       await releasePreviousSlug(trx, campaignId, 'thing', slug);
+      await keepRevision(trx, { campaignId, kind: 'thing', recordId: thing.id, snapshot: thingSnapshot(thing), authorId: revisionAuthor() });
       return thing;
     });
   } catch (error) {
@@ -115,9 +118,18 @@ export interface ThingChanges {
   visibility?: Visibility;
 }
 
+export interface UpdateOptions {
+  /**
+   * A restore of a revision (history/revisions.ts): a slug another thing has taken since, or a type
+   * that no longer exists, keeps the thing's current one instead of failing.
+   */
+  keepCurrentWhenGone?: boolean;
+}
+
 /**
  * Applies a partial update to the thing `slug`. A new name keeps the slug (slugs are stable
  * identifiers); only an explicit `slug` changes it. 412 when `expected` does not admit the record.
+ * Keeps a revision of the thing in the same transaction.
  */
 export async function updateThing(
   database: Database,
@@ -125,18 +137,24 @@ export async function updateThing(
   slug: string,
   changes: ThingChanges,
   expected?: ExpectedVersion,
+  options: UpdateOptions = {},
 ): Promise<ThingRow> {
   if (!isValidSlug(slug)) throw errors.thingNotFound(slug);
   try {
     return await campaignWrite(database, campaignId, async (trx) => {
-      const newSlug = changes.slug !== undefined && changes.slug !== slug ? changes.slug : undefined;
+      changes = { ...changes };
       const current = await findThingBySlug(trx, campaignId, slug);
       if (!current) throw errors.thingNotFound(slug);
       checkExpected(expected, 'thing', current);
       if (changes.typeId !== undefined && changes.typeId !== current.type_id && !(await thingTypeExists(trx, campaignId, changes.typeId))) {
-        throw errors.unknownThingType(changes.typeId, 'typeId');
+        if (!options.keepCurrentWhenGone) throw errors.unknownThingType(changes.typeId, 'typeId');
+        delete changes.typeId;
       }
-      if (newSlug !== undefined && (await findThingBySlug(trx, campaignId, newSlug))) throw errors.slugTaken('thing', newSlug);
+      if (changes.slug !== undefined && changes.slug !== slug && (await findThingBySlug(trx, campaignId, changes.slug))) {
+        if (!options.keepCurrentWhenGone) throw errors.slugTaken('thing', changes.slug);
+        delete changes.slug;
+      }
+      const newSlug = changes.slug !== undefined && changes.slug !== slug ? changes.slug : undefined;
       const set: { slug?: string; name?: string; type_id?: number; description?: string; visibility?: Visibility } = {};
       if (newSlug !== undefined) set.slug = newSlug;
       if (changes.name !== undefined) set.name = changes.name;
@@ -157,16 +175,25 @@ export async function updateThing(
       // Visibility decides which views the search index's documents are for.
       if (changes.name !== undefined || changes.description !== undefined || changes.visibility !== undefined) await indexThing(trx, updated);
       if (changes.description !== undefined) await indexThingMentions(trx, updated);
+      let result = updated;
       if (newSlug !== undefined) {
         // The thing answers to its old slug from now on (and no other thing to the new one).
         await keepPreviousSlug(trx, campaignId, 'thing', updated.id, slug, newSlug);
         // [[thing#old-slug]] links follow, except where players read when the thing is GM-only; the
         // thing itself may be one it rewrote.
         if ((await rewriteSlugLinks(trx, campaignId, 'thing', slug, newSlug, updated.visibility === 'gm')) > 0) {
-          return (await findThingBySlug(trx, campaignId, newSlug)) ?? updated;
+          result = (await findThingBySlug(trx, campaignId, newSlug)) ?? updated;
         }
       }
-      return updated;
+      await keepRevision(trx, {
+        campaignId,
+        kind: 'thing',
+        recordId: result.id,
+        snapshot: thingSnapshot(result),
+        authorId: revisionAuthor(),
+        before: { snapshot: thingSnapshot(current), updatedAt: current.updated_at },
+      });
+      return result;
     });
   } catch (error) {
     const kind = classifyDatabaseError(error);

@@ -188,6 +188,43 @@ export async function existingIds(trx: Trx, table: 'things' | 'arcs' | 'thing_ty
   return found;
 }
 
+/**
+ * Takes (removes and returns) the links waiting for these things or arcs to come back from the
+ * trash: a restore puts back those whose other end exists too.
+ */
+export async function takeWaitingLinks(trx: Trx, campaignId: number, of: { thingIds: readonly number[] } | { arcIds: readonly number[] }): Promise<LinkRow[]> {
+  const ids = 'thingIds' in of ? of.thingIds : of.arcIds;
+  const taken: LinkRow[] = [];
+  for (const batch of chunks(ids, IDS_PER_STATEMENT)) {
+    taken.push(
+      ...(await trx
+        .deleteFrom('trash_links')
+        .where('campaign_id', '=', campaignId)
+        .where('thingIds' in of ? 'thing_id' : 'arc_id', 'in', batch)
+        .returning(['arc_id', 'thing_id', 'created_at'])
+        .execute()),
+    );
+  }
+  return taken;
+}
+
+/** Keeps links whose other end is in the trash, to come back with it. */
+export async function keepWaitingLinks(trx: Trx, campaignId: number, rows: readonly LinkRow[]): Promise<void> {
+  for (const batch of chunks(rows, ROWS_PER_INSERT)) {
+    await trx
+      .insertInto('trash_links')
+      .values(batch.map((row) => ({ campaign_id: campaignId, ...row })))
+      .onConflict((conflict) => conflict.doNothing())
+      .execute();
+  }
+}
+
+/** Forgets the waiting links of records erased for good. */
+export async function forgetWaitingLinks(trx: Trx, campaignId: number, things: readonly number[], arcs: readonly number[]): Promise<void> {
+  for (const batch of chunks(things, IDS_PER_STATEMENT)) await trx.deleteFrom('trash_links').where('campaign_id', '=', campaignId).where('thing_id', 'in', batch).execute();
+  for (const batch of chunks(arcs, IDS_PER_STATEMENT)) await trx.deleteFrom('trash_links').where('campaign_id', '=', campaignId).where('arc_id', 'in', batch).execute();
+}
+
 /** Which of `slugs` a live thing or arc of the campaign holds. */
 export async function slugsInUse(trx: Trx, table: 'things' | 'arcs', campaignId: number, slugs: readonly string[]): Promise<Set<string>> {
   const found = new Set<string>();

@@ -52,6 +52,18 @@ export function listTrashedCampaigns(db: Db, userId: string): Promise<TrashedCam
     );
 }
 
+/** Takes the row lock of a campaign in the trash (whoever's), as beginCampaignWrite does for live ones; false if it is not there. */
+export async function lockTrashedCampaignRow(trx: Transaction<DB>, id: number): Promise<boolean> {
+  const row = await trx
+    .updateTable('campaigns')
+    .set((eb) => ({ content_version: eb('content_version', '+', 1) }))
+    .where('id', '=', id)
+    .where('deleted_at', 'is not', null)
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Takes the row lock of a campaign in the user's trash; 404 unless it is there and theirs. */
 async function lockTrashedCampaign(trx: Transaction<DB>, userId: string, id: number): Promise<CampaignRow> {
   const found = id <= MAX_RECORD_ID ? await trx

@@ -6,7 +6,7 @@ import { hasPremium } from '../../domain/accounts.js';
 import { errors } from '../../domain/errors.js';
 import { InputChecker } from '../../domain/input.js';
 import { IMAGE_ID_PATTERN } from '../../images/image-host.js';
-import { confirmUpload, deleteAssetAndImage, grantUpload } from '../../images/uploads.js';
+import { confirmUpload, grantUpload } from '../../images/uploads.js';
 import type { AppInstance } from '../app-types.js';
 import { callerOf, campaignOf } from '../auth.js';
 import { trashAsset } from '../../history/trash.js';

@@ -9,6 +9,7 @@ import { healthRoutes } from './health.js';
 import { importRoutes } from './import.js';
 import { invitationPreviewRoutes } from './invitation-preview.js';
 import { membersRoutes } from './members.js';
+import { revisionsRoutes } from './revisions.js';
 import { richContentRoutes } from './rich-content.js';
 import { searchRoutes } from './search.js';
 import { thingArcsRoutes } from './thing-arcs.js';
@@ -32,6 +33,7 @@ export function registerApiRoutes(app: AppInstance): void {
   changesRoutes(app);
   exportRoutes(app);
   trashRoutes(app);
+  revisionsRoutes(app);
   // Its own content-type parsers (a streamed body), hence its own plugin scope.
   void app.register(importRoutes);
 }

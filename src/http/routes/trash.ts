@@ -87,7 +87,7 @@ export function trashRoutes(app: AppInstance) {
         operationId: 'restoreFromTrash',
         summary: 'Restore from the trash',
         description:
-          'Brings the record back as it was, with everything its delete took: a type’s things and their links, an arc’s children moved back under it (unless they were moved since), links to records that still exist; mentions and backlinks resolve again. It comes back as a change (a new version, updated now). A slug taken meanwhile gets the next free `-2`, `-3`… (`slugChanged`); a thing type’s name taken meanwhile gets “(restored)”. A thing whose type is in the trash is 409 `restore_container_first`. Owner and game masters only.',
+          'Brings the record back as it was, with everything its delete took: a type’s things and their links, an arc’s children moved back under it (unless they were moved since), its links (one whose other end is in the trash too comes back with that end, in either order); mentions and backlinks resolve again. It comes back as a change (a new version, updated now). A slug taken meanwhile gets the next free `-2`, `-3`… (`slugChanged`); a thing type’s name taken meanwhile gets “(restored)”. A thing whose type is in the trash is 409 `restore_container_first`. Owner and game masters only.',
         tags: ['trash'],
         params: TrashParams,
         response: { 200: RestoredFromTrash, ...problems(400, 401, 403, 404, 409) },
