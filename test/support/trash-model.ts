@@ -94,6 +94,12 @@ export class CampaignModel {
   links: ModelLink[] = [];
   /** Newest first. */
   trash: TrashEntry[] = [];
+  /**
+   * Links that a restore could not put back because their other end was in the trash: they wait
+   * for it and come back when it does (so a thing and an arc deleted one after the other come back
+   * linked, in either order), and are forgotten when it is erased.
+   */
+  waiting: ModelLink[] = [];
   /** Every thing and arc ever made, live or not (mentions may name any of them). */
   readonly everThings = new Map<number, ModelThing>();
   readonly everArcs = new Map<number, ModelArc>();
@@ -186,7 +192,7 @@ export class CampaignModel {
   deleteType(id: number, before: string): TrashEntry {
     const type = this.types.get(id)!;
     this.types.delete(id);
-    const things = [...this.things.values()].filter((t) => t.typeId === id);
+    const things = [...this.things.values()].filter((t) => t.typeId === id).sort((a, b) => a.id - b.id);
     for (const thing of things) {
       this.things.delete(thing.id);
       this.touched.push({ kind: 'thing', id: thing.id });
@@ -224,12 +230,18 @@ export class CampaignModel {
     this.trash = this.trash.filter((e) => e !== entry);
     const back: RestoreOutcome['back'] = [];
     let links = 0;
-    const relink = () => {
-      for (const l of entry.links) {
-        if (this.things.has(l.thingId) && this.arcs.has(l.arcId) && !this.isLinked(l.thingId, l.arcId)) {
-          this.links.push(l);
-          links++;
-        }
+    // The links the delete took and those that waited for what comes back: in place where the
+    // other end exists, waiting for it where it is in the trash.
+    const relink = (comingBack: (l: ModelLink) => boolean) => {
+      const candidates = [...entry.links, ...this.waiting.filter(comingBack)];
+      this.waiting = this.waiting.filter((l) => !comingBack(l));
+      for (const l of candidates) {
+        if (this.things.has(l.thingId) && this.arcs.has(l.arcId)) {
+          if (!this.isLinked(l.thingId, l.arcId)) {
+            this.links.push(l);
+            links++;
+          }
+        } else if (!this.waiting.some((w) => w.thingId === l.thingId && w.arcId === l.arcId)) this.waiting.push(l);
       }
     };
     const thingBack = (thing: ModelThing) => {
@@ -241,7 +253,7 @@ export class CampaignModel {
     switch (entry.kind) {
       case 'thing': {
         thingBack(entry.thing!);
-        relink();
+        relink((l) => l.thingId === entry.id);
         this.touched.push(...back);
         return { slug: entry.thing!.slug, restored: { things: 0, arcs: 0, links }, back };
       }
@@ -261,7 +273,7 @@ export class CampaignModel {
             arcs++;
           }
         }
-        relink();
+        relink((l) => l.arcId === arc.id);
         back.push({ kind: 'arc', id: arc.id });
         this.touched.push(...back);
         return { slug: arc.slug, restored: { things: 0, arcs, links }, back };
@@ -278,7 +290,8 @@ export class CampaignModel {
         const clashing = entry.things.filter((thing) => this.thingSlugTaken(thing.slug));
         for (const thing of entry.things) if (!clashing.includes(thing)) thingBack(thing);
         for (const thing of clashing) thingBack(thing);
-        relink();
+        const ids = new Set(entry.things.map((thing) => thing.id));
+        relink((l) => ids.has(l.thingId));
         this.touched.push(...back);
         return { slug: '', restored: { things: entry.things.length, arcs: 0, links }, back };
       }
@@ -291,7 +304,11 @@ export class CampaignModel {
 
   /** Erases an entry for good; a type's takes the entries of its things deleted before it (they could never come back). */
   erase(entry: TrashEntry): void {
-    this.trash = this.trash.filter((e) => e !== entry && !(entry.kind === 'thing-type' && e.kind === 'thing' && e.thing!.typeId === entry.id));
+    const erased = this.trash.filter((e) => e === entry || (entry.kind === 'thing-type' && e.kind === 'thing' && e.thing!.typeId === entry.id));
+    this.trash = this.trash.filter((e) => !erased.includes(e));
+    const things = new Set(erased.flatMap((e) => [...(e.thing ? [e.thing.id] : []), ...e.things.map((t) => t.id)]));
+    const arcs = new Set(erased.flatMap((e) => (e.arc ? [e.arc.id] : [])));
+    this.waiting = this.waiting.filter((l) => !things.has(l.thingId) && !arcs.has(l.arcId));
   }
 
   /** Live records whose rich text mentions the target, with the fields that do (sorted). */
