@@ -31,12 +31,12 @@ import {
 // existence the step changed, search for its own word, its backlinks, the rendered mentions of it
 // and a 404 for its slugs once it is gone.
 //
-// TRASH_MODEL_RUNS sets the runs (default 40, up to 50 commands each); TRASH_MODEL_SEED replays one
+// TRASH_MODEL_RUNS sets the runs (default 40, up to 80 commands each); TRASH_MODEL_SEED replays one
 // (fast-check prints the seed and the shrunk commands of a failure).
 
 const RUNS = Math.max(1, Number(process.env.TRASH_MODEL_RUNS ?? 40));
 const SEED = process.env.TRASH_MODEL_SEED === undefined ? undefined : Number(process.env.TRASH_MODEL_SEED);
-const MAX_COMMANDS = 50;
+const MAX_COMMANDS = 80;
 const SHRINK_BUDGET_MS = 60_000;
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loreforge-trash-model-'));
@@ -626,9 +626,9 @@ const eraseStep: fc.Arbitrary<Step> = fc.nat().map((n) =>
 // Creates, edits and links weigh more than deletes, so runs build campaigns worth deleting from.
 const steps: fc.Arbitrary<Step>[] = [
   ...[newType, renameType, editThing, changeSlug, upload],
-  ...[newThing, newThing, newThing, newArc, newArc, newArc, editArc, editArc, linking, linking, linking],
-  ...[deleteThingStep, deleteArcStep, deleteArcStep, deleteTypeStep, deleteAssetStep],
-  ...[restoreStep, restoreStep, restoreStep, eraseStep],
+  ...[newThing, newThing, newThing, newArc, newArc, newArc, editArc, editArc, linking, linking, linking, linking, linking],
+  ...[deleteThingStep, deleteThingStep, deleteArcStep, deleteArcStep, deleteTypeStep, deleteAssetStep],
+  ...[restoreStep, restoreStep, restoreStep, restoreStep, eraseStep],
 ];
 
 function settleDelete(_m: CampaignModel, _entry: TrashEntry): void {
