@@ -7,7 +7,7 @@ import { newMention } from '../../src/vocabulary/index.js';
 import { createTestContext, type TestUser } from '../support/app.js';
 import { joinCampaign } from '../support/sharing.js';
 import { dialect } from '../support/test-db.js';
-import { p, t } from '../fixtures/rich-text.js';
+import { everyElement, p, t } from '../fixtures/rich-text.js';
 import { png } from '../fixtures/images.js';
 import {
   ARC_FIELDS,
@@ -90,12 +90,27 @@ function freshWord(): string {
 
 const slugOf = (name: string) => name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
 
-/** Text with the record's word and mentions as the editor inserts them (inline, between text leaves). */
-function textWith(word: string, targets: { kind: MentionKind; id: number }[], prefix = 'Notes on'): RichText {
+/**
+ * Text with the record's word and mentions as the editor inserts them (inline, between text
+ * leaves); with `everything`, the shared document of every element of the vocabulary after it
+ * (headings, marks, lists, a table, an image, a secret block, an unknown element with unknown keys),
+ * its mention made the editor's (no label: it shows the target's current name).
+ */
+function textWith(word: string, targets: { kind: MentionKind; id: number }[], prefix = 'Notes on', everything = false): RichText {
   const children: unknown[] = [t(`${prefix} ${word} `)];
   for (const target of targets) children.push(newMention(target.kind, target.id), t(' and '));
   const blocks: RichText = [p(...children)];
+  const first = targets[0];
+  if (everything && first !== undefined) blocks.push(...(unlabelled(everyElement(first.id), first.kind) as RichText));
   return blocks;
+}
+
+function unlabelled(value: unknown, kind: MentionKind): unknown {
+  if (Array.isArray(value)) return value.map((v) => unlabelled(v, kind));
+  if (typeof value !== 'object' || value === null) return value;
+  const node = value as Record<string, unknown>;
+  if (node.type === 'mention') return newMention(kind, node.targetId as number);
+  return 'children' in node ? { ...node, children: unlabelled(node.children, kind) } : node;
 }
 
 const pickFrom = <T,>(items: readonly T[], n: number): T | undefined => (items.length === 0 ? undefined : items[n % items.length]);
@@ -362,14 +377,14 @@ const renameType: fc.Arbitrary<Step> = fc.record({ at: fc.nat(), reuse: fc.optio
   ),
 );
 
-const newThing: fc.Arbitrary<Step> = fc.record({ type: fc.nat(), visibility, mentions: mentionPicks, reuse: fc.option(fc.nat(), { nil: undefined }) }).map((c) =>
+const newThing: fc.Arbitrary<Step> = fc.record({ type: fc.nat(), visibility, mentions: mentionPicks, reuse: fc.option(fc.nat(), { nil: undefined }), everything: fc.boolean() }).map((c) =>
   command(
     `new thing ${JSON.stringify(c)}`,
     async (m, r) => {
       const typeId = pickFrom([...m.types.keys()], c.type)!;
       const name = nameFor('Thing', [...m.everThings.values()], c.reuse);
       const word = freshWord();
-      const description = textWith(word, targetsOf(m, c.mentions));
+      const description = textWith(word, targetsOf(m, c.mentions), 'Notes on', c.everything);
       const slug = nextFree(slugOf(name), m.thingSlugTaken);
       const thing = (await expectCall(201, 'POST', `${r.base}/things`, { newThing: { name, typeId, description, visibility: c.visibility } })).json;
       const modelled: ModelThing = { id: thing.id, slug, previousSlugs: new Set(), typeId, name, description, visibility: c.visibility, createdAt: thing.createdAt, word };
