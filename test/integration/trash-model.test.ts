@@ -43,8 +43,10 @@ const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loreforge-trash-model-'))
 // Every account premium: the asset commands upload images through the local image host.
 const ctx = await createTestContext({ DATA_DIR: dataDir, EVERYONE_PREMIUM: 'true' });
 const owner = await ctx.createUser();
-// A player of every run's campaign: GM-only records, trashed or restored, never reach them.
+// A player of every run's campaign: GM-only records, trashed or restored, never reach them. And a
+// game master, who deletes, restores and erases as the owner does.
 const player = await ctx.createUser();
+const gm = await ctx.createUser();
 
 afterAll(async () => {
   await ctx.close();
@@ -285,7 +287,7 @@ function expectedTrashEntry(m: CampaignModel, entry: TrashEntry) {
     id: entry.id,
     slug: entry.thing?.slug ?? entry.arc?.slug ?? null,
     name: entry.asset?.label ?? (entry.thing ?? entry.arc ?? entry.type)!.name,
-    deletedBy: { userId: owner.id, name: 'Test User' },
+    deletedBy: { userId: entry.deletedBy, name: 'Test User' },
     with: m.withCounts(entry),
   };
 }
@@ -504,52 +506,52 @@ const upload: fc.Arbitrary<Step> = fc.constant(
   }),
 );
 
-const deleteThingStep: fc.Arbitrary<Step> = fc.nat().map((n) =>
+const deleteThingStep: fc.Arbitrary<Step> = fc.tuple(fc.nat(), fc.boolean()).map(([n, byGm]) =>
   command(
-    `delete thing ${n}`,
+    `delete thing ${n}${byGm ? ' (a game master)' : ''}`,
     async (m, r) => {
       const thing = pickFrom([...m.things.values()], n)!;
       const before = (await expectCall(200, 'GET', `${r.base}/things/${thing.slug}`)).body;
-      await expectCall(204, 'DELETE', `${r.base}/things/${thing.slug}`);
-      settleDelete(m, m.deleteThing(thing.id, before));
+      await expectCall(204, 'DELETE', `${r.base}/things/${thing.slug}`, undefined, byGm ? gm : owner);
+      settleDelete(m.deleteThing(thing.id, before), byGm);
     },
     (m) => m.things.size > 0,
   ),
 );
 
-const deleteArcStep: fc.Arbitrary<Step> = fc.nat().map((n) =>
+const deleteArcStep: fc.Arbitrary<Step> = fc.tuple(fc.nat(), fc.boolean()).map(([n, byGm]) =>
   command(
-    `delete arc ${n}`,
+    `delete arc ${n}${byGm ? ' (a game master)' : ''}`,
     async (m, r) => {
       const arc = pickFrom([...m.arcs.values()], n)!;
       const before = (await expectCall(200, 'GET', `${r.base}/arcs/${arc.slug}`)).body;
-      await expectCall(204, 'DELETE', `${r.base}/arcs/${arc.slug}`);
-      settleDelete(m, m.deleteArc(arc.id, before));
+      await expectCall(204, 'DELETE', `${r.base}/arcs/${arc.slug}`, undefined, byGm ? gm : owner);
+      settleDelete(m.deleteArc(arc.id, before), byGm);
     },
     (m) => m.arcs.size > 0,
   ),
 );
 
-const deleteTypeStep: fc.Arbitrary<Step> = fc.nat().map((n) =>
+const deleteTypeStep: fc.Arbitrary<Step> = fc.tuple(fc.nat(), fc.boolean()).map(([n, byGm]) =>
   command(
-    `delete thing type ${n} (its things go with it)`,
+    `delete thing type ${n} (its things go with it)${byGm ? ' (a game master)' : ''}`,
     async (m, r) => {
       const type = pickFrom([...m.types.values()], n)!;
       const before = (await expectCall(200, 'GET', `${r.base}/thing-types/${type.id}`)).body;
-      await expectCall(204, 'DELETE', `${r.base}/thing-types/${type.id}`);
-      settleDelete(m, m.deleteType(type.id, before));
+      await expectCall(204, 'DELETE', `${r.base}/thing-types/${type.id}`, undefined, byGm ? gm : owner);
+      settleDelete(m.deleteType(type.id, before), byGm);
     },
     (m) => m.types.size > 0,
   ),
 );
 
-const deleteAssetStep: fc.Arbitrary<Step> = fc.nat().map((n) =>
+const deleteAssetStep: fc.Arbitrary<Step> = fc.tuple(fc.nat(), fc.boolean()).map(([n, byGm]) =>
   command(
-    `delete image ${n}`,
+    `delete image ${n}${byGm ? ' (a game master)' : ''}`,
     async (m, r) => {
       const asset = pickFrom([...m.assets.values()], n)!;
-      await expectCall(204, 'DELETE', `${r.base}/assets/${asset.id}`);
-      settleDelete(m, m.deleteAsset(asset.id, JSON.stringify(asset.body)));
+      await expectCall(204, 'DELETE', `${r.base}/assets/${asset.id}`, undefined, byGm ? gm : owner);
+      settleDelete(m.deleteAsset(asset.id, JSON.stringify(asset.body)), byGm);
     },
     (m) => m.assets.size > 0,
   ),
@@ -588,21 +590,21 @@ async function expectImageServed(entry: TrashEntry, status: 200 | 404): Promise<
   expect(image.statusCode, `asset ${entry.id}'s image`).toBe(status);
 }
 
-const restoreStep: fc.Arbitrary<Step> = fc.nat().map((n) =>
+const restoreStep: fc.Arbitrary<Step> = fc.tuple(fc.nat(), fc.boolean()).map(([n, byGm]) =>
   command(
-    `restore trash entry ${n}`,
+    `restore trash entry ${n}${byGm ? ' (a game master)' : ''}`,
     async (m, r) => {
       const entry = pickFrom(m.trash, n)!;
       const url = `${r.base}/trash/${entry.kind}/${entry.id}/restore`;
       const blocked = m.restoreBlocked(entry);
       if (blocked !== undefined) {
-        expect((await expectCall(409, 'POST', url)).json.code).toBe(blocked);
+        expect((await expectCall(409, 'POST', url, undefined, byGm ? gm : owner)).json.code).toBe(blocked);
         figures.refusedRestores++;
         return;
       }
       const slugBefore = entry.thing?.slug ?? entry.arc?.slug ?? null;
       const outcome = m.restore(entry);
-      const answer = (await expectCall(200, 'POST', url)).json;
+      const answer = (await expectCall(200, 'POST', url, undefined, byGm ? gm : owner)).json;
       figures.restores++;
       if (answer.slugChanged === true) figures.slugsChanged++;
       figures.childrenBack += outcome.restored.arcs;
@@ -622,12 +624,12 @@ const restoreStep: fc.Arbitrary<Step> = fc.nat().map((n) =>
   ),
 );
 
-const eraseStep: fc.Arbitrary<Step> = fc.nat().map((n) =>
+const eraseStep: fc.Arbitrary<Step> = fc.tuple(fc.nat(), fc.boolean()).map(([n, byGm]) =>
   command(
-    `erase trash entry ${n}`,
+    `erase trash entry ${n}${byGm ? ' (a game master)' : ''}`,
     async (m, r) => {
       const entry = pickFrom(m.trash, n)!;
-      await expectCall(204, 'DELETE', `${r.base}/trash/${entry.kind}/${entry.id}`);
+      await expectCall(204, 'DELETE', `${r.base}/trash/${entry.kind}/${entry.id}`, undefined, byGm ? gm : owner);
       m.erase(entry);
       figures.erases++;
       // An erased asset's stored image is gone with it.
@@ -646,7 +648,8 @@ const steps: fc.Arbitrary<Step>[] = [
   ...[restoreStep, restoreStep, restoreStep, restoreStep, eraseStep],
 ];
 
-function settleDelete(_m: CampaignModel, _entry: TrashEntry): void {
+function settleDelete(entry: TrashEntry, byGm: boolean): void {
+  entry.deletedBy = (byGm ? gm : owner).id;
   figures.deletes++;
 }
 
@@ -663,6 +666,7 @@ describe(`trash and restore against a model, on ${dialect}`, () => {
         const campaign = (await expectCall(201, 'POST', '/api/campaigns', { newCampaign: { name: `Trash model ${figures.runs}` } })).json;
         const run: Run = { base: `/api/campaigns/${campaign.slug}`, slug: campaign.slug, campaignId: campaign.id };
         await joinCampaign(ctx.app, owner, campaign.slug, player, 'player');
+        await joinCampaign(ctx.app, owner, campaign.slug, gm, 'gm');
         const model = new CampaignModel();
         for (const type of (await expectCall(200, 'GET', `${run.base}/thing-types`)).json as { id: number; name: string }[]) {
           model.types.set(type.id, { id: type.id, name: type.name });

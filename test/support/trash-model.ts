@@ -69,6 +69,8 @@ export interface TrashEntry {
   links: ModelLink[];
   /** An arc's children that the delete made top-level. */
   children: number[];
+  /** The user id of who deleted it. */
+  deletedBy?: string;
 }
 
 /** What a restore should answer besides the record. */
