@@ -42,6 +42,11 @@ declare module 'fastify' {
      * `player`, writes to `gm`. A member below it gets 403 role_forbidden before the body is read.
      */
     role?: Role;
+    /**
+     * Whether the route honours If-Match (412 on a stale tag), for the OpenAPI document: by default
+     * the PUTs of campaign routes do; a route says otherwise here.
+     */
+    ifMatch?: boolean;
   }
   interface FastifyRequest {
     caller: Caller | null;

@@ -115,7 +115,7 @@ export function documentRoute(config: Pick<Config, 'apiRateLimit'>) {
     const cached = route.config?.cache !== undefined;
     const methods = methodsOf(route);
     const writes = methods.some((method) => WRITE_METHODS.has(method));
-    const honoursIfMatch = methods.includes('PUT') && auth === 'campaign';
+    const honoursIfMatch = route.config?.ifMatch ?? (methods.includes('PUT') && auth === 'campaign');
     const apiLimited = config.apiRateLimit !== undefined && auth !== 'none';
 
     const responses: Record<number, DocResponse> = {};

@@ -221,6 +221,18 @@ describe(`the trash on ${dialect}`, () => {
     expect((await ok(owner, 'GET', `${c.base}/arcs/${child.slug}`)).parentArcId).toBeNull();
   });
 
+  it('an export holds what exists, never what is in the trash', async () => {
+    const c = await setUp('Trash Export');
+    const kept = await createThing(ctx.app, owner, c, 'Kept Exporter');
+    const binned = await createThing(ctx.app, owner, c, 'Binned Exporter');
+    await ok(owner, 'DELETE', `${c.base}/things/${binned.slug}`);
+    const res = await send(owner, 'GET', `${c.base}/export?format=json`);
+    expect(res.statusCode).toBe(200);
+    const names = json<{ things: { id: number; name: string }[] }>(res).things.map((t) => [t.id, t.name]);
+    expect(names).toContainEqual([kept.id, 'Kept Exporter']);
+    expect(JSON.stringify(names)).not.toContain('Binned Exporter');
+  });
+
   it('the changes feed has the tombstone, then the upsert', async () => {
     const c = await setUp('Trash Feed');
     const thing = await createThing(ctx.app, owner, c, 'Fed');

@@ -15,6 +15,7 @@ import { ResetPasswordPage } from './pages/reset-password';
 import { SearchPage } from './pages/search';
 import { ThingPage } from './pages/thing';
 import { ThingTypePage } from './pages/thing-type';
+import { TrashPage } from './trash/trash-page';
 
 export const router = createBrowserRouter([
   { path: '/sign-in', element: <SignInPage /> },
@@ -38,6 +39,7 @@ export const router = createBrowserRouter([
           { path: 'types/:thingTypeId', element: <ThingTypePage /> },
           { path: 'search', element: <SearchPage /> },
           { path: 'members', element: <MembersPage /> },
+          { path: 'trash', element: <TrashPage /> },
         ],
       },
     ],

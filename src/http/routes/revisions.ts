@@ -151,7 +151,8 @@ export function revisionsRoutes(app: AppInstance) {
     app.put(
       `${family.path}/:revisionId`,
       {
-        config: { auth: 'campaign', role: 'gm' },
+        // Naming changes no record: no version to compare.
+        config: { auth: 'campaign', role: 'gm', ifMatch: false },
         schema: {
           operationId: `name${family.op}Revision`,
           summary: `Name a revision of the ${family.kind}`,
@@ -183,7 +184,7 @@ export function revisionsRoutes(app: AppInstance) {
     app.post(
       `${family.path}/:revisionId/restore`,
       {
-        config: { auth: 'campaign', role: 'gm' },
+        config: { auth: 'campaign', role: 'gm', ifMatch: true },
         schema: {
           operationId: `restore${family.op}Revision`,
           summary: `Restore a revision of the ${family.kind}`,

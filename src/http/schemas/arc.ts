@@ -18,7 +18,8 @@ export const ArcChild = Type.Object({
   updatedAt: Timestamp,
 });
 
-const storyFields = {
+/** The six story fields of an arc as its answers carry them (notes are the seventh text). */
+export const storyFields = {
   hook: RichTextOut,
   protagonist: RichTextOut,
   antagonist: RichTextOut,

@@ -2,7 +2,7 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import type { RevisionDetail, RevisionSummary } from '../../db/repositories/revisions.js';
 import type { Snapshot } from '../../history/snapshots.js';
 import { RichTextOut, Slug, Timestamp, Visibility } from './common.js';
-import { ArcRefSchema } from './arc.js';
+import { ArcRefSchema, storyFields } from './arc.js';
 
 const Author = Type.Union(
   [
@@ -39,15 +39,7 @@ export const ThingRevisionRecord = Type.Object(
   { description: 'the thing’s fields as its GET answered them to a game master after the change' },
 );
 
-const arcTexts = {
-  hook: RichTextOut,
-  protagonist: RichTextOut,
-  antagonist: RichTextOut,
-  problem: RichTextOut,
-  key: RichTextOut,
-  outcome: RichTextOut,
-  notes: RichTextOut,
-};
+const arcTexts = { ...storyFields, notes: RichTextOut };
 
 export const ArcRevisionRecord = Type.Object(
   {

@@ -16817,8 +16817,6 @@ export interface operations {
             header?: {
                 /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
-                /** @description The ETag you last read: the write happens only if the record is still at that version (else 412). Without it, the last write wins. */
-                "if-match"?: string;
             };
             path: {
                 campaignSlug: string;
@@ -16938,29 +16936,6 @@ export interface operations {
             };
             /** @description `campaign_not_found` (also for a campaign of another user), or the record named in the path */
             404: {
-                headers: {
-                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
-                    "set-cookie"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail: string;
-                        code: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
-                        /** @enum {boolean} */
-                        success?: false;
-                    };
-                };
-            };
-            /** @description `precondition_failed`: the If-Match given no longer names the record’s version; nothing changed */
-            412: {
                 headers: {
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -17175,6 +17150,8 @@ export interface operations {
             header?: {
                 /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
+                /** @description The ETag you last read: the write happens only if the record is still at that version (else 412). Without it, the last write wins. */
+                "if-match"?: string;
             };
             path: {
                 campaignSlug: string;
@@ -17924,8 +17901,6 @@ export interface operations {
             header?: {
                 /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
-                /** @description The ETag you last read: the write happens only if the record is still at that version (else 412). Without it, the last write wins. */
-                "if-match"?: string;
             };
             path: {
                 campaignSlug: string;
@@ -18045,29 +18020,6 @@ export interface operations {
             };
             /** @description `campaign_not_found` (also for a campaign of another user), or the record named in the path */
             404: {
-                headers: {
-                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
-                    "set-cookie"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail: string;
-                        code: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
-                        /** @enum {boolean} */
-                        success?: false;
-                    };
-                };
-            };
-            /** @description `precondition_failed`: the If-Match given no longer names the record’s version; nothing changed */
-            412: {
                 headers: {
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -18282,6 +18234,8 @@ export interface operations {
             header?: {
                 /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
+                /** @description The ETag you last read: the write happens only if the record is still at that version (else 412). Without it, the last write wins. */
+                "if-match"?: string;
             };
             path: {
                 campaignSlug: string;
@@ -19033,8 +18987,6 @@ export interface operations {
             header?: {
                 /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
-                /** @description The ETag you last read: the write happens only if the record is still at that version (else 412). Without it, the last write wins. */
-                "if-match"?: string;
             };
             path: {
                 campaignSlug: string;
@@ -19153,29 +19105,6 @@ export interface operations {
             };
             /** @description `campaign_not_found` (also for a campaign of another user), or the record named in the path */
             404: {
-                headers: {
-                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
-                    "set-cookie"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail: string;
-                        code: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
-                        /** @enum {boolean} */
-                        success?: false;
-                    };
-                };
-            };
-            /** @description `precondition_failed`: the If-Match given no longer names the record’s version; nothing changed */
-            412: {
                 headers: {
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -19378,6 +19307,8 @@ export interface operations {
             header?: {
                 /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
+                /** @description The ETag you last read: the write happens only if the record is still at that version (else 412). Without it, the last write wins. */
+                "if-match"?: string;
             };
             path: {
                 campaignSlug: string;

@@ -2,6 +2,8 @@ import { useState, type ReactNode } from 'react';
 import { useNavigate } from 'react-router';
 import { messageOf } from '../api/client';
 import { ConfirmButton } from '../components/confirm';
+import { restoredPath, restoreFromTrash, type TrashKind } from '../trash/api';
+import { showUndo } from '../ui/undo-notice';
 import { useRefreshCampaign } from './queries';
 
 /** A write in the campaign from a button: its error as a sentence, and everything refreshed after it. */
@@ -20,10 +22,14 @@ export function useCampaignAction(campaignSlug: string): { error: string | undef
   return { error, act };
 }
 
-/** Deleting a thing or an arc: a confirmation that says what goes with it, then the campaign's home. */
-export function DeleteRecordButton({ campaignSlug, what, name, remove, children }: { campaignSlug: string; what: string; name: string; remove: () => Promise<unknown>; children: ReactNode }) {
+/**
+ * Deleting a thing or an arc: a confirmation that says what goes with it, then the campaign's home
+ * and the Undo notice, which restores it from the trash and goes back to it.
+ */
+export function DeleteRecordButton({ campaignSlug, what, kind, id, name, remove, children }: { campaignSlug: string; what: string; kind: TrashKind; id: number; name: string; remove: () => Promise<unknown>; children: ReactNode }) {
   const navigate = useNavigate();
   const refresh = useRefreshCampaign(campaignSlug);
+  const restore = useRestoreFromTrash(campaignSlug);
   return (
     <ConfirmButton
       label={`Delete ${what}`}
@@ -32,10 +38,23 @@ export function DeleteRecordButton({ campaignSlug, what, name, remove, children 
       onConfirm={async () => {
         await remove();
         await navigate(`/campaigns/${campaignSlug}`, { replace: true });
+        showUndo(`${what[0]!.toUpperCase()}${what.slice(1)} “${name}” moved to the trash.`, () => restore(kind, id));
         await refresh();
       }}
     >
       {children}
     </ConfirmButton>
   );
+}
+
+/** Restores an item of the campaign's trash, refreshes what it changed and opens it. */
+export function useRestoreFromTrash(campaignSlug: string) {
+  const navigate = useNavigate();
+  const refresh = useRefreshCampaign(campaignSlug);
+  return async (kind: TrashKind, id: number) => {
+    const answer = await restoreFromTrash(campaignSlug, kind, id);
+    await refresh();
+    await navigate(restoredPath(campaignSlug, kind, id, answer.slug));
+    return answer;
+  };
 }

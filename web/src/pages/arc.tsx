@@ -11,6 +11,7 @@ import { useAllThings, useCampaignSlug, useRendered } from './queries';
 import { RichField, useRecordEditing } from './record-editing';
 import type { RecordState } from '../records/record-state';
 import { EDITING_ATTRIBUTE } from '../records/use-record';
+import { HistoryToggle } from '../history/history-toggle';
 import { RecordError, SlugField } from './thing';
 
 const NARRATIVE = [
@@ -88,6 +89,7 @@ function ArcRecordPage({ arcSlug }: { arcSlug: string }) {
         <ParentField campaignSlug={campaignSlug} arc={record} state={state} />
         <GmOnlyField key={`visibility-${generation}`} value={String(value('visibility'))} onChange={(next) => state.update({ visibility: next })} what="arc" />
       </div>
+      <HistoryToggle record={{ kind: 'arc', campaignSlug, recordSlug: arcSlug }} state={state} richFields={NARRATIVE} />
       {NARRATIVE.map(([field, label]) => (
         <section key={field} aria-labelledby={`${field}-heading`}>
           <div className="section-head">
@@ -219,12 +221,14 @@ function DeleteArc({ campaignSlug, arc }: { campaignSlug: string; arc: Arc }) {
     <DeleteRecordButton
       campaignSlug={campaignSlug}
       what="arc"
+      kind="arc"
+      id={arc.id}
       name={arc.name}
       remove={() => call(api.DELETE('/api/campaigns/{campaignSlug}/arcs/{arcSlug}', { params: { path: { campaignSlug, arcSlug: arc.slug } } }))}
     >
       <p>
-        {arc.name} and its links to things are deleted.
-        {children > 0 && ` The ${children} arc${children === 1 ? '' : 's'} inside it become top-level arcs.`} This cannot be undone.
+        {arc.name} goes to the campaign’s trash with its links to things.
+        {children > 0 && ` The ${children} arc${children === 1 ? '' : 's'} inside it become top-level arcs (restoring it puts them back under it).`} Undo brings it back, and so does the trash.
       </p>
     </DeleteRecordButton>
   );

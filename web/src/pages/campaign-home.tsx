@@ -1,4 +1,4 @@
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { api, call, callWithEtag, messageOf, type Campaign } from '../api/client';
@@ -8,6 +8,9 @@ import { Rendered } from '../components/rendered';
 import { loadCampaign, useArcs, useCampaign, useCampaignSlug, useRefreshCampaign, useRendered } from './queries';
 import { RichField, useRecordEditing } from './record-editing';
 import { GmOnlyBadge, useCampaignAccess } from './access';
+import { restoreCampaignFromTrash, trashedCampaignsKey } from '../trash/api';
+import { showUndo } from '../ui/undo-notice';
+import { HistoryToggle } from '../history/history-toggle';
 
 export function CampaignHome() {
   const slug = useCampaignSlug();
@@ -53,12 +56,13 @@ export function CampaignHome() {
             ))}
         </ul>
       </section>
-      {canEdit && <CampaignSettings slug={slug} name={c.name} owner={role === 'owner'} />}
+      {canEdit && <CampaignSettings slug={slug} id={c.id} name={c.name} owner={role === 'owner'} />}
     </main>
   );
 }
 
 type CampaignPatch = { description: unknown[] };
+const CAMPAIGN_RICH_FIELDS = [['description', 'Campaign description']] as const;
 
 /** The campaign's description, saved as the user types like every record's text (the campaign's one editing state). */
 function CampaignDescription({ slug, rendered }: { slug: string; rendered: string | undefined }) {
@@ -72,6 +76,8 @@ function CampaignDescription({ slug, rendered }: { slug: string; rendered: strin
   if (editing.loading) return null;
   const { state, banner } = editing;
   return (
+    <>
+    <HistoryToggle record={{ kind: 'campaign', campaignSlug: slug, recordSlug: '' }} state={state} richFields={CAMPAIGN_RICH_FIELDS} />
     <section aria-labelledby="campaign-description">
       <div className="section-head">
         <h2 id="campaign-description">Description</h2>
@@ -82,11 +88,13 @@ function CampaignDescription({ slug, rendered }: { slug: string; rendered: strin
       {banner}
       {open ? <RichField edited={editing} field="description" label="Campaign description" campaignSlug={slug} /> : <Rendered html={rendered} label="Campaign description" />}
     </section>
+    </>
   );
 }
 
-function CampaignSettings({ slug, name, owner }: { slug: string; name: string; owner: boolean }) {
+function CampaignSettings({ slug, id, name, owner }: { slug: string; id: number; name: string; owner: boolean }) {
   const navigate = useNavigate();
+  const queryClient = useQueryClient();
   const refresh = useRefreshCampaign(slug);
   const [newName, setNewName] = useState(name);
   const [newSlug, setNewSlug] = useState(slug);
@@ -149,9 +157,17 @@ function CampaignSettings({ slug, name, owner }: { slug: string; name: string; o
         onConfirm={async () => {
           await call(api.DELETE('/api/campaigns/{campaignSlug}', { params: { path: { campaignSlug: slug } } }));
           await navigate('/', { replace: true });
+          await queryClient.invalidateQueries({ queryKey: ['campaigns'] });
+          await queryClient.invalidateQueries({ queryKey: trashedCampaignsKey });
+          showUndo(`Campaign “${name}” moved to the trash.`, async () => {
+            const answer = await restoreCampaignFromTrash(id);
+            await queryClient.invalidateQueries({ queryKey: ['campaigns'] });
+            await queryClient.invalidateQueries({ queryKey: trashedCampaignsKey });
+            await navigate(`/campaigns/${answer.slug ?? slug}`);
+          });
         }}
       >
-        <p>Every thing, thing type, arc, link and image of {name} is deleted with it. This cannot be undone.</p>
+        <p>{name} goes to your trash with everything in it; no member can open it meanwhile. Undo brings it back, and so does “Deleted campaigns” on your campaigns page.</p>
       </ConfirmButton>}
     </section>
   );

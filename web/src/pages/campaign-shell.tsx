@@ -48,6 +48,7 @@ export function CampaignShell() {
         <NavLink to={`/campaigns/${slug}/members`} className="members-link">
           Members
         </NavLink>
+        <TrashLink slug={slug} />
       </aside>
       <div className="page">
         {viewingAsPlayer && (
@@ -59,6 +60,17 @@ export function CampaignShell() {
       </div>
     </div>
     </CampaignAccessProvider>
+  );
+}
+
+/** The campaign's trash, for those who may restore from it (a player would get 403). */
+function TrashLink({ slug }: { slug: string }) {
+  const { canEdit } = useCampaignAccess();
+  if (!canEdit) return null;
+  return (
+    <NavLink to={`/campaigns/${slug}/trash`} className="trash-link">
+      Trash
+    </NavLink>
   );
 }
 

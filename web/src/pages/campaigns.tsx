@@ -3,6 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { api, ApiError, call, messageOf } from '../api/client';
 import { ErrorMessage, Field } from '../components/field';
+import { DeletedCampaigns } from '../trash/deleted-campaigns';
 
 export const campaignsQuery = { queryKey: ['campaigns'], queryFn: () => call(api.GET('/api/campaigns')) } as const;
 
@@ -50,6 +51,7 @@ export function CampaignsPage() {
       <p>
         Or <Link to="/import">import a campaign</Link> from an export or a Markdown vault.
       </p>
+      <DeletedCampaigns />
     </main>
   );
 }

@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { Link, Navigate, Outlet, useLocation, useNavigate } from 'react-router';
 import { api, ApiError, call, type Me } from '../api/client';
 import { applyTheme, storedTheme, type Theme } from '../theme';
+import { UndoNotice } from '../ui/undo-notice';
 
 export const meQuery = { queryKey: ['me'], queryFn: () => call(api.GET('/api/auth/me')) } as const;
 
@@ -24,6 +25,8 @@ export function SignedIn() {
   if (me.error) return <p className="error" role="alert">{me.error.message}</p>;
   return (
     <>
+      {/* First in the tab order: after a delete the focus is on the page, and Tab reaches Undo at once. */}
+      <UndoNotice />
       <TopBar me={me.data} />
       <Outlet />
     </>

@@ -4,6 +4,8 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { api, ApiError, messageOf } from '../api/client';
 import { ConfirmButton } from '../components/confirm';
 import { GmOnlyBadge, useCampaignAccess } from './access';
+import { useRestoreFromTrash } from './actions';
+import { showUndo } from '../ui/undo-notice';
 import { ErrorMessage } from '../components/field';
 import { useAllThings, useCampaignSlug, useRefreshCampaign, useThingTypes } from './queries';
 
@@ -101,21 +103,26 @@ function RenameType({ campaignSlug, typeId, name }: { campaignSlug: string; type
 function DeleteType({ campaignSlug, typeId, name, count }: { campaignSlug: string; typeId: number; name: string; count: number }) {
   const navigate = useNavigate();
   const refresh = useRefreshCampaign(campaignSlug);
+  const restore = useRestoreFromTrash(campaignSlug);
+  const things = `${count} thing${count === 1 ? '' : 's'}`;
   return (
     <ConfirmButton
       label="Delete type"
       title={`Delete the type ${name}?`}
-      confirmLabel="Delete"
+      confirmLabel={count === 0 ? 'Delete' : `Delete it and its ${things}`}
       onConfirm={async () => {
         const { error, response } = await api.DELETE('/api/campaigns/{campaignSlug}/thing-types/{thingTypeId}', { params: { path: { campaignSlug, thingTypeId: String(typeId) } } });
         if (error !== undefined || !response.ok) throw new ApiError(response.status, error);
         await navigate(`/campaigns/${campaignSlug}`, { replace: true });
+        showUndo(count === 0 ? `Type “${name}” moved to the trash.` : `Type “${name}” and its ${things} moved to the trash.`, () => restore('thing-type', typeId));
         await refresh();
       }}
     >
       <p>
-        {count === 0 ? `No thing is of type ${name}.` : `${count} thing${count === 1 ? '' : 's'} of type ${name} ${count === 1 ? 'is' : 'are'} deleted with it, with their links to arcs.`} This cannot be
-        undone.
+        {count === 0
+          ? `No thing is of type ${name}. The type goes to the campaign’s trash.`
+          : `Its ${things} go${count === 1 ? 'es' : ''} to the campaign’s trash with it, with their links to arcs, and come back with it when it is restored.`}{' '}
+        Undo brings {count === 0 ? 'it' : 'them'} back, and so does the trash.
       </p>
     </ConfirmButton>
   );

@@ -11,6 +11,9 @@ import { Backlinks } from './backlinks';
 import { useCampaignSlug, useRefreshCampaign, useRendered, useThingTypes } from './queries';
 import { RichField, useRecordEditing } from './record-editing';
 import { EDITING_ATTRIBUTE } from '../records/use-record';
+import { HistoryToggle } from '../history/history-toggle';
+
+const THING_RICH_FIELDS = [['description', 'Description']] as const;
 
 type ThingPatch = { name: string; typeId: number; description: unknown[]; visibility: 'all' | 'gm' };
 
@@ -81,6 +84,7 @@ function ThingRecordPage({ thingSlug }: { thingSlug: string }) {
         <SlugField campaignSlug={campaignSlug} kind="things" slug={thingSlug} state={state} />
         <GmOnlyField key={`visibility-${generation}`} value={String(value('visibility'))} onChange={(next) => state.update({ visibility: next })} what="thing" />
       </div>
+      <HistoryToggle record={{ kind: 'thing', campaignSlug, recordSlug: thingSlug }} state={state} richFields={THING_RICH_FIELDS} />
       <section aria-labelledby="description-heading">
         <div className="section-head">
           <h2 id="description-heading">Description</h2>
@@ -177,10 +181,12 @@ function DeleteThing({ campaignSlug, thing }: { campaignSlug: string; thing: Thi
     <DeleteRecordButton
       campaignSlug={campaignSlug}
       what="thing"
+      kind="thing"
+      id={thing.id}
       name={thing.name}
       remove={() => call(api.DELETE('/api/campaigns/{campaignSlug}/things/{thingSlug}', { params: { path: { campaignSlug, thingSlug: thing.slug } } }))}
     >
-      <p>{thing.name} and its links to arcs are deleted. Mentions of it elsewhere stay as plain text. This cannot be undone.</p>
+      <p>{thing.name} goes to the campaign’s trash with its links to arcs; mentions of it show as missing until it is restored. Undo brings it back, and so does the trash.</p>
     </DeleteRecordButton>
   );
 }

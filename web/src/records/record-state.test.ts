@@ -245,4 +245,35 @@ describe('one editing state per record', () => {
     expect(tab.state.state).toBe('conflict');
     expect(tab.state.mine()).toEqual({ hook: doc('from the other tab'), notes: doc('') });
   });
+
+  it('a change from outside the editors (a block copied back) keeps the unsent edits, restarts the editors and saves', async () => {
+    const server = new FakeServer();
+    const tab = setUp(server);
+    await read(tab, false);
+    tab.state.update({ hook: doc('typed') });
+    const generation = tab.state.generation;
+    const current = tab.state.value('hook') as Doc;
+    tab.state.edit({ hook: [...current, ...doc('copied back')] });
+    expect(tab.state.generation).toBe(generation + 1);
+    expect(tab.state.value('hook')).toEqual([...doc('typed'), ...doc('copied back')]);
+    await tab.state.flush();
+    expect(tab.state.state).toBe('saved');
+    expect(server.data.hook).toEqual([...doc('typed'), ...doc('copied back')]);
+  });
+
+  it('a version another write made (a revision restored) is shown at once and the next save builds on it', async () => {
+    const server = new FakeServer();
+    const tab = setUp(server);
+    await read(tab, false);
+    const restored = server.put({ hook: doc('the older text') }, undefined);
+    const generation = tab.state.generation;
+    tab.state.replaced(restored);
+    expect(tab.state.generation).toBe(generation + 1);
+    expect(tab.state.value('hook')).toEqual(doc('the older text'));
+    expect(tab.queryClient.getQueryData(KEY)).toEqual(restored);
+    tab.state.update({ notes: doc('after') });
+    await tab.state.flush();
+    expect(tab.state.state).toBe('saved');
+    expect(server.data.hook).toEqual(doc('the older text'));
+  });
 });

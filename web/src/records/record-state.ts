@@ -256,6 +256,21 @@ export class RecordState<R extends Record<string, unknown>, P extends Record<str
     this.changed();
   }
 
+  /**
+   * A change made outside the editors (a block copied back from the record's history): queued and
+   * saved like typing, on top of the unsent edits, and the open editors start again from it.
+   */
+  edit(patch: Partial<P>): void {
+    this.generation += 1;
+    this.update(patch);
+  }
+
+  /** A version another write made (a revision restored): acknowledged, and every field shows it at once. */
+  replaced(answer: ServerVersion<R>): void {
+    this.generation += 1;
+    this.acknowledge(answer);
+  }
+
   /** After a conflict: save ours over the version the server has now. */
   async keepMine(current: ServerVersion<R>): Promise<void> {
     // Nothing unsent: what this tab showed is what the user keeps.
