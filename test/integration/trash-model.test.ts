@@ -512,8 +512,9 @@ const deleteThingStep: fc.Arbitrary<Step> = fc.tuple(fc.nat(), fc.boolean()).map
     async (m, r) => {
       const thing = pickFrom([...m.things.values()], n)!;
       const before = (await expectCall(200, 'GET', `${r.base}/things/${thing.slug}`)).body;
+      const revisions = await revisionIds(r, 'thing', thing.slug);
       await expectCall(204, 'DELETE', `${r.base}/things/${thing.slug}`, undefined, byGm ? gm : owner);
-      settleDelete(m.deleteThing(thing.id, before), byGm);
+      settleDelete(Object.assign(m.deleteThing(thing.id, before), { revisions }), byGm);
     },
     (m) => m.things.size > 0,
   ),
@@ -525,8 +526,9 @@ const deleteArcStep: fc.Arbitrary<Step> = fc.tuple(fc.nat(), fc.boolean()).map((
     async (m, r) => {
       const arc = pickFrom([...m.arcs.values()], n)!;
       const before = (await expectCall(200, 'GET', `${r.base}/arcs/${arc.slug}`)).body;
+      const revisions = await revisionIds(r, 'arc', arc.slug);
       await expectCall(204, 'DELETE', `${r.base}/arcs/${arc.slug}`, undefined, byGm ? gm : owner);
-      settleDelete(m.deleteArc(arc.id, before), byGm);
+      settleDelete(Object.assign(m.deleteArc(arc.id, before), { revisions }), byGm);
     },
     (m) => m.arcs.size > 0,
   ),
@@ -585,6 +587,10 @@ function expectedRestoredText(m: CampaignModel, entry: TrashEntry, r: Run): stri
   }
 }
 
+async function revisionIds(r: Run, kind: MentionKind, slug: string): Promise<number[]> {
+  return ((await expectCall(200, 'GET', `${r.base}/${collection(kind)}/${slug}/revisions`)).json as { id: number }[]).map((revision) => revision.id);
+}
+
 async function expectImageServed(entry: TrashEntry, status: 200 | 404): Promise<void> {
   const image = await ctx.app.inject({ method: 'GET', url: new URL(entry.asset!.body.url as string).pathname });
   expect(image.statusCode, `asset ${entry.id}'s image`).toBe(status);
@@ -619,6 +625,11 @@ const restoreStep: fc.Arbitrary<Step> = fc.tuple(fc.nat(), fc.boolean()).map(([n
       });
       expect(restoredText(answer.record), 'the restored record, as its GET answered before the delete').toBe(expectedRestoredText(m, entry, r));
       if (entry.kind === 'asset') await expectImageServed(entry, 200);
+      // Its history is there again: every revision it had before the delete.
+      if (entry.revisions !== undefined) {
+        const kind = entry.kind === 'thing' ? 'thing' : 'arc';
+        expect(await revisionIds(r, kind, outcome.slug), `${kind} ${entry.id}'s revisions after its restore`).toEqual(expect.arrayContaining(entry.revisions));
+      }
     },
     (m) => m.trash.length > 0,
   ),

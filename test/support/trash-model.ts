@@ -71,6 +71,8 @@ export interface TrashEntry {
   children: number[];
   /** The user id of who deleted it. */
   deletedBy?: string;
+  /** A thing's or an arc's revision ids when it was deleted: they come back with it. */
+  revisions?: number[];
 }
 
 /** What a restore should answer besides the record. */
