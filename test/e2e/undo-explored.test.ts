@@ -36,6 +36,31 @@ describe('undoing a delete', () => {
     expect(await page.getByText('Not saved').count()).toBe(0);
   });
 
+  it('keeps the focus in the Trash page after a restore or an erase done by keyboard', async () => {
+    const page = journey.browser.page;
+    for (const name of ['Kept One', 'Kept Two']) {
+      await createThing(page, name);
+      await page.getByRole('button', { name: 'Delete thing' }).click();
+      await page.getByRole('dialog', { name: `Delete ${name}?` }).getByRole('button', { name: 'Delete' }).click();
+      await page.getByRole('status').filter({ hasText: `“${name}” moved to the trash` }).waitFor();
+    }
+    await page.getByRole('button', { name: 'Dismiss' }).click();
+    await page.getByRole('link', { name: 'Trash', exact: true }).click();
+    const list = page.getByRole('list', { name: 'Deleted items' });
+    await list.getByRole('listitem', { name: 'Thing Kept One' }).getByRole('button', { name: 'Restore' }).focus();
+    await page.keyboard.press('Enter');
+    await list.getByRole('listitem', { name: 'Thing Kept One' }).waitFor({ state: 'detached' });
+    // A keyboard user goes on from where they were, not from the top of the page.
+    expect(await page.evaluate(() => document.activeElement === document.body)).toBe(false);
+    await list.getByRole('listitem', { name: 'Thing Kept Two' }).getByRole('button', { name: 'Erase now' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('dialog', { name: 'Erase “Kept Two” for good?' }).waitFor();
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await list.getByRole('listitem', { name: 'Thing Kept Two' }).waitFor({ state: 'detached' });
+    expect(await page.evaluate(() => document.activeElement === document.body)).toBe(false);
+  });
+
   it('never offers an Undo that cannot work: switching to the player view after a delete', async () => {
     const page = journey.browser.page;
     await page.goto(`${journey.server.base}/campaigns/${journey.campaign}`);
