@@ -125,8 +125,11 @@ export const errors = {
   assetNotFound: (id: number | string) => new AppError('asset_not_found', `This campaign has no asset ${id}.`),
   trashEntryNotFound: (kind: string, id: number | string) => new AppError('trash_entry_not_found', `This campaign's trash holds no ${kind} ${id}.`),
   trashedCampaignNotFound: (id: number | string) => new AppError('trash_entry_not_found', `Your trash holds no campaign ${id}.`),
-  restoreContainerFirst: (typeId: number) =>
-    new AppError('restore_container_first', `This thing's type (${typeId}) is in the trash: restore the type first, which brings back the things deleted with it.`),
+  restoreContainerFirst: (typeName: string | undefined) =>
+    new AppError(
+      'restore_container_first',
+      `This thing's type${typeName === undefined ? '' : ` “${typeName}”`} is in the trash: restore the type first, which brings back the things deleted with it.`,
+    ),
 
   slugTaken: (kind: 'campaign' | 'thing' | 'arc', slug: string) =>
     new AppError(

@@ -15,7 +15,7 @@ import { serializeRichText } from '../domain/rich-text.js';
 import type { ExpectedVersion } from '../domain/versions.js';
 import type { ArcSnapshot, CampaignSnapshot, ThingSnapshot } from './snapshots.js';
 
-const RESTORE = { keepCurrentWhenGone: true } as const;
+const RESTORE = { keepCurrentWhenGone: true, newRevision: true } as const;
 
 /** The changes that give a thing the snapshot's fields (those it has: older snapshots may lack later ones). */
 export function thingChangesOf(record: Partial<ThingSnapshot>): ThingChanges {

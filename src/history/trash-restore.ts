@@ -97,7 +97,7 @@ function comingBack<R extends { version: number; updated_at: string; players_upd
 
 async function restoreThing(trx: Trx, database: Database, campaignId: number, payload: Extract<TrashPayload, { kind: 'thing' }>): Promise<RestoreOutcome> {
   const { thing } = payload;
-  if (!(await findThingType(trx, campaignId, thing.type_id))) throw errors.restoreContainerFirst(thing.type_id);
+  if (!(await findThingType(trx, campaignId, thing.type_id))) throw errors.restoreContainerFirst((await findTrashEntry(trx, campaignId, 'thing-type', thing.type_id))?.name);
   const slug = await freeSlug(trx, database, 'things', campaignId, thing.slug);
   const [row] = await insertThingRows(trx, [{ ...comingBack(thing, nowIso()), slug }]);
   const links = await restoreLinks(trx, campaignId, payload.links, { thingIds: [thing.id] }, 'arc_id');

@@ -50,15 +50,16 @@ describe('undoing a delete', () => {
     await list.getByRole('listitem', { name: 'Thing Kept One' }).getByRole('button', { name: 'Restore' }).focus();
     await page.keyboard.press('Enter');
     await list.getByRole('listitem', { name: 'Thing Kept One' }).waitFor({ state: 'detached' });
-    // A keyboard user goes on from where they were, not from the top of the page.
-    expect(await page.evaluate(() => document.activeElement === document.body)).toBe(false);
+    // A keyboard user goes on from where they were, not from the top of the page (the focus moves to
+    // the next item once the dialog, if any, has closed).
+    await page.waitForFunction(() => document.activeElement !== document.body, undefined, { timeout: 2000 });
     await list.getByRole('listitem', { name: 'Thing Kept Two' }).getByRole('button', { name: 'Erase now' }).focus();
     await page.keyboard.press('Enter');
     await page.getByRole('dialog', { name: 'Erase “Kept Two” for good?' }).waitFor();
     await page.keyboard.press('Tab');
     await page.keyboard.press('Enter');
     await list.getByRole('listitem', { name: 'Thing Kept Two' }).waitFor({ state: 'detached' });
-    expect(await page.evaluate(() => document.activeElement === document.body)).toBe(false);
+    await page.waitForFunction(() => document.activeElement !== document.body, undefined, { timeout: 2000 });
   });
 
   it('never offers an Undo that cannot work: switching to the player view after a delete', async () => {
@@ -70,12 +71,8 @@ describe('undoing a delete', () => {
     const notice = page.getByRole('status').filter({ hasText: 'moved to the trash' });
     await notice.waitFor();
     await page.getByRole('button', { name: 'View as player' }).click();
-    const undo = notice.getByRole('button', { name: 'Undo' });
-    if ((await undo.count()) > 0) {
-      await undo.click();
-      await page.getByRole('status').filter({ hasText: /Undone|could not be brought back/ }).waitFor();
-      expect(await page.getByText('could not be brought back').count()).toBe(0);
-      expect((await get(page, `/api/campaigns/${journey.campaign}/things/toggle-test`)).status).toBe(200);
-    }
+    // The player view is read-only: the notice goes with the switch (the Trash page still has it).
+    await notice.getByRole('button', { name: 'Undo' }).waitFor({ state: 'detached' });
+    expect((await get(page, `/api/campaigns/${journey.campaign}/things/toggle-test`)).status).toBe(404);
   });
 });

@@ -139,7 +139,9 @@ describe(`the trash on ${dialect}`, () => {
       ['thing-type', type.id, { things: 2, arcs: 0, links: 2 }],
       ['thing', things[2]!.id, { things: 0, arcs: 0, links: 0 }],
     ]);
-    expectProblem(await send(owner, 'POST', `${c.base}/trash/thing/${things[2]!.id}/restore`), 409, 'restore_container_first');
+    const refused = await send(owner, 'POST', `${c.base}/trash/thing/${things[2]!.id}/restore`);
+    expectProblem(refused, 409, 'restore_container_first');
+    expect(JSON.parse(refused.body).detail).toContain('“Factions” is in the trash');
 
     const restored = await ok(owner, 'POST', `${c.base}/trash/thing-type/${type.id}/restore`, undefined, 200);
     expect(restored).toMatchObject({ kind: 'thing-type', slug: null, slugChanged: false, record: { id: type.id, name: 'Factions' }, restored: { things: 2, arcs: 0, links: 2 } });

@@ -325,6 +325,7 @@ export async function updateArc(
           snapshot: async () => arcSnapshot(current, current.parent_arc_id === result.parent_arc_id ? detail.parent : await arcRefById(trx, campaignId, current.parent_arc_id)),
           updatedAt: current.updated_at,
         },
+        merge: options.newRevision !== true,
       });
       return detail;
     });

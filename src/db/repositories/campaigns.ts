@@ -146,6 +146,7 @@ export async function updateCampaign(
         snapshot: campaignSnapshot(updated),
         authorId: revisionAuthor(),
         before: { snapshot: campaignSnapshot(current), updatedAt: current.updated_at },
+        merge: options.newRevision !== true,
       });
       return updated;
     });

@@ -45,6 +45,8 @@ export interface KeepRevisionInput {
    * overwrite never loses it.
    */
   before?: { snapshot: Snapshot | (() => Promise<Snapshot>); updatedAt: string } | undefined;
+  /** False for a change that must be a revision of its own (a restore of a revision). */
+  merge?: boolean;
 }
 
 function authorName(trx: Transaction<DB>, authorId: string | null) {
@@ -100,6 +102,7 @@ export async function keepRevision(trx: Transaction<DB>, input: KeepRevisionInpu
   const fields = changedFields(decodeSnapshot(latest.snapshot), input.snapshot);
   if (fields.length === 0) return;
   const merges =
+    input.merge !== false &&
     latest.name === null && latest.author_id === input.authorId && Date.parse(now) - Date.parse(latest.created_at) < mergeWindowMs;
   if (merges) {
     // What changed from the revision before the burst; a burst that undid itself (the record is as

@@ -124,6 +124,11 @@ export interface UpdateOptions {
    * that no longer exists, keeps the thing's current one instead of failing.
    */
   keepCurrentWhenGone?: boolean;
+  /**
+   * A restore of a revision is a revision of its own, never merged into the author's latest: that
+   * one holds what the restore replaced.
+   */
+  newRevision?: boolean;
 }
 
 /**
@@ -192,6 +197,7 @@ export async function updateThing(
         snapshot: thingSnapshot(result),
         authorId: revisionAuthor(),
         before: { snapshot: thingSnapshot(current), updatedAt: current.updated_at },
+        merge: options.newRevision !== true,
       });
       return result;
     });

@@ -4,6 +4,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { createContext, useContext, useState, type ReactNode } from 'react';
 import { playerViewCampaign, setPlayerView } from '../api/view';
+import { dismissUndo } from '../ui/undo-notice';
 import { campaignKey } from './queries';
 
 export type Role = 'owner' | 'gm' | 'player';
@@ -31,6 +32,8 @@ export function usePlayerView(slug: string): [boolean, (on: boolean) => void] {
     on,
     (next: boolean) => {
       setPlayerView(slug, next);
+      // The player view is read-only: an Undo offered before the switch could only be refused.
+      if (next) dismissUndo();
       // Nothing read in the other view may be shown in this one.
       queryClient.removeQueries({ queryKey: campaignKey(slug) });
       setOn(next);

@@ -24,9 +24,29 @@ export function useCampaignAction(campaignSlug: string): { error: string | undef
 
 /**
  * Deleting a thing or an arc: a confirmation that says what goes with it, then the campaign's home
- * and the Undo notice, which restores it from the trash and goes back to it.
+ * and the Undo notice, which restores it from the trash and goes back to it. What was typed and not
+ * yet sent is saved first (`state`), so the trash, and Undo, hold it too; if it cannot be saved,
+ * nothing is deleted.
  */
-export function DeleteRecordButton({ campaignSlug, what, kind, id, name, remove, children }: { campaignSlug: string; what: string; kind: TrashKind; id: number; name: string; remove: () => Promise<unknown>; children: ReactNode }) {
+export function DeleteRecordButton({
+  campaignSlug,
+  what,
+  kind,
+  id,
+  name,
+  state,
+  remove,
+  children,
+}: {
+  campaignSlug: string;
+  what: string;
+  kind: TrashKind;
+  id: number;
+  name: string;
+  state: { flush(): Promise<void>; pending: object };
+  remove: () => Promise<unknown>;
+  children: ReactNode;
+}) {
   const navigate = useNavigate();
   const refresh = useRefreshCampaign(campaignSlug);
   const restore = useRestoreFromTrash(campaignSlug);
@@ -36,6 +56,8 @@ export function DeleteRecordButton({ campaignSlug, what, kind, id, name, remove,
       title={`Delete ${name}?`}
       confirmLabel="Delete"
       onConfirm={async () => {
+        await state.flush();
+        if (Object.keys(state.pending).length > 0) throw new Error(`Your last changes to the ${what} could not be saved, so it was not deleted. Save them (or undo them) first.`);
         await remove();
         await navigate(`/campaigns/${campaignSlug}`, { replace: true });
         showUndo(`${what[0]!.toUpperCase()}${what.slice(1)} “${name}” moved to the trash.`, () => restore(kind, id));

@@ -112,7 +112,7 @@ function ArcRecordPage({ arcSlug }: { arcSlug: string }) {
       <ChildArcs campaignSlug={campaignSlug} arc={record} />
       <LinkedThings campaignSlug={campaignSlug} arc={record} />
       <Backlinks campaignSlug={campaignSlug} kind="arcs" slug={arcSlug} />
-      <DeleteArc campaignSlug={campaignSlug} arc={record} />
+      <DeleteArc campaignSlug={campaignSlug} arc={record} state={state} />
     </main>
   );
 }
@@ -215,7 +215,7 @@ function LinkedThings({ campaignSlug, arc }: { campaignSlug: string; arc: Arc })
   );
 }
 
-function DeleteArc({ campaignSlug, arc }: { campaignSlug: string; arc: Arc }) {
+function DeleteArc({ campaignSlug, arc, state }: { campaignSlug: string; arc: Arc; state: { flush(): Promise<void>; pending: object } }) {
   const children = arc.childArcs.length;
   return (
     <DeleteRecordButton
@@ -224,11 +224,12 @@ function DeleteArc({ campaignSlug, arc }: { campaignSlug: string; arc: Arc }) {
       kind="arc"
       id={arc.id}
       name={arc.name}
+      state={state}
       remove={() => call(api.DELETE('/api/campaigns/{campaignSlug}/arcs/{arcSlug}', { params: { path: { campaignSlug, arcSlug: arc.slug } } }))}
     >
       <p>
         {arc.name} goes to the campaign’s trash with its links to things.
-        {children > 0 && ` The ${children} arc${children === 1 ? '' : 's'} inside it become top-level arcs (restoring it puts them back under it).`} Undo brings it back, and so does the trash.
+        {children > 0 && (children === 1 ? ' The arc inside it becomes a top-level arc (restoring it puts it back under it).' : ` The ${children} arcs inside it become top-level arcs (restoring it puts them back under it).`)} Undo brings it back, and so does the trash.
       </p>
     </DeleteRecordButton>
   );

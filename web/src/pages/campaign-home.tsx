@@ -6,7 +6,8 @@ import { ConfirmButton } from '../components/confirm';
 import { ErrorMessage } from '../components/field';
 import { Rendered } from '../components/rendered';
 import { loadCampaign, useArcs, useCampaign, useCampaignSlug, useRefreshCampaign, useRendered } from './queries';
-import { RichField, useRecordEditing } from './record-editing';
+import { recordKey, RichField, useRecordEditing } from './record-editing';
+import { existingRecordState } from '../records/record-state';
 import { GmOnlyBadge, useCampaignAccess } from './access';
 import { restoreCampaignFromTrash, trashedCampaignsKey } from '../trash/api';
 import { showUndo } from '../ui/undo-notice';
@@ -155,6 +156,12 @@ function CampaignSettings({ slug, id, name, owner }: { slug: string; id: number;
         title={`Delete ${name}?`}
         confirmLabel="Delete the campaign"
         onConfirm={async () => {
+          // The description typed and not yet sent goes to the trash with the campaign, or nothing does.
+          const description = existingRecordState(recordKey(slug, 'campaign'));
+          if (description) {
+            await description.flush();
+            if (Object.keys(description.pending).length > 0) throw new Error('Your last changes to the description could not be saved, so the campaign was not deleted. Save them (or undo them) first.');
+          }
           await call(api.DELETE('/api/campaigns/{campaignSlug}', { params: { path: { campaignSlug: slug } } }));
           await navigate('/', { replace: true });
           await queryClient.invalidateQueries({ queryKey: ['campaigns'] });

@@ -96,7 +96,7 @@ function ThingRecordPage({ thingSlug }: { thingSlug: string }) {
       </section>
       <ThingArcs campaignSlug={campaignSlug} thingSlug={thingSlug} />
       <Backlinks campaignSlug={campaignSlug} kind="things" slug={thingSlug} />
-      <DeleteThing campaignSlug={campaignSlug} thing={record} />
+      <DeleteThing campaignSlug={campaignSlug} thing={record} state={state} />
     </main>
   );
 }
@@ -176,7 +176,7 @@ function ThingArcs({ campaignSlug, thingSlug }: { campaignSlug: string; thingSlu
   );
 }
 
-function DeleteThing({ campaignSlug, thing }: { campaignSlug: string; thing: Thing }) {
+function DeleteThing({ campaignSlug, thing, state }: { campaignSlug: string; thing: Thing; state: { flush(): Promise<void>; pending: object } }) {
   return (
     <DeleteRecordButton
       campaignSlug={campaignSlug}
@@ -184,6 +184,7 @@ function DeleteThing({ campaignSlug, thing }: { campaignSlug: string; thing: Thi
       kind="thing"
       id={thing.id}
       name={thing.name}
+      state={state}
       remove={() => call(api.DELETE('/api/campaigns/{campaignSlug}/things/{thingSlug}', { params: { path: { campaignSlug, thingSlug: thing.slug } } }))}
     >
       <p>{thing.name} goes to the campaign’s trash with its links to arcs; mentions of it show as missing until it is restored. Undo brings it back, and so does the trash.</p>

@@ -321,6 +321,11 @@ export function recordState<R extends Record<string, unknown>, P extends Record<
   return state;
 }
 
+/** The editing state of a record if one exists in this tab (another view of the page may hold it). */
+export function existingRecordState(queryKey: QueryKey): RecordState<Record<string, unknown>, Record<string, unknown>> | undefined {
+  return states.get(JSON.stringify(queryKey));
+}
+
 /** The record query's function for a key that may have an editing state: never older than an acknowledged save. */
 export function fetchRecord<R>(queryKey: QueryKey, load: () => Promise<ServerVersion<R>>): Promise<ServerVersion<R>> {
   const state = states.get(JSON.stringify(queryKey));

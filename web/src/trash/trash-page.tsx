@@ -1,6 +1,6 @@
 // A campaign's trash (owner and game masters): what was deleted, by whom, when, and what went with
 // it; restore (with everything its delete took) or erase now.
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { messageOf } from '../api/client';
 import { ConfirmButton } from '../components/confirm';
@@ -26,20 +26,40 @@ export function TrashPage() {
   const refresh = useRefreshCampaign(campaignSlug);
   const [done, setDone] = useState<{ item: TrashItem; answer: Restored }>();
   const [error, setError] = useState<string>();
-  const restore = async (item: TrashItem) => {
+  // The item acted on leaves the list and took the focus with it: a keyboard user goes on from the
+  // next item (or the heading when none is left), not from the top of the page.
+  const list = useRef<HTMLUListElement>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
+  const [focusAt, setFocusAt] = useState<number>();
+  useEffect(() => {
+    if (focusAt === undefined) return;
+    // After a dialog that closed has tried to give the focus back to its (removed) button.
+    const timer = setTimeout(() => {
+      setFocusAt(undefined);
+      const active = document.activeElement;
+      if (active !== null && active !== document.body && active.isConnected) return;
+      const buttons = list.current?.querySelectorAll<HTMLButtonElement>('.trash-actions button.primary') ?? [];
+      (buttons[Math.min(focusAt, buttons.length - 1)] ?? heading.current)?.focus();
+    }, 50);
+    return () => clearTimeout(timer);
+  }, [focusAt, trash.data]);
+  const restore = async (item: TrashItem, index: number) => {
     setError(undefined);
     setDone(undefined);
     try {
       const answer = await restoreFromTrash(campaignSlug, item.kind, item.id);
       await refresh();
       setDone({ item, answer });
+      setFocusAt(index);
     } catch (e) {
       setError(`“${item.name}” could not be restored: ${messageOf(e)}`);
     }
   };
   return (
     <main className="record" aria-labelledby="trash-title">
-      <h1 id="trash-title">Trash</h1>
+      <h1 id="trash-title" ref={heading} tabIndex={-1}>
+        Trash
+      </h1>
       <p className="muted">Deleted things, arcs, thing types and images wait here before they are erased for good (after 30 days, unless this server is set otherwise). Restoring one brings back what its delete took with it.</p>
       <div role="status" className="trash-status">
         {done && (
@@ -54,8 +74,8 @@ export function TrashPage() {
       {trash.isPending && <p className="loading">Loading…</p>}
       {trash.error && <ErrorMessage>{messageOf(trash.error)}</ErrorMessage>}
       {trash.data?.length === 0 && <p>The trash is empty.</p>}
-      <ul className="cards trash-list" aria-label="Deleted items">
-        {trash.data?.map((item) => {
+      <ul className="cards trash-list" aria-label="Deleted items" ref={list}>
+        {trash.data?.map((item, index) => {
           const extra = withWhat(item.with);
           return (
             <li key={`${item.kind}-${item.id}`} aria-label={`${KIND_LABEL[item.kind]} ${item.name}`}>
@@ -70,7 +90,7 @@ export function TrashPage() {
                 </p>
               </div>
               <div className="trash-actions">
-                <button type="button" className="primary" onClick={() => void restore(item)}>
+                <button type="button" className="primary" onClick={() => void restore(item, index)}>
                   Restore
                 </button>
                 <ConfirmButton
@@ -80,6 +100,7 @@ export function TrashPage() {
                   onConfirm={async () => {
                     await eraseFromTrash(campaignSlug, item.kind, item.id);
                     await refresh();
+                    setFocusAt(index);
                   }}
                 >
                   <p>
