@@ -267,6 +267,39 @@ describe(`revisions of things, on ${dialect}`, () => {
   });
 });
 
+describe(`merging, against a model, on ${dialect}`, () => {
+  it('keeps one revision per burst of one author’s saves, whatever the sequence (property)', async () => {
+    const { campaign } = await setUp();
+    let n = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.record({ byOwner: fc.boolean(), seconds: fc.integer({ min: 0, max: 600 }), changes: fc.boolean() }), { minLength: 1, maxLength: 12 }),
+        async (saves) => {
+          n += 1;
+          advance(MINUTE);
+          const thing = await ok<{ slug: string }>(send(gm, 'POST', `${campaign.base}/things`, { newThing: { name: `Merge ${n} v0`, typeId: campaign.typeId } }), 201);
+          const model = [{ author: gm.id, createdAt: clock }];
+          let name = `Merge ${n} v0`;
+          for (const [i, save] of saves.entries()) {
+            advance(save.seconds * 1000);
+            const author = save.byOwner ? owner : gm;
+            if (save.changes) name = `Merge ${n} v${i + 1}`;
+            await ok(saveThing(author, campaign, thing.slug, { name }));
+            if (!save.changes) continue;
+            const latest = model.at(-1)!;
+            if (latest.author !== author.id || clock - latest.createdAt >= 300_000) model.push({ author: author.id, createdAt: clock });
+          }
+          const list = [...(await revisionsOf(campaign, `/things/${thing.slug}`))].reverse();
+          expect(list.map((r) => ({ author: r.author?.userId, createdAt: Date.parse(r.createdAt) }))).toEqual(model);
+          const latest = await ok(send(gm, 'GET', `${campaign.base}/things/${thing.slug}/revisions/${list.at(-1)!.id}`));
+          expect(latest.record.name).toBe(name);
+        },
+      ),
+      { numRuns: 15 },
+    );
+  });
+});
+
 describe(`authors and erasure, on ${dialect}`, () => {
   it('shows the name an author had when their account is gone', async () => {
     const { campaign, thing } = await setUp();
