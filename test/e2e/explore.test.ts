@@ -126,9 +126,10 @@ describe('a game master using the editor', () => {
     await page.keyboard.type('See [[Gund');
     const picker = page.getByRole('dialog', { name: 'Mention a thing or an arc' });
     // The letters typed before the picker had the focus are its search; the next go on from there.
-    await expect.poll(async () => picker.getByRole('combobox').evaluate((input) => input === document.activeElement)).toBe(true);
+    // Under a loaded CI machine the picker can take longer than expect.poll's default second to render.
+    await expect.poll(async () => picker.getByRole('combobox').evaluate((input) => input === document.activeElement), { timeout: 10_000 }).toBe(true);
     await page.keyboard.type('r');
-    await expect.poll(async () => picker.getByRole('combobox').inputValue()).toBe('Gundr');
+    await expect.poll(async () => picker.getByRole('combobox').inputValue(), { timeout: 10_000 }).toBe('Gundr');
     await picker.locator('[cmdk-list]:not([aria-busy="true"])').waitFor();
     await picker.getByRole('option', { name: /Gundren Rockseeker/ }).waitFor();
     await page.keyboard.press('Enter');
