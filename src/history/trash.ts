@@ -16,6 +16,7 @@ import { findThingBySlug } from '../db/repositories/things.js';
 import { findThingType } from '../db/repositories/thing-types.js';
 import { queueImageRemovals } from '../db/repositories/assets.js';
 import { eraseRevisionsOf } from '../db/repositories/revisions.js';
+import { chunks } from '../db/chunks.js';
 import {
   assetById,
   childArcIds,
@@ -202,8 +203,8 @@ const IDS_PER_STATEMENT = 5_000;
 
 /** Revisions of trashed records go with them (CONTRACT "History and trash"). */
 async function eraseRecordHistory(trx: Trx, campaignId: number, records: ErasedRecords): Promise<void> {
-  for (let i = 0; i < records.things.length; i += IDS_PER_STATEMENT) await eraseRevisionsOf(trx, campaignId, 'thing', records.things.slice(i, i + IDS_PER_STATEMENT));
-  for (let i = 0; i < records.arcs.length; i += IDS_PER_STATEMENT) await eraseRevisionsOf(trx, campaignId, 'arc', records.arcs.slice(i, i + IDS_PER_STATEMENT));
+  for (const ids of chunks(records.things, IDS_PER_STATEMENT)) await eraseRevisionsOf(trx, campaignId, 'thing', ids);
+  for (const ids of chunks(records.arcs, IDS_PER_STATEMENT)) await eraseRevisionsOf(trx, campaignId, 'arc', ids);
 }
 
 /** Erases one entry now. Returns the image removals to carry out after the commit. */
@@ -223,7 +224,11 @@ export function eraseFromTrash(database: Database, campaignId: number, kind: Tra
 export async function sweepExpiredTrash(database: Database, before: string, limit: number): Promise<{ erased: number; removals: ImageRemovalRow[] }> {
   const expired = await expiredTrashEntries(database.kysely, before, limit);
   const byCampaign = new Map<number, TrashRow[]>();
-  for (const entry of expired) byCampaign.set(entry.campaign_id, [...(byCampaign.get(entry.campaign_id) ?? []), entry]);
+  for (const entry of expired) {
+    const entries = byCampaign.get(entry.campaign_id) ?? [];
+    entries.push(entry);
+    byCampaign.set(entry.campaign_id, entries);
+  }
   const removals: ImageRemovalRow[] = [];
   for (const [campaignId, entries] of byCampaign) {
     // The campaign itself may be gone meanwhile (its entries with it): nothing left to do there.

@@ -25,6 +25,7 @@ import {
 } from '../../search/document.js';
 import { typoKeys } from '../../search/fuzzy.js';
 import { isFuzzyCandidate } from '../../search/tokenize.js';
+import { chunks } from '../chunks.js';
 
 // Documents per INSERT: well below SQLite's 32,766 and PostgreSQL's 65,535 bound parameters.
 const DOCUMENTS_PER_INSERT = 500;
@@ -39,12 +40,6 @@ interface PendingDocument {
 
 function pendingOf(kind: DocumentKind, recordId: number, documents: AudienceDocument[]): PendingDocument[] {
   return documents.map(({ audience, document }) => ({ kind, recordId, audience, document }));
-}
-
-function chunks<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
 }
 
 // How the postings, words and typo keys of a write reach the database. On PostgreSQL each table

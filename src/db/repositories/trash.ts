@@ -9,6 +9,7 @@ import type { ArcRow, AssetRow, DB, ThingRow, ThingTypeRow, TrashKind, TrashRow 
 import { SLUG_KIND_CODES, type SlugKind } from './previous-slugs.js';
 import { playersUpdatedAt } from './players-updated.js';
 import { nowIso } from '../../domain/time.js';
+import { chunks } from '../chunks.js';
 
 type Trx = Transaction<DB>;
 
@@ -32,11 +33,6 @@ export type TrashSummary = Omit<TrashRow, 'payload' | 'image_id'> & { deleted_by
 const ROWS_PER_INSERT = 500;
 const IDS_PER_STATEMENT = 5_000;
 
-function chunks<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
 
 export function listTrashEntries(db: Db, campaignId: number): Promise<TrashSummary[]> {
   return db

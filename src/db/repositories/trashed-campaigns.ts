@@ -53,28 +53,34 @@ export function listTrashedCampaigns(db: Db, userId: string): Promise<TrashedCam
     );
 }
 
-/** Takes the row lock of a campaign in the trash (whoever's), as beginCampaignWrite does for live ones; false if it is not there. */
-export async function lockTrashedCampaignRow(trx: Transaction<DB>, id: number): Promise<boolean> {
-  const row = await trx
+/**
+ * Takes the row lock of a campaign in the trash, as beginCampaignWrite does for live ones (bumping
+ * content_version): only if it is still there, the owner's (`ownerId`) and deleted before
+ * `deletedBefore`, when given. Undefined otherwise.
+ */
+function lockTrashed(trx: Transaction<DB>, id: number, only: { ownerId?: string; deletedBefore?: string } = {}): Promise<CampaignRow | undefined> {
+  if (id > MAX_RECORD_ID) return Promise.resolve(undefined);
+  let query = trx
     .updateTable('campaigns')
     .set((eb) => ({ content_version: eb('content_version', '+', 1) }))
     .where('id', '=', id)
-    .where('deleted_at', 'is not', null)
-    .returning('id')
-    .executeTakeFirst();
-  return row !== undefined;
+    .where('deleted_at', 'is not', null);
+  const { ownerId, deletedBefore } = only;
+  if (ownerId !== undefined) {
+    query = query.where((eb) => eb.exists(eb.selectFrom('campaign_members').select('user_id').where('campaign_id', '=', id).where('user_id', '=', ownerId).where('role', '=', 'owner')));
+  }
+  if (deletedBefore !== undefined) query = query.where('deleted_at', '<', deletedBefore);
+  return query.returningAll().executeTakeFirst();
+}
+
+/** Takes the row lock of a campaign in the trash (whoever's); false if it is not there. */
+export async function lockTrashedCampaignRow(trx: Transaction<DB>, id: number): Promise<boolean> {
+  return (await lockTrashed(trx, id)) !== undefined;
 }
 
 /** Takes the row lock of a campaign in the user's trash; 404 unless it is there and theirs. */
 async function lockTrashedCampaign(trx: Transaction<DB>, userId: string, id: number): Promise<CampaignRow> {
-  const found = id <= MAX_RECORD_ID ? await trx
-    .updateTable('campaigns')
-    .set((eb) => ({ content_version: eb('content_version', '+', 1) }))
-    .where('id', '=', id)
-    .where('deleted_at', 'is not', null)
-    .where((eb) => eb.exists(eb.selectFrom('campaign_members').select('user_id').where('campaign_id', '=', id).where('user_id', '=', userId).where('role', '=', 'owner')))
-    .returningAll()
-    .executeTakeFirst() : undefined;
+  const found = await lockTrashed(trx, id, { ownerId: userId });
   if (!found) throw errors.trashedCampaignNotFound(id);
   return found;
 }
@@ -140,8 +146,7 @@ export async function sweepTrashedCampaigns(database: Database, before: string, 
     removals.push(
       ...(await database.write(async (trx) => {
         // Restored meanwhile: it stays.
-        const locked = await trx.updateTable('campaigns').set((eb) => ({ content_version: eb('content_version', '+', 1) })).where('id', '=', id).where('deleted_at', '<', before).returning('id').executeTakeFirst();
-        if (!locked) return [];
+        if (!(await lockTrashed(trx, id, { deletedBefore: before }))) return [];
         erased += 1;
         return eraseCampaignRows(trx, id);
       })),

@@ -22,6 +22,18 @@ export function useCampaignAction(campaignSlug: string): { error: string | undef
   return { error, act };
 }
 
+/** A record's editing state, as far as a delete needs it (records/record-state.ts). */
+export interface UnsentEdits {
+  flush(): Promise<void>;
+  pending: object;
+}
+
+/** Saves what was typed and not yet sent before a delete, so the trash (and Undo) hold it; throws, and nothing is deleted, if it cannot be saved. */
+export async function saveBeforeDelete(state: UnsentEdits, what: string): Promise<void> {
+  await state.flush();
+  if (Object.keys(state.pending).length > 0) throw new Error(`Your last changes to the ${what} could not be saved, so it was not deleted. Save them (or undo them) first.`);
+}
+
 /**
  * Deleting a thing or an arc: a confirmation that says what goes with it, then the campaign's home
  * and the Undo notice, which restores it from the trash and goes back to it. What was typed and not
@@ -43,7 +55,7 @@ export function DeleteRecordButton({
   kind: TrashKind;
   id: number;
   name: string;
-  state: { flush(): Promise<void>; pending: object };
+  state: UnsentEdits;
   remove: () => Promise<unknown>;
   children: ReactNode;
 }) {
@@ -56,8 +68,7 @@ export function DeleteRecordButton({
       title={`Delete ${name}?`}
       confirmLabel="Delete"
       onConfirm={async () => {
-        await state.flush();
-        if (Object.keys(state.pending).length > 0) throw new Error(`Your last changes to the ${what} could not be saved, so it was not deleted. Save them (or undo them) first.`);
+        await saveBeforeDelete(state, what);
         await remove();
         await navigate(`/campaigns/${campaignSlug}`, { replace: true });
         showUndo(`${what[0]!.toUpperCase()}${what.slice(1)} “${name}” moved to the trash.`, () => restore(kind, id));

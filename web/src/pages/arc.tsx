@@ -4,7 +4,7 @@ import { api, call, callWithEtag, messageOf, type Arc } from '../api/client';
 import { ErrorMessage, NameField } from '../components/field';
 import { Rendered } from '../components/rendered';
 import { GmOnlyBadge, GmOnlyField, useCampaignAccess } from './access';
-import { DeleteRecordButton, useCampaignAction } from './actions';
+import { DeleteRecordButton, useCampaignAction, type UnsentEdits } from './actions';
 import { Backlinks } from './backlinks';
 import { ArcPicker } from './pickers';
 import { useAllThings, useCampaignSlug, useRendered } from './queries';
@@ -215,7 +215,7 @@ function LinkedThings({ campaignSlug, arc }: { campaignSlug: string; arc: Arc })
   );
 }
 
-function DeleteArc({ campaignSlug, arc, state }: { campaignSlug: string; arc: Arc; state: { flush(): Promise<void>; pending: object } }) {
+function DeleteArc({ campaignSlug, arc, state }: { campaignSlug: string; arc: Arc; state: UnsentEdits }) {
   const children = arc.childArcs.length;
   return (
     <DeleteRecordButton

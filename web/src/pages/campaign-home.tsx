@@ -8,6 +8,7 @@ import { Rendered } from '../components/rendered';
 import { loadCampaign, useArcs, useCampaign, useCampaignSlug, useRefreshCampaign, useRendered } from './queries';
 import { recordKey, RichField, useRecordEditing } from './record-editing';
 import { existingRecordState } from '../records/record-state';
+import { saveBeforeDelete } from './actions';
 import { GmOnlyBadge, useCampaignAccess } from './access';
 import { restoreCampaignFromTrash, trashedCampaignsKey } from '../trash/api';
 import { showUndo } from '../ui/undo-notice';
@@ -158,10 +159,7 @@ function CampaignSettings({ slug, id, name, owner }: { slug: string; id: number;
         onConfirm={async () => {
           // The description typed and not yet sent goes to the trash with the campaign, or nothing does.
           const description = existingRecordState(recordKey(slug, 'campaign'));
-          if (description) {
-            await description.flush();
-            if (Object.keys(description.pending).length > 0) throw new Error('Your last changes to the description could not be saved, so the campaign was not deleted. Save them (or undo them) first.');
-          }
+          if (description) await saveBeforeDelete(description, 'campaign');
           await call(api.DELETE('/api/campaigns/{campaignSlug}', { params: { path: { campaignSlug: slug } } }));
           await navigate('/', { replace: true });
           await queryClient.invalidateQueries({ queryKey: ['campaigns'] });

@@ -5,7 +5,7 @@ import { api, ApiError, call, callWithEtag, messageOf, type Thing } from '../api
 import { ErrorMessage, Field, NameField } from '../components/field';
 import { Rendered } from '../components/rendered';
 import { GmOnlyBadge, GmOnlyField, useCampaignAccess } from './access';
-import { DeleteRecordButton, useCampaignAction } from './actions';
+import { DeleteRecordButton, useCampaignAction, type UnsentEdits } from './actions';
 import { ArcPicker } from './pickers';
 import { Backlinks } from './backlinks';
 import { useCampaignSlug, useRefreshCampaign, useRendered, useThingTypes } from './queries';
@@ -176,7 +176,7 @@ function ThingArcs({ campaignSlug, thingSlug }: { campaignSlug: string; thingSlu
   );
 }
 
-function DeleteThing({ campaignSlug, thing, state }: { campaignSlug: string; thing: Thing; state: { flush(): Promise<void>; pending: object } }) {
+function DeleteThing({ campaignSlug, thing, state }: { campaignSlug: string; thing: Thing; state: UnsentEdits }) {
   return (
     <DeleteRecordButton
       campaignSlug={campaignSlug}
