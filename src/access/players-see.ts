@@ -5,6 +5,7 @@
 // their answers (http/conditional.ts playersEtag).
 import { emptyRichText, parseStoredRichText } from '../domain/rich-text.js';
 import { redactNodes } from '../vocabulary/index.js';
+import { parseStoredProperties } from '../domain/properties.js';
 import type { View } from './view.js';
 
 /** A record's columns as stored: plain values and rich-text JSON. */
@@ -18,17 +19,24 @@ function playersText(stored: unknown): string {
   return JSON.stringify(kept.length > 0 ? kept : emptyRichText());
 }
 
+/** Stored properties without the GM-only ones, as comparable text. */
+function playersProperties(stored: unknown): string {
+  return JSON.stringify(parseStoredProperties(typeof stored === 'string' ? stored : null).filter((property) => !property.gmOnly));
+}
+
 /**
  * Whether players could tell `before` from `after`: a record players see before or after
- * (`visibility` 'all'; a campaign has none and is always seen) whose `plain` columns or the
- * non-secret part of whose `richText` columns differ. Conservative: a mention of a GM-only record
- * added in a visible block counts as a change although players never see it.
+ * (`visibility` 'all'; a campaign has none and is always seen) whose `plain` columns, the
+ * non-secret part of whose `richText` columns or the properties not GM-only of whose `properties`
+ * columns differ. Conservative: a mention of a GM-only record added in a visible block (or a link
+ * property to one) counts as a change although players never see it.
  */
-export function playersSeeChange(before: Columns, after: Columns, plain: readonly string[], richText: readonly string[]): boolean {
+export function playersSeeChange(before: Columns, after: Columns, plain: readonly string[], richText: readonly string[], properties: readonly string[] = []): boolean {
   const seen = (row: Columns) => row.visibility === undefined || row.visibility === 'all';
   if (!seen(before) && !seen(after)) return false;
   if (before.visibility !== after.visibility) return true;
   if (plain.some((column) => before[column] !== after[column])) return true;
+  if (properties.some((column) => before[column] !== after[column] && playersProperties(before[column]) !== playersProperties(after[column]))) return true;
   return richText.some((column) => before[column] !== after[column] && playersText(before[column]) !== playersText(after[column]));
 }
 

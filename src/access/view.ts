@@ -16,6 +16,7 @@
 import type { Role } from '../db/schema.js';
 import { emptyRichText, parseStoredRichText, type RichText } from '../domain/rich-text.js';
 import { mentionTarget, redactNodes } from '../vocabulary/index.js';
+import { isPropertyLink, parseStoredProperties, type Property, type PropertyScalar } from '../domain/properties.js';
 
 /** The GM-only records of a campaign, by id: what a player's view must never name. */
 export interface HiddenRecords {
@@ -104,4 +105,42 @@ export function richTextJsonFor(view: View, stored: string | null, emptyJson: st
 /** Whether this view may see a record of this visibility. */
 export function sees(view: View, visibility: string): boolean {
   return !view.players || visibility === 'all';
+}
+
+function linksHidden(value: PropertyScalar, hidden: HiddenRecords): boolean {
+  return isPropertyLink(value) && (value.targetType === 'thing' ? hidden.things : hidden.arcs).has(value.targetId);
+}
+
+/**
+ * Properties as players may read them: no GM-only property; no link to a hidden record (a list
+ * loses such items, and a property whose whole value was such links is gone).
+ */
+export function redactProperties(properties: readonly Property[], hidden: HiddenRecords): Property[] {
+  const out: Property[] = [];
+  for (const property of properties) {
+    if (property.gmOnly) continue;
+    const { value } = property;
+    if (Array.isArray(value)) {
+      const kept = value.filter((item) => !linksHidden(item, hidden));
+      if (kept.length === value.length) out.push(property);
+      else if (kept.length > 0) out.push({ ...property, value: kept });
+    } else if (!linksHidden(value, hidden)) out.push(property);
+  }
+  return out;
+}
+
+/** A record's stored properties as this view may read them. */
+export function propertiesFor(view: View, stored: string | null | undefined): Property[] {
+  const properties = parseStoredProperties(stored);
+  return view.players ? redactProperties(properties, hiddenOf(view)) : properties;
+}
+
+/**
+ * Stored properties as JSON text for this view: the stored text itself for a game master (it is
+ * JSON.stringify of the validated value), else the redacted value serialized.
+ */
+export function propertiesJsonFor(view: View, stored: string | null | undefined): string {
+  if (stored === null || stored === undefined || stored === '' ) return '[]';
+  if (!view.players || stored === '[]') return stored;
+  return JSON.stringify(propertiesFor(view, stored));
 }

@@ -76,6 +76,8 @@ export interface ThingTypesTable {
   version: number;
   created_at: string;
   updated_at: string;
+  /** JSON text: the type's fields `[{key, kind}]` (domain/properties.ts). */
+  fields: Generated<string>;
 }
 
 export interface ThingsTable {
@@ -92,6 +94,12 @@ export interface ThingsTable {
   updated_at: string;
   /** What players see as updated_at when it differs (migrations/2026-11-24-0013-previous-slugs.ts). */
   players_updated_at: Generated<string | null>;
+  /** JSON text (domain/properties.ts; migrations/2026-11-24-0018-properties.ts). */
+  properties: Generated<string>;
+  tags: Generated<string>;
+  /** The folded tags between unit separators, for tag filters (domain/properties.ts tagKeysOf). */
+  tag_keys: Generated<string>;
+  aliases: Generated<string>;
 }
 
 export type Visibility = 'all' | 'gm';
@@ -137,6 +145,12 @@ export interface ArcsTable {
   updated_at: string;
   /** What players see as updated_at when it differs (migrations/2026-11-24-0013-previous-slugs.ts). */
   players_updated_at: Generated<string | null>;
+  /** JSON text (domain/properties.ts; migrations/2026-11-24-0018-properties.ts). */
+  properties: Generated<string>;
+  tags: Generated<string>;
+  /** The folded tags between unit separators, for tag filters (domain/properties.ts tagKeysOf). */
+  tag_keys: Generated<string>;
+  aliases: Generated<string>;
 }
 
 export interface ArcThingsTable {

@@ -149,6 +149,7 @@ export const errors = {
     new AppError('invalid_reference', `No thing type ${typeId} exists in this campaign.`, [
       { path: field, message: 'must be the id of a thing type of this campaign' },
     ]),
+  unknownLinkTargets: (issues: FieldIssue[]) => new AppError('invalid_reference', 'A link property names a record this campaign does not have.', issues),
   unknownParentArc: (parentArcId: number, field: string) =>
     new AppError('invalid_reference', 'The parent arc does not exist in this campaign.', [
       { path: field, message: `names no arc of this campaign (${parentArcId})` },

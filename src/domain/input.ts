@@ -1,6 +1,7 @@
 import { errors, type FieldIssue } from './errors.js';
 import { emptyRichText, validateRichText, type RichText } from './rich-text.js';
 import { isValidSlug } from './slugs.js';
+import { checkAliases, checkFields, checkProperties, checkTags, type Property, type TypeField } from './properties.js';
 
 export const NAME_MAX_LENGTH = 255;
 
@@ -54,6 +55,33 @@ export class InputChecker {
       return 0;
     }
     return value;
+  }
+
+  /** Properties `[{key, value, gmOnly?}]` (domain/properties.ts). */
+  properties(value: unknown, path: string): Property[] {
+    return checkProperties(value, path, this.issues);
+  }
+
+  tags(value: unknown, path: string): string[] {
+    return checkTags(value, path, this.issues);
+  }
+
+  aliases(value: unknown, path: string): string[] {
+    return checkAliases(value, path, this.issues);
+  }
+
+  /** A thing type's fields `[{key, kind}]`. */
+  fields(value: unknown, path: string): TypeField[] {
+    return checkFields(value, path, this.issues);
+  }
+
+  /** The properties, tags and aliases a body gives (each absent when not given). */
+  structure(input: { properties?: unknown; tags?: unknown; aliases?: unknown }, path: string) {
+    const out: { properties?: Property[]; tags?: string[]; aliases?: string[] } = {};
+    if (input.properties !== undefined) out.properties = this.properties(input.properties, `${path}/properties`);
+    if (input.tags !== undefined) out.tags = this.tags(input.tags, `${path}/tags`);
+    if (input.aliases !== undefined) out.aliases = this.aliases(input.aliases, `${path}/aliases`);
+    return out;
   }
 
   done(): void {

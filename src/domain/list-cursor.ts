@@ -1,9 +1,10 @@
-// The query of the things list (count, fetchAll, typeId, cursor) and its opaque keyset cursor.
+// The query of the things list (count, fetchAll, typeId, tag, sort, cursor) and its opaque keyset cursor.
 // Parsed by hand rather than by ajv coercion so every bad value gets a clear message and a JSON
 // pointer into the query object, and so a repeated parameter is refused rather than guessed at.
 import { isStorableId, parseIdText } from './ids.js';
 import type { FieldIssue } from './errors.js';
-import { queryObject, singleValue, type Parsed } from './query-params.js';
+import { queryObject, repeatedValues, singleValue, type Parsed } from './query-params.js';
+import { TAG_MAX_LENGTH, TAGS_MAX } from './properties.js';
 
 export const DEFAULT_THING_COUNT = 20;
 export const MAX_THING_COUNT = 1000;
@@ -17,6 +18,14 @@ export interface ListPosition {
   id: number;
 }
 
+/** A position in the list sorted by name: the last row's name and id (ordered by lower(name), id). */
+export interface NamePosition {
+  name: string;
+  id: number;
+}
+
+export type ThingSort = 'updatedAt' | 'name';
+
 export interface ThingListQuery {
   /** How many rows the page holds. */
   limit: number;
@@ -24,17 +33,22 @@ export interface ThingListQuery {
   count?: number;
   fetchAll?: boolean;
   typeId?: number;
+  /** Tags every listed thing has (ignoring case). */
+  tags: string[];
+  sort?: ThingSort;
   after?: ListPosition;
+  afterName?: NamePosition;
 }
 
 export type { Parsed };
 
-export function encodeCursor(position: ListPosition): string {
-  return Buffer.from(JSON.stringify({ u: position.updatedAt, i: position.id }), 'utf8').toString('base64url');
+export function encodeCursor(position: ListPosition | NamePosition): string {
+  const value = 'name' in position ? { n: position.name, i: position.id } : { u: position.updatedAt, i: position.id };
+  return Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
 }
 
 /** The position a cursor names, or undefined when it is not one this service issued. */
-export function decodeCursor(cursor: string): ListPosition | undefined {
+export function decodeCursor(cursor: string): ListPosition | NamePosition | undefined {
   if (cursor.length > MAX_CURSOR_LENGTH || !BASE64URL.test(cursor)) return undefined;
   let decoded: unknown;
   try {
@@ -43,8 +57,9 @@ export function decodeCursor(cursor: string): ListPosition | undefined {
     return undefined;
   }
   if (typeof decoded !== 'object' || decoded === null || Array.isArray(decoded)) return undefined;
-  const { u, i } = decoded as { u?: unknown; i?: unknown };
+  const { u, n, i } = decoded as { u?: unknown; n?: unknown; i?: unknown };
   if (Object.keys(decoded).length !== 2) return undefined;
+  if (n !== undefined) return typeof n === 'string' && n.length <= 255 * 4 && typeof i === 'number' && isStorableId(i) ? { name: n, id: i } : undefined;
   if (typeof u !== 'string' || !ISO_TIMESTAMP.test(u) || Number.isNaN(Date.parse(u))) return undefined;
   // A calendar-impossible date (2026-02-31) parses in some engines; the round trip catches it.
   if (new Date(u).toISOString() !== u) return undefined;
@@ -55,7 +70,7 @@ export function decodeCursor(cursor: string): ListPosition | undefined {
 export function parseThingListQuery(raw: unknown): Parsed<ThingListQuery> {
   const query = queryObject(raw);
   const issues: FieldIssue[] = [];
-  const result: ThingListQuery = { limit: DEFAULT_THING_COUNT };
+  const result: ThingListQuery = { limit: DEFAULT_THING_COUNT, tags: [] };
 
   const count = singleValue(query, 'count', issues);
   if (count !== undefined) {
@@ -81,11 +96,30 @@ export function parseThingListQuery(raw: unknown): Parsed<ThingListQuery> {
     else issues.push({ path: '/typeId', message: 'must be a positive integer id' });
   }
 
+  const tags = repeatedValues(query, 'tag');
+  if (tags.length > TAGS_MAX) issues.push({ path: '/tag', message: `must be given at most ${TAGS_MAX} times` });
+  tags.forEach((tag, index) => {
+    const trimmed = tag.trim();
+    const path = tags.length === 1 ? '/tag' : `/tag/${index}`;
+    if (trimmed.length === 0) issues.push({ path, message: 'must not be blank' });
+    else if ([...trimmed].length > TAG_MAX_LENGTH) issues.push({ path, message: `must be at most ${TAG_MAX_LENGTH} characters` });
+    else result.tags.push(trimmed);
+  });
+
+  const sort = singleValue(query, 'sort', issues);
+  if (sort !== undefined) {
+    if (sort === 'updatedAt' || sort === 'name') result.sort = sort;
+    else issues.push({ path: '/sort', message: 'must be updatedAt or name' });
+  }
+
   const cursor = singleValue(query, 'cursor', issues);
   if (cursor !== undefined) {
     const position = decodeCursor(cursor);
-    if (position) result.after = position;
-    else issues.push({ path: '/cursor', message: 'is not a cursor from this list; follow the Link header of the previous page' });
+    const byName = result.sort === 'name';
+    if (position && 'name' in position === byName) {
+      if ('name' in position) result.afterName = position;
+      else result.after = position;
+    } else issues.push({ path: '/cursor', message: 'is not a cursor from this list; follow the Link header of the previous page' });
   }
 
   if (issues.length > 0) return { ok: false, issues };
@@ -94,11 +128,13 @@ export function parseThingListQuery(raw: unknown): Parsed<ThingListQuery> {
 }
 
 /** The query string of the page after `last`: the same parameters, and the cursor. */
-export function nextPageQueryString(query: ThingListQuery, last: ListPosition): string {
+export function nextPageQueryString(query: ThingListQuery, last: ListPosition | NamePosition): string {
   const params = new URLSearchParams();
   if (query.count !== undefined) params.set('count', String(query.count));
   if (query.fetchAll !== undefined) params.set('fetchAll', String(query.fetchAll));
   if (query.typeId !== undefined) params.set('typeId', String(query.typeId));
+  for (const tag of query.tags) params.append('tag', tag);
+  if (query.sort !== undefined) params.set('sort', query.sort);
   params.set('cursor', encodeCursor(last));
   return params.toString();
 }

@@ -20,3 +20,11 @@ export function singleValue(query: Record<string, unknown>, name: string, issues
   }
   return value;
 }
+
+/** A parameter that may repeat: its values in order (none when absent). */
+export function repeatedValues(query: Record<string, unknown>, name: string): string[] {
+  const value = Object.hasOwn(query, name) ? query[name] : undefined;
+  if (value === undefined) return [];
+  if (Array.isArray(value)) return value.filter((item): item is string => typeof item === 'string');
+  return typeof value === 'string' ? [value] : [];
+}

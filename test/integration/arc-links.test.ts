@@ -3,7 +3,7 @@ import { json, type TestContext, type TestUser } from '../support/app.js';
 import { contextWithUsers, createThing as createThingAs, newCampaign as newCampaignAs, problemOf, type TestCampaign } from '../support/fixtures.js';
 
 const EMPTY = [{ type: 'paragraph', children: [{ text: '' }] }];
-const LINKED_ARC_KEYS = ['antagonist', 'campaignId', 'createdAt', 'hook', 'id', 'key', 'name', 'outcome', 'problem', 'protagonist', 'slug', 'updatedAt'];
+const LINKED_ARC_KEYS = ['aliases', 'antagonist', 'campaignId', 'createdAt', 'hook', 'id', 'key', 'name', 'outcome', 'problem', 'properties', 'protagonist', 'slug', 'tags', 'updatedAt'];
 
 
 interface RecordBody {
@@ -162,6 +162,9 @@ describe('GET things/{thingSlug}/arcs', () => {
       problem: EMPTY,
       key: EMPTY,
       outcome: EMPTY,
+      properties: [],
+      tags: [],
+      aliases: [],
       campaignId: c.id,
       createdAt: first.createdAt,
       updatedAt: first.updatedAt,

@@ -5,6 +5,7 @@ import { contextWithUsers, errorPathsOf, newCampaign as newCampaignAs, problemOf
 const EMPTY = [{ type: 'paragraph', children: [{ text: '' }] }];
 const TEXT_FIELDS = ['hook', 'protagonist', 'antagonist', 'problem', 'key', 'outcome', 'notes'] as const;
 const ARC_KEYS = [
+  'aliases',
   'antagonist',
   'campaignId',
   'childArcs',
@@ -18,13 +19,15 @@ const ARC_KEYS = [
   'parentArc',
   'parentArcId',
   'problem',
+  'properties',
   'protagonist',
   'slug',
+  'tags',
   'things',
   'updatedAt',
   'visibility',
 ];
-const THING_KEYS = ['campaignId', 'createdAt', 'description', 'id', 'name', 'slug', 'typeId', 'updatedAt', 'visibility'];
+const THING_KEYS = ['aliases', 'campaignId', 'createdAt', 'description', 'id', 'name', 'properties', 'slug', 'tags', 'typeId', 'updatedAt', 'visibility'];
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 function doc(text: string) {
@@ -272,6 +275,9 @@ describe('GET arcs', () => {
       name: 'Axe',
       description: EMPTY,
       visibility: 'all',
+      properties: [],
+      tags: [],
+      aliases: [],
       campaignId: c.id,
       createdAt: axe.created_at,
       updatedAt: axe.updated_at,

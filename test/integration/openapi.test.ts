@@ -106,7 +106,7 @@ describe(`the served OpenAPI document on ${dialect}`, () => {
 
 describe('the response check used by every integration test', () => {
   const ok = { method: 'GET', route: '/api/campaigns/:campaignSlug/things/:thingSlug' };
-  const thing = { id: 1, slug: 'x', typeId: 1, name: 'X', description: [], visibility: 'all', campaignId: 1, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' };
+  const thing = { id: 1, slug: 'x', typeId: 1, name: 'X', description: [], visibility: 'all', properties: [], tags: [], aliases: [], campaignId: 1, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' };
   const jsonHeaders = { 'content-type': 'application/json; charset=utf-8', etag: '"1-1"' };
 
   it('passes a response that matches, and catches each kind of drift', () => {

@@ -4,7 +4,7 @@ import { contextWithUsers, createThing as createThingAs, errorPathsOf, newCampai
 
 type Campaign = TestCampaign;
 
-const THING_KEYS = ['campaignId', 'createdAt', 'description', 'id', 'name', 'slug', 'typeId', 'updatedAt', 'visibility'];
+const THING_KEYS = ['aliases', 'campaignId', 'createdAt', 'description', 'id', 'name', 'properties', 'slug', 'tags', 'typeId', 'updatedAt', 'visibility'];
 const EMPTY = [{ type: 'paragraph', children: [{ text: '' }] }];
 const DOC = [
   { type: 'heading', level: 2, children: [{ text: 'Cragmaw', bold: true }] },

@@ -12,6 +12,7 @@ import { AppError } from '../../domain/errors.js';
 import { parseStoredRichText, serializeRichText } from '../../domain/rich-text.js';
 import { nowIso } from '../../domain/time.js';
 import { mentionsOf, rewriteMentionSlugs } from '../../render/index.js';
+import { parseStoredProperties, propertyLinks } from '../../domain/properties.js';
 
 export const SOURCE_CODES = { thing: 1, arc: 2, campaign: 3 } as const;
 export const TARGET_CODES = { thing: 1, arc: 2 } as const;
@@ -27,20 +28,24 @@ export interface MentionSource {
   id: number;
   campaignId: number;
   fields: Record<string, string | null>;
+  /** Stored properties: each link is a relation, indexed under the field `properties.<key>`. */
+  properties?: string | null | undefined;
 }
 
-const thingSource = (thing: { id: number; campaign_id: number; description: string | null }): MentionSource => ({
+const thingSource = (thing: { id: number; campaign_id: number; description: string | null; properties?: string | undefined }): MentionSource => ({
   kind: 'thing',
   id: thing.id,
   campaignId: thing.campaign_id,
   fields: { description: thing.description },
+  properties: thing.properties,
 });
 
-const arcSource = (arc: { id: number; campaign_id: number } & Record<(typeof ARC_TEXT_FIELDS)[number], string | null>): MentionSource => ({
+const arcSource = (arc: { id: number; campaign_id: number; properties?: string | undefined } & Record<(typeof ARC_TEXT_FIELDS)[number], string | null>): MentionSource => ({
   kind: 'arc',
   id: arc.id,
   campaignId: arc.campaign_id,
   fields: Object.fromEntries(ARC_TEXT_FIELDS.map((field) => [field, arc[field]])),
+  properties: arc.properties,
 });
 
 const campaignSource = (campaign: { id: number; description: string | null }): MentionSource => ({
@@ -52,6 +57,11 @@ const campaignSource = (campaign: { id: number; description: string | null }): M
 
 function rowsOf(source: MentionSource) {
   const rows = [];
+  const record = { campaign_id: source.campaignId, source_kind: SOURCE_CODES[source.kind], thing_id: source.kind === 'thing' ? source.id : null, arc_id: source.kind === 'arc' ? source.id : null };
+  // A link property is a relation: one row read both ways (backlinks), secret when the property is GM-only.
+  for (const { key, gmOnly, link } of propertyLinks(parseStoredProperties(source.properties))) {
+    rows.push({ ...record, field: `properties.${key}`, target_kind: TARGET_CODES[link.targetType], target_id: link.targetId, target_slug: null, secret: gmOnly ? 1 : 0 });
+  }
   for (const [field, stored] of Object.entries(source.fields)) {
     if (stored === null) continue;
     for (const mention of mentionsOf(parseStoredRichText(stored))) {
@@ -172,13 +182,13 @@ export async function rebuildCampaignMentions(db: Db, campaignId: number): Promi
   if (!campaign) return 0;
   let rows = await insertRows(db, [campaignSource(campaign)]);
   for (let after = 0; ; ) {
-    const things = await db.selectFrom('things').select(['id', 'campaign_id', 'description']).where('campaign_id', '=', campaignId).where('id', '>', after).orderBy('id').limit(RECORDS_PER_BATCH).execute();
+    const things = await db.selectFrom('things').select(['id', 'campaign_id', 'description', 'properties']).where('campaign_id', '=', campaignId).where('id', '>', after).orderBy('id').limit(RECORDS_PER_BATCH).execute();
     rows += await insertRows(db, things.map(thingSource));
     if (things.length < RECORDS_PER_BATCH) break;
     after = things.at(-1)!.id;
   }
   for (let after = 0; ; ) {
-    const arcs = await db.selectFrom('arcs').select(['id', 'campaign_id', ...ARC_TEXT_FIELDS]).where('campaign_id', '=', campaignId).where('id', '>', after).orderBy('id').limit(RECORDS_PER_BATCH).execute();
+    const arcs = await db.selectFrom('arcs').select(['id', 'campaign_id', 'properties', ...ARC_TEXT_FIELDS]).where('campaign_id', '=', campaignId).where('id', '>', after).orderBy('id').limit(RECORDS_PER_BATCH).execute();
     rows += await insertRows(db, arcs.map(arcSource));
     if (arcs.length < RECORDS_PER_BATCH) break;
     after = arcs.at(-1)!.id;

@@ -17,6 +17,7 @@ import * as accounts from './2026-11-24-0014-accounts.js';
 import * as searchAudiences from './2026-11-24-0015-search-audiences.js';
 import * as trash from './2026-11-24-0016-trash.js';
 import * as revisions from './2026-11-24-0017-revisions.js';
+import * as properties from './2026-11-24-0018-properties.js';
 
 export interface DialectMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -41,4 +42,5 @@ export const migrations: Record<string, DialectMigration> = {
   '2026-11-24-0015-search-audiences': searchAudiences,
   '2026-11-24-0016-trash': trash,
   '2026-11-24-0017-revisions': revisions,
+  '2026-11-24-0018-properties': properties,
 };

@@ -11,7 +11,7 @@ import { visibleThings } from './visible.js';
 // Links between things and arcs. A link is not an edit of either record: linking and unlinking
 // leave both records' version and updatedAt as they were.
 
-export type LinkedArc = Omit<ArcRow, 'parent_arc_id' | 'notes' | 'version' | 'visibility'>;
+export type LinkedArc = Omit<ArcRow, 'parent_arc_id' | 'notes' | 'version' | 'visibility' | 'tag_keys'>;
 
 interface NamedRecord {
   id: number;
@@ -62,6 +62,9 @@ export async function listArcsOfThing(db: Db, view: View, thingSlug: string): Pr
       'arcs.created_at',
       'arcs.updated_at',
       'arcs.players_updated_at',
+      'arcs.properties',
+      'arcs.tags',
+      'arcs.aliases',
     ])
     .where('arc_things.campaign_id', '=', view.campaignId)
     .where('arc_things.thing_id', '=', thing.id)

@@ -20,6 +20,8 @@ import type { Visibility } from '../schema.js';
 import { arcSnapshot } from '../../history/snapshots.js';
 import { keepRevision, revisionAuthor } from './revisions.js';
 import type { UpdateOptions } from './things.js';
+import { structureColumns, type Property } from '../../domain/properties.js';
+import { checkLinkTargets } from './record-structure.js';
 
 export interface ArcRef {
   id: number;
@@ -34,7 +36,7 @@ export interface ArcChildRef extends ArcRef {
 }
 
 /** The thing columns an arc carries (what the Thing presenter needs). */
-export type LinkedThing = Pick<ThingRow, 'id' | 'slug' | 'type_id' | 'name' | 'description' | 'visibility' | 'campaign_id' | 'created_at' | 'updated_at' | 'players_updated_at'>;
+export type LinkedThing = Pick<ThingRow, 'id' | 'slug' | 'type_id' | 'name' | 'description' | 'visibility' | 'campaign_id' | 'created_at' | 'updated_at' | 'players_updated_at' | 'properties' | 'tags' | 'aliases'>;
 
 /** An arc with its neighbours in the tree and its linked things, in link order. */
 export interface ArcDetail {
@@ -47,13 +49,19 @@ export interface ArcDetail {
 /** Rich-text fields as stored (serialized JSON). */
 export type ArcTexts = Partial<Record<ArcTextField, string>>;
 
-export interface NewArcInput extends ArcTexts {
+export interface ArcStructure {
+  properties?: Property[] | undefined;
+  tags?: string[] | undefined;
+  aliases?: string[] | undefined;
+}
+
+export interface NewArcInput extends ArcTexts, ArcStructure {
   name: string;
   parentArcId: number | null;
   visibility?: Visibility | undefined;
 }
 
-export interface ArcChanges extends ArcTexts {
+export interface ArcChanges extends ArcTexts, ArcStructure {
   slug?: string;
   name?: string;
   parentArcId?: number | null;
@@ -73,6 +81,9 @@ const LINKED_THING_COLUMNS = [
   'things.created_at',
   'things.updated_at',
   'things.players_updated_at',
+  'things.properties',
+  'things.tags',
+  'things.aliases',
 ] as const;
 
 // Links joined to the things the view sees, in link order: when linked, then thing id for links of one instant.
@@ -216,10 +227,11 @@ export async function createArc(database: Database, campaignId: number, input: N
     const base = slugifyName(input.name) || FALLBACK_SLUG;
     const slug = nextFreeSlug(base, await takenSlugs(trx, database.dialect, 'arcs', campaignId, base));
     const now = nowIso();
-    const { name, parentArcId, visibility, ...texts } = input;
+    const { name, parentArcId, visibility, properties, tags, aliases, ...texts } = input;
+    await checkLinkTargets(trx, campaignId, properties ?? []);
     const arc = await trx
       .insertInto('arcs')
-      .values({ ...texts, campaign_id: campaignId, parent_arc_id: parentArcId, slug, name, visibility: visibility ?? campaignDefaultVisibility(trx, campaignId), version: 1, created_at: now, updated_at: now })
+      .values({ ...texts, ...structureColumns({ properties: properties ?? [], tags: tags ?? [], aliases: aliases ?? [] }), campaign_id: campaignId, parent_arc_id: parentArcId, slug, name, visibility: visibility ?? campaignDefaultVisibility(trx, campaignId), version: 1, created_at: now, updated_at: now })
       .returningAll()
       .executeTakeFirstOrThrow();
     await indexArc(trx, arc, true);
@@ -280,9 +292,11 @@ export async function updateArc(
           delete changes.parentArcId;
         }
       }
-      const { parentArcId, ...fields } = changes;
+      if (changes.properties !== undefined && !lenient) await checkLinkTargets(trx, campaignId, changes.properties);
+      const { parentArcId, properties, tags, aliases, ...texts } = changes;
+      const fields = { ...texts, ...structureColumns({ properties, tags, aliases }) };
       const next = { ...current, ...fields, ...(parentArcId !== undefined ? { parent_arc_id: parentArcId } : {}) };
-      const playersSeeIt = playersSeeChange(current, next, ['slug', 'name', 'parent_arc_id'], ARC_TEXT_FIELDS);
+      const playersSeeIt = playersSeeChange(current, next, ['slug', 'name', 'parent_arc_id', 'tags', 'aliases'], ARC_TEXT_FIELDS, ['properties']);
       let update = trx
         .updateTable('arcs')
         .set((eb) => ({
@@ -300,8 +314,9 @@ export async function updateArc(
       const updated = await update.returningAll().executeTakeFirst();
       if (!updated) throw errors.preconditionFailed('arc');
       // Visibility decides which views the search index's documents are for.
-      if (changesArcSearchText(changes) || changes.visibility !== undefined) await indexArc(trx, updated);
-      if (ARC_TEXT_FIELDS.some((field) => changes[field] !== undefined)) await indexArcMentions(trx, updated);
+      const structureChanged = properties !== undefined || tags !== undefined || aliases !== undefined;
+      if (changesArcSearchText(changes) || changes.visibility !== undefined || structureChanged) await indexArc(trx, updated);
+      if (ARC_TEXT_FIELDS.some((field) => changes[field] !== undefined) || properties !== undefined) await indexArcMentions(trx, updated);
       let result = updated;
       if (updated.slug !== current.slug) {
         // The arc answers to its old slug from now on (and no other arc to the new one).

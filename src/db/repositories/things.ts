@@ -7,13 +7,14 @@ import { classifyDatabaseError } from '../errors.js';
 import { indexThingMentions, rewriteSlugLinks } from '../indexes/mentions.js';
 import { indexThing } from '../indexes/search.js';
 import { errors } from '../../domain/errors.js';
-import type { ListPosition } from '../../domain/list-cursor.js';
+import type { ListPosition, NamePosition } from '../../domain/list-cursor.js';
+import { structureColumns, tagKeyPattern, withDeclaredKeys, type Property } from '../../domain/properties.js';
+import { checkDeclaredKinds, checkLinkTargets, thingTypeFields } from './record-structure.js';
 import { isValidSlug, nextFreeSlug, slugifyName } from '../../domain/slugs.js';
 import { nowIso } from '../../domain/time.js';
 import type { ExpectedVersion } from '../../domain/versions.js';
 import { campaignDefaultVisibility, campaignWrite, checkExpected, takenSlugs } from './common.js';
 import { keepPreviousSlug, releasePreviousSlug } from './previous-slugs.js';
-import { thingTypeExists } from './thing-types.js';
 import { playersUpdatedAt, THINGS_PLAYERS_UPDATED_AT } from './players-updated.js';
 import { playersSeeChange } from '../../access/players-see.js';
 import { thingSnapshot } from '../../history/snapshots.js';
@@ -28,27 +29,47 @@ export interface ThingListPage {
   more: boolean;
 }
 
-/** One page of the things the view sees, most recently updated first; one statement whatever the size. */
-export async function listThings(
-  db: Db,
-  view: View,
-  options: { limit: number; typeId?: number | undefined; after?: ListPosition | undefined },
-): Promise<ThingListPage> {
+export interface ThingListOptions {
+  limit: number;
+  typeId?: number | undefined;
+  /** Tags every thing listed has, ignoring case. */
+  tags?: readonly string[] | undefined;
+  /** `updatedAt` (default: most recent first) or `name` (A to Z, then id). */
+  sort?: 'updatedAt' | 'name' | undefined;
+  after?: ListPosition | undefined;
+  afterName?: NamePosition | undefined;
+}
+
+/**
+ * One page of the things the view sees, most recently updated first (or by name); one statement
+ * whatever the size. A tag filter is a LIKE on each row's `tag_keys` (domain/properties.ts).
+ */
+export async function listThings(db: Db, view: View, options: ThingListOptions): Promise<ThingListPage> {
   let query = visibleThings(db, view).selectAll();
   if (options.typeId !== undefined) query = query.where('type_id', '=', options.typeId);
-  // Players' lists are ordered by when things last changed as players see them (access/players-see.ts).
-  const updatedAt = view.players ? THINGS_PLAYERS_UPDATED_AT : sql.ref<string>('updated_at');
-  const after = options.after;
-  if (after) {
-    query = query.where((eb) =>
-      eb.or([eb(updatedAt, '<', after.updatedAt), eb.and([eb(updatedAt, '=', after.updatedAt), eb('id', '<', after.id)])]),
-    );
+  for (const tag of options.tags ?? []) query = query.where(sql<boolean>`tag_keys like ${tagKeyPattern(tag)} escape '\\'`);
+  let ordered;
+  if (options.sort === 'name') {
+    // lower() on both sides, computed by the database: the cursor holds the name as stored.
+    const nameKey = sql<string>`lower(name)`;
+    const after = options.afterName;
+    if (after) {
+      const afterKey = sql<string>`lower(${after.name})`;
+      query = query.where((eb) => eb.or([eb(nameKey, '>', afterKey), eb.and([eb(nameKey, '=', afterKey), eb('id', '>', after.id)])]));
+    }
+    ordered = query.orderBy(nameKey, 'asc').orderBy('id', 'asc');
+  } else {
+    // Players' lists are ordered by when things last changed as players see them (access/players-see.ts).
+    const updatedAt = view.players ? THINGS_PLAYERS_UPDATED_AT : sql.ref<string>('updated_at');
+    const after = options.after;
+    if (after) {
+      query = query.where((eb) =>
+        eb.or([eb(updatedAt, '<', after.updatedAt), eb.and([eb(updatedAt, '=', after.updatedAt), eb('id', '<', after.id)])]),
+      );
+    }
+    ordered = query.orderBy(updatedAt, 'desc').orderBy('id', 'desc');
   }
-  const rows = await query
-    .orderBy(updatedAt, 'desc')
-    .orderBy('id', 'desc')
-    .limit(options.limit + 1)
-    .execute();
+  const rows = await ordered.limit(options.limit + 1).execute();
   const more = rows.length > options.limit;
   if (more) rows.length = options.limit;
   return { rows, more };
@@ -71,13 +92,21 @@ export interface NewThingInput {
   typeId: number;
   description: string | null;
   visibility?: Visibility | undefined;
+  properties?: Property[] | undefined;
+  tags?: string[] | undefined;
+  aliases?: string[] | undefined;
 }
 
 /** Creates a thing with a slug generated from its name (`-2`, `-3`… on a clash). */
 export async function createThing(database: Database, campaignId: number, input: NewThingInput): Promise<ThingRow> {
   try {
     return await campaignWrite(database, campaignId, async (trx) => {
-      if (!(await thingTypeExists(trx, campaignId, input.typeId))) throw errors.unknownThingType(input.typeId, 'typeId');
+      const fields = await thingTypeFields(trx, campaignId, input.typeId);
+      if (!fields) throw errors.unknownThingType(input.typeId, 'typeId');
+      // A new thing starts with the keys its type declares (value null).
+      const properties = withDeclaredKeys(input.properties ?? [], fields);
+      checkDeclaredKinds(properties, fields);
+      await checkLinkTargets(trx, campaignId, properties);
       const base = slugifyName(input.name) || THING_SLUG_FALLBACK;
       const slug = nextFreeSlug(base, await takenSlugs(trx, database.dialect, 'things', campaignId, base));
       const now = nowIso();
@@ -90,6 +119,7 @@ export async function createThing(database: Database, campaignId: number, input:
           name: input.name,
           description: input.description,
           visibility: input.visibility ?? campaignDefaultVisibility(trx, campaignId),
+          ...structureColumns({ properties, tags: input.tags ?? [], aliases: input.aliases ?? [] }),
           version: 1,
           created_at: now,
           updated_at: now,
@@ -116,6 +146,9 @@ export interface ThingChanges {
   typeId?: number;
   description?: string;
   visibility?: Visibility;
+  properties?: Property[];
+  tags?: string[];
+  aliases?: string[];
 }
 
 export interface UpdateOptions {
@@ -151,22 +184,30 @@ export async function updateThing(
       const current = await findThingBySlug(trx, campaignId, slug);
       if (!current) throw errors.thingNotFound(slug);
       checkExpected(expected, 'thing', current);
-      if (changes.typeId !== undefined && changes.typeId !== current.type_id && !(await thingTypeExists(trx, campaignId, changes.typeId))) {
+      if (changes.typeId !== undefined && changes.typeId !== current.type_id && !(await thingTypeFields(trx, campaignId, changes.typeId))) {
         if (!options.keepCurrentWhenGone) throw errors.unknownThingType(changes.typeId, 'typeId');
         delete changes.typeId;
+      }
+      if (changes.properties !== undefined) {
+        // Values are checked against the type the thing will have, when properties are written.
+        // A restore of a revision puts back what was, links to records erased since included.
+        if (!options.keepCurrentWhenGone) {
+          checkDeclaredKinds(changes.properties, (await thingTypeFields(trx, campaignId, changes.typeId ?? current.type_id)) ?? []);
+          await checkLinkTargets(trx, campaignId, changes.properties);
+        }
       }
       if (changes.slug !== undefined && changes.slug !== slug && (await findThingBySlug(trx, campaignId, changes.slug))) {
         if (!options.keepCurrentWhenGone) throw errors.slugTaken('thing', changes.slug);
         delete changes.slug;
       }
       const newSlug = changes.slug !== undefined && changes.slug !== slug ? changes.slug : undefined;
-      const set: { slug?: string; name?: string; type_id?: number; description?: string; visibility?: Visibility } = {};
+      const set: { slug?: string; name?: string; type_id?: number; description?: string; visibility?: Visibility } & ReturnType<typeof structureColumns> = structureColumns(changes);
       if (newSlug !== undefined) set.slug = newSlug;
       if (changes.name !== undefined) set.name = changes.name;
       if (changes.typeId !== undefined) set.type_id = changes.typeId;
       if (changes.description !== undefined) set.description = changes.description;
       if (changes.visibility !== undefined) set.visibility = changes.visibility;
-      const playersSeeIt = playersSeeChange(current, { ...current, ...set }, ['slug', 'name', 'type_id'], ['description']);
+      const playersSeeIt = playersSeeChange(current, { ...current, ...set }, ['slug', 'name', 'type_id', 'tags', 'aliases'], ['description'], ['properties']);
       let update = trx
         .updateTable('things')
         .set((eb) => ({ ...set, version: eb('version', '+', 1), updated_at: nowIso(), players_updated_at: playersUpdatedAt(playersSeeIt) }))
@@ -178,8 +219,10 @@ export async function updateThing(
       const updated = await update.returningAll().executeTakeFirst();
       if (!updated) throw errors.preconditionFailed('thing');
       // Visibility decides which views the search index's documents are for.
-      if (changes.name !== undefined || changes.description !== undefined || changes.visibility !== undefined) await indexThing(trx, updated);
-      if (changes.description !== undefined) await indexThingMentions(trx, updated);
+      if (changes.name !== undefined || changes.description !== undefined || changes.visibility !== undefined || set.properties !== undefined || set.tags !== undefined || set.aliases !== undefined) {
+        await indexThing(trx, updated);
+      }
+      if (changes.description !== undefined || set.properties !== undefined) await indexThingMentions(trx, updated);
       let result = updated;
       if (newSlug !== undefined) {
         // The thing answers to its old slug from now on (and no other thing to the new one).

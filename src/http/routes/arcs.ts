@@ -62,7 +62,7 @@ export function arcsRoutes(app: AppInstance) {
       schema: {
         operationId: 'createArc',
         summary: 'Create an arc',
-        description: 'Creates an arc, optionally under a parent arc of the campaign and with any of the seven narrative fields; its slug is generated from the name.',
+        description: 'Creates an arc, optionally under a parent arc of the campaign and with any of the seven narrative fields, `properties`, `tags` and `aliases` (default: none; a link property must name a thing or an arc of the campaign, else 400 `invalid_reference`); its slug is generated from the name.',
         tags: ['arcs'],
         params: CampaignParams,
         body: NewArcBody,
@@ -75,9 +75,10 @@ export function arcsRoutes(app: AppInstance) {
       const check = new InputChecker();
       const name = check.name(input.name, '/newArc/name');
       const texts = checkTexts(check, input, '/newArc');
+      const structure = check.structure(input, '/newArc');
       check.done();
       const campaign = campaignOf(request);
-      const detail = await atBody('/newArc', createArc(database, campaign.id, { ...texts, name, parentArcId: input.parentArcId ?? null, visibility: input.visibility }));
+      const detail = await atBody('/newArc', createArc(database, campaign.id, { ...texts, ...structure, name, parentArcId: input.parentArcId ?? null, visibility: input.visibility }));
       const view = viewOf(request);
       return reply
         .code(201)
@@ -119,7 +120,7 @@ export function arcsRoutes(app: AppInstance) {
       schema: {
         operationId: 'updateArc',
         summary: 'Change an arc',
-        description: 'Changes the fields given; omitted fields keep their value. `parentArcId` must name another arc of the campaign (400 `invalid_reference`) and may not make a loop (400 `arc_cycle`); null makes the arc top-level. With If-Match, a stale version is 412.',
+        description: 'Changes the fields given; omitted fields keep their value, and a given `properties`, `tags` or `aliases` array replaces the old one. `parentArcId` must name another arc of the campaign (400 `invalid_reference`) and may not make a loop (400 `arc_cycle`); null makes the arc top-level. With If-Match, a stale version is 412.',
         tags: ['arcs'],
         params: ArcParams,
         body: UpdatedArcBody,
@@ -135,7 +136,7 @@ export function arcsRoutes(app: AppInstance) {
       if (input.name !== undefined) changes.name = check.name(input.name, '/updatedArc/name');
       if (input.parentArcId !== undefined) changes.parentArcId = input.parentArcId;
       if (input.visibility !== undefined) changes.visibility = input.visibility;
-      Object.assign(changes, checkTexts(check, input, '/updatedArc'));
+      Object.assign(changes, checkTexts(check, input, '/updatedArc'), check.structure(input, '/updatedArc'));
       check.done();
       const detail = await atBody(
         '/updatedArc',

@@ -28,7 +28,7 @@ export function thingsRoutes(app: AppInstance) {
       schema: {
         operationId: 'listThings',
         summary: 'The campaign’s things',
-        description: 'Things the caller may see (a player never sees GM-only ones), most recently updated first (then id descending): `count` of them (1 to 1000, default 20), or up to 1000 with `fetchAll=true` (which wins over `count`); `typeId` filters by type. While more remain, a `Link: <…>; rel="next"` header gives the next page; the body is always a plain array.',
+        description: 'Things the caller may see (a player never sees GM-only ones), most recently updated first (then id descending), or with `sort=name` by name (A to Z ignoring the case of ASCII letters, then id ascending): `count` of them (1 to 1000, default 20), or up to 1000 with `fetchAll=true` (which wins over `count`); `typeId` filters by type; `tag` (repeatable) keeps the things that have every tag given, ignoring case. While more remain, a `Link: <…>; rel="next"` header gives the next page; the body is always a plain array.',
         tags: ['things'],
         params: CampaignParams,
         querystring: ThingListQuerystring,
@@ -45,10 +45,11 @@ export function thingsRoutes(app: AppInstance) {
         throw errors.unknownThingType(query.typeId, '/typeId');
       }
       const view = viewOf(request);
-      const page = await listThings(database.kysely, view, { limit: query.limit, typeId: query.typeId, after: query.after });
+      const page = await listThings(database.kysely, view, query);
       const last = page.rows.at(-1);
       if (page.more && last) {
-        const next = nextPageQueryString(query, { updatedAt: shownUpdatedAt(view, last), id: last.id });
+        const position = query.sort === 'name' ? { name: last.name, id: last.id } : { updatedAt: shownUpdatedAt(view, last), id: last.id };
+        const next = nextPageQueryString(query, position);
         void reply.header('link', `</api/campaigns/${campaign.slug}/things?${next}>; rel="next"`);
       }
       return page.rows.map((row) => presentThing(row, view));
@@ -62,7 +63,7 @@ export function thingsRoutes(app: AppInstance) {
       schema: {
         operationId: 'createThing',
         summary: 'Create a thing',
-        description: 'Creates a thing of a type of the campaign (400 `invalid_reference` otherwise); its slug is generated from the name (`-2`, `-3`… on a clash). `visibility: "gm"` makes it GM-only. Owner and game masters only.',
+        description: 'Creates a thing of a type of the campaign (400 `invalid_reference` otherwise); its slug is generated from the name (`-2`, `-3`… on a clash). `visibility: "gm"` makes it GM-only. `properties`, `tags` and `aliases` default to none; the thing then also has every key its type declares in `fields` that it lacks (value null, appended in the type’s order). A value of a declared key must match its kind (400 `validation_failed` with a pointer); a link must name a thing or an arc of the campaign (400 `invalid_reference`). Owner and game masters only.',
         tags: ['things'],
         params: CampaignParams,
         body: NewThingBody,
@@ -76,10 +77,11 @@ export function thingsRoutes(app: AppInstance) {
       const name = check.name(input.name, '/newThing/name');
       const typeId = check.id(input.typeId, '/newThing/typeId');
       const description = input.description === undefined ? null : serializeRichText(check.richText(input.description, '/newThing/description'));
+      const structure = check.structure(input, '/newThing');
       check.done();
       const campaign = campaignOf(request);
       const view = viewOf(request);
-      const row = await atBody('/newThing', createThing(database, campaign.id, { name, typeId, description, visibility: input.visibility }));
+      const row = await atBody('/newThing', createThing(database, campaign.id, { name, typeId, description, visibility: input.visibility, ...structure }));
       return reply
         .code(201)
         .header('location', `/api/campaigns/${campaign.slug}/things/${row.slug}`)
@@ -121,7 +123,7 @@ export function thingsRoutes(app: AppInstance) {
       schema: {
         operationId: 'updateThing',
         summary: 'Change a thing',
-        description: 'Changes the fields given; omitted fields keep their value. A new name keeps the slug; only an explicit `slug` changes it (409 if taken). With If-Match, a stale version is 412 and nothing changes.',
+        description: 'Changes the fields given; omitted fields keep their value, and a given `properties`, `tags` or `aliases` array replaces the old one (its values checked against the fields of the type the thing will have, its links against the campaign’s records). A new name keeps the slug; only an explicit `slug` changes it (409 if taken). With If-Match, a stale version is 412 and nothing changes.',
         tags: ['things'],
         params: ThingParams,
         body: UpdatedThingBody,
@@ -140,6 +142,7 @@ export function thingsRoutes(app: AppInstance) {
         changes.description = serializeRichText(check.richText(input.description, '/updatedThing/description'));
       }
       if (input.visibility !== undefined) changes.visibility = input.visibility;
+      Object.assign(changes, check.structure(input, '/updatedThing'));
       check.done();
       const view = viewOf(request);
       const row = await atBody(

@@ -3,7 +3,9 @@ import type { LinkedArc } from '../../db/repositories/arc-links.js';
 import type { ArcDetail } from '../../db/repositories/arcs.js';
 import type { ArcRow } from '../../db/schema.js';
 import { emptyRichText } from '../../domain/rich-text.js';
-import { richTextFor, richTextJsonFor, type View } from '../../access/view.js';
+import { propertiesFor, propertiesJsonFor, richTextFor, richTextJsonFor, type View } from '../../access/view.js';
+import { parseStoredLabels } from '../../domain/properties.js';
+import { structureFields, structureInputs } from './properties.js';
 import { Name, RichTextOut, RichTextSchema, Slug, Timestamp, Visibility, VisibilityIn } from './common.js';
 import { presentThing, Thing, type ThingFields } from './thing.js';
 import { shownUpdatedAt } from '../../access/players-see.js';
@@ -35,6 +37,7 @@ export const Arc = Type.Object({
   ...storyFields,
   notes: RichTextOut,
   visibility: Visibility,
+  ...structureFields,
   campaignId: Type.Integer(),
   parentArcId: Type.Union([Type.Integer(), Type.Null()]),
   parentArc: Type.Union([ArcRefSchema, Type.Null()]),
@@ -50,6 +53,7 @@ export const LinkedArcSchema = Type.Object({
   slug: Slug,
   name: Type.String(),
   ...storyFields,
+  ...structureFields,
   campaignId: Type.Integer(),
   createdAt: Timestamp,
   updatedAt: Timestamp,
@@ -70,7 +74,7 @@ const textInputs = {
 };
 
 export const NewArcBody = Type.Object({
-  newArc: Type.Object({ name: Name, parentArcId: Type.Optional(ParentArcId), visibility: Type.Optional(VisibilityIn), ...textInputs }),
+  newArc: Type.Object({ name: Name, parentArcId: Type.Optional(ParentArcId), visibility: Type.Optional(VisibilityIn), ...textInputs, ...structureInputs }),
 });
 
 export const UpdatedArcBody = Type.Object({
@@ -80,6 +84,7 @@ export const UpdatedArcBody = Type.Object({
     parentArcId: Type.Optional(ParentArcId),
     visibility: Type.Optional(VisibilityIn),
     ...textInputs,
+    ...structureInputs,
   }),
 });
 
@@ -88,6 +93,11 @@ export const LinkMessage = Type.Object({ message: Type.String() });
 
 export const ArcParams = Type.Object({ campaignSlug: Type.String(), arcSlug: Type.String() });
 export const ThingArcParams = Type.Object({ campaignSlug: Type.String(), thingSlug: Type.String(), arcSlug: Type.String() });
+
+/** A record's properties, tags and aliases as this view reads them. */
+export function presentStructure(row: { properties: string; tags: string; aliases: string }, view: View) {
+  return { properties: propertiesFor(view, row.properties), tags: parseStoredLabels(row.tags), aliases: parseStoredLabels(row.aliases) };
+}
 
 function presentStoryFields(row: Pick<ArcRow, 'hook' | 'protagonist' | 'antagonist' | 'problem' | 'key' | 'outcome'>, view: View) {
   return {
@@ -114,6 +124,7 @@ export function presentArc(detail: ArcDetail, view: View) {
     ...presentStoryFields(arc, view),
     notes: richTextFor(view, arc.notes),
     visibility: arc.visibility,
+    ...presentStructure(arc, view),
     campaignId: arc.campaign_id,
     parentArcId: detail.parent?.id ?? null,
     parentArc: detail.parent,
@@ -137,6 +148,7 @@ export function presentLinkedArc(row: LinkedArc, view: View) {
     slug: row.slug,
     name: row.name,
     ...presentStoryFields(row, view),
+    ...presentStructure(row, view),
     campaignId: row.campaign_id,
     createdAt: row.created_at,
     updatedAt: shownUpdatedAt(view, row),
@@ -155,10 +167,15 @@ const EMPTY_RICH_TEXT_JSON = JSON.stringify(emptyRichText());
 const str = (value: string) => JSON.stringify(value);
 const num = (value: number) => String(Math.trunc(value));
 
+// Stored tags and aliases are JSON.stringify of validated string arrays: their text is what the serializer writes.
+function structureJson(row: { properties: string; tags: string; aliases: string }, view: View): string {
+  return `"properties":${propertiesJsonFor(view, row.properties)},"tags":${row.tags || '[]'},"aliases":${row.aliases || '[]'}`;
+}
+
 function thingJson(thing: ThingFields, view: View, richTextJson: (stored: string | null) => string): string {
   return (
     `{"id":${num(thing.id)},"slug":${str(thing.slug)},"typeId":${num(thing.type_id)},"name":${str(thing.name)},` +
-    `"description":${richTextJson(thing.description)},"visibility":${str(thing.visibility)},"campaignId":${num(thing.campaign_id)},` +
+    `"description":${richTextJson(thing.description)},"visibility":${str(thing.visibility)},${structureJson(thing, view)},"campaignId":${num(thing.campaign_id)},` +
     `"createdAt":${str(thing.created_at)},"updatedAt":${str(shownUpdatedAt(view, thing))}}`
   );
 }
@@ -185,7 +202,7 @@ export function serializeArcs(details: ArcDetail[], view: View): string {
       `{"id":${num(arc.id)},"slug":${str(arc.slug)},"name":${str(arc.name)},` +
         `"hook":${richTextJson(arc.hook)},"protagonist":${richTextJson(arc.protagonist)},"antagonist":${richTextJson(arc.antagonist)},` +
         `"problem":${richTextJson(arc.problem)},"key":${richTextJson(arc.key)},"outcome":${richTextJson(arc.outcome)},` +
-        `"notes":${richTextJson(arc.notes)},"visibility":${str(arc.visibility)},"campaignId":${num(arc.campaign_id)},` +
+        `"notes":${richTextJson(arc.notes)},"visibility":${str(arc.visibility)},${structureJson(arc, view)},"campaignId":${num(arc.campaign_id)},` +
         `"parentArcId":${parent === null ? 'null' : num(parent.id)},` +
         `"parentArc":${parent === null ? 'null' : `{"id":${num(parent.id)},"slug":${str(parent.slug)},"name":${str(parent.name)}}`},` +
         `"childArcs":[${childJson.join(',')}],"things":[${thingParts.join(',')}],` +

@@ -1,6 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { ThingRow } from '../../db/schema.js';
-import { richTextFor, type View } from '../../access/view.js';
+import { propertiesFor, richTextFor, type View } from '../../access/view.js';
+import { parseStoredLabels } from '../../domain/properties.js';
+import { structureFields, structureInputs } from './properties.js';
 import { shownUpdatedAt } from '../../access/players-see.js';
 import { Name, RichTextOut, RichTextSchema, Slug, Timestamp, Visibility, VisibilityIn } from './common.js';
 
@@ -11,13 +13,14 @@ export const Thing = Type.Object({
   name: Type.String(),
   description: RichTextOut,
   visibility: Visibility,
+  ...structureFields,
   campaignId: Type.Integer(),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
 
 /** The columns presentThing needs (a subset of ThingRow, so joined queries can select just these). */
-export type ThingFields = Pick<ThingRow, 'id' | 'slug' | 'type_id' | 'name' | 'description' | 'visibility' | 'campaign_id' | 'created_at' | 'updated_at' | 'players_updated_at'>;
+export type ThingFields = Pick<ThingRow, 'id' | 'slug' | 'type_id' | 'name' | 'description' | 'visibility' | 'campaign_id' | 'created_at' | 'updated_at' | 'players_updated_at' | 'properties' | 'tags' | 'aliases'>;
 
 /** A thing as this view reads it (access/view.ts). */
 export function presentThing(row: ThingFields, view: View) {
@@ -28,6 +31,9 @@ export function presentThing(row: ThingFields, view: View) {
     name: row.name,
     description: richTextFor(view, row.description),
     visibility: row.visibility,
+    properties: propertiesFor(view, row.properties),
+    tags: parseStoredLabels(row.tags),
+    aliases: parseStoredLabels(row.aliases),
     campaignId: row.campaign_id,
     createdAt: row.created_at,
     updatedAt: shownUpdatedAt(view, row),
@@ -39,7 +45,7 @@ export const ThingParams = Type.Object({ campaignSlug: Type.String(), thingSlug:
 const TypeId = Type.Integer({ description: 'id of a thing type of the same campaign' });
 
 export const NewThingBody = Type.Object({
-  newThing: Type.Object({ name: Name, typeId: TypeId, description: Type.Optional(RichTextSchema), visibility: Type.Optional(VisibilityIn) }),
+  newThing: Type.Object({ name: Name, typeId: TypeId, description: Type.Optional(RichTextSchema), visibility: Type.Optional(VisibilityIn), ...structureInputs }),
 });
 
 export const UpdatedThingBody = Type.Object({
@@ -49,6 +55,7 @@ export const UpdatedThingBody = Type.Object({
     typeId: Type.Optional(TypeId),
     description: Type.Optional(RichTextSchema),
     visibility: Type.Optional(VisibilityIn),
+    ...structureInputs,
   }),
 });
 
@@ -59,4 +66,8 @@ export const ThingListQuerystring = Type.Object({
   fetchAll: Type.Optional(Type.String({ description: '`true` returns up to 1000 things and wins over count; `true` or `false`' })),
   typeId: Type.Optional(Type.String({ description: 'only things of this thing type' })),
   cursor: Type.Optional(Type.String({ description: 'opaque; from the Link header of the previous page' })),
+  tag: Type.Optional(
+    Type.Union([Type.String(), Type.Array(Type.String())], { description: 'only things with this tag (ignoring case); repeat it for things with every one of the tags' }),
+  ),
+  sort: Type.Optional(Type.String({ description: '`updatedAt` (default: most recently updated first) or `name` (A to Z ignoring the case of ASCII letters, then id)' })),
 });
