@@ -298,20 +298,20 @@ export type paths = {
         };
         /**
          * The campaign’s thing types
-         * @description Every thing type of the campaign, oldest first (ids ascending).
+         * @description Every thing type of the campaign, oldest first (ids ascending), each with its declared `fields` and its `thingCount` (the things of the type the caller sees: a player’s count leaves out GM-only things).
          */
         get: operations["listThingTypes"];
         put?: never;
         /**
          * Create a thing type
-         * @description Creates a thing type; names are unique within the campaign ignoring case (409 `name_taken`).
+         * @description Creates a thing type; names are unique within the campaign ignoring case (409 `name_taken`). `fields` (default none) declares keys that every new thing of the type starts with and whose values must match their kind.
          */
         post: operations["createThingType"];
         delete?: never;
         options?: never;
         /**
          * The campaign’s thing types (headers only)
-         * @description Every thing type of the campaign, oldest first (ids ascending).
+         * @description Every thing type of the campaign, oldest first (ids ascending), each with its declared `fields` and its `thingCount` (the things of the type the caller sees: a player’s count leaves out GM-only things).
          */
         head: operations["listThingTypesHead"];
         patch?: never;
@@ -326,12 +326,12 @@ export type paths = {
         };
         /**
          * One thing type
-         * @description The thing type with this id; a malformed id is 400 `invalid_id`.
+         * @description The thing type with this id, with its `fields` and `thingCount` (in the caller’s view); a malformed id is 400 `invalid_id`.
          */
         get: operations["getThingType"];
         /**
-         * Rename a thing type
-         * @description Renames the type (409 if another type of the campaign has the name, ignoring case). An `id` in the body must equal the path (400 `id_mismatch`). With If-Match, a stale version is 412.
+         * Rename a thing type or change its fields
+         * @description Renames the type (409 if another type of the campaign has the name, ignoring case) and/or replaces its `fields`. New fields apply to things created from then on and to values written from then on; existing things keep their properties as they are. An `id` in the body must equal the path (400 `id_mismatch`). With If-Match, a stale version is 412.
          */
         put: operations["updateThingType"];
         post?: never;
@@ -343,7 +343,7 @@ export type paths = {
         options?: never;
         /**
          * One thing type (headers only)
-         * @description The thing type with this id; a malformed id is 400 `invalid_id`.
+         * @description The thing type with this id, with its `fields` and `thingCount` (in the caller’s view); a malformed id is 400 `invalid_id`.
          */
         head: operations["getThingTypeHead"];
         patch?: never;
@@ -358,20 +358,20 @@ export type paths = {
         };
         /**
          * The campaign’s things
-         * @description Things the caller may see (a player never sees GM-only ones), most recently updated first (then id descending): `count` of them (1 to 1000, default 20), or up to 1000 with `fetchAll=true` (which wins over `count`); `typeId` filters by type. While more remain, a `Link: <…>; rel="next"` header gives the next page; the body is always a plain array.
+         * @description Things the caller may see (a player never sees GM-only ones), most recently updated first (then id descending), or with `sort=name` by name (A to Z ignoring the case of ASCII letters, then id ascending): `count` of them (1 to 1000, default 20), or up to 1000 with `fetchAll=true` (which wins over `count`); `typeId` filters by type; `tag` (repeatable) keeps the things that have every tag given, ignoring case. While more remain, a `Link: <…>; rel="next"` header gives the next page; the body is always a plain array.
          */
         get: operations["listThings"];
         put?: never;
         /**
          * Create a thing
-         * @description Creates a thing of a type of the campaign (400 `invalid_reference` otherwise); its slug is generated from the name (`-2`, `-3`… on a clash). `visibility: "gm"` makes it GM-only. Owner and game masters only.
+         * @description Creates a thing of a type of the campaign (400 `invalid_reference` otherwise); its slug is generated from the name (`-2`, `-3`… on a clash). `visibility: "gm"` makes it GM-only. `properties`, `tags` and `aliases` default to none; the thing then also has every key its type declares in `fields` that it lacks (value null, appended in the type’s order). A value of a declared key must match its kind (400 `validation_failed` with a pointer); a link must name a thing or an arc of the campaign (400 `invalid_reference`). Owner and game masters only.
          */
         post: operations["createThing"];
         delete?: never;
         options?: never;
         /**
          * The campaign’s things (headers only)
-         * @description Things the caller may see (a player never sees GM-only ones), most recently updated first (then id descending): `count` of them (1 to 1000, default 20), or up to 1000 with `fetchAll=true` (which wins over `count`); `typeId` filters by type. While more remain, a `Link: <…>; rel="next"` header gives the next page; the body is always a plain array.
+         * @description Things the caller may see (a player never sees GM-only ones), most recently updated first (then id descending), or with `sort=name` by name (A to Z ignoring the case of ASCII letters, then id ascending): `count` of them (1 to 1000, default 20), or up to 1000 with `fetchAll=true` (which wins over `count`); `typeId` filters by type; `tag` (repeatable) keeps the things that have every tag given, ignoring case. While more remain, a `Link: <…>; rel="next"` header gives the next page; the body is always a plain array.
          */
         head: operations["listThingsHead"];
         patch?: never;
@@ -391,7 +391,7 @@ export type paths = {
         get: operations["getThing"];
         /**
          * Change a thing
-         * @description Changes the fields given; omitted fields keep their value. A new name keeps the slug; only an explicit `slug` changes it (409 if taken). With If-Match, a stale version is 412 and nothing changes.
+         * @description Changes the fields given; omitted fields keep their value, and a given `properties`, `tags` or `aliases` array replaces the old one (its values checked against the fields of the type the thing will have, its links against the campaign’s records). A new name keeps the slug; only an explicit `slug` changes it (409 if taken). With If-Match, a stale version is 412 and nothing changes.
          */
         put: operations["updateThing"];
         post?: never;
@@ -424,7 +424,7 @@ export type paths = {
         put?: never;
         /**
          * Create an arc
-         * @description Creates an arc, optionally under a parent arc of the campaign and with any of the seven narrative fields; its slug is generated from the name.
+         * @description Creates an arc, optionally under a parent arc of the campaign and with any of the seven narrative fields, `properties`, `tags` and `aliases` (default: none; a link property must name a thing or an arc of the campaign, else 400 `invalid_reference`); its slug is generated from the name.
          */
         post: operations["createArc"];
         delete?: never;
@@ -451,7 +451,7 @@ export type paths = {
         get: operations["getArc"];
         /**
          * Change an arc
-         * @description Changes the fields given; omitted fields keep their value. `parentArcId` must name another arc of the campaign (400 `invalid_reference`) and may not make a loop (400 `arc_cycle`); null makes the arc top-level. With If-Match, a stale version is 412.
+         * @description Changes the fields given; omitted fields keep their value, and a given `properties`, `tags` or `aliases` array replaces the old one. `parentArcId` must name another arc of the campaign (400 `invalid_reference`) and may not make a loop (400 `arc_cycle`); null makes the arc top-level. With If-Match, a stale version is 412.
          */
         put: operations["updateArc"];
         post?: never;
@@ -622,6 +622,30 @@ export type paths = {
          * @description Searches the names and every rich-text field of the campaign’s things and arcs, and its description. Finds words as written, other word forms (harper → Harpers), prefixes (nezz → Nezznar), words with typos (one edit for words of 4–5 letters, two from 6; golbin → goblin), with case and accents ignored, in any script. A `campaign` result is a match in the campaign’s description (type=any only). Exact name matches come first, then records whose name has every query word, then text matches; within each, more query words matched, fewer typos, then BM25 relevance. Any text is a valid query; an empty one is refused. A player’s search neither matches nor shows GM-only records or the text of secret elements (at any depth), never shows a mention of a GM-only record, and does not match mention labels.
          */
         head: operations["searchCampaignHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/campaigns/{campaignSlug}/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The campaign’s tags
+         * @description Every tag of the things and arcs the caller sees, ordered by tag ignoring case, with how many things and arcs carry it (a player’s counts leave out GM-only records; a tag only GM-only records carry is not listed for players). Filter a list by tag with `GET …/things?tag=…`.
+         */
+        get: operations["listTags"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * The campaign’s tags (headers only)
+         * @description Every tag of the things and arcs the caller sees, ordered by tag ignoring case, with how many things and arcs carry it (a player’s counts leave out GM-only records; a tag only GM-only records carry is not listed for players). Filter a list by tag with `GET …/things?tag=…`.
+         */
+        head: operations["listTagsHead"];
         patch?: never;
         trace?: never;
     };
@@ -910,7 +934,7 @@ export type paths = {
         };
         /**
          * What changed since a cursor
-         * @description Every record of the campaign that changed after `since` (from the beginning without it), once each in its latest state, in commit order: `upsert` with the record as its GET returns it, or `delete` (a tombstone; deletions by cascade included: a type’s things, a thing’s or an arc’s links). Page with `since=cursor` while `more` is true; then poll with the last `cursor`: a client that applies every page holds exactly the campaign. An arc’s answer carries its things, parent and children, so their changes also list the arc. Tombstones are kept CHANGES_RETENTION_DAYS (90); a cursor from before the oldest kept is 410 `cursor_expired` (start again without `since`). A malformed cursor is 400. Owner and game masters.
+         * @description Every record of the campaign that changed after `since` (from the beginning without it), once each in its latest state, in commit order: `upsert` with the record as its GET returns it, or `delete` (a tombstone; deletions by cascade included: a type’s things, a thing’s or an arc’s links). Page with `since=cursor` while `more` is true; then poll with the last `cursor`: a client that applies every page holds exactly the campaign. An arc’s answer carries its things, parent and children, so their changes also list the arc; a thing type’s carries its `thingCount`, so a thing created, deleted or moved to another type also lists its types. Tombstones are kept CHANGES_RETENTION_DAYS (90); a cursor from before the oldest kept is 410 `cursor_expired` (start again without `since`). A malformed cursor is 400. Owner and game masters.
          */
         get: operations["listChanges"];
         put?: never;
@@ -919,7 +943,7 @@ export type paths = {
         options?: never;
         /**
          * What changed since a cursor (headers only)
-         * @description Every record of the campaign that changed after `since` (from the beginning without it), once each in its latest state, in commit order: `upsert` with the record as its GET returns it, or `delete` (a tombstone; deletions by cascade included: a type’s things, a thing’s or an arc’s links). Page with `since=cursor` while `more` is true; then poll with the last `cursor`: a client that applies every page holds exactly the campaign. An arc’s answer carries its things, parent and children, so their changes also list the arc. Tombstones are kept CHANGES_RETENTION_DAYS (90); a cursor from before the oldest kept is 410 `cursor_expired` (start again without `since`). A malformed cursor is 400. Owner and game masters.
+         * @description Every record of the campaign that changed after `since` (from the beginning without it), once each in its latest state, in commit order: `upsert` with the record as its GET returns it, or `delete` (a tombstone; deletions by cascade included: a type’s things, a thing’s or an arc’s links). Page with `since=cursor` while `more` is true; then poll with the last `cursor`: a client that applies every page holds exactly the campaign. An arc’s answer carries its things, parent and children, so their changes also list the arc; a thing type’s carries its `thingCount`, so a thing created, deleted or moved to another type also lists its types. Tombstones are kept CHANGES_RETENTION_DAYS (90); a cursor from before the oldest kept is 410 `cursor_expired` (start again without `since`). A malformed cursor is 400. Owner and game masters.
          */
         head: operations["listChangesHead"];
         patch?: never;
@@ -4960,6 +4984,14 @@ export interface operations {
                         id: number;
                         name: string;
                         campaignId: number;
+                        /** @description Ordered fields {key, kind} the type declares: a new thing of the type starts with these keys (value null), and a value of a declared key must match its kind. Keys not declared are free. */
+                        fields: {
+                            key: string;
+                            /** @description `date`: an ISO 8601 date string (YYYY-MM-DD, optionally with a time); `link`: a link {targetType, targetId}; `list`: a list */
+                            kind: "text" | "number" | "boolean" | "date" | "link" | "list";
+                        }[];
+                        /** @description how many things of this type the caller sees (a player’s count leaves out GM-only things) */
+                        thingCount: number;
                     }[];
                 };
             };
@@ -5086,6 +5118,8 @@ export interface operations {
                     newThingType: {
                         /** @description trimmed; 1 to 255 characters after trimming */
                         name: string;
+                        /** @description Ordered fields {key, kind} the type declares: a new thing of the type starts with these keys (value null), and a value of a declared key must match its kind. Keys not declared are free. At most 100; keys unique ignoring case. */
+                        fields?: unknown[];
                     };
                 };
             };
@@ -5107,6 +5141,14 @@ export interface operations {
                         id: number;
                         name: string;
                         campaignId: number;
+                        /** @description Ordered fields {key, kind} the type declares: a new thing of the type starts with these keys (value null), and a value of a declared key must match its kind. Keys not declared are free. */
+                        fields: {
+                            key: string;
+                            /** @description `date`: an ISO 8601 date string (YYYY-MM-DD, optionally with a time); `link`: a link {targetType, targetId}; `list`: a list */
+                            kind: "text" | "number" | "boolean" | "date" | "link" | "list";
+                        }[];
+                        /** @description how many things of this type the caller sees (a player’s count leaves out GM-only things) */
+                        thingCount: number;
                     };
                 };
             };
@@ -5427,6 +5469,14 @@ export interface operations {
                         id: number;
                         name: string;
                         campaignId: number;
+                        /** @description Ordered fields {key, kind} the type declares: a new thing of the type starts with these keys (value null), and a value of a declared key must match its kind. Keys not declared are free. */
+                        fields: {
+                            key: string;
+                            /** @description `date`: an ISO 8601 date string (YYYY-MM-DD, optionally with a time); `link`: a link {targetType, targetId}; `list`: a list */
+                            kind: "text" | "number" | "boolean" | "date" | "link" | "list";
+                        }[];
+                        /** @description how many things of this type the caller sees (a player’s count leaves out GM-only things) */
+                        thingCount: number;
                     };
                 };
             };
@@ -5582,6 +5632,8 @@ export interface operations {
                         id?: number;
                         /** @description trimmed; 1 to 255 characters after trimming */
                         name?: string;
+                        /** @description Ordered fields {key, kind} the type declares: a new thing of the type starts with these keys (value null), and a value of a declared key must match its kind. Keys not declared are free. At most 100; keys unique ignoring case. */
+                        fields?: unknown[];
                     };
                 };
             };
@@ -5601,6 +5653,14 @@ export interface operations {
                         id: number;
                         name: string;
                         campaignId: number;
+                        /** @description Ordered fields {key, kind} the type declares: a new thing of the type starts with these keys (value null), and a value of a declared key must match its kind. Keys not declared are free. */
+                        fields: {
+                            key: string;
+                            /** @description `date`: an ISO 8601 date string (YYYY-MM-DD, optionally with a time); `link`: a link {targetType, targetId}; `list`: a list */
+                            kind: "text" | "number" | "boolean" | "date" | "link" | "list";
+                        }[];
+                        /** @description how many things of this type the caller sees (a player’s count leaves out GM-only things) */
+                        thingCount: number;
                     };
                 };
             };
@@ -6145,6 +6205,10 @@ export interface operations {
                 typeId?: string;
                 /** @description opaque; from the Link header of the previous page */
                 cursor?: string;
+                /** @description only things with this tag (ignoring case); repeat it for things with every one of the tags */
+                tag?: string | string[];
+                /** @description `updatedAt` (default: most recently updated first) or `name` (A to Z ignoring the case of ASCII letters, then id) */
+                sort?: string;
             };
             header?: {
                 /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
@@ -6184,6 +6248,24 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility: "all" | "gm";
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        properties: {
+                            key: string;
+                            /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                            value: string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            } | (string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            })[];
+                            /** @description true: only the owner and game masters see this property */
+                            gmOnly: boolean;
+                        }[];
+                        /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                        tags: string[];
+                        /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                        aliases: string[];
                         campaignId: number;
                         /**
                          * Format: date-time
@@ -6353,6 +6435,12 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility?: "all" | "gm";
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). Each item: {key, value, gmOnly?} (gmOnly defaults to false). Omitted in a POST: none (plus the type's declared keys, value null); in a PUT, a given array replaces the old one. */
+                        properties?: unknown[];
+                        /** @description up to 100 tags of 1–50 characters (trimmed; unique ignoring case; no control characters); a given array replaces the old one */
+                        tags?: unknown[];
+                        /** @description up to 20 other names of 1–255 characters (trimmed; unique ignoring case); a given array replaces the old one */
+                        aliases?: unknown[];
                     };
                 };
             };
@@ -6383,6 +6471,24 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility: "all" | "gm";
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        properties: {
+                            key: string;
+                            /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                            value: string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            } | (string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            })[];
+                            /** @description true: only the owner and game masters see this property */
+                            gmOnly: boolean;
+                        }[];
+                        /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                        tags: string[];
+                        /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                        aliases: string[];
                         campaignId: number;
                         /**
                          * Format: date-time
@@ -6594,6 +6700,10 @@ export interface operations {
                 typeId?: string;
                 /** @description opaque; from the Link header of the previous page */
                 cursor?: string;
+                /** @description only things with this tag (ignoring case); repeat it for things with every one of the tags */
+                tag?: string | string[];
+                /** @description `updatedAt` (default: most recently updated first) or `name` (A to Z ignoring the case of ASCII letters, then id) */
+                sort?: string;
             };
             header?: {
                 /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
@@ -6719,6 +6829,24 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility: "all" | "gm";
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        properties: {
+                            key: string;
+                            /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                            value: string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            } | (string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            })[];
+                            /** @description true: only the owner and game masters see this property */
+                            gmOnly: boolean;
+                        }[];
+                        /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                        tags: string[];
+                        /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                        aliases: string[];
                         campaignId: number;
                         /**
                          * Format: date-time
@@ -6881,6 +7009,12 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility?: "all" | "gm";
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). Each item: {key, value, gmOnly?} (gmOnly defaults to false). Omitted in a POST: none (plus the type's declared keys, value null); in a PUT, a given array replaces the old one. */
+                        properties?: unknown[];
+                        /** @description up to 100 tags of 1–50 characters (trimmed; unique ignoring case; no control characters); a given array replaces the old one */
+                        tags?: unknown[];
+                        /** @description up to 20 other names of 1–255 characters (trimmed; unique ignoring case); a given array replaces the old one */
+                        aliases?: unknown[];
                     };
                 };
             };
@@ -6909,6 +7043,24 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility: "all" | "gm";
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        properties: {
+                            key: string;
+                            /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                            value: string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            } | (string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            })[];
+                            /** @description true: only the owner and game masters see this property */
+                            gmOnly: boolean;
+                        }[];
+                        /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                        tags: string[];
+                        /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                        aliases: string[];
                         campaignId: number;
                         /**
                          * Format: date-time
@@ -7503,6 +7655,24 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility: "all" | "gm";
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        properties: {
+                            key: string;
+                            /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                            value: string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            } | (string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            })[];
+                            /** @description true: only the owner and game masters see this property */
+                            gmOnly: boolean;
+                        }[];
+                        /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                        tags: string[];
+                        /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                        aliases: string[];
                         campaignId: number;
                         parentArcId: number | null;
                         parentArc: {
@@ -7542,6 +7712,24 @@ export interface operations {
                              * @enum {string}
                              */
                             visibility: "all" | "gm";
+                            /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                            properties: {
+                                key: string;
+                                /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                                value: string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                } | (string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                })[];
+                                /** @description true: only the owner and game masters see this property */
+                                gmOnly: boolean;
+                            }[];
+                            /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                            tags: string[];
+                            /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                            aliases: string[];
                             campaignId: number;
                             /**
                              * Format: date-time
@@ -7711,6 +7899,12 @@ export interface operations {
                         outcome?: unknown[];
                         /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
                         notes?: unknown[];
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). Each item: {key, value, gmOnly?} (gmOnly defaults to false). Omitted in a POST: none (plus the type's declared keys, value null); in a PUT, a given array replaces the old one. */
+                        properties?: unknown[];
+                        /** @description up to 100 tags of 1–50 characters (trimmed; unique ignoring case; no control characters); a given array replaces the old one */
+                        tags?: unknown[];
+                        /** @description up to 20 other names of 1–255 characters (trimmed; unique ignoring case); a given array replaces the old one */
+                        aliases?: unknown[];
                     };
                 };
             };
@@ -7752,6 +7946,24 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility: "all" | "gm";
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        properties: {
+                            key: string;
+                            /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                            value: string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            } | (string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            })[];
+                            /** @description true: only the owner and game masters see this property */
+                            gmOnly: boolean;
+                        }[];
+                        /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                        tags: string[];
+                        /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                        aliases: string[];
                         campaignId: number;
                         parentArcId: number | null;
                         parentArc: {
@@ -7791,6 +8003,24 @@ export interface operations {
                              * @enum {string}
                              */
                             visibility: "all" | "gm";
+                            /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                            properties: {
+                                key: string;
+                                /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                                value: string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                } | (string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                })[];
+                                /** @description true: only the owner and game masters see this property */
+                                gmOnly: boolean;
+                            }[];
+                            /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                            tags: string[];
+                            /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                            aliases: string[];
                             campaignId: number;
                             /**
                              * Format: date-time
@@ -8129,6 +8359,24 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility: "all" | "gm";
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        properties: {
+                            key: string;
+                            /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                            value: string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            } | (string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            })[];
+                            /** @description true: only the owner and game masters see this property */
+                            gmOnly: boolean;
+                        }[];
+                        /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                        tags: string[];
+                        /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                        aliases: string[];
                         campaignId: number;
                         parentArcId: number | null;
                         parentArc: {
@@ -8168,6 +8416,24 @@ export interface operations {
                              * @enum {string}
                              */
                             visibility: "all" | "gm";
+                            /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                            properties: {
+                                key: string;
+                                /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                                value: string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                } | (string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                })[];
+                                /** @description true: only the owner and game masters see this property */
+                                gmOnly: boolean;
+                            }[];
+                            /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                            tags: string[];
+                            /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                            aliases: string[];
                             campaignId: number;
                             /**
                              * Format: date-time
@@ -8352,6 +8618,12 @@ export interface operations {
                         outcome?: unknown[];
                         /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
                         notes?: unknown[];
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). Each item: {key, value, gmOnly?} (gmOnly defaults to false). Omitted in a POST: none (plus the type's declared keys, value null); in a PUT, a given array replaces the old one. */
+                        properties?: unknown[];
+                        /** @description up to 100 tags of 1–50 characters (trimmed; unique ignoring case; no control characters); a given array replaces the old one */
+                        tags?: unknown[];
+                        /** @description up to 20 other names of 1–255 characters (trimmed; unique ignoring case); a given array replaces the old one */
+                        aliases?: unknown[];
                     };
                 };
             };
@@ -8391,6 +8663,24 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility: "all" | "gm";
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        properties: {
+                            key: string;
+                            /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                            value: string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            } | (string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            })[];
+                            /** @description true: only the owner and game masters see this property */
+                            gmOnly: boolean;
+                        }[];
+                        /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                        tags: string[];
+                        /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                        aliases: string[];
                         campaignId: number;
                         parentArcId: number | null;
                         parentArc: {
@@ -8430,6 +8720,24 @@ export interface operations {
                              * @enum {string}
                              */
                             visibility: "all" | "gm";
+                            /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                            properties: {
+                                key: string;
+                                /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                                value: string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                } | (string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                })[];
+                                /** @description true: only the owner and game masters see this property */
+                                gmOnly: boolean;
+                            }[];
+                            /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                            tags: string[];
+                            /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                            aliases: string[];
                             campaignId: number;
                             /**
                              * Format: date-time
@@ -9029,6 +9337,24 @@ export interface operations {
                         key: unknown[];
                         /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
                         outcome: unknown[];
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        properties: {
+                            key: string;
+                            /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                            value: string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            } | (string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            })[];
+                            /** @description true: only the owner and game masters see this property */
+                            gmOnly: boolean;
+                        }[];
+                        /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                        tags: string[];
+                        /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                        aliases: string[];
                         campaignId: number;
                         /**
                          * Format: date-time
@@ -10814,6 +11140,223 @@ export interface operations {
             /** @description The request is not valid: `validation_failed` (with `errors`, JSON pointers into the body), `malformed_json`, `invalid_query`, `invalid_id`, `invalid_reference`, `invalid_password`, … */
             400: {
                 headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `unauthenticated`: no valid session cookie or API token */
+            401: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `campaign_not_found` (also for a campaign of another user), or the record named in the path */
+            404: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `internal_error`: an unexpected fault (logged; no details in the body) */
+            500: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `service_unavailable`: this instance is shutting down; try again (another instance will answer) */
+            503: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listTags: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
+                /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
+                "if-none-match"?: string;
+            };
+            path: {
+                campaignSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
+                    etag?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the tag as most records spell it (tags that differ only in case are one tag) */
+                        tag: string;
+                        /** @description things the caller sees with this tag */
+                        things: number;
+                        /** @description arcs the caller sees with this tag */
+                        arcs: number;
+                    }[];
+                };
+            };
+            /** @description Not Modified: the If-None-Match given names the current version; no body */
+            304: {
+                headers: {
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
+                    etag?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `unauthenticated`: no valid session cookie or API token */
+            401: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `campaign_not_found` (also for a campaign of another user), or the record named in the path */
+            404: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `internal_error`: an unexpected fault (logged; no details in the body) */
+            500: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `service_unavailable`: this instance is shutting down; try again (another instance will answer) */
+            503: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+        };
+    };
+    listTagsHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
+                /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
+                "if-none-match"?: string;
+            };
+            path: {
+                campaignSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
+                    etag?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Modified: the If-None-Match given names the current version; no body */
+            304: {
+                headers: {
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
+                    etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
                     [name: string]: unknown;
@@ -15183,6 +15726,24 @@ export interface operations {
                              * @enum {string}
                              */
                             visibility: "all" | "gm";
+                            /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                            properties: {
+                                key: string;
+                                /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                                value: string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                } | (string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                })[];
+                                /** @description true: only the owner and game masters see this property */
+                                gmOnly: boolean;
+                            }[];
+                            /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                            tags: string[];
+                            /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                            aliases: string[];
                             campaignId: number;
                             /**
                              * Format: date-time
@@ -15218,6 +15779,24 @@ export interface operations {
                              * @enum {string}
                              */
                             visibility: "all" | "gm";
+                            /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                            properties: {
+                                key: string;
+                                /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                                value: string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                } | (string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                })[];
+                                /** @description true: only the owner and game masters see this property */
+                                gmOnly: boolean;
+                            }[];
+                            /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                            tags: string[];
+                            /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                            aliases: string[];
                             campaignId: number;
                             parentArcId: number | null;
                             parentArc: {
@@ -15257,6 +15836,24 @@ export interface operations {
                                  * @enum {string}
                                  */
                                 visibility: "all" | "gm";
+                                /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                                properties: {
+                                    key: string;
+                                    /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                                    value: string | number | boolean | null | {
+                                        targetType: "thing" | "arc";
+                                        targetId: number;
+                                    } | (string | number | boolean | null | {
+                                        targetType: "thing" | "arc";
+                                        targetId: number;
+                                    })[];
+                                    /** @description true: only the owner and game masters see this property */
+                                    gmOnly: boolean;
+                                }[];
+                                /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                                tags: string[];
+                                /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                                aliases: string[];
                                 campaignId: number;
                                 /**
                                  * Format: date-time
@@ -15283,6 +15880,14 @@ export interface operations {
                             id: number;
                             name: string;
                             campaignId: number;
+                            /** @description Ordered fields {key, kind} the type declares: a new thing of the type starts with these keys (value null), and a value of a declared key must match its kind. Keys not declared are free. */
+                            fields: {
+                                key: string;
+                                /** @description `date`: an ISO 8601 date string (YYYY-MM-DD, optionally with a time); `link`: a link {targetType, targetId}; `list`: a list */
+                                kind: "text" | "number" | "boolean" | "date" | "link" | "list";
+                            }[];
+                            /** @description how many things of this type the caller sees (a player’s count leaves out GM-only things) */
+                            thingCount: number;
                         } | {
                             id: number;
                             /** @description alt text and caption of the image where it is used */
@@ -17186,6 +17791,24 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility: "all" | "gm";
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        properties: {
+                            key: string;
+                            /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                            value: string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            } | (string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            })[];
+                            /** @description true: only the owner and game masters see this property */
+                            gmOnly: boolean;
+                        }[];
+                        /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                        tags: string[];
+                        /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                        aliases: string[];
                         campaignId: number;
                         /**
                          * Format: date-time
@@ -18281,6 +18904,24 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility: "all" | "gm";
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        properties: {
+                            key: string;
+                            /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                            value: string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            } | (string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            })[];
+                            /** @description true: only the owner and game masters see this property */
+                            gmOnly: boolean;
+                        }[];
+                        /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                        tags: string[];
+                        /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                        aliases: string[];
                         campaignId: number;
                         parentArcId: number | null;
                         parentArc: {
@@ -18320,6 +18961,24 @@ export interface operations {
                              * @enum {string}
                              */
                             visibility: "all" | "gm";
+                            /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                            properties: {
+                                key: string;
+                                /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                                value: string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                } | (string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                })[];
+                                /** @description true: only the owner and game masters see this property */
+                                gmOnly: boolean;
+                            }[];
+                            /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                            tags: string[];
+                            /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                            aliases: string[];
                             campaignId: number;
                             /**
                              * Format: date-time
