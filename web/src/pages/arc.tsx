@@ -12,6 +12,7 @@ import { RichField, useRecordEditing } from './record-editing';
 import type { RecordState } from '../records/record-state';
 import { EDITING_ATTRIBUTE } from '../records/use-record';
 import { HistoryToggle } from '../history/history-toggle';
+import { LabelsFields, PropertiesFields, StructureView, type StructurePatch } from '../properties/record-structure';
 import { RecordError, SlugField } from './thing';
 
 const NARRATIVE = [
@@ -24,7 +25,7 @@ const NARRATIVE = [
   ['notes', 'Notes'],
 ] as const;
 
-type ArcPatch = { name: string; visibility: 'all' | 'gm'; hook: unknown[]; protagonist: unknown[]; antagonist: unknown[]; problem: unknown[]; key: unknown[]; outcome: unknown[]; notes: unknown[] };
+type ArcPatch = { name: string; visibility: 'all' | 'gm'; hook: unknown[]; protagonist: unknown[]; antagonist: unknown[]; problem: unknown[]; key: unknown[]; outcome: unknown[]; notes: unknown[] } & StructurePatch;
 
 export function ArcPage() {
   // Everything an arc page holds in its own state belongs to one arc: another arc starts afresh.
@@ -50,11 +51,13 @@ function ArcRecordPage({ arcSlug }: { arcSlug: string }) {
     return <p className="loading">Loading…</p>;
   }
   const { record, state, generation, value, banner } = editing;
+  const structure = { value: (field: keyof StructurePatch) => value(field), update: (patch: Partial<StructurePatch>) => state.update(patch), generation, problem: state.error?.problem };
   if (!canEdit) {
     return (
       <main className="record" aria-labelledby="record-title">
         <p className="kind">Arc</p>
         <h1 id="record-title">{record.name}</h1>
+        <StructureView campaignSlug={campaignSlug} record={record} />
         {record.parentArc && (
           <p>
             Inside: <Link to={`/campaigns/${campaignSlug}/arcs/${record.parentArc.slug}`}>{record.parentArc.name}</Link>
@@ -89,6 +92,8 @@ function ArcRecordPage({ arcSlug }: { arcSlug: string }) {
         <ParentField campaignSlug={campaignSlug} arc={record} state={state} />
         <GmOnlyField key={`visibility-${generation}`} value={String(value('visibility'))} onChange={(next) => state.update({ visibility: next })} what="arc" />
       </div>
+      <LabelsFields campaignSlug={campaignSlug} edited={structure} />
+      <PropertiesFields campaignSlug={campaignSlug} edited={structure} fields={[]} self={{ type: 'arc', id: record.id }} />
       <HistoryToggle record={{ kind: 'arc', campaignSlug, recordSlug: arcSlug }} state={state} richFields={NARRATIVE} />
       {NARRATIVE.map(([field, label]) => (
         <section key={field} aria-labelledby={`${field}-heading`}>

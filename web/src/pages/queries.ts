@@ -25,9 +25,11 @@ export function useThingTypes(slug: string) {
   return useQuery({ queryKey: [...campaignKey(slug), 'types'], queryFn: () => call(api.GET('/api/campaigns/{campaignSlug}/thing-types', { params: { path: { campaignSlug: slug } } })) });
 }
 
-export function useAllThings(slug: string) {
+/** Up to 1000 things (`fetchAll`): only where every name is needed (mentions' names in an editor); `enabled` false reads nothing. */
+export function useAllThings(slug: string, enabled = true) {
   return useQuery({
     queryKey: [...campaignKey(slug), 'things', 'all'],
+    enabled,
     queryFn: () => call(api.GET('/api/campaigns/{campaignSlug}/things', { params: { path: { campaignSlug: slug }, query: { fetchAll: 'true' } } })),
   });
 }

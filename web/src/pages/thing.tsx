@@ -12,10 +12,11 @@ import { useCampaignSlug, useRefreshCampaign, useRendered, useThingTypes } from 
 import { RichField, useRecordEditing } from './record-editing';
 import { EDITING_ATTRIBUTE } from '../records/use-record';
 import { HistoryToggle } from '../history/history-toggle';
+import { LabelsFields, PropertiesFields, StructureView, type StructurePatch } from '../properties/record-structure';
 
 const THING_RICH_FIELDS = [['description', 'Description']] as const;
 
-type ThingPatch = { name: string; typeId: number; description: unknown[]; visibility: 'all' | 'gm' };
+type ThingPatch = { name: string; typeId: number; description: unknown[]; visibility: 'all' | 'gm' } & StructurePatch;
 
 export function ThingPage() {
   // Everything a thing page holds in its own state belongs to one thing: another thing starts afresh.
@@ -44,11 +45,15 @@ function ThingRecordPage({ thingSlug }: { thingSlug: string }) {
   }
   const { record, state, generation, value, banner } = editing;
   const typeName = types.data?.find((t) => t.id === record.typeId)?.name;
+  // The fields of the type chosen now (an unsent change of type included).
+  const fields = types.data?.find((t) => t.id === Number(value('typeId')))?.fields ?? [];
+  const structure = { value: (field: keyof StructurePatch) => value(field), update: (patch: Partial<StructurePatch>) => state.update(patch), generation, problem: state.error?.problem };
   if (!canEdit) {
     return (
       <main className="record" aria-labelledby="record-title">
         <p className="kind">{typeName ?? 'Thing'}</p>
         <h1 id="record-title">{record.name}</h1>
+        <StructureView campaignSlug={campaignSlug} record={record} />
         <section aria-labelledby="description-heading">
           <h2 id="description-heading">Description</h2>
           <Rendered html={rendered.data?.description} label="Description" />
@@ -84,6 +89,8 @@ function ThingRecordPage({ thingSlug }: { thingSlug: string }) {
         <SlugField campaignSlug={campaignSlug} kind="things" slug={thingSlug} state={state} />
         <GmOnlyField key={`visibility-${generation}`} value={String(value('visibility'))} onChange={(next) => state.update({ visibility: next })} what="thing" />
       </div>
+      <LabelsFields campaignSlug={campaignSlug} edited={structure} />
+      <PropertiesFields campaignSlug={campaignSlug} edited={structure} fields={fields} self={{ type: 'thing', id: record.id }} />
       <HistoryToggle record={{ kind: 'thing', campaignSlug, recordSlug: thingSlug }} state={state} richFields={THING_RICH_FIELDS} />
       <section aria-labelledby="description-heading">
         <div className="section-head">

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { addLabel, addProperty, convert, fieldsProblem, fitsKind, isDay, keyProblem, kindOf, KINDS, move, parseInput, setDeclared, splitByFields, suggestTags, type Property, type PropertyScalar } from './model';
+import { addLabel, addProperty, moveAmong, convert, fieldsProblem, fitsKind, isDay, keyProblem, kindOf, KINDS, move, parseInput, setDeclared, splitByFields, suggestTags, type Property, type PropertyScalar } from './model';
 
 const p = (key: string, value: Property['value'], gmOnly = false): Property => ({ key, value, gmOnly });
 
@@ -101,6 +101,29 @@ describe('reordering', () => {
         const to = index + by;
         if (to >= 0 && to < list.length) expect(move(moved, to, by === 1 ? -1 : 1)).toEqual(list);
         else expect(moved).toEqual(list);
+      }),
+    );
+  });
+});
+
+describe('reordering the free properties among declared ones', () => {
+  it('swaps with the next free property, leaving declared fields where they are', () => {
+    // Places 1 and 3 are declared fields; 0, 2 and 4 are free.
+    const list = ['a', 'Level', 'b', 'Species', 'c'];
+    expect(moveAmong(list, [0, 2, 4], 1, 1)).toEqual(['a', 'Level', 'c', 'Species', 'b']);
+    expect(moveAmong(list, [0, 2, 4], 0, -1)).toEqual(list);
+    expect(moveAmong(list, [0, 2, 4], 2, 1)).toEqual(list);
+  });
+
+  it('never moves a place that is not among the given ones', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer(), { minLength: 1, maxLength: 12 }), fc.array(fc.boolean(), { minLength: 12, maxLength: 12 }), fc.nat(), fc.constantFrom(-1 as const, 1 as const), (list, free, at, by) => {
+        const places = list.flatMap((_, i) => (free[i] ? [i] : []));
+        const moved = moveAmong(list, places, places.length === 0 ? 0 : at % places.length, by);
+        list.forEach((item, i) => {
+          if (!places.includes(i)) expect(moved[i]).toBe(item);
+        });
+        expect([...moved].sort()).toEqual([...list].sort());
       }),
     );
   });

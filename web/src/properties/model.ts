@@ -70,7 +70,8 @@ export function parseInput(kind: Kind, text: string): { ok: true; value: Propert
       return isDay(text) ? { ok: true, value: text } : { ok: false, message: 'must be a date (YYYY-MM-DD)' };
     case 'boolean':
       return { ok: true, value: text === 'true' };
-    default:
+    case 'link':
+    case 'list':
       return { ok: false, message: `a ${kind} is not typed as text` };
   }
 }
@@ -117,6 +118,19 @@ export function move<T>(list: readonly T[], index: number, by: -1 | 1): T[] {
   if (index < 0 || index >= list.length || to < 0 || to >= list.length) return [...list];
   const next = [...list];
   [next[index], next[to]] = [next[to]!, next[index]!];
+  return next;
+}
+
+/**
+ * Moves the property at places[position] one step up or down among the given places (the free
+ * properties; declared fields keep theirs): the two swap places in the record's list.
+ */
+export function moveAmong<T>(list: readonly T[], places: readonly number[], position: number, by: -1 | 1): T[] {
+  const from = places[position];
+  const to = places[position + by];
+  if (from === undefined || to === undefined) return [...list];
+  const next = [...list];
+  [next[from], next[to]] = [next[to]!, next[from]!];
   return next;
 }
 

@@ -1,0 +1,182 @@
+// Records with structure in the browser (issue 25): on a thing's page, a text property, a tag and a
+// link property to another thing, added by mouse and then by keyboard only; all kept through a
+// reload, the link showing its target's current name, a GM-only property marked and absent from the
+// player view; the type's declared fields as a form; the tag filter of a type page; axe, the dark
+// theme and 375 px.
+import type { BrowserContext, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { axeViolations, createThing, expectNoPageErrors, gmJourney, launchBrowser, saved, screenshotPath } from './browser.js';
+
+const journey = gmJourney('Structured Saga');
+
+/** A thing as the server holds it now, read with the page's session. */
+async function serverThing(page: Page, slug: string): Promise<{ properties: { key: string; value: unknown; gmOnly: boolean }[]; tags: string[]; aliases: string[]; id: number }> {
+  return page.evaluate(
+    async ({ campaign, slug }) => (await (await fetch(`/api/campaigns/${campaign}/things/${slug}`)).json()) as never,
+    { campaign: journey.campaign, slug },
+  );
+}
+
+const panel = (page: Page) => page.getByRole('region', { name: 'Properties' });
+const thingSlug = (page: Page) => new URL(page.url()).pathname.split('/').at(-1)!;
+
+async function addPropertyByMouse(page: Page, key: string, kind: string) {
+  await panel(page).getByRole('textbox', { name: 'New property' }).click();
+  await panel(page).getByRole('textbox', { name: 'New property' }).fill(key);
+  await panel(page).getByRole('combobox', { name: 'Kind', exact: true }).selectOption({ label: kind });
+  await panel(page).getByRole('button', { name: 'Add property' }).click();
+}
+
+async function focusedName(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const el = document.activeElement as HTMLElement | null;
+    if (!el) return '';
+    const labelled = el.getAttribute('aria-label');
+    if (labelled) return labelled;
+    const id = el.id;
+    return (id ? document.querySelector(`label[for="${CSS.escape(id)}"]`)?.textContent : el.textContent) ?? '';
+  });
+}
+
+describe('properties, tags and links on a thing page', () => {
+  it('adds a text property, a tag and a link property by mouse; they are kept through a reload', async () => {
+    const page = journey.browser.page;
+    await createThing(page, 'Yusdrayl');
+    await createThing(page, 'Meepo');
+    const meepo = thingSlug(page);
+
+    await addPropertyByMouse(page, 'Species', 'Text');
+    await panel(page).getByRole('textbox', { name: 'Species', exact: true }).fill('Kobold');
+
+    await page.getByRole('combobox', { name: 'Add a tag' }).click();
+    await page.getByRole('combobox', { name: 'Add a tag' }).fill('dragon-cult');
+    // Leaving the field adds what was typed.
+    await page.getByRole('heading', { name: 'Properties' }).click();
+    await page.getByRole('list', { name: 'Tags' }).getByText('dragon-cult').waitFor();
+
+    await addPropertyByMouse(page, 'Serves', 'Link to a record');
+    await panel(page).getByRole('combobox', { name: 'Serves: a thing or an arc' }).fill('yusd');
+    await panel(page).getByRole('option', { name: /Yusdrayl/ }).click();
+    await panel(page).getByRole('link', { name: 'Yusdrayl' }).waitFor();
+    await saved(page);
+
+    await page.reload();
+    await expect.poll(() => panel(page).getByRole('textbox', { name: 'Species', exact: true }).inputValue()).toBe('Kobold');
+    await panel(page).getByRole('link', { name: 'Yusdrayl' }).waitFor();
+    await page.getByRole('list', { name: 'Tags' }).getByText('dragon-cult').waitFor();
+    const held = await serverThing(page, meepo);
+    const yusdrayl = await serverThing(page, 'yusdrayl');
+    expect(held.properties).toEqual([
+      { key: 'Species', value: 'Kobold', gmOnly: false },
+      { key: 'Serves', value: { targetType: 'thing', targetId: yusdrayl.id }, gmOnly: false },
+    ]);
+    expect(held.tags).toEqual(['dragon-cult']);
+    // The link is a relation: Yusdrayl's backlinks name it.
+    await panel(page).getByRole('link', { name: 'Yusdrayl' }).click();
+    await page.getByRole('region', { name: 'Mentioned in' }).or(page.locator('section', { has: page.getByRole('heading', { name: 'Mentioned in' }) })).getByRole('link', { name: 'Meepo' }).waitFor();
+    expectNoPageErrors(journey.browser);
+  });
+
+  it('does the same by keyboard only, marks a property GM-only and reorders; the link follows a rename', async () => {
+    const page = journey.browser.page;
+    await createThing(page, 'Calcryx');
+    const calcryx = thingSlug(page);
+
+    // A text property: name, kind, Add, then the value (the focus moves there).
+    await panel(page).getByRole('textbox', { name: 'New property' }).focus();
+    await page.keyboard.type('Mood');
+    await page.keyboard.press('Tab');
+    expect(await focusedName(page)).toBe('Kind');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => focusedName(page)).toBe('Mood');
+    await page.keyboard.type('Hungry');
+
+    // A link property: the picker has the focus once it is added.
+    await panel(page).getByRole('textbox', { name: 'New property' }).focus();
+    await page.keyboard.type('Rival');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('Link');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => focusedName(page)).toBe('Rival: a thing or an arc');
+    await page.keyboard.type('meepo');
+    await panel(page).getByRole('option', { name: /Meepo/ }).waitFor();
+    await page.keyboard.press('Enter');
+    await panel(page).getByRole('link', { name: 'Meepo' }).waitFor();
+
+    // A tag: Enter adds it; Backspace in the empty field removes the last one.
+    await page.getByRole('combobox', { name: 'Add a tag' }).focus();
+    await page.keyboard.type('white-dragon');
+    await page.keyboard.press('Enter');
+    await page.keyboard.type('oops');
+    await page.keyboard.press('Enter');
+    await page.getByRole('list', { name: 'Tags' }).getByText('oops').waitFor();
+    await page.keyboard.press('Backspace');
+    await expect.poll(() => page.getByRole('list', { name: 'Tags' }).getByRole('listitem').allTextContents()).toEqual(['white-dragon×']);
+
+    // Mood becomes GM-only (Space on its checkbox) and moves below Rival (the focus stays on the move buttons).
+    await panel(page).getByRole('checkbox', { name: 'GM only (Mood)' }).focus();
+    await page.keyboard.press('Space');
+    await panel(page).locator('.property.gm-only').getByText('GM only', { exact: true }).waitFor();
+    await panel(page).getByRole('button', { name: 'Move Mood down' }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => focusedName(page)).toBe('Move Mood up');
+    await saved(page);
+    await page.screenshot({ path: screenshotPath('properties-panel.png'), fullPage: true });
+
+    await page.reload();
+    await panel(page).getByRole('link', { name: 'Meepo' }).waitFor();
+    expect(await panel(page).getByRole('textbox', { name: 'Mood', exact: true }).inputValue()).toBe('Hungry');
+    const held = await serverThing(page, calcryx);
+    const meepo = await serverThing(page, 'meepo');
+    expect(held.properties).toEqual([
+      { key: 'Rival', value: { targetType: 'thing', targetId: meepo.id }, gmOnly: false },
+      { key: 'Mood', value: 'Hungry', gmOnly: true },
+    ]);
+    expect(held.tags).toEqual(['white-dragon']);
+    expect(await axeViolations(page)).toEqual([]);
+
+    // Meepo renamed: the link shows the new name.
+    await panel(page).getByRole('link', { name: 'Meepo' }).click();
+    await page.getByRole('textbox', { name: 'Name' }).and(page.locator('[value="Meepo"]')).fill('Meepo the Keeper');
+    await saved(page);
+    await page.goBack();
+    await panel(page).getByRole('link', { name: 'Meepo the Keeper' }).waitFor();
+
+    // The player view shows the properties as text, without the GM-only one.
+    await page.getByRole('button', { name: 'View as player' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Calcryx' }).waitFor();
+    const facts = page.getByRole('region', { name: 'Properties' });
+    await facts.getByRole('link', { name: 'Meepo the Keeper' }).waitFor();
+    expect(await facts.textContent()).not.toContain('Mood');
+    expect(await page.content()).not.toContain('Hungry');
+    await page.screenshot({ path: screenshotPath('properties-player-view.png') });
+    await page.getByRole('button', { name: 'View as player' }).click();
+    await panel(page).getByRole('textbox', { name: 'Mood', exact: true }).waitFor();
+    expectNoPageErrors(journey.browser);
+  });
+
+  it('looks right in the dark theme and fits 375 px', async () => {
+    const url = `${journey.server.base}/campaigns/${journey.campaign}/things/calcryx`;
+    const cookies = (await journey.browser.context.storageState()).cookies;
+    for (const options of [{ colorScheme: 'dark' as const }, { width: 375, height: 740 }]) {
+      const other = await launchBrowser(options);
+      try {
+        await (other.context as BrowserContext).addCookies(cookies);
+        await other.page.goto(url);
+        await panel(other.page).getByRole('link', { name: 'Meepo the Keeper' }).waitFor();
+        if ('colorScheme' in options) {
+          expect(await axeViolations(other.page)).toEqual([]);
+          await other.page.screenshot({ path: screenshotPath('properties-panel-dark.png'), fullPage: true });
+        } else {
+          expect(await other.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+          await other.page.screenshot({ path: screenshotPath('properties-narrow.png'), fullPage: true });
+        }
+        expectNoPageErrors(other);
+      } finally {
+        await other.close();
+      }
+    }
+  });
+});
