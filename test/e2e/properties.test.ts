@@ -157,6 +157,65 @@ describe('properties, tags and links on a thing page', () => {
     expectNoPageErrors(journey.browser);
   });
 
+  it('a type declares fields that things show as a form; a type page filters by tag and keeps it in its address', async () => {
+    const page = journey.browser.page;
+    const things = page.getByRole('navigation', { name: 'Things' });
+    // The sidebar counts come with the types.
+    await expect.poll(() => things.getByLabel('3 things').count()).toBe(1);
+    await things.getByRole('link', { name: 'NPCs' }).click();
+    await page.getByRole('heading', { level: 1, name: 'NPCs' }).waitFor();
+    const editor = page.getByRole('form', { name: 'Fields' });
+    await editor.getByRole('button', { name: 'Add field' }).click();
+    await editor.getByRole('textbox', { name: 'Field 1: name' }).fill('Level');
+    await editor.getByRole('combobox', { name: 'Field 1: kind' }).selectOption({ label: 'Number' });
+    await editor.getByRole('button', { name: 'Add field' }).click();
+    await expect.poll(() => focusedName(page)).toBe('Field 2: name');
+    await page.keyboard.type('Species');
+    await editor.getByRole('button', { name: 'Move Species up' }).click();
+    await editor.getByRole('button', { name: 'Save fields' }).click();
+    await expect.poll(() => editor.getByRole('button', { name: 'Save fields' }).isDisabled()).toBe(true);
+    const type = await page.evaluate(async (campaign) => ((await (await fetch(`/api/campaigns/${campaign}/thing-types`)).json()) as { name: string; fields: unknown }[]).find((t) => t.name === 'NPCs'), journey.campaign);
+    expect(type?.fields).toEqual([
+      { key: 'Species', kind: 'text' },
+      { key: 'Level', kind: 'number' },
+    ]);
+
+    // The tag filter: only Meepo has dragon-cult; the address keeps it through a reload.
+    await page.getByRole('combobox', { name: 'Only with the tag' }).selectOption({ label: 'dragon-cult (1)' });
+    await expect.poll(() => new URL(page.url()).searchParams.getAll('tag')).toEqual(['dragon-cult']);
+    const list = page.getByRole('list', { name: 'NPCs tagged dragon-cult' });
+    await expect.poll(() => list.getByRole('link').allTextContents()).toEqual(['Meepo the Keeper']);
+    await page.getByRole('combobox', { name: 'Order' }).selectOption({ label: 'By name' });
+    await expect.poll(() => new URL(page.url()).searchParams.get('sort')).toBe('name');
+    await page.reload();
+    await expect.poll(() => list.getByRole('link').allTextContents()).toEqual(['Meepo the Keeper']);
+    expect(await axeViolations(page)).toEqual([]);
+    await page.screenshot({ path: screenshotPath('type-fields-and-tag-filter.png'), fullPage: true });
+    await page.getByRole('button', { name: 'Stop filtering by dragon-cult' }).click();
+    await expect.poll(() => page.getByRole('list', { name: 'NPCs' }).getByRole('link').allTextContents()).toEqual(['Calcryx', 'Meepo the Keeper', 'Yusdrayl']);
+
+    // Meepo's page: the declared fields as a form in the type's order (Species kept, Level empty), the rest below.
+    await page.getByRole('link', { name: 'Meepo the Keeper' }).click();
+    const fields = panel(page).getByRole('group', { name: 'Fields of the type' });
+    expect(await fields.getByRole('textbox', { name: 'Species', exact: true }).inputValue()).toBe('Kobold');
+    await fields.getByRole('textbox', { name: 'Level', exact: true }).fill('3');
+    await panel(page).getByRole('list', { name: 'Other properties' }).getByRole('link', { name: 'Yusdrayl' }).waitFor();
+    await saved(page);
+    const held = await serverThing(page, 'meepo');
+    expect(held.properties.map((p) => [p.key, p.value])).toEqual([
+      ['Species', 'Kobold'],
+      ['Serves', { targetType: 'thing', targetId: (await serverThing(page, 'yusdrayl')).id }],
+      ['Level', 3],
+    ]);
+    // A value that is not a number is not sent; the field says so.
+    await fields.getByRole('textbox', { name: 'Level', exact: true }).fill('three');
+    await fields.getByRole('alert').filter({ hasText: 'Level must be a number' }).waitFor();
+    await fields.getByRole('textbox', { name: 'Level', exact: true }).fill('4');
+    await saved(page);
+    expect((await serverThing(page, 'meepo')).properties.find((p) => p.key === 'Level')?.value).toBe(4);
+    expectNoPageErrors(journey.browser);
+  });
+
   it('looks right in the dark theme and fits 375 px', async () => {
     const url = `${journey.server.base}/campaigns/${journey.campaign}/things/calcryx`;
     const cookies = (await journey.browser.context.storageState()).cookies;

@@ -34,6 +34,8 @@ async function sidebarThings(page: Page): Promise<string> {
   // Each opened type's button turns from "Show …" into "Hide …".
   const show = nav.getByRole('button', { name: /^Show / });
   while ((await show.count()) > 0) await show.first().click();
+  // Each opened type reads its things (the sidebar holds counts, not every thing).
+  await expect.poll(() => nav.locator('[aria-busy="true"]').count()).toBe(0);
   return (await nav.textContent()) ?? '';
 }
 

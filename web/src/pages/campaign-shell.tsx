@@ -1,3 +1,4 @@
+import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, NavLink, Outlet, useNavigate } from 'react-router';
 import { api, ApiError, call, messageOf, type ArcSummary } from '../api/client';
@@ -5,7 +6,7 @@ import { ErrorMessage, Field, formText } from '../components/field';
 import { FormDialog } from '../components/form-dialog';
 import { CampaignAccessProvider, GmOnlyBadge, useCampaignAccess, usePlayerView } from './access';
 import { QuickSwitcher } from './quick-switcher';
-import { useAllThings, useArcs, useCampaign, useCampaignSlug, useRefreshCampaign, useThingTypes } from './queries';
+import { campaignKey, useArcs, useCampaign, useCampaignSlug, useRefreshCampaign, useThingTypes } from './queries';
 
 /** The campaign's frame: a sidebar (types and their things, the arcs as a tree, search, new records) and the page. */
 export function CampaignShell() {
@@ -104,9 +105,12 @@ function SearchBox({ slug }: { slug: string }) {
   );
 }
 
+/** How many things an opened type lists in the sidebar; its page lists them all. */
+const SIDEBAR_THINGS = 50;
+
 function TypesNav({ slug }: { slug: string }) {
+  // Counts come with the types (`thingCount`, in the caller's view): no list of every thing is read.
   const types = useThingTypes(slug);
-  const things = useAllThings(slug);
   const { canEdit } = useCampaignAccess();
   const [open, setOpen] = useState<Record<number, boolean>>({});
   return (
@@ -115,7 +119,6 @@ function TypesNav({ slug }: { slug: string }) {
       {types.error && <ErrorMessage>{messageOf(types.error)}</ErrorMessage>}
       <ul className="tree">
         {types.data?.map((type) => {
-          const ofType = things.data?.filter((t) => t.typeId === type.id) ?? [];
           const expanded = open[type.id] ?? false;
           return (
             <li key={type.id}>
@@ -124,25 +127,44 @@ function TypesNav({ slug }: { slug: string }) {
                   {expanded ? '▾' : '▸'}
                 </button>
                 <NavLink to={`/campaigns/${slug}/types/${type.id}`}>{type.name}</NavLink>
-                <span className="count" aria-label={`${ofType.length} things`}>
-                  {ofType.length}
+                <span className="count" aria-label={`${type.thingCount} things`}>
+                  {type.thingCount}
                 </span>
               </div>
-              {expanded && (
-                <ul>
-                  {ofType.map((thing) => (
-                    <li key={thing.id}>
-                      <NavLink to={`/campaigns/${slug}/things/${thing.slug}`}>{thing.name}</NavLink> <GmOnlyBadge visibility={thing.visibility} />
-                    </li>
-                  ))}
-                </ul>
-              )}
+              {expanded && <TypeThings slug={slug} typeId={type.id} typeName={type.name} count={type.thingCount} />}
             </li>
           );
         })}
       </ul>
       {canEdit && <NewTypeForm slug={slug} />}
     </nav>
+  );
+}
+
+/** The things of an opened type, by name: the first SIDEBAR_THINGS of them, and a link to the type's page when there are more. */
+function TypeThings({ slug, typeId, typeName, count }: { slug: string; typeId: number; typeName: string; count: number }) {
+  const things = useQuery({
+    queryKey: [...campaignKey(slug), 'things', 'sidebar', typeId],
+    queryFn: () => call(api.GET('/api/campaigns/{campaignSlug}/things', { params: { path: { campaignSlug: slug }, query: { typeId: String(typeId), sort: 'name', count: String(SIDEBAR_THINGS) } } })),
+  });
+  return (
+    <ul aria-busy={things.isPending} aria-label={`${typeName}: things`}>
+      {things.error && (
+        <li>
+          <ErrorMessage>{messageOf(things.error)}</ErrorMessage>
+        </li>
+      )}
+      {things.data?.map((thing) => (
+        <li key={thing.id}>
+          <NavLink to={`/campaigns/${slug}/things/${thing.slug}`}>{thing.name}</NavLink> <GmOnlyBadge visibility={thing.visibility} />
+        </li>
+      ))}
+      {things.data && count > things.data.length && (
+        <li>
+          <Link to={`/campaigns/${slug}/types/${typeId}`}>All {count} {typeName}…</Link>
+        </li>
+      )}
+    </ul>
   );
 }
 

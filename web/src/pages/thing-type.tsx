@@ -1,13 +1,14 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Link, useNavigate, useParams } from 'react-router';
+import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { api, ApiError, messageOf } from '../api/client';
 import { ConfirmButton } from '../components/confirm';
 import { GmOnlyBadge, useCampaignAccess } from './access';
 import { useRestoreFromTrash } from './actions';
 import { showUndo } from '../ui/undo-notice';
 import { ErrorMessage } from '../components/field';
-import { useAllThings, useCampaignSlug, useRefreshCampaign, useThingTypes } from './queries';
+import { useCampaignSlug, useRefreshCampaign, useThingTypes } from './queries';
+import { TagFilter, TypeFieldsEditor } from '../properties/type-page';
 
 /** The cursor of a `Link: <…?cursor=…>; rel="next"` header, if there is one. */
 export function nextCursor(link: string | null): string | undefined {
@@ -27,15 +28,18 @@ export function ThingTypePage() {
 function ThingTypeRecordPage({ typeId }: { typeId: number }) {
   const campaignSlug = useCampaignSlug();
   const types = useThingTypes(campaignSlug);
-  const all = useAllThings(campaignSlug);
   const type = types.data?.find((t) => t.id === typeId);
   const { canEdit } = useCampaignAccess();
+  // The filter and the order live in the address (?tag=…&tag=…&sort=name): a reload or a shared link keeps them.
+  const [params, setParams] = useSearchParams();
+  const tags = params.getAll('tag');
+  const sort = params.get('sort') === 'name' ? 'name' : 'updatedAt';
   const pages = useInfiniteQuery({
-    queryKey: ['campaign', campaignSlug, 'things', 'type', typeId],
+    queryKey: ['campaign', campaignSlug, 'things', 'type', typeId, sort, ...tags],
     initialPageParam: undefined as string | undefined,
     queryFn: async ({ pageParam }) => {
       const { data, error, response } = await api.GET('/api/campaigns/{campaignSlug}/things', {
-        params: { path: { campaignSlug }, query: { typeId: String(typeId), count: String(PAGE), ...(pageParam ? { cursor: pageParam } : {}) } },
+        params: { path: { campaignSlug }, query: { typeId: String(typeId), count: String(PAGE), ...(tags.length > 0 ? { tag: tags } : {}), ...(sort === 'name' ? { sort } : {}), ...(pageParam ? { cursor: pageParam } : {}) } },
       });
       if (error !== undefined || !data) throw new ApiError(response.status, error);
       return { things: data, next: nextCursor(response.headers.get('link')) };
@@ -44,21 +48,43 @@ function ThingTypeRecordPage({ typeId }: { typeId: number }) {
   });
   if (types.isSuccess && !type) return <main className="record"><h1>This type does not exist (any more)</h1></main>;
   if (!type) return <p className="loading">Loading…</p>;
-  const count = all.data?.filter((t) => t.typeId === typeId).length ?? 0;
+  const count = type.thingCount;
+  const setView = (next: { tags?: string[]; sort?: string }) => {
+    const query = new URLSearchParams();
+    for (const tag of next.tags ?? tags) query.append('tag', tag);
+    const order = next.sort ?? sort;
+    if (order === 'name') query.set('sort', 'name');
+    setParams(query, { replace: true });
+  };
   return (
     <main className="record" aria-labelledby="type-title">
       <p className="kind">Thing type</p>
       <h1 id="type-title">{type.name}</h1>
+      <p className="muted">
+        {count} thing{count === 1 ? '' : 's'}
+      </p>
       {canEdit && <RenameType campaignSlug={campaignSlug} typeId={typeId} name={type.name} />}
+      {canEdit && <TypeFieldsEditor key={JSON.stringify(type.fields)} campaignSlug={campaignSlug} typeId={typeId} fields={type.fields} />}
+      <div className="inline-form small list-controls">
+        <TagFilter campaignSlug={campaignSlug} tags={tags} onChange={(next) => setView({ tags: next })} />
+        <div className="field">
+          <label htmlFor="type-sort">Order</label>
+          <select id="type-sort" value={sort} onChange={(e) => setView({ sort: e.target.value })}>
+            <option value="updatedAt">Last changed first</option>
+            <option value="name">By name</option>
+          </select>
+        </div>
+      </div>
       {pages.error && <ErrorMessage>{messageOf(pages.error)}</ErrorMessage>}
-      <ul className="cards">
+      <ul className="cards" aria-label={`${type.name}${tags.length > 0 ? ` tagged ${tags.join(', ')}` : ''}`}>
         {pages.data?.pages.flatMap((p) => p.things).map((t) => (
           <li key={t.id}>
             <Link to={`/campaigns/${campaignSlug}/things/${t.slug}`}>{t.name}</Link> <GmOnlyBadge visibility={t.visibility} />
+            {t.tags.length > 0 && <span className="muted"> · {t.tags.join(', ')}</span>}
           </li>
         ))}
       </ul>
-      {pages.data && pages.data.pages[0]?.things.length === 0 && <p className="muted">No {type.name} yet.</p>}
+      {pages.data && pages.data.pages[0]?.things.length === 0 && <p className="muted">{tags.length > 0 ? `No ${type.name} with ${tags.length === 1 ? 'this tag' : 'all these tags'}.` : `No ${type.name} yet.`}</p>}
       {pages.hasNextPage && (
         <button type="button" onClick={() => void pages.fetchNextPage()} disabled={pages.isFetchingNextPage}>
           Load more

@@ -69,16 +69,26 @@ export function useRecord<R extends Record<string, unknown>, P extends Record<st
   return { loading: false, error: undefined, record: record.data, state, generation: state.generation, value: (field) => state.value(field), banner };
 }
 
+/** Lists that are not rich text: a record's properties, tags and aliases. */
+const STRUCTURE_FIELDS = new Set(['properties', 'tags', 'aliases']);
+
 function richText(fields: Record<string, unknown>): string {
   return Object.entries(fields)
-    .filter(([, value]) => Array.isArray(value) && (value.length === 0 || (typeof value[0] === 'object' && value[0] !== null && 'children' in value[0])))
+    .filter(([field, value]) => !STRUCTURE_FIELDS.has(field) && Array.isArray(value) && (value.length === 0 || (typeof value[0] === 'object' && value[0] !== null && 'children' in value[0])))
     .map(([field, value]) => `${field}:\n${plainText(value as Descendant[])}`)
     .join('\n\n');
 }
 
+/** A structure field as text: tags and aliases by comma, properties one a line. */
+function structureText(value: unknown[]): string {
+  return value
+    .map((item) => (typeof item === 'object' && item !== null && 'key' in item && 'value' in item ? `${String(item.key)}: ${JSON.stringify(item.value)}` : String(item)))
+    .join(value.some((item) => typeof item === 'object') ? '\n' : ', ');
+}
+
 function describe(fields: Record<string, unknown>): string {
   return Object.entries(fields)
-    .map(([field, value]) => (Array.isArray(value) ? `${field}:\n${plainText(value as Descendant[])}` : `${field}:\n${String(value)}`))
+    .map(([field, value]) => (Array.isArray(value) ? `${field}:\n${STRUCTURE_FIELDS.has(field) ? structureText(value) : plainText(value as Descendant[])}` : `${field}:\n${String(value)}`))
     .join('\n\n');
 }
 
