@@ -7,7 +7,8 @@ import { GmOnlyBadge, GmOnlyField, useCampaignAccess } from './access';
 import { DeleteRecordButton, useCampaignAction, type UnsentEdits } from './actions';
 import { Backlinks } from './backlinks';
 import { ArcPicker } from './pickers';
-import { useAllThings, useCampaignSlug, useRendered } from './queries';
+import { useCampaignSlug, useRendered } from './queries';
+import { SearchList } from '../components/search-list';
 import { RichField, useRecordEditing } from './record-editing';
 import type { RecordState } from '../records/record-state';
 import { EDITING_ATTRIBUTE } from '../records/use-record';
@@ -169,8 +170,6 @@ function ParentField({ campaignSlug, arc, state }: { campaignSlug: string; arc: 
 }
 
 function LinkedThings({ campaignSlug, arc }: { campaignSlug: string; arc: Arc }) {
-  const things = useAllThings(campaignSlug);
-  const [choice, setChoice] = useState('');
   const { error, act } = useCampaignAction(campaignSlug);
   const { canEdit } = useCampaignAccess();
   const linked = new Set(arc.things.map((t) => t.id));
@@ -191,30 +190,21 @@ function LinkedThings({ campaignSlug, arc }: { campaignSlug: string; arc: Arc })
           </li>
         ))}
       </ul>
-      {canEdit && <form
-        className="inline-form small"
-        onSubmit={(e) => {
-          e.preventDefault();
-          if (choice) void act(() => call(api.POST('/api/campaigns/{campaignSlug}/things/{thingSlug}/arcs', { params: { path: { campaignSlug, thingSlug: choice } }, body: { arcSlug: arc.slug } })));
-        }}
-      >
-        <div className="field">
-          <label htmlFor="link-thing">Add a thing</label>
-          <select id="link-thing" value={choice} onChange={(e) => setChoice(e.target.value)}>
-            <option value="">Choose…</option>
-            {things.data
-              ?.filter((t) => !linked.has(t.id))
-              .map((t) => (
-                <option key={t.id} value={t.slug}>
-                  {t.name}
-                </option>
-              ))}
-          </select>
+      {/* Found by search as it is typed: the page never reads every thing of the campaign. */}
+      {canEdit && (
+        <div className="picker-field">
+          <p className="picker-label" aria-hidden="true">
+            Add a thing
+          </p>
+          <SearchList
+            campaignSlug={campaignSlug}
+            label="Add a thing"
+            type="thing"
+            exclude={(r) => linked.has(r.id)}
+            onPick={(thing) => void act(() => call(api.POST('/api/campaigns/{campaignSlug}/things/{thingSlug}/arcs', { params: { path: { campaignSlug, thingSlug: thing.slug } }, body: { arcSlug: arc.slug } })))}
+          />
         </div>
-        <button type="submit" disabled={!choice}>
-          Add
-        </button>
-      </form>}
+      )}
       <ErrorMessage>{error}</ErrorMessage>
     </section>
   );
