@@ -56,14 +56,19 @@ export function PropertiesPanel({ campaignSlug, properties, fields, onChange, ge
   const { name, learn } = useLinkNames(campaignSlug, properties);
   // The kind a user chose for a property that is still empty (an empty value tells no kind).
   const [chosen, setChosen] = useState<ReadonlyMap<string, Kind>>(new Map());
-  const [focus, setFocus] = useState<{ selector: string; fallback?: string }>();
+  // Where the focus goes once the change is shown: the first of these elements that is there and enabled.
+  const [focus, setFocus] = useState<(() => (HTMLElement | null | undefined)[]) | undefined>();
+  const root = useRef<HTMLElement>(null);
   useEffect(() => {
     if (!focus) return;
-    const target = document.querySelector<HTMLElement>(focus.selector);
-    const element = target && !(target as HTMLButtonElement).disabled ? target : focus.fallback ? document.querySelector<HTMLElement>(focus.fallback) : null;
-    element?.focus();
+    focus()
+      .find((element) => element && !(element as HTMLButtonElement).disabled)
+      ?.focus();
     setFocus(undefined);
   }, [focus]);
+  /** An element of the panel whose data attribute `name` is `value` (no selector escaping needed). */
+  const withData = (name: string, value: string, extra?: (element: HTMLElement) => boolean) =>
+    [...(root.current?.querySelectorAll<HTMLElement>(`[data-${name}]`) ?? [])].find((element) => element.getAttribute(`data-${name}`) === value && (extra?.(element) ?? true));
   const { declared, others } = splitByFields(properties, fields);
   const problems = rowProblems(problem);
   const remember = (key: string, kind: Kind) => setChosen((old) => new Map(old).set(fold(key), kind));
@@ -72,12 +77,12 @@ export function PropertiesPanel({ campaignSlug, properties, fields, onChange, ge
     const from = others[position]!;
     if (!others[position + by]) return;
     onChange(moveAmong(properties, others.map((o) => o.index), position, by));
-    const key = CSS.escape(fold(from.property.key));
-    setFocus({ selector: `[data-move="${key}"][data-by="${by}"]`, fallback: `[data-move="${key}"][data-by="${-by}"]` });
+    const key = fold(from.property.key);
+    setFocus(() => () => [withData('move', key, (e) => e.dataset.by === String(by)), withData('move', key, (e) => e.dataset.by === String(-by))]);
   };
 
   return (
-    <section aria-labelledby={`${prefix}-heading`} className="properties-panel">
+    <section aria-labelledby={`${prefix}-heading`} className="properties-panel" ref={root}>
       <h2 id={`${prefix}-heading`}>Properties</h2>
       {declared.length > 0 && (
         <div className="declared-fields" role="group" aria-label="Fields of the type">
@@ -145,7 +150,7 @@ export function PropertiesPanel({ campaignSlug, properties, fields, onChange, ge
                       aria-label={`Remove ${property.key}`}
                       onClick={() => {
                         onChange(removeAt(properties, index));
-                        setFocus({ selector: `#${prefix}-new-key` });
+                        setFocus(() => () => [document.getElementById(`${prefix}-new-key`)]);
                       }}
                     >
                       Remove
@@ -176,7 +181,7 @@ export function PropertiesPanel({ campaignSlug, properties, fields, onChange, ge
         onAdd={(key, kind) => {
           remember(key, kind);
           onChange(addProperty(properties, key, kind));
-          setFocus({ selector: `[data-value-of="${CSS.escape(fold(key.trim()))}"] :is(input, select, button, textarea)` });
+          setFocus(() => () => [withData('value-of', fold(key.trim()))?.querySelector<HTMLElement>('input, select, button, textarea')]);
         }}
       />
       {problems.get(-1) && <p className="error" role="alert">{problems.get(-1)}</p>}
