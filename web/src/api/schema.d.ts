@@ -358,20 +358,20 @@ export type paths = {
         };
         /**
          * The campaign’s things
-         * @description Things the caller may see (a player never sees GM-only ones), most recently updated first (then id descending): `count` of them (1 to 1000, default 20), or up to 1000 with `fetchAll=true` (which wins over `count`); `typeId` filters by type. While more remain, a `Link: <…>; rel="next"` header gives the next page; the body is always a plain array.
+         * @description Things the caller may see (a player never sees GM-only ones), most recently updated first (then id descending), or with `sort=name` by name (A to Z ignoring the case of ASCII letters, then id ascending): `count` of them (1 to 1000, default 20), or up to 1000 with `fetchAll=true` (which wins over `count`); `typeId` filters by type; `tag` (repeatable) keeps the things that have every tag given, ignoring case. While more remain, a `Link: <…>; rel="next"` header gives the next page; the body is always a plain array.
          */
         get: operations["listThings"];
         put?: never;
         /**
          * Create a thing
-         * @description Creates a thing of a type of the campaign (400 `invalid_reference` otherwise); its slug is generated from the name (`-2`, `-3`… on a clash). `visibility: "gm"` makes it GM-only. Owner and game masters only.
+         * @description Creates a thing of a type of the campaign (400 `invalid_reference` otherwise); its slug is generated from the name (`-2`, `-3`… on a clash). `visibility: "gm"` makes it GM-only. `properties`, `tags` and `aliases` default to none; the thing then also has every key its type declares in `fields` that it lacks (value null, appended in the type’s order). A value of a declared key must match its kind (400 `validation_failed` with a pointer); a link must name a thing or an arc of the campaign (400 `invalid_reference`). Owner and game masters only.
          */
         post: operations["createThing"];
         delete?: never;
         options?: never;
         /**
          * The campaign’s things (headers only)
-         * @description Things the caller may see (a player never sees GM-only ones), most recently updated first (then id descending): `count` of them (1 to 1000, default 20), or up to 1000 with `fetchAll=true` (which wins over `count`); `typeId` filters by type. While more remain, a `Link: <…>; rel="next"` header gives the next page; the body is always a plain array.
+         * @description Things the caller may see (a player never sees GM-only ones), most recently updated first (then id descending), or with `sort=name` by name (A to Z ignoring the case of ASCII letters, then id ascending): `count` of them (1 to 1000, default 20), or up to 1000 with `fetchAll=true` (which wins over `count`); `typeId` filters by type; `tag` (repeatable) keeps the things that have every tag given, ignoring case. While more remain, a `Link: <…>; rel="next"` header gives the next page; the body is always a plain array.
          */
         head: operations["listThingsHead"];
         patch?: never;
@@ -391,7 +391,7 @@ export type paths = {
         get: operations["getThing"];
         /**
          * Change a thing
-         * @description Changes the fields given; omitted fields keep their value. A new name keeps the slug; only an explicit `slug` changes it (409 if taken). With If-Match, a stale version is 412 and nothing changes.
+         * @description Changes the fields given; omitted fields keep their value, and a given `properties`, `tags` or `aliases` array replaces the old one (its values checked against the fields of the type the thing will have, its links against the campaign’s records). A new name keeps the slug; only an explicit `slug` changes it (409 if taken). With If-Match, a stale version is 412 and nothing changes.
          */
         put: operations["updateThing"];
         post?: never;
@@ -424,7 +424,7 @@ export type paths = {
         put?: never;
         /**
          * Create an arc
-         * @description Creates an arc, optionally under a parent arc of the campaign and with any of the seven narrative fields; its slug is generated from the name.
+         * @description Creates an arc, optionally under a parent arc of the campaign and with any of the seven narrative fields, `properties`, `tags` and `aliases` (default: none; a link property must name a thing or an arc of the campaign, else 400 `invalid_reference`); its slug is generated from the name.
          */
         post: operations["createArc"];
         delete?: never;
@@ -451,7 +451,7 @@ export type paths = {
         get: operations["getArc"];
         /**
          * Change an arc
-         * @description Changes the fields given; omitted fields keep their value. `parentArcId` must name another arc of the campaign (400 `invalid_reference`) and may not make a loop (400 `arc_cycle`); null makes the arc top-level. With If-Match, a stale version is 412.
+         * @description Changes the fields given; omitted fields keep their value, and a given `properties`, `tags` or `aliases` array replaces the old one. `parentArcId` must name another arc of the campaign (400 `invalid_reference`) and may not make a loop (400 `arc_cycle`); null makes the arc top-level. With If-Match, a stale version is 412.
          */
         put: operations["updateArc"];
         post?: never;
@@ -610,7 +610,7 @@ export type paths = {
         };
         /**
          * Search a campaign
-         * @description Searches the names and every rich-text field of the campaign’s things and arcs, and its description. Finds words as written, other word forms (harper → Harpers), prefixes (nezz → Nezznar), words with typos (one edit for words of 4–5 letters, two from 6; golbin → goblin), with case and accents ignored, in any script. A `campaign` result is a match in the campaign’s description (type=any only). Exact name matches come first, then records whose name has every query word, then text matches; within each, more query words matched, fewer typos, then BM25 relevance. Any text is a valid query; an empty one is refused. A player’s search neither matches nor shows GM-only records or the text of secret elements (at any depth), never shows a mention of a GM-only record, and does not match mention labels.
+         * @description Searches the names and every rich-text field of the campaign’s things and arcs, and its description. A record’s aliases count as its names (an alias match ranks like a name match, and `alias` says which one matched), and its tags and property values (text, numbers, booleans, dates; not keys, not links) as its text. `tag` keeps only records with every given tag. Finds words as written, other word forms (harper → Harpers), prefixes (nezz → Nezznar), words with typos (one edit for words of 4–5 letters, two from 6; golbin → goblin), with case and accents ignored, in any script. A `campaign` result is a match in the campaign’s description (type=any only). Exact name matches come first, then records whose name has every query word, then text matches; within each, more query words matched, fewer typos, then BM25 relevance. Any text is a valid query; an empty one is refused. A player’s search neither matches nor shows GM-only records or the text of secret elements (at any depth), never shows a mention of a GM-only record, does not match mention labels, and neither matches nor shows GM-only properties.
          */
         get: operations["searchCampaign"];
         put?: never;
@@ -619,7 +619,7 @@ export type paths = {
         options?: never;
         /**
          * Search a campaign (headers only)
-         * @description Searches the names and every rich-text field of the campaign’s things and arcs, and its description. Finds words as written, other word forms (harper → Harpers), prefixes (nezz → Nezznar), words with typos (one edit for words of 4–5 letters, two from 6; golbin → goblin), with case and accents ignored, in any script. A `campaign` result is a match in the campaign’s description (type=any only). Exact name matches come first, then records whose name has every query word, then text matches; within each, more query words matched, fewer typos, then BM25 relevance. Any text is a valid query; an empty one is refused. A player’s search neither matches nor shows GM-only records or the text of secret elements (at any depth), never shows a mention of a GM-only record, and does not match mention labels.
+         * @description Searches the names and every rich-text field of the campaign’s things and arcs, and its description. A record’s aliases count as its names (an alias match ranks like a name match, and `alias` says which one matched), and its tags and property values (text, numbers, booleans, dates; not keys, not links) as its text. `tag` keeps only records with every given tag. Finds words as written, other word forms (harper → Harpers), prefixes (nezz → Nezznar), words with typos (one edit for words of 4–5 letters, two from 6; golbin → goblin), with case and accents ignored, in any script. A `campaign` result is a match in the campaign’s description (type=any only). Exact name matches come first, then records whose name has every query word, then text matches; within each, more query words matched, fewer typos, then BM25 relevance. Any text is a valid query; an empty one is refused. A player’s search neither matches nor shows GM-only records or the text of secret elements (at any depth), never shows a mention of a GM-only record, does not match mention labels, and neither matches nor shows GM-only properties.
          */
         head: operations["searchCampaignHead"];
         patch?: never;
@@ -6145,6 +6145,10 @@ export interface operations {
                 typeId?: string;
                 /** @description opaque; from the Link header of the previous page */
                 cursor?: string;
+                /** @description only things with this tag (ignoring case); repeat it for things with every one of the tags */
+                tag?: string | string[];
+                /** @description `updatedAt` (default: most recently updated first) or `name` (A to Z ignoring the case of ASCII letters, then id) */
+                sort?: string;
             };
             header?: {
                 /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
@@ -6184,6 +6188,24 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility: "all" | "gm";
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        properties: {
+                            key: string;
+                            /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                            value: string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            } | (string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            })[];
+                            /** @description true: only the owner and game masters see this property */
+                            gmOnly: boolean;
+                        }[];
+                        /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                        tags: string[];
+                        /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                        aliases: string[];
                         campaignId: number;
                         /**
                          * Format: date-time
@@ -6353,6 +6375,12 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility?: "all" | "gm";
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). Each item: {key, value, gmOnly?} (gmOnly defaults to false). Omitted in a POST: none (plus the type's declared keys, value null); in a PUT, a given array replaces the old one. */
+                        properties?: unknown[];
+                        /** @description up to 100 tags of 1–50 characters (trimmed; unique ignoring case; no control characters); a given array replaces the old one */
+                        tags?: unknown[];
+                        /** @description up to 20 other names of 1–255 characters (trimmed; unique ignoring case); a given array replaces the old one */
+                        aliases?: unknown[];
                     };
                 };
             };
@@ -6383,6 +6411,24 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility: "all" | "gm";
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        properties: {
+                            key: string;
+                            /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                            value: string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            } | (string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            })[];
+                            /** @description true: only the owner and game masters see this property */
+                            gmOnly: boolean;
+                        }[];
+                        /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                        tags: string[];
+                        /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                        aliases: string[];
                         campaignId: number;
                         /**
                          * Format: date-time
@@ -6594,6 +6640,10 @@ export interface operations {
                 typeId?: string;
                 /** @description opaque; from the Link header of the previous page */
                 cursor?: string;
+                /** @description only things with this tag (ignoring case); repeat it for things with every one of the tags */
+                tag?: string | string[];
+                /** @description `updatedAt` (default: most recently updated first) or `name` (A to Z ignoring the case of ASCII letters, then id) */
+                sort?: string;
             };
             header?: {
                 /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
@@ -6719,6 +6769,24 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility: "all" | "gm";
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        properties: {
+                            key: string;
+                            /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                            value: string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            } | (string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            })[];
+                            /** @description true: only the owner and game masters see this property */
+                            gmOnly: boolean;
+                        }[];
+                        /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                        tags: string[];
+                        /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                        aliases: string[];
                         campaignId: number;
                         /**
                          * Format: date-time
@@ -6881,6 +6949,12 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility?: "all" | "gm";
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). Each item: {key, value, gmOnly?} (gmOnly defaults to false). Omitted in a POST: none (plus the type's declared keys, value null); in a PUT, a given array replaces the old one. */
+                        properties?: unknown[];
+                        /** @description up to 100 tags of 1–50 characters (trimmed; unique ignoring case; no control characters); a given array replaces the old one */
+                        tags?: unknown[];
+                        /** @description up to 20 other names of 1–255 characters (trimmed; unique ignoring case); a given array replaces the old one */
+                        aliases?: unknown[];
                     };
                 };
             };
@@ -6909,6 +6983,24 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility: "all" | "gm";
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        properties: {
+                            key: string;
+                            /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                            value: string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            } | (string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            })[];
+                            /** @description true: only the owner and game masters see this property */
+                            gmOnly: boolean;
+                        }[];
+                        /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                        tags: string[];
+                        /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                        aliases: string[];
                         campaignId: number;
                         /**
                          * Format: date-time
@@ -7503,6 +7595,24 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility: "all" | "gm";
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        properties: {
+                            key: string;
+                            /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                            value: string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            } | (string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            })[];
+                            /** @description true: only the owner and game masters see this property */
+                            gmOnly: boolean;
+                        }[];
+                        /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                        tags: string[];
+                        /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                        aliases: string[];
                         campaignId: number;
                         parentArcId: number | null;
                         parentArc: {
@@ -7542,6 +7652,24 @@ export interface operations {
                              * @enum {string}
                              */
                             visibility: "all" | "gm";
+                            /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                            properties: {
+                                key: string;
+                                /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                                value: string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                } | (string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                })[];
+                                /** @description true: only the owner and game masters see this property */
+                                gmOnly: boolean;
+                            }[];
+                            /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                            tags: string[];
+                            /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                            aliases: string[];
                             campaignId: number;
                             /**
                              * Format: date-time
@@ -7711,6 +7839,12 @@ export interface operations {
                         outcome?: unknown[];
                         /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
                         notes?: unknown[];
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). Each item: {key, value, gmOnly?} (gmOnly defaults to false). Omitted in a POST: none (plus the type's declared keys, value null); in a PUT, a given array replaces the old one. */
+                        properties?: unknown[];
+                        /** @description up to 100 tags of 1–50 characters (trimmed; unique ignoring case; no control characters); a given array replaces the old one */
+                        tags?: unknown[];
+                        /** @description up to 20 other names of 1–255 characters (trimmed; unique ignoring case); a given array replaces the old one */
+                        aliases?: unknown[];
                     };
                 };
             };
@@ -7752,6 +7886,24 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility: "all" | "gm";
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        properties: {
+                            key: string;
+                            /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                            value: string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            } | (string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            })[];
+                            /** @description true: only the owner and game masters see this property */
+                            gmOnly: boolean;
+                        }[];
+                        /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                        tags: string[];
+                        /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                        aliases: string[];
                         campaignId: number;
                         parentArcId: number | null;
                         parentArc: {
@@ -7791,6 +7943,24 @@ export interface operations {
                              * @enum {string}
                              */
                             visibility: "all" | "gm";
+                            /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                            properties: {
+                                key: string;
+                                /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                                value: string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                } | (string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                })[];
+                                /** @description true: only the owner and game masters see this property */
+                                gmOnly: boolean;
+                            }[];
+                            /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                            tags: string[];
+                            /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                            aliases: string[];
                             campaignId: number;
                             /**
                              * Format: date-time
@@ -8129,6 +8299,24 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility: "all" | "gm";
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        properties: {
+                            key: string;
+                            /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                            value: string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            } | (string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            })[];
+                            /** @description true: only the owner and game masters see this property */
+                            gmOnly: boolean;
+                        }[];
+                        /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                        tags: string[];
+                        /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                        aliases: string[];
                         campaignId: number;
                         parentArcId: number | null;
                         parentArc: {
@@ -8168,6 +8356,24 @@ export interface operations {
                              * @enum {string}
                              */
                             visibility: "all" | "gm";
+                            /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                            properties: {
+                                key: string;
+                                /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                                value: string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                } | (string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                })[];
+                                /** @description true: only the owner and game masters see this property */
+                                gmOnly: boolean;
+                            }[];
+                            /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                            tags: string[];
+                            /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                            aliases: string[];
                             campaignId: number;
                             /**
                              * Format: date-time
@@ -8352,6 +8558,12 @@ export interface operations {
                         outcome?: unknown[];
                         /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
                         notes?: unknown[];
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). Each item: {key, value, gmOnly?} (gmOnly defaults to false). Omitted in a POST: none (plus the type's declared keys, value null); in a PUT, a given array replaces the old one. */
+                        properties?: unknown[];
+                        /** @description up to 100 tags of 1–50 characters (trimmed; unique ignoring case; no control characters); a given array replaces the old one */
+                        tags?: unknown[];
+                        /** @description up to 20 other names of 1–255 characters (trimmed; unique ignoring case); a given array replaces the old one */
+                        aliases?: unknown[];
                     };
                 };
             };
@@ -8391,6 +8603,24 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility: "all" | "gm";
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        properties: {
+                            key: string;
+                            /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                            value: string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            } | (string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            })[];
+                            /** @description true: only the owner and game masters see this property */
+                            gmOnly: boolean;
+                        }[];
+                        /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                        tags: string[];
+                        /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                        aliases: string[];
                         campaignId: number;
                         parentArcId: number | null;
                         parentArc: {
@@ -8430,6 +8660,24 @@ export interface operations {
                              * @enum {string}
                              */
                             visibility: "all" | "gm";
+                            /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                            properties: {
+                                key: string;
+                                /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                                value: string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                } | (string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                })[];
+                                /** @description true: only the owner and game masters see this property */
+                                gmOnly: boolean;
+                            }[];
+                            /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                            tags: string[];
+                            /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                            aliases: string[];
                             campaignId: number;
                             /**
                              * Format: date-time
@@ -9029,6 +9277,24 @@ export interface operations {
                         key: unknown[];
                         /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
                         outcome: unknown[];
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        properties: {
+                            key: string;
+                            /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                            value: string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            } | (string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            })[];
+                            /** @description true: only the owner and game masters see this property */
+                            gmOnly: boolean;
+                        }[];
+                        /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                        tags: string[];
+                        /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                        aliases: string[];
                         campaignId: number;
                         /**
                          * Format: date-time
@@ -10594,6 +10860,8 @@ export interface operations {
                 type?: string;
                 /** @description an integer from 1 to 100; default 20 */
                 limit?: string;
+                /** @description only things and arcs with this tag (ignoring case; the campaign description has none); repeat it for records with every one of the tags */
+                tag?: string | string[];
             };
             header?: {
                 /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
@@ -10626,11 +10894,13 @@ export interface operations {
                             /** @description lowercase ASCII letters, digits and single hyphens */
                             slug: string;
                             name: string;
+                            /** @description the other name (alias) of the record the query matched, when it matched more query words there than in the name */
+                            alias?: string;
                             /** @description a short plain-text passage around the best match (… where cut); empty when the record has no text */
                             excerpt: string;
-                            /** @description the matched words as they are written in the name and text, each once */
+                            /** @description the matched words as they are written in the name, aliases, text, tags and property values, each once */
                             highlights: string[];
-                            /** @description higher is better; results come in descending order. The integer part is the tier: 3 the name is the query, 2 every query word is in the name, 1 otherwise */
+                            /** @description higher is better; results come in descending order. The integer part is the tier: 3 the name is the query, 2 every query word is in the name or an alias, 1 otherwise */
                             score: number;
                         }[];
                     };
@@ -10775,6 +11045,8 @@ export interface operations {
                 type?: string;
                 /** @description an integer from 1 to 100; default 20 */
                 limit?: string;
+                /** @description only things and arcs with this tag (ignoring case; the campaign description has none); repeat it for records with every one of the tags */
+                tag?: string | string[];
             };
             header?: {
                 /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
@@ -15183,6 +15455,24 @@ export interface operations {
                              * @enum {string}
                              */
                             visibility: "all" | "gm";
+                            /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                            properties: {
+                                key: string;
+                                /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                                value: string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                } | (string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                })[];
+                                /** @description true: only the owner and game masters see this property */
+                                gmOnly: boolean;
+                            }[];
+                            /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                            tags: string[];
+                            /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                            aliases: string[];
                             campaignId: number;
                             /**
                              * Format: date-time
@@ -15218,6 +15508,24 @@ export interface operations {
                              * @enum {string}
                              */
                             visibility: "all" | "gm";
+                            /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                            properties: {
+                                key: string;
+                                /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                                value: string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                } | (string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                })[];
+                                /** @description true: only the owner and game masters see this property */
+                                gmOnly: boolean;
+                            }[];
+                            /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                            tags: string[];
+                            /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                            aliases: string[];
                             campaignId: number;
                             parentArcId: number | null;
                             parentArc: {
@@ -15257,6 +15565,24 @@ export interface operations {
                                  * @enum {string}
                                  */
                                 visibility: "all" | "gm";
+                                /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                                properties: {
+                                    key: string;
+                                    /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                                    value: string | number | boolean | null | {
+                                        targetType: "thing" | "arc";
+                                        targetId: number;
+                                    } | (string | number | boolean | null | {
+                                        targetType: "thing" | "arc";
+                                        targetId: number;
+                                    })[];
+                                    /** @description true: only the owner and game masters see this property */
+                                    gmOnly: boolean;
+                                }[];
+                                /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                                tags: string[];
+                                /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                                aliases: string[];
                                 campaignId: number;
                                 /**
                                  * Format: date-time
@@ -17186,6 +17512,24 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility: "all" | "gm";
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        properties: {
+                            key: string;
+                            /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                            value: string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            } | (string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            })[];
+                            /** @description true: only the owner and game masters see this property */
+                            gmOnly: boolean;
+                        }[];
+                        /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                        tags: string[];
+                        /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                        aliases: string[];
                         campaignId: number;
                         /**
                          * Format: date-time
@@ -18281,6 +18625,24 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility: "all" | "gm";
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        properties: {
+                            key: string;
+                            /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                            value: string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            } | (string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            })[];
+                            /** @description true: only the owner and game masters see this property */
+                            gmOnly: boolean;
+                        }[];
+                        /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                        tags: string[];
+                        /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                        aliases: string[];
                         campaignId: number;
                         parentArcId: number | null;
                         parentArc: {
@@ -18320,6 +18682,24 @@ export interface operations {
                              * @enum {string}
                              */
                             visibility: "all" | "gm";
+                            /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                            properties: {
+                                key: string;
+                                /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                                value: string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                } | (string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                })[];
+                                /** @description true: only the owner and game masters see this property */
+                                gmOnly: boolean;
+                            }[];
+                            /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                            tags: string[];
+                            /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                            aliases: string[];
                             campaignId: number;
                             /**
                              * Format: date-time
