@@ -19,7 +19,7 @@ beforeEach(() => {
   document.body.append(container);
   root = createRoot(container);
   // jsdom lays nothing out: cmdk watches the list's size and scrolls the highlighted option into view.
-  Element.prototype.scrollIntoView ??= () => {};
+  if (!('scrollIntoView' in Element.prototype)) Object.assign(Element.prototype, { scrollIntoView() {} });
   globalThis.ResizeObserver ??= class {
     observe() {}
     unobserve() {}
@@ -44,7 +44,7 @@ describe('the mention picker', () => {
     const client = new QueryClient({ defaultOptions: { queries: { staleTime: Infinity, retry: false } } });
     client.setQueryData(['campaign', 'c', 'search-list', '', 'kobold queen'], ANSWER);
     const picked: (MentionTarget | undefined)[] = [];
-    await act(async () =>
+    act(() =>
       root.render(
         <QueryClientProvider client={client}>
           <MentionPicker campaignSlug="c" takeTyped={() => 'kobold queen'} onPick={(target) => picked.push(target)} />
@@ -62,7 +62,7 @@ describe('the mention picker', () => {
     const [queen, meepo] = await options();
     expect(queen!.textContent).toBe('Yusdrayl “The Kobold Queen” (thing)');
     expect(meepo!.textContent).toBe('Meepo (thing)');
-    await act(async () => (queen as HTMLElement).click());
+    act(() => (queen as HTMLElement).click());
     expect(picked).toEqual([{ targetType: 'thing', targetId: 7, name: 'Yusdrayl' }]);
   });
 });
