@@ -610,7 +610,7 @@ export type paths = {
         };
         /**
          * Search a campaign
-         * @description Searches the names and every rich-text field of the campaign’s things and arcs, and its description. Finds words as written, other word forms (harper → Harpers), prefixes (nezz → Nezznar), words with typos (one edit for words of 4–5 letters, two from 6; golbin → goblin), with case and accents ignored, in any script. A `campaign` result is a match in the campaign’s description (type=any only). Exact name matches come first, then records whose name has every query word, then text matches; within each, more query words matched, fewer typos, then BM25 relevance. Any text is a valid query; an empty one is refused. A player’s search neither matches nor shows GM-only records or the text of secret elements (at any depth), never shows a mention of a GM-only record, and does not match mention labels.
+         * @description Searches the names and every rich-text field of the campaign’s things and arcs, and its description. A record’s aliases count as its names (an alias match ranks like a name match, and `alias` says which one matched), and its tags and property values (text, numbers, booleans, dates; not keys, not links) as its text. `tag` keeps only records with every given tag. Finds words as written, other word forms (harper → Harpers), prefixes (nezz → Nezznar), words with typos (one edit for words of 4–5 letters, two from 6; golbin → goblin), with case and accents ignored, in any script. A `campaign` result is a match in the campaign’s description (type=any only). Exact name matches come first, then records whose name has every query word, then text matches; within each, more query words matched, fewer typos, then BM25 relevance. Any text is a valid query; an empty one is refused. A player’s search neither matches nor shows GM-only records or the text of secret elements (at any depth), never shows a mention of a GM-only record, does not match mention labels, and neither matches nor shows GM-only properties.
          */
         get: operations["searchCampaign"];
         put?: never;
@@ -619,7 +619,7 @@ export type paths = {
         options?: never;
         /**
          * Search a campaign (headers only)
-         * @description Searches the names and every rich-text field of the campaign’s things and arcs, and its description. Finds words as written, other word forms (harper → Harpers), prefixes (nezz → Nezznar), words with typos (one edit for words of 4–5 letters, two from 6; golbin → goblin), with case and accents ignored, in any script. A `campaign` result is a match in the campaign’s description (type=any only). Exact name matches come first, then records whose name has every query word, then text matches; within each, more query words matched, fewer typos, then BM25 relevance. Any text is a valid query; an empty one is refused. A player’s search neither matches nor shows GM-only records or the text of secret elements (at any depth), never shows a mention of a GM-only record, and does not match mention labels.
+         * @description Searches the names and every rich-text field of the campaign’s things and arcs, and its description. A record’s aliases count as its names (an alias match ranks like a name match, and `alias` says which one matched), and its tags and property values (text, numbers, booleans, dates; not keys, not links) as its text. `tag` keeps only records with every given tag. Finds words as written, other word forms (harper → Harpers), prefixes (nezz → Nezznar), words with typos (one edit for words of 4–5 letters, two from 6; golbin → goblin), with case and accents ignored, in any script. A `campaign` result is a match in the campaign’s description (type=any only). Exact name matches come first, then records whose name has every query word, then text matches; within each, more query words matched, fewer typos, then BM25 relevance. Any text is a valid query; an empty one is refused. A player’s search neither matches nor shows GM-only records or the text of secret elements (at any depth), never shows a mention of a GM-only record, does not match mention labels, and neither matches nor shows GM-only properties.
          */
         head: operations["searchCampaignHead"];
         patch?: never;
@@ -10920,6 +10920,8 @@ export interface operations {
                 type?: string;
                 /** @description an integer from 1 to 100; default 20 */
                 limit?: string;
+                /** @description only things and arcs with this tag (ignoring case; the campaign description has none); repeat it for records with every one of the tags */
+                tag?: string | string[];
             };
             header?: {
                 /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
@@ -10952,11 +10954,13 @@ export interface operations {
                             /** @description lowercase ASCII letters, digits and single hyphens */
                             slug: string;
                             name: string;
+                            /** @description the other name (alias) of the record the query matched, when it matched more query words there than in the name */
+                            alias?: string;
                             /** @description a short plain-text passage around the best match (… where cut); empty when the record has no text */
                             excerpt: string;
-                            /** @description the matched words as they are written in the name and text, each once */
+                            /** @description the matched words as they are written in the name, aliases, text, tags and property values, each once */
                             highlights: string[];
-                            /** @description higher is better; results come in descending order. The integer part is the tier: 3 the name is the query, 2 every query word is in the name, 1 otherwise */
+                            /** @description higher is better; results come in descending order. The integer part is the tier: 3 the name is the query, 2 every query word is in the name or an alias, 1 otherwise */
                             score: number;
                         }[];
                     };
@@ -11101,6 +11105,8 @@ export interface operations {
                 type?: string;
                 /** @description an integer from 1 to 100; default 20 */
                 limit?: string;
+                /** @description only things and arcs with this tag (ignoring case; the campaign description has none); repeat it for records with every one of the tags */
+                tag?: string | string[];
             };
             header?: {
                 /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
