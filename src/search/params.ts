@@ -4,8 +4,7 @@
 // searched as text.
 import { parseIdText } from '../domain/ids.js';
 import type { FieldIssue } from '../domain/errors.js';
-import { TAG_MAX_LENGTH, TAGS_MAX } from '../domain/properties.js';
-import { queryObject, repeatedValues, singleValue, type Parsed } from '../domain/query-params.js';
+import { queryObject, singleValue, tagFilter, type Parsed } from '../domain/query-params.js';
 
 export const DEFAULT_SEARCH_LIMIT = 20;
 export const MAX_SEARCH_LIMIT = 100;
@@ -57,15 +56,7 @@ export function parseSearchParams(raw: unknown): Parsed<SearchParams> {
   }
 
   // As on the things list (domain/list-cursor.ts): repeatable, each trimmed, 1–50 characters.
-  const tags = repeatedValues(query, 'tag');
-  if (tags.length > TAGS_MAX) issues.push({ path: '/tag', message: `must be given at most ${TAGS_MAX} times` });
-  tags.forEach((tag, index) => {
-    const trimmed = tag.trim();
-    const path = tags.length === 1 ? '/tag' : `/tag/${index}`;
-    if (trimmed.length === 0) issues.push({ path, message: 'must not be blank' });
-    else if ([...trimmed].length > TAG_MAX_LENGTH) issues.push({ path, message: `must be at most ${TAG_MAX_LENGTH} characters` });
-    else result.tags.push(trimmed);
-  });
+  result.tags = tagFilter(query, issues);
 
   return issues.length > 0 ? { ok: false, issues } : { ok: true, value: result };
 }
