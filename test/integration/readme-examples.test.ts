@@ -87,13 +87,18 @@ describe('the README’s examples', () => {
       expect(run.stdout).toMatch(/\n404\n[\s\S]*\[\]\n/);
       expect(run.stdout).toContain('{"name":"Pip","role":"player"}');
       // The changes feed: after the first pages, one created-then-deleted thing is one tombstone.
-      expect(run.stdout).toMatch(/== 06-changes\.sh\n\d+\n\{"kind":"thing","op":"delete"\}\n/);
+      expect(run.stdout).toMatch(/== 06-changes\.sh\n\d+\n\{"kind":"thing-type","op":"upsert"\}\n\{"kind":"thing","op":"delete"\}\n/);
       // Export and import: the archive comes back as a new campaign; a bad document is a 400 naming it.
       expect(run.stdout).toMatch(/== 07-export-import\.sh\n\{"slug":"[a-z0-9-]+-[a-z0-9]{6}","import":\{"format":"archive","things":\d+,"arcs":\d+,"links":\d+,"assets":\d+\}\}\n/);
       expect(run.stdout).toContain('{"code":"invalid_import","detail":"the request body: /version must be 1 (the only version this service reads)"}');
       expect(run.stdout).toContain('\\*not\\* a [Gundren Rockseeker, the missing]');
       expect(run.stdout).toContain("> [!secret]\n> Secretly a Lords' Alliance agent.");
       // History: the named revision is not merged into; its text comes back by a restore.
+      // Properties: a declared kind refused with a pointer; the link counts in Gundren's backlinks; by tag; by alias.
+      expect(run.stdout).toContain('[{"path":"/updatedThing/properties/0/value","message":"must be a number or null: the type declares \\"level\\" as number"}]');
+      expect(run.stdout).toMatch(/\{"name":"Sildar Hallwinter","fields":\["description","properties\.serves"\]\}/);
+      expect(run.stdout).toContain('[{"tag":"ally","things":1,"arcs":0},{"tag":"Phandalin","things":1,"arcs":0}]');
+      expect(run.stdout).toContain('["Sildar Hallwinter"]\n["Sildar Hallwinter"]');
       expect(run.stdout).toMatch(/== 09-history\.sh\n[\s\S]*\[\{"name":null,"fields":\["description"\]\},\{"name":"Before the session",[\s\S]*\{"text":"Travels with "\}\n\{"text":"Travels with "\}\n/);
     });
   });

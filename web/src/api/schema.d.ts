@@ -610,7 +610,7 @@ export type paths = {
         };
         /**
          * Search a campaign
-         * @description Searches the names and every rich-text field of the campaign’s things and arcs, and its description. Finds words as written, other word forms (harper → Harpers), prefixes (nezz → Nezznar), words with typos (one edit for words of 4–5 letters, two from 6; golbin → goblin), with case and accents ignored, in any script. A `campaign` result is a match in the campaign’s description (type=any only). Exact name matches come first, then records whose name has every query word, then text matches; within each, more query words matched, fewer typos, then BM25 relevance. Any text is a valid query; an empty one is refused. A player’s search neither matches nor shows GM-only records or the text of secret elements (at any depth), never shows a mention of a GM-only record, and does not match mention labels.
+         * @description Searches the names and every rich-text field of the campaign’s things and arcs, and its description. A record’s aliases count as its names (an alias match ranks like a name match, and `alias` says which one matched), and its tags and property values (text, numbers, booleans, dates; not keys, not links) as its text. `tag` keeps only records with every given tag. Finds words as written, other word forms (harper → Harpers), prefixes (nezz → Nezznar), words with typos (one edit for words of 4–5 letters, two from 6; golbin → goblin), with case and accents ignored, in any script. A `campaign` result is a match in the campaign’s description (type=any only). Exact name matches come first, then records whose name has every query word, then text matches; within each, more query words matched, fewer typos, then BM25 relevance. Any text is a valid query; an empty one is refused. A player’s search neither matches nor shows GM-only records or the text of secret elements (at any depth), never shows a mention of a GM-only record, does not match mention labels, and neither matches nor shows GM-only properties.
          */
         get: operations["searchCampaign"];
         put?: never;
@@ -619,7 +619,7 @@ export type paths = {
         options?: never;
         /**
          * Search a campaign (headers only)
-         * @description Searches the names and every rich-text field of the campaign’s things and arcs, and its description. Finds words as written, other word forms (harper → Harpers), prefixes (nezz → Nezznar), words with typos (one edit for words of 4–5 letters, two from 6; golbin → goblin), with case and accents ignored, in any script. A `campaign` result is a match in the campaign’s description (type=any only). Exact name matches come first, then records whose name has every query word, then text matches; within each, more query words matched, fewer typos, then BM25 relevance. Any text is a valid query; an empty one is refused. A player’s search neither matches nor shows GM-only records or the text of secret elements (at any depth), never shows a mention of a GM-only record, and does not match mention labels.
+         * @description Searches the names and every rich-text field of the campaign’s things and arcs, and its description. A record’s aliases count as its names (an alias match ranks like a name match, and `alias` says which one matched), and its tags and property values (text, numbers, booleans, dates; not keys, not links) as its text. `tag` keeps only records with every given tag. Finds words as written, other word forms (harper → Harpers), prefixes (nezz → Nezznar), words with typos (one edit for words of 4–5 letters, two from 6; golbin → goblin), with case and accents ignored, in any script. A `campaign` result is a match in the campaign’s description (type=any only). Exact name matches come first, then records whose name has every query word, then text matches; within each, more query words matched, fewer typos, then BM25 relevance. Any text is a valid query; an empty one is refused. A player’s search neither matches nor shows GM-only records or the text of secret elements (at any depth), never shows a mention of a GM-only record, does not match mention labels, and neither matches nor shows GM-only properties.
          */
         head: operations["searchCampaignHead"];
         patch?: never;
@@ -730,7 +730,7 @@ export type paths = {
         };
         /**
          * Where a thing is mentioned
-         * @description Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, with the fields that do, most recently updated first (a link to one of its previous slugs counts). For a player, GM-only sources and mentions made only inside secret elements (at any depth) are left out. Cached and conditional like a list.
+         * @description Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, or whose link property names it (field `properties.<key>`), with the fields that do, most recently updated first (a link to one of its previous slugs counts). For a player, GM-only sources, mentions made only inside secret elements (at any depth) and GM-only properties are left out. Cached and conditional like a list.
          */
         get: operations["listThingBacklinks"];
         put?: never;
@@ -739,7 +739,7 @@ export type paths = {
         options?: never;
         /**
          * Where a thing is mentioned (headers only)
-         * @description Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, with the fields that do, most recently updated first (a link to one of its previous slugs counts). For a player, GM-only sources and mentions made only inside secret elements (at any depth) are left out. Cached and conditional like a list.
+         * @description Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, or whose link property names it (field `properties.<key>`), with the fields that do, most recently updated first (a link to one of its previous slugs counts). For a player, GM-only sources, mentions made only inside secret elements (at any depth) and GM-only properties are left out. Cached and conditional like a list.
          */
         head: operations["listThingBacklinksHead"];
         patch?: never;
@@ -754,7 +754,7 @@ export type paths = {
         };
         /**
          * Where an arc is mentioned
-         * @description Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, with the fields that do, most recently updated first (a link to one of its previous slugs counts). For a player, GM-only sources and mentions made only inside secret elements (at any depth) are left out. Cached and conditional like a list.
+         * @description Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, or whose link property names it (field `properties.<key>`), with the fields that do, most recently updated first (a link to one of its previous slugs counts). For a player, GM-only sources, mentions made only inside secret elements (at any depth) and GM-only properties are left out. Cached and conditional like a list.
          */
         get: operations["listArcBacklinks"];
         put?: never;
@@ -763,7 +763,7 @@ export type paths = {
         options?: never;
         /**
          * Where an arc is mentioned (headers only)
-         * @description Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, with the fields that do, most recently updated first (a link to one of its previous slugs counts). For a player, GM-only sources and mentions made only inside secret elements (at any depth) are left out. Cached and conditional like a list.
+         * @description Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, or whose link property names it (field `properties.<key>`), with the fields that do, most recently updated first (a link to one of its previous slugs counts). For a player, GM-only sources, mentions made only inside secret elements (at any depth) and GM-only properties are left out. Cached and conditional like a list.
          */
         head: operations["listArcBacklinksHead"];
         patch?: never;
@@ -6248,7 +6248,7 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility: "all" | "gm";
-                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
                         properties: {
                             key: string;
                             /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
@@ -6435,7 +6435,7 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility?: "all" | "gm";
-                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). Each item: {key, value, gmOnly?} (gmOnly defaults to false). Omitted in a POST: none (plus the type's declared keys, value null); in a PUT, a given array replaces the old one. */
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). Each item: {key, value, gmOnly?} (gmOnly defaults to false). Omitted in a POST: none (plus the type's declared keys, value null); in a PUT, a given array replaces the old one. */
                         properties?: unknown[];
                         /** @description up to 100 tags of 1–50 characters (trimmed; unique ignoring case; no control characters); a given array replaces the old one */
                         tags?: unknown[];
@@ -6471,7 +6471,7 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility: "all" | "gm";
-                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
                         properties: {
                             key: string;
                             /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
@@ -6829,7 +6829,7 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility: "all" | "gm";
-                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
                         properties: {
                             key: string;
                             /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
@@ -7009,7 +7009,7 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility?: "all" | "gm";
-                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). Each item: {key, value, gmOnly?} (gmOnly defaults to false). Omitted in a POST: none (plus the type's declared keys, value null); in a PUT, a given array replaces the old one. */
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). Each item: {key, value, gmOnly?} (gmOnly defaults to false). Omitted in a POST: none (plus the type's declared keys, value null); in a PUT, a given array replaces the old one. */
                         properties?: unknown[];
                         /** @description up to 100 tags of 1–50 characters (trimmed; unique ignoring case; no control characters); a given array replaces the old one */
                         tags?: unknown[];
@@ -7043,7 +7043,7 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility: "all" | "gm";
-                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
                         properties: {
                             key: string;
                             /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
@@ -7655,7 +7655,7 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility: "all" | "gm";
-                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
                         properties: {
                             key: string;
                             /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
@@ -7712,7 +7712,7 @@ export interface operations {
                              * @enum {string}
                              */
                             visibility: "all" | "gm";
-                            /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                            /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
                             properties: {
                                 key: string;
                                 /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
@@ -7899,7 +7899,7 @@ export interface operations {
                         outcome?: unknown[];
                         /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
                         notes?: unknown[];
-                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). Each item: {key, value, gmOnly?} (gmOnly defaults to false). Omitted in a POST: none (plus the type's declared keys, value null); in a PUT, a given array replaces the old one. */
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). Each item: {key, value, gmOnly?} (gmOnly defaults to false). Omitted in a POST: none (plus the type's declared keys, value null); in a PUT, a given array replaces the old one. */
                         properties?: unknown[];
                         /** @description up to 100 tags of 1–50 characters (trimmed; unique ignoring case; no control characters); a given array replaces the old one */
                         tags?: unknown[];
@@ -7946,7 +7946,7 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility: "all" | "gm";
-                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
                         properties: {
                             key: string;
                             /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
@@ -8003,7 +8003,7 @@ export interface operations {
                              * @enum {string}
                              */
                             visibility: "all" | "gm";
-                            /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                            /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
                             properties: {
                                 key: string;
                                 /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
@@ -8359,7 +8359,7 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility: "all" | "gm";
-                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
                         properties: {
                             key: string;
                             /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
@@ -8416,7 +8416,7 @@ export interface operations {
                              * @enum {string}
                              */
                             visibility: "all" | "gm";
-                            /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                            /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
                             properties: {
                                 key: string;
                                 /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
@@ -8618,7 +8618,7 @@ export interface operations {
                         outcome?: unknown[];
                         /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
                         notes?: unknown[];
-                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). Each item: {key, value, gmOnly?} (gmOnly defaults to false). Omitted in a POST: none (plus the type's declared keys, value null); in a PUT, a given array replaces the old one. */
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). Each item: {key, value, gmOnly?} (gmOnly defaults to false). Omitted in a POST: none (plus the type's declared keys, value null); in a PUT, a given array replaces the old one. */
                         properties?: unknown[];
                         /** @description up to 100 tags of 1–50 characters (trimmed; unique ignoring case; no control characters); a given array replaces the old one */
                         tags?: unknown[];
@@ -8663,7 +8663,7 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility: "all" | "gm";
-                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
                         properties: {
                             key: string;
                             /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
@@ -8720,7 +8720,7 @@ export interface operations {
                              * @enum {string}
                              */
                             visibility: "all" | "gm";
-                            /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                            /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
                             properties: {
                                 key: string;
                                 /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
@@ -9337,7 +9337,7 @@ export interface operations {
                         key: unknown[];
                         /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
                         outcome: unknown[];
-                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
                         properties: {
                             key: string;
                             /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
@@ -10920,6 +10920,8 @@ export interface operations {
                 type?: string;
                 /** @description an integer from 1 to 100; default 20 */
                 limit?: string;
+                /** @description only things and arcs with this tag (ignoring case; the campaign description has none); repeat it for records with every one of the tags */
+                tag?: string | string[];
             };
             header?: {
                 /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
@@ -10952,11 +10954,13 @@ export interface operations {
                             /** @description lowercase ASCII letters, digits and single hyphens */
                             slug: string;
                             name: string;
+                            /** @description the other name (alias) of the record the query matched, when it matched more query words there than in the name */
+                            alias?: string;
                             /** @description a short plain-text passage around the best match (… where cut); empty when the record has no text */
                             excerpt: string;
-                            /** @description the matched words as they are written in the name and text, each once */
+                            /** @description the matched words as they are written in the name, aliases, text, tags and property values, each once */
                             highlights: string[];
-                            /** @description higher is better; results come in descending order. The integer part is the tier: 3 the name is the query, 2 every query word is in the name, 1 otherwise */
+                            /** @description higher is better; results come in descending order. The integer part is the tier: 3 the name is the query, 2 every query word is in the name or an alias, 1 otherwise */
                             score: number;
                         }[];
                     };
@@ -11101,6 +11105,8 @@ export interface operations {
                 type?: string;
                 /** @description an integer from 1 to 100; default 20 */
                 limit?: string;
+                /** @description only things and arcs with this tag (ignoring case; the campaign description has none); repeat it for records with every one of the tags */
+                tag?: string | string[];
             };
             header?: {
                 /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
@@ -15726,7 +15732,7 @@ export interface operations {
                              * @enum {string}
                              */
                             visibility: "all" | "gm";
-                            /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                            /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
                             properties: {
                                 key: string;
                                 /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
@@ -15779,7 +15785,7 @@ export interface operations {
                              * @enum {string}
                              */
                             visibility: "all" | "gm";
-                            /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                            /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
                             properties: {
                                 key: string;
                                 /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
@@ -15836,7 +15842,7 @@ export interface operations {
                                  * @enum {string}
                                  */
                                 visibility: "all" | "gm";
-                                /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                                /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
                                 properties: {
                                     key: string;
                                     /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
@@ -17261,6 +17267,24 @@ export interface operations {
                             visibility: "all" | "gm";
                             /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
                             description: unknown[];
+                            /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                            properties?: {
+                                key: string;
+                                /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                                value: string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                } | (string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                })[];
+                                /** @description true: only the owner and game masters see this property */
+                                gmOnly: boolean;
+                            }[];
+                            /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                            tags?: string[];
+                            /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                            aliases?: string[];
                         };
                     };
                 };
@@ -17791,7 +17815,7 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility: "all" | "gm";
-                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
                         properties: {
                             key: string;
                             /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
@@ -18363,6 +18387,24 @@ export interface operations {
                             outcome: unknown[];
                             /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
                             notes: unknown[];
+                            /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                            properties?: {
+                                key: string;
+                                /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                                value: string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                } | (string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                })[];
+                                /** @description true: only the owner and game masters see this property */
+                                gmOnly: boolean;
+                            }[];
+                            /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                            tags?: string[];
+                            /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                            aliases?: string[];
                         };
                     };
                 };
@@ -18904,7 +18946,7 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility: "all" | "gm";
-                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
                         properties: {
                             key: string;
                             /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
@@ -18961,7 +19003,7 @@ export interface operations {
                              * @enum {string}
                              */
                             visibility: "all" | "gm";
-                            /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                            /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
                             properties: {
                                 key: string;
                                 /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
