@@ -194,8 +194,20 @@ describe('properties, tags and links on a thing page', () => {
     await page.getByRole('button', { name: 'Stop filtering by dragon-cult' }).click();
     await expect.poll(() => page.getByRole('list', { name: 'NPCs' }).getByRole('link').allTextContents()).toEqual(['Calcryx', 'Meepo the Keeper', 'Yusdrayl']);
 
+    // The search page filters by tag with the search route's own `tag`, kept in the address.
+    await page.goto(`${journey.server.base}/campaigns/${journey.campaign}/search?q=meepo`);
+    await page.getByRole('status').filter({ hasText: /results? for “meepo”$/ }).waitFor();
+    await page.getByRole('combobox', { name: 'Only with the tag' }).selectOption({ label: 'white-dragon (1)' });
+    await page.getByRole('status').filter({ hasText: /for “meepo” tagged white-dragon/ }).waitFor();
+    expect(new URL(page.url()).searchParams.getAll('tag')).toEqual(['white-dragon']);
+    await page.getByRole('button', { name: 'Stop filtering by white-dragon' }).click();
+    await page.getByRole('combobox', { name: 'Only with the tag' }).selectOption({ label: 'dragon-cult (1)' });
+    await expect.poll(() => new URL(page.url()).searchParams.getAll('tag')).toEqual(['dragon-cult']);
+    await page.reload();
+    await expect.poll(() => page.getByRole('main').getByRole('status').textContent()).toBe('1 result for “meepo” tagged dragon-cult');
+    await page.getByRole('main').getByRole('listitem').getByRole('link', { name: 'Meepo the Keeper' }).click();
+
     // Meepo's page: the declared fields as a form in the type's order (Species kept, Level empty), the rest below.
-    await page.getByRole('link', { name: 'Meepo the Keeper' }).click();
     const fields = panel(page).getByRole('group', { name: 'Fields of the type' });
     expect(await fields.getByRole('textbox', { name: 'Species', exact: true }).inputValue()).toBe('Kobold');
     await fields.getByRole('textbox', { name: 'Level', exact: true }).fill('3');

@@ -4,6 +4,7 @@ import { Link, useSearchParams } from 'react-router';
 import { api, call, messageOf } from '../api/client';
 import { ErrorMessage, formText } from '../components/field';
 import { useCampaignSlug } from './queries';
+import { TagFilter } from '../properties/type-page';
 
 /** The excerpt with every highlighted word marked (text only: nothing is parsed as markup). */
 export function highlight(excerpt: string, words: string[]): ReactNode {
@@ -18,11 +19,17 @@ export function SearchPage() {
   const [params, setParams] = useSearchParams();
   const q = params.get('q') ?? '';
   const type = params.get('type') ?? '';
+  // The tag filter is the search route's own (`tag`, all must match), kept in the address like the words.
+  const tags = params.getAll('tag');
   const results = useQuery({
-    queryKey: ['campaign', campaignSlug, 'search-page', q, type],
+    queryKey: ['campaign', campaignSlug, 'search-page', q, type, ...tags],
     enabled: q.trim() !== '',
-    queryFn: () => call(api.GET('/api/campaigns/{campaignSlug}/search', { params: { path: { campaignSlug }, query: { q, ...(type ? { type } : {}) } } })),
+    queryFn: () => call(api.GET('/api/campaigns/{campaignSlug}/search', { params: { path: { campaignSlug }, query: { q, ...(type ? { type } : {}), ...(tags.length > 0 ? { tag: tags } : {}) } } })),
   });
+  const withTags = (next: URLSearchParams, chosen: string[]) => {
+    for (const tag of chosen) next.append('tag', tag);
+    return next;
+  };
   return (
     <main className="record" aria-labelledby="search-title">
       <h1 id="search-title">Search</h1>
@@ -34,7 +41,7 @@ export function SearchPage() {
           const form = new FormData(e.currentTarget);
           const next = new URLSearchParams({ q: formText(form, 'q') });
           if (form.get('type')) next.set('type', formText(form, 'type'));
-          setParams(next);
+          setParams(withTags(next, tags));
         }}
       >
         <div className="field">
@@ -54,10 +61,19 @@ export function SearchPage() {
           Search
         </button>
       </form>
+      <TagFilter
+        campaignSlug={campaignSlug}
+        tags={tags}
+        onChange={(chosen) => {
+          const next = new URLSearchParams(params);
+          next.delete('tag');
+          setParams(withTags(next, chosen), { replace: true });
+        }}
+      />
       {results.error && <ErrorMessage>{messageOf(results.error)}</ErrorMessage>}
       {results.data && (
         <p role="status">
-          {results.data.results.length} result{results.data.results.length === 1 ? '' : 's'} for “{q}”
+          {results.data.results.length} result{results.data.results.length === 1 ? '' : 's'} for “{q}”{tags.length > 0 && ` tagged ${tags.join(', ')}`}
         </p>
       )}
       <ol className="results-list">
