@@ -3,7 +3,7 @@
 // reload, the link showing its target's current name, a GM-only property marked and absent from the
 // player view; the type's declared fields as a form; the tag filter of a type page; axe, the dark
 // theme and 375 px.
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { axeViolations, createThing, expectNoPageErrors, gmJourney, launchBrowser, saved, screenshotPath } from './browser.js';
 
@@ -234,7 +234,7 @@ describe('properties, tags and links on a thing page', () => {
     for (const options of [{ colorScheme: 'dark' as const }, { width: 375, height: 740 }]) {
       const other = await launchBrowser(options);
       try {
-        await (other.context as BrowserContext).addCookies(cookies);
+        await other.context.addCookies(cookies);
         await other.page.goto(url);
         await panel(other.page).getByRole('link', { name: 'Meepo the Keeper' }).waitFor();
         if ('colorScheme' in options) {
