@@ -114,6 +114,11 @@ describe('properties, tags and links on a thing page', () => {
     await page.getByRole('list', { name: 'Tags' }).getByText('oops').waitFor();
     await page.keyboard.press('Backspace');
     await expect.poll(() => page.getByRole('list', { name: 'Tags' }).getByRole('listitem').allTextContents()).toEqual(['white-dragon×']);
+    // An alias, by keyboard too.
+    await page.getByRole('textbox', { name: 'Add an alias' }).focus();
+    await page.keyboard.type('The Ice Wyrmling');
+    await page.keyboard.press('Enter');
+    await page.getByRole('list', { name: 'Also known as' }).getByText('The Ice Wyrmling').waitFor();
 
     // Mood becomes GM-only (Space on its checkbox) and moves below Rival (the focus stays on the move buttons).
     await panel(page).getByRole('checkbox', { name: 'GM only (Mood)' }).focus();
@@ -135,6 +140,7 @@ describe('properties, tags and links on a thing page', () => {
       { key: 'Mood', value: 'Hungry', gmOnly: true },
     ]);
     expect(held.tags).toEqual(['white-dragon']);
+    expect(held.aliases).toEqual(['The Ice Wyrmling']);
     expect(await axeViolations(page)).toEqual([]);
 
     // Meepo renamed: the link shows the new name.
