@@ -5,7 +5,7 @@
 // theme and 375 px.
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { axeViolations, createThing, expectNoPageErrors, gmJourney, launchBrowser, saved, screenshotPath } from './browser.js';
+import { axeViolations, createArc, createThing, expectNoPageErrors, gmJourney, launchBrowser, saved, screenshotPath } from './browser.js';
 
 const journey = gmJourney('Structured Saga');
 
@@ -231,6 +231,40 @@ describe('properties, tags and links on a thing page', () => {
     await fields.getByRole('textbox', { name: 'Level', exact: true }).fill('4');
     await saved(page);
     expect((await serverThing(page, 'meepo')).properties.find((p) => p.key === 'Level')?.value).toBe(4);
+    expectNoPageErrors(journey.browser);
+  });
+
+  it('an arc has the panel too: a date, a checkbox and a list holding text and a link, kept through a reload', async () => {
+    const page = journey.browser.page;
+    await createArc(page, 'The Sunless Citadel');
+    await addPropertyByMouse(page, 'First session', 'Date');
+    await panel(page).getByLabel('First session', { exact: true }).fill('2026-11-24');
+    await addPropertyByMouse(page, 'Finished', 'Checkbox');
+    await panel(page).getByRole('checkbox', { name: 'Finished', exact: true }).check();
+    await addPropertyByMouse(page, 'Factions', 'List');
+    const factions = panel(page).getByRole('textbox', { name: 'Factions', exact: true });
+    await factions.fill('Kobolds');
+    await factions.press('Enter');
+    await factions.fill('Goblins');
+    await factions.press('Enter');
+    await panel(page).getByRole('button', { name: 'Remove Goblins from Factions' }).click();
+    await panel(page).getByRole('button', { name: 'Add a link' }).click();
+    await panel(page).getByRole('combobox', { name: 'Factions: add a thing or an arc' }).fill('yusd');
+    await panel(page).getByRole('option', { name: /Yusdrayl/ }).click();
+    await panel(page).getByRole('list', { name: 'Factions: items' }).getByRole('link', { name: 'Yusdrayl' }).waitFor();
+    await saved(page);
+    await page.reload();
+    await panel(page).getByRole('list', { name: 'Factions: items' }).getByRole('link', { name: 'Yusdrayl' }).waitFor();
+    expect(await panel(page).getByLabel('First session', { exact: true }).inputValue()).toBe('2026-11-24');
+    expect(await panel(page).getByRole('checkbox', { name: 'Finished', exact: true }).isChecked()).toBe(true);
+    const arc = await page.evaluate(async (campaign) => (await (await fetch(`/api/campaigns/${campaign}/arcs/the-sunless-citadel`)).json()) as { properties: unknown }, journey.campaign);
+    const yusdrayl = await serverThing(page, 'yusdrayl');
+    expect(arc.properties).toEqual([
+      { key: 'First session', value: '2026-11-24', gmOnly: false },
+      { key: 'Finished', value: true, gmOnly: false },
+      { key: 'Factions', value: ['Kobolds', { targetType: 'thing', targetId: yusdrayl.id }], gmOnly: false },
+    ]);
+    expect(await axeViolations(page)).toEqual([]);
     expectNoPageErrors(journey.browser);
   });
 

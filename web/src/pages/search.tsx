@@ -4,7 +4,7 @@ import { Link, useSearchParams } from 'react-router';
 import { api, call, messageOf } from '../api/client';
 import { ErrorMessage, formText } from '../components/field';
 import { useCampaignSlug } from './queries';
-import { TagFilter } from '../properties/type-page';
+import { TagFilter, tagsInAddress } from '../properties/type-page';
 
 /** The excerpt with every highlighted word marked (text only: nothing is parsed as markup). */
 export function highlight(excerpt: string, words: string[]): ReactNode {
@@ -41,7 +41,7 @@ export function SearchPage() {
           const form = new FormData(e.currentTarget);
           const next = new URLSearchParams({ q: formText(form, 'q') });
           if (form.get('type')) next.set('type', formText(form, 'type'));
-          setParams(withTags(next, tags));
+          setParams(withTags(next, tagsInAddress()));
         }}
       >
         <div className="field">
@@ -65,7 +65,8 @@ export function SearchPage() {
         campaignSlug={campaignSlug}
         tags={tags}
         onChange={(chosen) => {
-          const next = new URLSearchParams(params);
+          // From the address as it is now (see tagsInAddress): never from an older render's.
+          const next = new URLSearchParams(window.location.search);
           next.delete('tag');
           setParams(withTags(next, chosen), { replace: true });
         }}

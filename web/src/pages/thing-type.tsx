@@ -8,7 +8,7 @@ import { useRestoreFromTrash } from './actions';
 import { showUndo } from '../ui/undo-notice';
 import { ErrorMessage } from '../components/field';
 import { useCampaignSlug, useRefreshCampaign, useThingTypes } from './queries';
-import { TagFilter, TypeFieldsEditor } from '../properties/type-page';
+import { TagFilter, tagsInAddress, TypeFieldsEditor } from '../properties/type-page';
 
 /** The cursor of a `Link: <…?cursor=…>; rel="next"` header, if there is one. */
 export function nextCursor(link: string | null): string | undefined {
@@ -50,9 +50,11 @@ function ThingTypeRecordPage({ typeId }: { typeId: number }) {
   if (!type) return <p className="loading">Loading…</p>;
   const count = type.thingCount;
   const setView = (next: { tags?: string[]; sort?: string }) => {
+    // From the address as it is now (see tagsInAddress): never from an older render's.
+    const now = new URLSearchParams(window.location.search);
     const query = new URLSearchParams();
-    for (const tag of next.tags ?? tags) query.append('tag', tag);
-    const order = next.sort ?? sort;
+    for (const tag of next.tags ?? tagsInAddress()) query.append('tag', tag);
+    const order = next.sort ?? (now.get('sort') === 'name' ? 'name' : 'updatedAt');
     if (order === 'name') query.set('sort', 'name');
     setParams(query, { replace: true });
   };

@@ -8,6 +8,16 @@ import { useRefreshCampaign } from '../pages/queries';
 import { useCampaignTags } from './labels-editor';
 import { fieldsProblem, fold, KIND_LABELS, KINDS, move, removeAt, type Kind, type TypeField } from './model';
 
+/**
+ * The tags of the page's address (`?tag=…&tag=…`) as they are now. A change of the address reaches
+ * the page's render a little later (the router's navigation is a transition): a second change made
+ * meanwhile starts from the address, never from the tags an older render shows.
+ */
+export function tagsInAddress(): string[] {
+  return new URLSearchParams(window.location.search).getAll('tag');
+}
+
+/** A filter by tags held in the page's address: `tags` is what the page shows; `onChange` hears the new list. */
 export function TagFilter({ campaignSlug, tags, onChange }: { campaignSlug: string; tags: string[]; onChange: (next: string[]) => void }) {
   const all = useCampaignTags(campaignSlug);
   const id = useId().replace(/:/g, '');
@@ -21,7 +31,8 @@ export function TagFilter({ campaignSlug, tags, onChange }: { campaignSlug: stri
           id={`${id}-tag`}
           value=""
           onChange={(e) => {
-            if (e.target.value !== '') onChange([...tags, e.target.value]);
+            const current = tagsInAddress();
+            if (e.target.value !== '' && !current.some((t) => fold(t) === fold(e.target.value))) onChange([...current, e.target.value]);
           }}
         >
           <option value="">{offered.length === 0 ? 'No other tags' : 'Choose a tag…'}</option>
@@ -37,7 +48,7 @@ export function TagFilter({ campaignSlug, tags, onChange }: { campaignSlug: stri
           {tags.map((tag) => (
             <li key={tag} className="chip">
               {tag}
-              <button type="button" className="chip-remove" aria-label={`Stop filtering by ${tag}`} onClick={() => onChange(tags.filter((t) => t !== tag))}>
+              <button type="button" className="chip-remove" aria-label={`Stop filtering by ${tag}`} onClick={() => onChange(tagsInAddress().filter((t) => t !== tag))}>
                 ×
               </button>
             </li>
