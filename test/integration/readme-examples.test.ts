@@ -86,8 +86,9 @@ describe('the README’s examples', () => {
       expect(run.stdout).toContain('"role_forbidden"');
       expect(run.stdout).toMatch(/\n404\n[\s\S]*\[\]\n/);
       expect(run.stdout).toContain('{"name":"Pip","role":"player"}');
-      // The changes feed: after the first pages, one created-then-deleted thing is one tombstone.
-      expect(run.stdout).toMatch(/== 06-changes\.sh\n\d+\n\{"kind":"thing","op":"delete"\}\n/);
+      // The changes feed: after the first pages, one created-then-deleted thing is one tombstone, and
+      // its type is listed once (its thingCount moved).
+      expect(run.stdout).toMatch(/== 06-changes\.sh\n\d+\n\{"kind":"thing-type","op":"upsert"\}\n\{"kind":"thing","op":"delete"\}\n/);
       // Export and import: the archive comes back as a new campaign; a bad document is a 400 naming it.
       expect(run.stdout).toMatch(/== 07-export-import\.sh\n\{"slug":"[a-z0-9-]+-[a-z0-9]{6}","import":\{"format":"archive","things":\d+,"arcs":\d+,"links":\d+,"assets":\d+\}\}\n/);
       expect(run.stdout).toContain('{"code":"invalid_import","detail":"the request body: /version must be 1 (the only version this service reads)"}');
