@@ -12240,7 +12240,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description every record whose rich text mentions this one, most recently updated first */
+            /** @description every record whose rich text mentions this one or whose link property names it, most recently updated first (for a player, never through a GM-only property) */
             200: {
                 headers: {
                     /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
@@ -12257,7 +12257,7 @@ export interface operations {
                         /** @description lowercase ASCII letters, digits and single hyphens */
                         slug: string;
                         name: string;
-                        /** @description the rich-text fields that mention the record, in alphabetical order */
+                        /** @description the rich-text fields that mention the record, and `properties.<key>` for each link property that names it (a relation), in alphabetical order */
                         fields: string[];
                         /**
                          * Format: date-time
@@ -12400,7 +12400,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description every record whose rich text mentions this one, most recently updated first */
+            /** @description every record whose rich text mentions this one or whose link property names it, most recently updated first (for a player, never through a GM-only property) */
             200: {
                 headers: {
                     /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
@@ -12488,7 +12488,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description every record whose rich text mentions this one, most recently updated first */
+            /** @description every record whose rich text mentions this one or whose link property names it, most recently updated first (for a player, never through a GM-only property) */
             200: {
                 headers: {
                     /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
@@ -12505,7 +12505,7 @@ export interface operations {
                         /** @description lowercase ASCII letters, digits and single hyphens */
                         slug: string;
                         name: string;
-                        /** @description the rich-text fields that mention the record, in alphabetical order */
+                        /** @description the rich-text fields that mention the record, and `properties.<key>` for each link property that names it (a relation), in alphabetical order */
                         fields: string[];
                         /**
                          * Format: date-time
@@ -12648,7 +12648,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description every record whose rich text mentions this one, most recently updated first */
+            /** @description every record whose rich text mentions this one or whose link property names it, most recently updated first (for a player, never through a GM-only property) */
             200: {
                 headers: {
                     /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
