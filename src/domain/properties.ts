@@ -148,9 +148,11 @@ export function checkProperties(value: unknown, path: string, issues: FieldIssue
       if (seen.has(foldKey(key))) issues.push({ path: `${at}/key`, message: `repeats the key "${key}" (keys are unique per record, ignoring case)` });
       seen.add(foldKey(key));
     }
-    if (!Object.hasOwn(item, 'value')) issues.push({ path: `${at}/value`, message: 'is required (null for no value)' });
-    const checked = checkValue(item.value, `${at}/value`, issues);
-    const gmOnly = item.gmOnly ?? false;
+    let checked: PropertyValue | undefined;
+    if (Object.hasOwn(item, 'value')) checked = checkValue(item.value, `${at}/value`, issues);
+    else issues.push({ path: `${at}/value`, message: 'is required (null for no value)' });
+    // Omitted is false; null is no boolean.
+    const gmOnly = Object.hasOwn(item, 'gmOnly') ? item.gmOnly : false;
     if (typeof gmOnly !== 'boolean') issues.push({ path: `${at}/gmOnly`, message: 'must be a boolean' });
     if (key !== undefined && checked !== undefined && typeof gmOnly === 'boolean') out.push({ key, value: checked, gmOnly });
   });

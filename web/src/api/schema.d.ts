@@ -12246,7 +12246,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description every record whose rich text mentions this one, most recently updated first */
+            /** @description every record whose rich text mentions this one or whose link property names it, most recently updated first (for a player, never through a GM-only property) */
             200: {
                 headers: {
                     /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
@@ -12263,7 +12263,7 @@ export interface operations {
                         /** @description lowercase ASCII letters, digits and single hyphens */
                         slug: string;
                         name: string;
-                        /** @description the rich-text fields that mention the record, in alphabetical order */
+                        /** @description the rich-text fields that mention the record, and `properties.<key>` for each link property that names it (a relation), in alphabetical order */
                         fields: string[];
                         /**
                          * Format: date-time
@@ -12406,7 +12406,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description every record whose rich text mentions this one, most recently updated first */
+            /** @description every record whose rich text mentions this one or whose link property names it, most recently updated first (for a player, never through a GM-only property) */
             200: {
                 headers: {
                     /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
@@ -12494,7 +12494,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description every record whose rich text mentions this one, most recently updated first */
+            /** @description every record whose rich text mentions this one or whose link property names it, most recently updated first (for a player, never through a GM-only property) */
             200: {
                 headers: {
                     /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
@@ -12511,7 +12511,7 @@ export interface operations {
                         /** @description lowercase ASCII letters, digits and single hyphens */
                         slug: string;
                         name: string;
-                        /** @description the rich-text fields that mention the record, in alphabetical order */
+                        /** @description the rich-text fields that mention the record, and `properties.<key>` for each link property that names it (a relation), in alphabetical order */
                         fields: string[];
                         /**
                          * Format: date-time
@@ -12654,7 +12654,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description every record whose rich text mentions this one, most recently updated first */
+            /** @description every record whose rich text mentions this one or whose link property names it, most recently updated first (for a player, never through a GM-only property) */
             200: {
                 headers: {
                     /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
