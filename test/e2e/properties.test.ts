@@ -284,6 +284,19 @@ describe('properties, tags and links on a thing page', () => {
           expect(await other.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
           await other.page.screenshot({ path: screenshotPath('properties-narrow.png'), fullPage: true });
         }
+        // The arc's list, and the type page with its fields and a tag filter on, in both.
+        await other.page.goto(`${journey.server.base}/campaigns/${journey.campaign}/arcs/the-sunless-citadel`);
+        await panel(other.page).getByRole('list', { name: 'Factions: items' }).getByRole('link', { name: 'Yusdrayl' }).waitFor();
+        const npcs = await other.page.evaluate(async (campaign) => ((await (await fetch(`/api/campaigns/${campaign}/thing-types`)).json()) as { id: number; name: string }[]).find((t) => t.name === 'NPCs')!.id, journey.campaign);
+        const views = [['arc', ''], ['type', `${journey.server.base}/campaigns/${journey.campaign}/types/${npcs}?tag=dragon-cult&sort=name`]] as const;
+        for (const [name, address] of views) {
+          if (address) {
+            await other.page.goto(address);
+            await other.page.getByRole('list', { name: 'NPCs tagged dragon-cult' }).getByRole('link', { name: 'Meepo the Keeper' }).waitFor();
+          }
+          if ('colorScheme' in options) expect(await axeViolations(other.page), name).toEqual([]);
+          else expect(await other.page.evaluate(() => document.documentElement.scrollWidth), name).toBeLessThanOrEqual(375);
+        }
         expectNoPageErrors(other);
       } finally {
         await other.close();
