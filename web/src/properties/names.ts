@@ -12,7 +12,8 @@ export interface LinkTarget {
   href: string;
 }
 
-export type LinkNames = (link: PropertyLink) => LinkTarget | undefined;
+/** A link's target; null when it is known not to be there for the caller (hidden or gone), undefined while the names load. */
+export type LinkNames = (link: PropertyLink) => LinkTarget | null | undefined;
 
 const id = (link: PropertyLink) => `${link.targetType}-${link.targetId}`;
 
@@ -22,7 +23,8 @@ export function linksToThings(properties: readonly Property[]): boolean {
 }
 
 export function useLinkNames(campaignSlug: string, properties: readonly Property[]): { name: LinkNames; learn: (link: PropertyLink, target: LinkTarget) => void } {
-  const things = useAllThings(campaignSlug, linksToThings(properties));
+  const needThings = linksToThings(properties);
+  const things = useAllThings(campaignSlug, needThings);
   const arcs = useArcs(campaignSlug);
   const [learned, setLearned] = useState<ReadonlyMap<string, LinkTarget>>(new Map());
   const known = useMemo(() => {
@@ -31,7 +33,8 @@ export function useLinkNames(campaignSlug: string, properties: readonly Property
     for (const a of arcs.data ?? []) names.set(`arc-${a.id}`, { name: a.name, href: `/campaigns/${campaignSlug}/arcs/${a.slug}` });
     return names;
   }, [learned, things.data, arcs.data, campaignSlug]);
-  const name = useCallback<LinkNames>((link) => known.get(id(link)), [known]);
+  const loaded = arcs.isSuccess && (!needThings || things.isSuccess);
+  const name = useCallback<LinkNames>((link) => known.get(id(link)) ?? (loaded ? null : undefined), [known, loaded]);
   const learn = useCallback((link: PropertyLink, target: LinkTarget) => setLearned((old) => new Map(old).set(id(link), target)), []);
   return { name, learn };
 }

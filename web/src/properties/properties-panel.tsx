@@ -331,7 +331,8 @@ function ValueControl({
 
 function TargetLink({ link, names }: { link: PropertyLink; names: LinkNames }) {
   const target = names(link);
-  if (!target) return <span className="muted">a {link.targetType} you cannot see or that is gone</span>;
+  if (target === undefined) return <span className="muted">…</span>;
+  if (target === null) return <span className="muted">a {link.targetType} you cannot see or that is gone</span>;
   return (
     <>
       <Link to={target.href}>{target.name}</Link> <span className="muted">({link.targetType})</span>
