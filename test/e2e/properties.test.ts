@@ -166,8 +166,16 @@ describe('properties, tags and links on a thing page', () => {
   it('a type declares fields that things show as a form; a type page filters by tag and keeps it in its address', async () => {
     const page = journey.browser.page;
     const things = page.getByRole('navigation', { name: 'Things' });
-    // The sidebar counts come with the types.
+    // The sidebar counts come with the types: neither it nor a type page reads every thing.
+    const everyThing: string[] = [];
+    const watch = (request: { url(): string }) => {
+      if (request.url().includes('fetchAll')) everyThing.push(request.url());
+    };
+    page.on('request', watch);
+    await page.goto(`${journey.server.base}/campaigns/${journey.campaign}`);
     await expect.poll(() => things.getByLabel('3 things').count()).toBe(1);
+    await things.getByRole('button', { name: 'Show NPCs' }).click();
+    await expect.poll(() => things.getByRole('list', { name: 'NPCs: things' }).getByRole('link').allTextContents()).toEqual(['Calcryx', 'Meepo the Keeper', 'Yusdrayl']);
     await things.getByRole('link', { name: 'NPCs' }).click();
     await page.getByRole('heading', { level: 1, name: 'NPCs' }).waitFor();
     const editor = page.getByRole('form', { name: 'Fields' });
@@ -199,6 +207,8 @@ describe('properties, tags and links on a thing page', () => {
     await page.screenshot({ path: screenshotPath('type-fields-and-tag-filter.png'), fullPage: true });
     await page.getByRole('button', { name: 'Stop filtering by dragon-cult' }).click();
     await expect.poll(() => page.getByRole('list', { name: 'NPCs' }).getByRole('link').allTextContents()).toEqual(['Calcryx', 'Meepo the Keeper', 'Yusdrayl']);
+    page.off('request', watch);
+    expect(everyThing).toEqual([]);
 
     // The search page filters by tag with the search route's own `tag`, kept in the address.
     await page.goto(`${journey.server.base}/campaigns/${journey.campaign}/search?q=meepo`);
