@@ -13,9 +13,11 @@ import { ZipFile } from 'yazl';
 import type { Db } from '../db/database.js';
 import type { ArcRow, AssetRow, CampaignRow, ThingRow } from '../db/schema.js';
 import { ARC_TEXT_FIELDS } from '../domain/arc-fields.js';
+import { parseStoredFields, parseStoredLabels, parseStoredProperties } from '../domain/properties.js';
 import { emptyRichText, parseStoredRichText } from '../domain/rich-text.js';
 import type { ImageHost } from '../images/image-host.js';
 import { renderRichText, type AssetTarget, type MentionTarget, type RenderContext } from '../render/index.js';
+import { structureFrontMatter, wikilink } from './front-matter.js';
 import { ARCS_FOLDER, FIELD_TITLES, VAULT_FORMAT } from './vault.js';
 
 export const EXPORT_FORMATS = ['archive', 'json', 'markdown'] as const;
@@ -76,6 +78,11 @@ export function assetFile(asset: Pick<AssetRow, 'image_id' | 'storage_key'>): st
 
 const str = JSON.stringify;
 
+/** A record's properties (GM-only ones too: an export is the owner's or a game master's), tags and aliases. */
+function structureOf(row: Pick<ThingRow, 'properties' | 'tags' | 'aliases'>) {
+  return { properties: parseStoredProperties(row.properties), tags: parseStoredLabels(row.tags), aliases: parseStoredLabels(row.aliases) };
+}
+
 /** The `json` export, as text chunks in order. */
 export async function* campaignJson(db: Db, campaign: CampaignRow, exportedAt: string): AsyncGenerator<string> {
   yield `{"format":"loreforge-campaign","version":1,"exportedAt":${str(exportedAt)},\n"campaign":${str({
@@ -89,13 +96,13 @@ export async function* campaignJson(db: Db, campaign: CampaignRow, exportedAt: s
   }).slice(0, -1)},"description":${richTextJson(campaign.description)}},\n`;
 
   const types = await db.selectFrom('thing_types').selectAll().where('campaign_id', '=', campaign.id).orderBy('id').execute();
-  yield `"thingTypes":[${types.map((t) => `\n${str({ id: t.id, name: t.name, createdAt: t.created_at, updatedAt: t.updated_at })}`).join(',')}],\n"things":[`;
+  yield `"thingTypes":[${types.map((t) => `\n${str({ id: t.id, name: t.name, fields: parseStoredFields(t.fields), createdAt: t.created_at, updatedAt: t.updated_at })}`).join(',')}],\n"things":[`;
 
   let first = true;
   for await (const rows of thingPages(db, campaign.id)) {
     yield rows
       .map((t) => {
-        const head = str({ id: t.id, slug: t.slug, typeId: t.type_id, name: t.name, visibility: t.visibility, createdAt: t.created_at, updatedAt: t.updated_at }).slice(0, -1);
+        const head = str({ id: t.id, slug: t.slug, typeId: t.type_id, name: t.name, visibility: t.visibility, ...structureOf(t), createdAt: t.created_at, updatedAt: t.updated_at }).slice(0, -1);
         const line = `${first ? '' : ','}\n${head},"description":${richTextJson(t.description)}}`;
         first = false;
         return line;
@@ -107,7 +114,7 @@ export async function* campaignJson(db: Db, campaign: CampaignRow, exportedAt: s
   for await (const rows of arcPages(db, campaign.id)) {
     yield rows
       .map((a) => {
-        const head = str({ id: a.id, slug: a.slug, name: a.name, parentArcId: a.parent_arc_id, visibility: a.visibility, createdAt: a.created_at, updatedAt: a.updated_at }).slice(0, -1);
+        const head = str({ id: a.id, slug: a.slug, name: a.name, parentArcId: a.parent_arc_id, visibility: a.visibility, ...structureOf(a), createdAt: a.created_at, updatedAt: a.updated_at }).slice(0, -1);
         const fields = ARC_TEXT_FIELDS.map((field) => `,${str(field)}:${richTextJson(a[field])}`).join('');
         const line = `${first ? '' : ','}\n${head}${fields}}`;
         first = false;
@@ -278,6 +285,18 @@ function frontMatter(data: Record<string, unknown>): string {
   return `---\n${toYaml(data, { lineWidth: 0 })}---\n\n`;
 }
 
+/** A record's properties, tags and aliases as front matter, links as wikilinks from the vault's root. */
+function structureMeta(row: Pick<ThingRow, 'properties' | 'tags' | 'aliases'>, names: VaultNames): Record<string, unknown> {
+  return structureFrontMatter(structureOf(row), (link) => {
+    if (link.targetType === 'thing') {
+      const thing = names.things.get(link.targetId);
+      return thing ? wikilink(thingPath(names, thing.id).slice(0, -3), thing.name) : undefined;
+    }
+    const arc = names.arcs.get(link.targetId);
+    return arc ? wikilink(arcPath(arc.slug).slice(0, -3), arc.name) : undefined;
+  });
+}
+
 function thingMarkdown(thing: ThingRow, arcSlugs: string[], names: VaultNames, campaignSlug: string): string {
   const file = thingPath(names, thing.id);
   const meta: Record<string, unknown> = { id: thing.id, slug: thing.slug, name: thing.name, type: names.typeNames.get(thing.type_id) };
@@ -285,6 +304,7 @@ function thingMarkdown(thing: ThingRow, arcSlugs: string[], names: VaultNames, c
   if (arcSlugs.length > 0) meta.arcs = arcSlugs.map((slug) => linkTo(file, arcPath(slug)));
   meta.createdAt = thing.created_at;
   meta.updatedAt = thing.updated_at;
+  Object.assign(meta, structureMeta(thing, names));
   return `${frontMatter(meta)}# ${thing.name.replace(/^#/, '\\#')}\n\n${renderFor(file, names, campaignSlug)(thing.description)}`;
 }
 
@@ -297,6 +317,7 @@ function arcMarkdown(arc: ArcRow, thingIds: number[], names: VaultNames, campaig
   if (arc.visibility === 'gm') meta.visibility = 'gm';
   meta.createdAt = arc.created_at;
   meta.updatedAt = arc.updated_at;
+  Object.assign(meta, structureMeta(arc, names));
   const render = renderFor(file, names, campaignSlug);
   const sections = ARC_TEXT_FIELDS.map((field) => `## ${FIELD_TITLES[field]}\n\n${render(arc[field])}`).join('\n');
   return `${frontMatter(meta)}# ${arc.name.replace(/^#/, '\\#')}\n\n${sections}`;

@@ -26,6 +26,7 @@ import { FORMAT_BY_EXT } from '../images/sniff.js';
 import type { ImportBudget } from './budget.js';
 import { MARKDOWN_PARSE_MS, MarkdownParser } from './markdown.js';
 import { arcCycle, importProblems, type ImportPlan } from './plan.js';
+import { OWN_KEYS, structureFromFrontMatter } from './front-matter.js';
 import { decodeEntryText, readEntry, readEntryText, type OpenedZip, type ZipEntry } from './zip.js';
 import { HEADING_TYPES } from '../vocabulary/index.js';
 
@@ -148,6 +149,18 @@ function metaTime(meta: Record<string, unknown>, key: string, fallback: string):
   return (value === undefined ? undefined : parseDateTime(value)) ?? fallback;
 }
 
+/** The keys of another vault's front matter that became its note's name, visibility or times. */
+function usedKeys(meta: Record<string, unknown>): Set<string> {
+  const used = new Set<string>();
+  if (metaString(meta, 'name') !== undefined) used.add('name');
+  if (meta.visibility === 'gm') used.add('visibility');
+  for (const key of ['createdAt', 'updatedAt']) {
+    const value = metaString(meta, key);
+    if (value !== undefined && parseDateTime(value) !== undefined) used.add(key.toLowerCase());
+  }
+  return used;
+}
+
 function cleanName(name: string): string {
   const trimmed = name.replaceAll(String.fromCharCode(0), '').trim();
   return [...trimmed].slice(0, NAME_MAX_LENGTH).join('').trim() || 'Untitled';
@@ -234,8 +247,10 @@ export async function planFromVault(opened: OpenedZip, fallbackName: string, bud
     const visibility = meta.visibility === 'gm' ? 'gm' : 'all';
     const createdAt = metaTime(meta, 'createdAt', mtime(entry));
     const updatedAt = metaTime(meta, 'updatedAt', mtime(entry));
+    // Properties, tags and aliases (their links once every note is known, below).
+    const structure = { properties: [], tags: [], aliases: [] };
     if (isArc) {
-      plan.arcs.push({ key, slug, name, parentKey: null, visibility, fields: emptyFields(), createdAt, updatedAt });
+      plan.arcs.push({ key, slug, name, parentKey: null, visibility, fields: emptyFields(), ...structure, createdAt, updatedAt });
     } else {
       // Our export names the type in the front matter (its folder's name may have lost characters).
       const typeName = cleanName((ours ? metaString(meta, 'type') : undefined) ?? folder ?? LOOSE_NOTES_TYPE);
@@ -243,9 +258,9 @@ export async function planFromVault(opened: OpenedZip, fallbackName: string, bud
       if (typeKey === undefined) {
         typeKey = plan.thingTypes.length + 1;
         typeKeys.set(typeName.toLowerCase(), typeKey);
-        plan.thingTypes.push({ key: typeKey, name: typeName, createdAt: createdAt, updatedAt: createdAt });
+        plan.thingTypes.push({ key: typeKey, name: typeName, fields: [], createdAt: createdAt, updatedAt: createdAt });
       }
-      plan.things.push({ key, slug, typeKey, name, visibility, description: [], createdAt, updatedAt });
+      plan.things.push({ key, slug, typeKey, name, visibility, description: [], ...structure, createdAt, updatedAt });
     }
   }
   images.forEach((entry, i) => {
@@ -266,6 +281,19 @@ export async function planFromVault(opened: OpenedZip, fallbackName: string, bud
     const candidates = byBasename.get(path.posix.basename(target));
     return candidates?.length === 1 ? candidates[0] : candidates?.find((c) => c.kind !== 'image');
   };
+
+  // Front matter → properties, tags and aliases. Our own notes keep their own keys (id, slug, type…);
+  // another vault's give up only what became the record's name, visibility and times.
+  for (const note of notes) {
+    const skip = ours ? OWN_KEYS : usedKeys(note.meta);
+    const resolve = resolver(note.path);
+    const structure = structureFromFrontMatter(note.meta, skip, (reference) => {
+      const target = resolve(reference, true);
+      return target && target.kind !== 'image' ? { targetType: target.kind, targetId: target.key } : undefined;
+    });
+    const record = note.kind === 'thing' ? plan.things[note.key - 1]! : plan.arcs[note.key - 1]!;
+    Object.assign(record, structure);
+  }
 
   const labels = new Map<number, string>();
   const thingsByKey = new Map(plan.things.map((t) => [t.key, t]));
