@@ -281,12 +281,13 @@ function renderFor(file: string, names: VaultNames, campaignSlug: string) {
   return (stored: string | null) => renderRichText(parseStoredRichText(stored), 'markdown', context);
 }
 
-function frontMatter(data: Record<string, unknown>): string {
-  return `---\n${toYaml(data, { lineWidth: 0 })}---\n\n`;
+/** Front matter; `extra` entries (a record's properties, whatever their keys) come after `data`'s. */
+function frontMatter(data: Record<string, unknown>, extra: [string, unknown][] = []): string {
+  return `---\n${toYaml(new Map([...Object.entries(data), ...extra]), { lineWidth: 0 })}---\n\n`;
 }
 
 /** A record's properties, tags and aliases as front matter, links as wikilinks from the vault's root. */
-function structureMeta(row: Pick<ThingRow, 'properties' | 'tags' | 'aliases'>, names: VaultNames): Record<string, unknown> {
+function structureMeta(row: Pick<ThingRow, 'properties' | 'tags' | 'aliases'>, names: VaultNames): [string, unknown][] {
   return structureFrontMatter(structureOf(row), (link) => {
     if (link.targetType === 'thing') {
       const thing = names.things.get(link.targetId);
@@ -304,8 +305,7 @@ function thingMarkdown(thing: ThingRow, arcSlugs: string[], names: VaultNames, c
   if (arcSlugs.length > 0) meta.arcs = arcSlugs.map((slug) => linkTo(file, arcPath(slug)));
   meta.createdAt = thing.created_at;
   meta.updatedAt = thing.updated_at;
-  Object.assign(meta, structureMeta(thing, names));
-  return `${frontMatter(meta)}# ${thing.name.replace(/^#/, '\\#')}\n\n${renderFor(file, names, campaignSlug)(thing.description)}`;
+  return `${frontMatter(meta, structureMeta(thing, names))}# ${thing.name.replace(/^#/, '\\#')}\n\n${renderFor(file, names, campaignSlug)(thing.description)}`;
 }
 
 function arcMarkdown(arc: ArcRow, thingIds: number[], names: VaultNames, campaignSlug: string): string {
@@ -317,10 +317,9 @@ function arcMarkdown(arc: ArcRow, thingIds: number[], names: VaultNames, campaig
   if (arc.visibility === 'gm') meta.visibility = 'gm';
   meta.createdAt = arc.created_at;
   meta.updatedAt = arc.updated_at;
-  Object.assign(meta, structureMeta(arc, names));
   const render = renderFor(file, names, campaignSlug);
   const sections = ARC_TEXT_FIELDS.map((field) => `## ${FIELD_TITLES[field]}\n\n${render(arc[field])}`).join('\n');
-  return `${frontMatter(meta)}# ${arc.name.replace(/^#/, '\\#')}\n\n${sections}`;
+  return `${frontMatter(meta, structureMeta(arc, names))}# ${arc.name.replace(/^#/, '\\#')}\n\n${sections}`;
 }
 
 /**

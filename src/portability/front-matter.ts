@@ -50,18 +50,18 @@ const isOwnKey = (key: string) => {
 export function structureFrontMatter(
   structure: { properties: readonly Property[]; tags: readonly string[]; aliases: readonly string[] },
   linkText: (link: PropertyLink) => string | undefined,
-): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  if (structure.tags.length > 0) out.tags = [...structure.tags];
-  if (structure.aliases.length > 0) out.aliases = [...structure.aliases];
+): [string, unknown][] {
+  // Entries, and Maps for YAML maps: a key such as `__proto__` or `constructor` is just a key.
+  const out: [string, unknown][] = [];
+  if (structure.tags.length > 0) out.push(['tags', [...structure.tags]]);
+  if (structure.aliases.length > 0) out.push(['aliases', [...structure.aliases]]);
   if (structure.properties.length === 0) return out;
   const scalar = (value: PropertyScalar): unknown => (isPropertyLink(value) ? (linkText(value) ?? null) : value);
-  const values: Record<string, unknown> = {};
-  for (const property of structure.properties) values[property.key] = Array.isArray(property.value) ? property.value.map(scalar) : scalar(property.value);
-  if (structure.properties.some((property) => isOwnKey(property.key))) out[PROPERTIES_KEY] = values;
-  else Object.assign(out, values);
+  const values: [string, unknown][] = structure.properties.map((property) => [property.key, Array.isArray(property.value) ? property.value.map(scalar) : scalar(property.value)]);
+  if (structure.properties.some((property) => isOwnKey(property.key))) out.push([PROPERTIES_KEY, new Map(values)]);
+  else out.push(...values);
   const gmOnly = structure.properties.filter((property) => property.gmOnly).map((property) => property.key);
-  if (gmOnly.length > 0) out[GM_ONLY_KEY] = gmOnly;
+  if (gmOnly.length > 0) out.push([GM_ONLY_KEY, gmOnly]);
   return out;
 }
 
