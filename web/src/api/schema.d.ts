@@ -358,20 +358,20 @@ export type paths = {
         };
         /**
          * The campaign’s things
-         * @description Things the caller may see (a player never sees GM-only ones), most recently updated first (then id descending): `count` of them (1 to 1000, default 20), or up to 1000 with `fetchAll=true` (which wins over `count`); `typeId` filters by type. While more remain, a `Link: <…>; rel="next"` header gives the next page; the body is always a plain array.
+         * @description Things the caller may see (a player never sees GM-only ones), most recently updated first (then id descending), or with `sort=name` by name (A to Z ignoring the case of ASCII letters, then id ascending): `count` of them (1 to 1000, default 20), or up to 1000 with `fetchAll=true` (which wins over `count`); `typeId` filters by type; `tag` (repeatable) keeps the things that have every tag given, ignoring case. While more remain, a `Link: <…>; rel="next"` header gives the next page; the body is always a plain array.
          */
         get: operations["listThings"];
         put?: never;
         /**
          * Create a thing
-         * @description Creates a thing of a type of the campaign (400 `invalid_reference` otherwise); its slug is generated from the name (`-2`, `-3`… on a clash). `visibility: "gm"` makes it GM-only. Owner and game masters only.
+         * @description Creates a thing of a type of the campaign (400 `invalid_reference` otherwise); its slug is generated from the name (`-2`, `-3`… on a clash). `visibility: "gm"` makes it GM-only. `properties`, `tags` and `aliases` default to none; the thing then also has every key its type declares in `fields` that it lacks (value null, appended in the type’s order). A value of a declared key must match its kind (400 `validation_failed` with a pointer); a link must name a thing or an arc of the campaign (400 `invalid_reference`). Owner and game masters only.
          */
         post: operations["createThing"];
         delete?: never;
         options?: never;
         /**
          * The campaign’s things (headers only)
-         * @description Things the caller may see (a player never sees GM-only ones), most recently updated first (then id descending): `count` of them (1 to 1000, default 20), or up to 1000 with `fetchAll=true` (which wins over `count`); `typeId` filters by type. While more remain, a `Link: <…>; rel="next"` header gives the next page; the body is always a plain array.
+         * @description Things the caller may see (a player never sees GM-only ones), most recently updated first (then id descending), or with `sort=name` by name (A to Z ignoring the case of ASCII letters, then id ascending): `count` of them (1 to 1000, default 20), or up to 1000 with `fetchAll=true` (which wins over `count`); `typeId` filters by type; `tag` (repeatable) keeps the things that have every tag given, ignoring case. While more remain, a `Link: <…>; rel="next"` header gives the next page; the body is always a plain array.
          */
         head: operations["listThingsHead"];
         patch?: never;
@@ -391,7 +391,7 @@ export type paths = {
         get: operations["getThing"];
         /**
          * Change a thing
-         * @description Changes the fields given; omitted fields keep their value. A new name keeps the slug; only an explicit `slug` changes it (409 if taken). With If-Match, a stale version is 412 and nothing changes.
+         * @description Changes the fields given; omitted fields keep their value, and a given `properties`, `tags` or `aliases` array replaces the old one (its values checked against the fields of the type the thing will have, its links against the campaign’s records). A new name keeps the slug; only an explicit `slug` changes it (409 if taken). With If-Match, a stale version is 412 and nothing changes.
          */
         put: operations["updateThing"];
         post?: never;
@@ -424,7 +424,7 @@ export type paths = {
         put?: never;
         /**
          * Create an arc
-         * @description Creates an arc, optionally under a parent arc of the campaign and with any of the seven narrative fields; its slug is generated from the name.
+         * @description Creates an arc, optionally under a parent arc of the campaign and with any of the seven narrative fields, `properties`, `tags` and `aliases` (default: none; a link property must name a thing or an arc of the campaign, else 400 `invalid_reference`); its slug is generated from the name.
          */
         post: operations["createArc"];
         delete?: never;
@@ -451,7 +451,7 @@ export type paths = {
         get: operations["getArc"];
         /**
          * Change an arc
-         * @description Changes the fields given; omitted fields keep their value. `parentArcId` must name another arc of the campaign (400 `invalid_reference`) and may not make a loop (400 `arc_cycle`); null makes the arc top-level. With If-Match, a stale version is 412.
+         * @description Changes the fields given; omitted fields keep their value, and a given `properties`, `tags` or `aliases` array replaces the old one. `parentArcId` must name another arc of the campaign (400 `invalid_reference`) and may not make a loop (400 `arc_cycle`); null makes the arc top-level. With If-Match, a stale version is 412.
          */
         put: operations["updateArc"];
         post?: never;
@@ -634,7 +634,7 @@ export type paths = {
         };
         /**
          * The campaign’s description, rendered
-         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with their label, or the target’s current name when they have none (a missing target renders its label, or nothing, as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption. Secret elements, at any depth, are shown marked where they sit to the owner and game masters: a block in a `section.secret` (Markdown: a `> [!secret]` callout, in a list item or quote too), a list item as `li.secret`, a table cell as `td.secret`/`th.secret`, an inline element in a `span.secret` (Markdown: that inline HTML span); for players they are left out with everything inside them, and a mention of a GM-only record is removed whole. Any other text is literal; a `[[kind#slug]]` link to a slug its target had before resolves to it. Cached and conditional like a list: the weak ETag changes with every write in the campaign (a player’s only with what players see).
+         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with their label, or the target’s current name when they have none (a missing target renders its label, or nothing, as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption. Secret elements, at any depth, are shown marked where they sit to the owner and game masters: a block in a `section.secret` (Markdown: a `> [!secret]` callout, in a list item or quote too), a list item as `li.secret`, a table cell as `td.secret`/`th.secret`, an inline element in a `span.secret` (Markdown: that inline HTML span); for players they are left out with everything inside them, and a mention of a GM-only record is removed whole. Any other text is literal; a `[[kind#slug]]` link to a slug its target had before resolves to it. A thing’s and an arc’s answer also has `properties` rendered (empty when it has none): HTML a `<dl class="properties">` (key as `<dt>`, value as `<dd>`; a list as a `<ul>`, a boolean as yes/no, a link as a mention with the target’s current name; a GM-only property’s `<dt>` and `<dd>` with `class="secret"`), Markdown a list of `- **key**: value` (a list’s values comma-separated, a link as `[current name](href)`, a GM-only property in a `<span class="secret">`). Players get no GM-only property and no link to a record hidden from them. Cached and conditional like a list: the weak ETag changes with every write in the campaign (a player’s only with what players see).
          */
         get: operations["renderCampaign"];
         put?: never;
@@ -643,7 +643,7 @@ export type paths = {
         options?: never;
         /**
          * The campaign’s description, rendered (headers only)
-         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with their label, or the target’s current name when they have none (a missing target renders its label, or nothing, as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption. Secret elements, at any depth, are shown marked where they sit to the owner and game masters: a block in a `section.secret` (Markdown: a `> [!secret]` callout, in a list item or quote too), a list item as `li.secret`, a table cell as `td.secret`/`th.secret`, an inline element in a `span.secret` (Markdown: that inline HTML span); for players they are left out with everything inside them, and a mention of a GM-only record is removed whole. Any other text is literal; a `[[kind#slug]]` link to a slug its target had before resolves to it. Cached and conditional like a list: the weak ETag changes with every write in the campaign (a player’s only with what players see).
+         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with their label, or the target’s current name when they have none (a missing target renders its label, or nothing, as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption. Secret elements, at any depth, are shown marked where they sit to the owner and game masters: a block in a `section.secret` (Markdown: a `> [!secret]` callout, in a list item or quote too), a list item as `li.secret`, a table cell as `td.secret`/`th.secret`, an inline element in a `span.secret` (Markdown: that inline HTML span); for players they are left out with everything inside them, and a mention of a GM-only record is removed whole. Any other text is literal; a `[[kind#slug]]` link to a slug its target had before resolves to it. A thing’s and an arc’s answer also has `properties` rendered (empty when it has none): HTML a `<dl class="properties">` (key as `<dt>`, value as `<dd>`; a list as a `<ul>`, a boolean as yes/no, a link as a mention with the target’s current name; a GM-only property’s `<dt>` and `<dd>` with `class="secret"`), Markdown a list of `- **key**: value` (a list’s values comma-separated, a link as `[current name](href)`, a GM-only property in a `<span class="secret">`). Players get no GM-only property and no link to a record hidden from them. Cached and conditional like a list: the weak ETag changes with every write in the campaign (a player’s only with what players see).
          */
         head: operations["renderCampaignHead"];
         patch?: never;
@@ -658,7 +658,7 @@ export type paths = {
         };
         /**
          * A thing’s description, rendered
-         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with their label, or the target’s current name when they have none (a missing target renders its label, or nothing, as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption. Secret elements, at any depth, are shown marked where they sit to the owner and game masters: a block in a `section.secret` (Markdown: a `> [!secret]` callout, in a list item or quote too), a list item as `li.secret`, a table cell as `td.secret`/`th.secret`, an inline element in a `span.secret` (Markdown: that inline HTML span); for players they are left out with everything inside them, and a mention of a GM-only record is removed whole. Any other text is literal; a `[[kind#slug]]` link to a slug its target had before resolves to it. Cached and conditional like a list: the weak ETag changes with every write in the campaign (a player’s only with what players see).
+         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with their label, or the target’s current name when they have none (a missing target renders its label, or nothing, as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption. Secret elements, at any depth, are shown marked where they sit to the owner and game masters: a block in a `section.secret` (Markdown: a `> [!secret]` callout, in a list item or quote too), a list item as `li.secret`, a table cell as `td.secret`/`th.secret`, an inline element in a `span.secret` (Markdown: that inline HTML span); for players they are left out with everything inside them, and a mention of a GM-only record is removed whole. Any other text is literal; a `[[kind#slug]]` link to a slug its target had before resolves to it. A thing’s and an arc’s answer also has `properties` rendered (empty when it has none): HTML a `<dl class="properties">` (key as `<dt>`, value as `<dd>`; a list as a `<ul>`, a boolean as yes/no, a link as a mention with the target’s current name; a GM-only property’s `<dt>` and `<dd>` with `class="secret"`), Markdown a list of `- **key**: value` (a list’s values comma-separated, a link as `[current name](href)`, a GM-only property in a `<span class="secret">`). Players get no GM-only property and no link to a record hidden from them. Cached and conditional like a list: the weak ETag changes with every write in the campaign (a player’s only with what players see).
          */
         get: operations["renderThing"];
         put?: never;
@@ -667,7 +667,7 @@ export type paths = {
         options?: never;
         /**
          * A thing’s description, rendered (headers only)
-         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with their label, or the target’s current name when they have none (a missing target renders its label, or nothing, as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption. Secret elements, at any depth, are shown marked where they sit to the owner and game masters: a block in a `section.secret` (Markdown: a `> [!secret]` callout, in a list item or quote too), a list item as `li.secret`, a table cell as `td.secret`/`th.secret`, an inline element in a `span.secret` (Markdown: that inline HTML span); for players they are left out with everything inside them, and a mention of a GM-only record is removed whole. Any other text is literal; a `[[kind#slug]]` link to a slug its target had before resolves to it. Cached and conditional like a list: the weak ETag changes with every write in the campaign (a player’s only with what players see).
+         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with their label, or the target’s current name when they have none (a missing target renders its label, or nothing, as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption. Secret elements, at any depth, are shown marked where they sit to the owner and game masters: a block in a `section.secret` (Markdown: a `> [!secret]` callout, in a list item or quote too), a list item as `li.secret`, a table cell as `td.secret`/`th.secret`, an inline element in a `span.secret` (Markdown: that inline HTML span); for players they are left out with everything inside them, and a mention of a GM-only record is removed whole. Any other text is literal; a `[[kind#slug]]` link to a slug its target had before resolves to it. A thing’s and an arc’s answer also has `properties` rendered (empty when it has none): HTML a `<dl class="properties">` (key as `<dt>`, value as `<dd>`; a list as a `<ul>`, a boolean as yes/no, a link as a mention with the target’s current name; a GM-only property’s `<dt>` and `<dd>` with `class="secret"`), Markdown a list of `- **key**: value` (a list’s values comma-separated, a link as `[current name](href)`, a GM-only property in a `<span class="secret">`). Players get no GM-only property and no link to a record hidden from them. Cached and conditional like a list: the weak ETag changes with every write in the campaign (a player’s only with what players see).
          */
         head: operations["renderThingHead"];
         patch?: never;
@@ -682,7 +682,7 @@ export type paths = {
         };
         /**
          * An arc’s narrative fields, rendered
-         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with their label, or the target’s current name when they have none (a missing target renders its label, or nothing, as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption. Secret elements, at any depth, are shown marked where they sit to the owner and game masters: a block in a `section.secret` (Markdown: a `> [!secret]` callout, in a list item or quote too), a list item as `li.secret`, a table cell as `td.secret`/`th.secret`, an inline element in a `span.secret` (Markdown: that inline HTML span); for players they are left out with everything inside them, and a mention of a GM-only record is removed whole. Any other text is literal; a `[[kind#slug]]` link to a slug its target had before resolves to it. Cached and conditional like a list: the weak ETag changes with every write in the campaign (a player’s only with what players see).
+         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with their label, or the target’s current name when they have none (a missing target renders its label, or nothing, as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption. Secret elements, at any depth, are shown marked where they sit to the owner and game masters: a block in a `section.secret` (Markdown: a `> [!secret]` callout, in a list item or quote too), a list item as `li.secret`, a table cell as `td.secret`/`th.secret`, an inline element in a `span.secret` (Markdown: that inline HTML span); for players they are left out with everything inside them, and a mention of a GM-only record is removed whole. Any other text is literal; a `[[kind#slug]]` link to a slug its target had before resolves to it. A thing’s and an arc’s answer also has `properties` rendered (empty when it has none): HTML a `<dl class="properties">` (key as `<dt>`, value as `<dd>`; a list as a `<ul>`, a boolean as yes/no, a link as a mention with the target’s current name; a GM-only property’s `<dt>` and `<dd>` with `class="secret"`), Markdown a list of `- **key**: value` (a list’s values comma-separated, a link as `[current name](href)`, a GM-only property in a `<span class="secret">`). Players get no GM-only property and no link to a record hidden from them. Cached and conditional like a list: the weak ETag changes with every write in the campaign (a player’s only with what players see).
          */
         get: operations["renderArc"];
         put?: never;
@@ -691,7 +691,7 @@ export type paths = {
         options?: never;
         /**
          * An arc’s narrative fields, rendered (headers only)
-         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with their label, or the target’s current name when they have none (a missing target renders its label, or nothing, as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption. Secret elements, at any depth, are shown marked where they sit to the owner and game masters: a block in a `section.secret` (Markdown: a `> [!secret]` callout, in a list item or quote too), a list item as `li.secret`, a table cell as `td.secret`/`th.secret`, an inline element in a `span.secret` (Markdown: that inline HTML span); for players they are left out with everything inside them, and a mention of a GM-only record is removed whole. Any other text is literal; a `[[kind#slug]]` link to a slug its target had before resolves to it. Cached and conditional like a list: the weak ETag changes with every write in the campaign (a player’s only with what players see).
+         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with their label, or the target’s current name when they have none (a missing target renders its label, or nothing, as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption. Secret elements, at any depth, are shown marked where they sit to the owner and game masters: a block in a `section.secret` (Markdown: a `> [!secret]` callout, in a list item or quote too), a list item as `li.secret`, a table cell as `td.secret`/`th.secret`, an inline element in a `span.secret` (Markdown: that inline HTML span); for players they are left out with everything inside them, and a mention of a GM-only record is removed whole. Any other text is literal; a `[[kind#slug]]` link to a slug its target had before resolves to it. A thing’s and an arc’s answer also has `properties` rendered (empty when it has none): HTML a `<dl class="properties">` (key as `<dt>`, value as `<dd>`; a list as a `<ul>`, a boolean as yes/no, a link as a mention with the target’s current name; a GM-only property’s `<dt>` and `<dd>` with `class="secret"`), Markdown a list of `- **key**: value` (a list’s values comma-separated, a link as `[current name](href)`, a GM-only property in a `<span class="secret">`). Players get no GM-only property and no link to a record hidden from them. Cached and conditional like a list: the weak ETag changes with every write in the campaign (a player’s only with what players see).
          */
         head: operations["renderArcHead"];
         patch?: never;
@@ -6145,6 +6145,10 @@ export interface operations {
                 typeId?: string;
                 /** @description opaque; from the Link header of the previous page */
                 cursor?: string;
+                /** @description only things with this tag (ignoring case); repeat it for things with every one of the tags */
+                tag?: string | string[];
+                /** @description `updatedAt` (default: most recently updated first) or `name` (A to Z ignoring the case of ASCII letters, then id) */
+                sort?: string;
             };
             header?: {
                 /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
@@ -6184,6 +6188,24 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility: "all" | "gm";
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        properties: {
+                            key: string;
+                            /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                            value: string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            } | (string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            })[];
+                            /** @description true: only the owner and game masters see this property */
+                            gmOnly: boolean;
+                        }[];
+                        /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                        tags: string[];
+                        /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                        aliases: string[];
                         campaignId: number;
                         /**
                          * Format: date-time
@@ -6353,6 +6375,12 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility?: "all" | "gm";
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). Each item: {key, value, gmOnly?} (gmOnly defaults to false). Omitted in a POST: none (plus the type's declared keys, value null); in a PUT, a given array replaces the old one. */
+                        properties?: unknown[];
+                        /** @description up to 100 tags of 1–50 characters (trimmed; unique ignoring case; no control characters); a given array replaces the old one */
+                        tags?: unknown[];
+                        /** @description up to 20 other names of 1–255 characters (trimmed; unique ignoring case); a given array replaces the old one */
+                        aliases?: unknown[];
                     };
                 };
             };
@@ -6383,6 +6411,24 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility: "all" | "gm";
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        properties: {
+                            key: string;
+                            /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                            value: string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            } | (string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            })[];
+                            /** @description true: only the owner and game masters see this property */
+                            gmOnly: boolean;
+                        }[];
+                        /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                        tags: string[];
+                        /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                        aliases: string[];
                         campaignId: number;
                         /**
                          * Format: date-time
@@ -6594,6 +6640,10 @@ export interface operations {
                 typeId?: string;
                 /** @description opaque; from the Link header of the previous page */
                 cursor?: string;
+                /** @description only things with this tag (ignoring case); repeat it for things with every one of the tags */
+                tag?: string | string[];
+                /** @description `updatedAt` (default: most recently updated first) or `name` (A to Z ignoring the case of ASCII letters, then id) */
+                sort?: string;
             };
             header?: {
                 /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
@@ -6719,6 +6769,24 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility: "all" | "gm";
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        properties: {
+                            key: string;
+                            /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                            value: string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            } | (string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            })[];
+                            /** @description true: only the owner and game masters see this property */
+                            gmOnly: boolean;
+                        }[];
+                        /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                        tags: string[];
+                        /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                        aliases: string[];
                         campaignId: number;
                         /**
                          * Format: date-time
@@ -6881,6 +6949,12 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility?: "all" | "gm";
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). Each item: {key, value, gmOnly?} (gmOnly defaults to false). Omitted in a POST: none (plus the type's declared keys, value null); in a PUT, a given array replaces the old one. */
+                        properties?: unknown[];
+                        /** @description up to 100 tags of 1–50 characters (trimmed; unique ignoring case; no control characters); a given array replaces the old one */
+                        tags?: unknown[];
+                        /** @description up to 20 other names of 1–255 characters (trimmed; unique ignoring case); a given array replaces the old one */
+                        aliases?: unknown[];
                     };
                 };
             };
@@ -6909,6 +6983,24 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility: "all" | "gm";
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        properties: {
+                            key: string;
+                            /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                            value: string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            } | (string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            })[];
+                            /** @description true: only the owner and game masters see this property */
+                            gmOnly: boolean;
+                        }[];
+                        /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                        tags: string[];
+                        /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                        aliases: string[];
                         campaignId: number;
                         /**
                          * Format: date-time
@@ -7503,6 +7595,24 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility: "all" | "gm";
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        properties: {
+                            key: string;
+                            /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                            value: string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            } | (string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            })[];
+                            /** @description true: only the owner and game masters see this property */
+                            gmOnly: boolean;
+                        }[];
+                        /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                        tags: string[];
+                        /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                        aliases: string[];
                         campaignId: number;
                         parentArcId: number | null;
                         parentArc: {
@@ -7542,6 +7652,24 @@ export interface operations {
                              * @enum {string}
                              */
                             visibility: "all" | "gm";
+                            /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                            properties: {
+                                key: string;
+                                /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                                value: string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                } | (string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                })[];
+                                /** @description true: only the owner and game masters see this property */
+                                gmOnly: boolean;
+                            }[];
+                            /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                            tags: string[];
+                            /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                            aliases: string[];
                             campaignId: number;
                             /**
                              * Format: date-time
@@ -7711,6 +7839,12 @@ export interface operations {
                         outcome?: unknown[];
                         /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
                         notes?: unknown[];
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). Each item: {key, value, gmOnly?} (gmOnly defaults to false). Omitted in a POST: none (plus the type's declared keys, value null); in a PUT, a given array replaces the old one. */
+                        properties?: unknown[];
+                        /** @description up to 100 tags of 1–50 characters (trimmed; unique ignoring case; no control characters); a given array replaces the old one */
+                        tags?: unknown[];
+                        /** @description up to 20 other names of 1–255 characters (trimmed; unique ignoring case); a given array replaces the old one */
+                        aliases?: unknown[];
                     };
                 };
             };
@@ -7752,6 +7886,24 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility: "all" | "gm";
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        properties: {
+                            key: string;
+                            /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                            value: string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            } | (string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            })[];
+                            /** @description true: only the owner and game masters see this property */
+                            gmOnly: boolean;
+                        }[];
+                        /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                        tags: string[];
+                        /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                        aliases: string[];
                         campaignId: number;
                         parentArcId: number | null;
                         parentArc: {
@@ -7791,6 +7943,24 @@ export interface operations {
                              * @enum {string}
                              */
                             visibility: "all" | "gm";
+                            /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                            properties: {
+                                key: string;
+                                /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                                value: string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                } | (string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                })[];
+                                /** @description true: only the owner and game masters see this property */
+                                gmOnly: boolean;
+                            }[];
+                            /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                            tags: string[];
+                            /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                            aliases: string[];
                             campaignId: number;
                             /**
                              * Format: date-time
@@ -8129,6 +8299,24 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility: "all" | "gm";
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        properties: {
+                            key: string;
+                            /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                            value: string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            } | (string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            })[];
+                            /** @description true: only the owner and game masters see this property */
+                            gmOnly: boolean;
+                        }[];
+                        /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                        tags: string[];
+                        /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                        aliases: string[];
                         campaignId: number;
                         parentArcId: number | null;
                         parentArc: {
@@ -8168,6 +8356,24 @@ export interface operations {
                              * @enum {string}
                              */
                             visibility: "all" | "gm";
+                            /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                            properties: {
+                                key: string;
+                                /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                                value: string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                } | (string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                })[];
+                                /** @description true: only the owner and game masters see this property */
+                                gmOnly: boolean;
+                            }[];
+                            /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                            tags: string[];
+                            /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                            aliases: string[];
                             campaignId: number;
                             /**
                              * Format: date-time
@@ -8352,6 +8558,12 @@ export interface operations {
                         outcome?: unknown[];
                         /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
                         notes?: unknown[];
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). Each item: {key, value, gmOnly?} (gmOnly defaults to false). Omitted in a POST: none (plus the type's declared keys, value null); in a PUT, a given array replaces the old one. */
+                        properties?: unknown[];
+                        /** @description up to 100 tags of 1–50 characters (trimmed; unique ignoring case; no control characters); a given array replaces the old one */
+                        tags?: unknown[];
+                        /** @description up to 20 other names of 1–255 characters (trimmed; unique ignoring case); a given array replaces the old one */
+                        aliases?: unknown[];
                     };
                 };
             };
@@ -8391,6 +8603,24 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility: "all" | "gm";
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        properties: {
+                            key: string;
+                            /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                            value: string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            } | (string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            })[];
+                            /** @description true: only the owner and game masters see this property */
+                            gmOnly: boolean;
+                        }[];
+                        /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                        tags: string[];
+                        /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                        aliases: string[];
                         campaignId: number;
                         parentArcId: number | null;
                         parentArc: {
@@ -8430,6 +8660,24 @@ export interface operations {
                              * @enum {string}
                              */
                             visibility: "all" | "gm";
+                            /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                            properties: {
+                                key: string;
+                                /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                                value: string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                } | (string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                })[];
+                                /** @description true: only the owner and game masters see this property */
+                                gmOnly: boolean;
+                            }[];
+                            /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                            tags: string[];
+                            /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                            aliases: string[];
                             campaignId: number;
                             /**
                              * Format: date-time
@@ -9029,6 +9277,24 @@ export interface operations {
                         key: unknown[];
                         /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
                         outcome: unknown[];
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        properties: {
+                            key: string;
+                            /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                            value: string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            } | (string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            })[];
+                            /** @description true: only the owner and game masters see this property */
+                            gmOnly: boolean;
+                        }[];
+                        /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                        tags: string[];
+                        /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                        aliases: string[];
                         campaignId: number;
                         /**
                          * Format: date-time
@@ -11132,7 +11398,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The thing’s rich text rendered */
+            /** @description The thing’s rich text and properties rendered */
             200: {
                 headers: {
                     /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
@@ -11148,6 +11414,8 @@ export interface operations {
                             /** @description the field rendered: HTML with only the CONTRACT vocabulary’s elements (no script, style, event handler or URL of another scheme), or CommonMark with GFM tables and strikethrough */
                             description: string;
                         };
+                        /** @description the record’s properties rendered as the caller may read them, the empty string when there are none: HTML a `<dl class="properties">` (key `<dt>`, value `<dd>`: lists as `<ul>`, booleans as yes/no, links as `<a class="mention">` with the target’s current name; a GM-only property’s `<dt>` and `<dd>` have `class="secret"`), or a Markdown list of `- **key**: value` (list values comma-separated, links as `[current name](href)`, a GM-only property inside `<span class="secret">`). Players get no GM-only property and no link to a record hidden from them. */
+                        properties: string;
                     };
                 };
             };
@@ -11310,7 +11578,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The thing’s rich text rendered */
+            /** @description The thing’s rich text and properties rendered */
             200: {
                 headers: {
                     /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
@@ -11410,7 +11678,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The arc’s seven narrative fields rendered */
+            /** @description The arc’s seven narrative fields and its properties rendered */
             200: {
                 headers: {
                     /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
@@ -11438,6 +11706,8 @@ export interface operations {
                             /** @description the field rendered: HTML with only the CONTRACT vocabulary’s elements (no script, style, event handler or URL of another scheme), or CommonMark with GFM tables and strikethrough */
                             notes: string;
                         };
+                        /** @description the record’s properties rendered as the caller may read them, the empty string when there are none: HTML a `<dl class="properties">` (key `<dt>`, value `<dd>`: lists as `<ul>`, booleans as yes/no, links as `<a class="mention">` with the target’s current name; a GM-only property’s `<dt>` and `<dd>` have `class="secret"`), or a Markdown list of `- **key**: value` (list values comma-separated, links as `[current name](href)`, a GM-only property inside `<span class="secret">`). Players get no GM-only property and no link to a record hidden from them. */
+                        properties: string;
                     };
                 };
             };
@@ -11600,7 +11870,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The arc’s seven narrative fields rendered */
+            /** @description The arc’s seven narrative fields and its properties rendered */
             200: {
                 headers: {
                     /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
@@ -15183,6 +15453,24 @@ export interface operations {
                              * @enum {string}
                              */
                             visibility: "all" | "gm";
+                            /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                            properties: {
+                                key: string;
+                                /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                                value: string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                } | (string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                })[];
+                                /** @description true: only the owner and game masters see this property */
+                                gmOnly: boolean;
+                            }[];
+                            /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                            tags: string[];
+                            /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                            aliases: string[];
                             campaignId: number;
                             /**
                              * Format: date-time
@@ -15218,6 +15506,24 @@ export interface operations {
                              * @enum {string}
                              */
                             visibility: "all" | "gm";
+                            /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                            properties: {
+                                key: string;
+                                /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                                value: string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                } | (string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                })[];
+                                /** @description true: only the owner and game masters see this property */
+                                gmOnly: boolean;
+                            }[];
+                            /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                            tags: string[];
+                            /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                            aliases: string[];
                             campaignId: number;
                             parentArcId: number | null;
                             parentArc: {
@@ -15257,6 +15563,24 @@ export interface operations {
                                  * @enum {string}
                                  */
                                 visibility: "all" | "gm";
+                                /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                                properties: {
+                                    key: string;
+                                    /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                                    value: string | number | boolean | null | {
+                                        targetType: "thing" | "arc";
+                                        targetId: number;
+                                    } | (string | number | boolean | null | {
+                                        targetType: "thing" | "arc";
+                                        targetId: number;
+                                    })[];
+                                    /** @description true: only the owner and game masters see this property */
+                                    gmOnly: boolean;
+                                }[];
+                                /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                                tags: string[];
+                                /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                                aliases: string[];
                                 campaignId: number;
                                 /**
                                  * Format: date-time
@@ -17186,6 +17510,24 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility: "all" | "gm";
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        properties: {
+                            key: string;
+                            /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                            value: string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            } | (string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            })[];
+                            /** @description true: only the owner and game masters see this property */
+                            gmOnly: boolean;
+                        }[];
+                        /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                        tags: string[];
+                        /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                        aliases: string[];
                         campaignId: number;
                         /**
                          * Format: date-time
@@ -18281,6 +18623,24 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility: "all" | "gm";
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        properties: {
+                            key: string;
+                            /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                            value: string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            } | (string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            })[];
+                            /** @description true: only the owner and game masters see this property */
+                            gmOnly: boolean;
+                        }[];
+                        /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                        tags: string[];
+                        /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                        aliases: string[];
                         campaignId: number;
                         parentArcId: number | null;
                         parentArc: {
@@ -18320,6 +18680,24 @@ export interface operations {
                              * @enum {string}
                              */
                             visibility: "all" | "gm";
+                            /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                            properties: {
+                                key: string;
+                                /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                                value: string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                } | (string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                })[];
+                                /** @description true: only the owner and game masters see this property */
+                                gmOnly: boolean;
+                            }[];
+                            /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                            tags: string[];
+                            /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                            aliases: string[];
                             campaignId: number;
                             /**
                              * Format: date-time
