@@ -10,7 +10,8 @@
 //   `aliases`/`alias` → aliases, every other key → a property: a `[[link]]` to a note of the vault
 //   becomes a link; lists stay lists; numbers, booleans and null stay typed; a YAML date becomes
 //   `YYYY-MM-DD`; a map (or a list in a list) becomes its JSON text. Nothing in odd front matter
-//   makes a note fail: what does not fit the limits is cut to them.
+//   makes a note fail: what does not fit the limits is cut to them (and properties past
+//   PROPERTIES_MAX_CHARS of text in all are left out).
 import {
   ALIASES_MAX,
   ALIAS_MAX_LENGTH,
@@ -29,6 +30,11 @@ import {
 } from '../domain/properties.js';
 
 export const GM_ONLY_KEY = 'loreforge-gm-only';
+/**
+ * The most text a note's properties take in all (characters). Front matter is at most 64 KiB, but
+ * YAML aliases can repeat a long value: properties past this are left out.
+ */
+export const PROPERTIES_MAX_CHARS = 256 * 1024;
 export const PROPERTIES_KEY = 'loreforge-properties';
 
 /** The front matter keys a vault note of ours uses for itself (compared folded). */
@@ -140,32 +146,50 @@ function valueOf(value: unknown, resolve: (reference: string) => PropertyLink | 
   return value.slice(0, PROPERTY_LIST_MAX).map((item) => scalarOf(item, resolve));
 }
 
+/** A YAML value read with maps as Maps (which keep their keys' order), as plain objects and arrays. */
+export function toPlain(value: unknown): unknown {
+  if (value instanceof Map) {
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of value) Object.defineProperty(out, String(key), { value: toPlain(item), enumerable: true, writable: true, configurable: true });
+    return out;
+  }
+  return Array.isArray(value) ? value.map(toPlain) : value;
+}
+
 /**
- * A note's properties, tags and aliases from its front matter. `skip` holds the (folded) keys the
- * note's record takes for itself; `resolve` turns a wikilink's target into a link, or undefined
- * when it names no note of the vault (the value stays text).
+ * A note's properties, tags and aliases from its front matter: its top-level entries in order (YAML
+ * maps read as Maps: a plain object would put keys such as `123` first). `skip` holds the (folded)
+ * keys the note's record takes for itself; `resolve` turns a wikilink's target into a link, or
+ * undefined when it names no note of the vault (the value stays text).
  */
 export function structureFromFrontMatter(
-  meta: Record<string, unknown>,
+  entries: Iterable<readonly [unknown, unknown]>,
   skip: ReadonlySet<string>,
   resolve: (reference: string) => PropertyLink | undefined,
 ): { properties: Property[]; tags: string[]; aliases: string[] } {
-  const tags = labels(meta.tags ?? meta.tag, TAG_MAX_LENGTH, TAGS_MAX, true, /^#+/);
-  const aliases = labels(meta.aliases ?? meta.alias, ALIAS_MAX_LENGTH, ALIASES_MAX, false);
-  const gmOnly = new Set(labels(meta[GM_ONLY_KEY], PROPERTY_KEY_MAX, PROPERTIES_MAX, false).map(foldKey));
-  const nested = meta[PROPERTIES_KEY];
-  const entries: [string, unknown][] = typeof nested === 'object' && nested !== null && !Array.isArray(nested) && !(nested instanceof Date) ? Object.entries(nested) : [];
-  for (const entry of Object.entries(meta)) {
+  const top = [...entries].map(([key, value]) => [String(key), value] as const);
+  const get = (key: string) => top.find(([k]) => k === key)?.[1];
+  const plain = (value: unknown) => toPlain(value);
+  const tags = labels(plain(get('tags') ?? get('tag')), TAG_MAX_LENGTH, TAGS_MAX, true, /^#+/);
+  const aliases = labels(plain(get('aliases') ?? get('alias')), ALIAS_MAX_LENGTH, ALIASES_MAX, false);
+  const gmOnly = new Set(labels(plain(get(GM_ONLY_KEY)), PROPERTY_KEY_MAX, PROPERTIES_MAX, false).map(foldKey));
+  const nested = get(PROPERTIES_KEY);
+  const found: (readonly [unknown, unknown])[] = nested instanceof Map ? [...nested] : [];
+  for (const entry of top) {
     const folded = foldKey(entry[0]);
-    if (!skip.has(folded) && !LABEL_KEYS.has(folded) && folded !== GM_ONLY_KEY && folded !== PROPERTIES_KEY) entries.push(entry);
+    if (!skip.has(folded) && !LABEL_KEYS.has(folded) && folded !== GM_ONLY_KEY && folded !== PROPERTIES_KEY) found.push(entry);
   }
   const properties: Property[] = [];
   const seen = new Set<string>();
-  for (const [rawKey, value] of entries) {
+  let chars = 0;
+  for (const [rawKey, value] of found) {
     const key = label(rawKey, PROPERTY_KEY_MAX);
     if (key === undefined || seen.has(foldKey(key))) continue;
     seen.add(foldKey(key));
-    properties.push({ key, value: valueOf(value, resolve), gmOnly: gmOnly.has(foldKey(key)) });
+    const property = { key, value: valueOf(plain(value), resolve), gmOnly: gmOnly.has(foldKey(key)) };
+    chars += key.length + (Array.isArray(property.value) ? property.value : [property.value]).reduce<number>((sum, item) => sum + (typeof item === 'string' ? item.length : 16), 0);
+    if (chars > PROPERTIES_MAX_CHARS) break;
+    properties.push(property);
     if (properties.length === PROPERTIES_MAX) break;
   }
   return { properties, tags, aliases };

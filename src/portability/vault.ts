@@ -26,7 +26,7 @@ import { FORMAT_BY_EXT } from '../images/sniff.js';
 import type { ImportBudget } from './budget.js';
 import { MARKDOWN_PARSE_MS, MarkdownParser } from './markdown.js';
 import { arcCycle, importProblems, type ImportPlan } from './plan.js';
-import { OWN_KEYS, structureFromFrontMatter } from './front-matter.js';
+import { OWN_KEYS, structureFromFrontMatter, toPlain } from './front-matter.js';
 import { decodeEntryText, readEntry, readEntryText, type OpenedZip, type ZipEntry } from './zip.js';
 import { HEADING_TYPES } from '../vocabulary/index.js';
 
@@ -81,7 +81,7 @@ const FRONT_MATTER = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\
  * A note's front matter, from its first bytes only: the entry is read until its front matter ends
  * (or plainly has none), at most FRONT_MATTER_MAX_BYTES. `bodyAt` is where its Markdown begins.
  */
-async function readFrontMatter(opened: OpenedZip, entry: ZipEntry, budget: ImportBudget): Promise<{ meta: Record<string, unknown>; bodyAt: number }> {
+async function readFrontMatter(opened: OpenedZip, entry: ZipEntry, budget: ImportBudget): Promise<{ meta: Record<string, unknown>; entries: [unknown, unknown][]; bodyAt: number }> {
   const chunks: Buffer[] = [];
   let bytes = 0;
   await readEntry(opened, entry, budget, (chunk) => {
@@ -99,18 +99,19 @@ async function readFrontMatter(opened: OpenedZip, entry: ZipEntry, budget: Impor
   const complete = bytes >= entry.size ? all : all.subarray(0, lastBreak + 1);
   const text = decodeEntryText(complete, entry.name);
   const match = FRONT_MATTER.exec(text);
-  if (!match) return { meta: {}, bodyAt: text.startsWith('\uFEFF') ? 1 : 0 };
-  return { meta: parseFrontMatter(match[1]!, entry.name), bodyAt: match[0].length };
+  if (!match) return { meta: {}, entries: [], bodyAt: text.startsWith('\uFEFF') ? 1 : 0 };
+  return { ...parseFrontMatter(match[1]!, entry.name), bodyAt: match[0].length };
 }
 
-function parseFrontMatter(yaml: string, file: string): Record<string, unknown> {
+/** Front matter as a plain object, and its top-level entries in order (for properties: see front-matter.ts). */
+function parseFrontMatter(yaml: string, file: string): { meta: Record<string, unknown>; entries: [unknown, unknown][] } {
   let meta: unknown;
   try {
-    meta = parseYaml(yaml, { maxAliasCount: 100 });
+    meta = parseYaml(yaml, { maxAliasCount: 100, mapAsMap: true });
   } catch (error) {
     throw importProblems(file, [{ path: '', message: `the front matter is not valid YAML (${(error as Error).message.split('\n')[0]})` }]);
   }
-  return typeof meta === 'object' && meta !== null && !Array.isArray(meta) ? (meta as Record<string, unknown>) : {};
+  return meta instanceof Map ? { meta: toPlain(meta) as Record<string, unknown>, entries: [...(meta as Map<unknown, unknown>)] } : { meta: {}, entries: [] };
 }
 
 /** The bytes of a note's words: its characters other than ASCII whitespace and punctuation. */
@@ -134,6 +135,8 @@ interface NoteFile {
   kind: 'thing' | 'arc';
   key: number;
   meta: Record<string, unknown>;
+  /** Its front matter's top-level entries, in order, maps as Maps. */
+  entries: [unknown, unknown][];
   /** Where its Markdown begins, after the front matter (read again in the second pass). */
   bodyAt: number;
   name: string;
@@ -233,10 +236,10 @@ export async function planFromVault(opened: OpenedZip, fallbackName: string, bud
     // First pass: front matter only. Each note's Markdown is read, parsed and converted in the second
     // pass, one note at a time, never all held at once.
     budget.check();
-    const { meta, bodyAt } = await readFrontMatter(opened, entry, budget);
+    const { meta, entries, bodyAt } = await readFrontMatter(opened, entry, budget);
     const name = cleanName(metaString(meta, 'name') ?? path.posix.basename(vaultPath).slice(0, -3));
     const key = (isArc ? plan.arcs.length : plan.things.length) + 1;
-    const note: NoteFile = { entry, path: vaultPath, kind: isArc ? 'arc' : 'thing', key, meta, bodyAt, name };
+    const note: NoteFile = { entry, path: vaultPath, kind: isArc ? 'arc' : 'thing', key, meta, entries, bodyAt, name };
     notes.push(note);
     remember(vaultPath, { kind: note.kind, key, name });
     const slugs = isArc ? arcSlugs : thingSlugs;
@@ -287,7 +290,7 @@ export async function planFromVault(opened: OpenedZip, fallbackName: string, bud
   for (const note of notes) {
     const skip = ours ? OWN_KEYS : usedKeys(note.meta);
     const resolve = resolver(note.path);
-    const structure = structureFromFrontMatter(note.meta, skip, (reference) => {
+    const structure = structureFromFrontMatter(note.entries, skip, (reference) => {
       const target = resolve(reference, true);
       return target && target.kind !== 'image' ? { targetType: target.kind, targetId: target.key } : undefined;
     });
