@@ -441,6 +441,26 @@ describe(`vault front matter on ${dialect}`, () => {
   });
 });
 
+describe(`large records on ${dialect}`, () => {
+  it('an arc with its seven texts near their limit and a megabyte of properties exports and imports back', async () => {
+    const campaign = json<{ slug: string }>(await send('POST', '/api/campaigns', { newCampaign: { name: 'Heavy' } }));
+    const base = `/api/campaigns/${campaign.slug}`;
+    const text = (letter: string) => [p(t(letter.repeat(250 * 1024)))];
+    const fields = Object.fromEntries(['hook', 'protagonist', 'antagonist', 'problem', 'key', 'outcome', 'notes'].map((field, i) => [field, text(String.fromCharCode(97 + i))]));
+    const arc = json<{ slug: string }>(await send('POST', `${base}/arcs`, { newArc: { name: 'Everything at once' } }));
+    for (const [field, value] of Object.entries(fields)) expect((await send('PUT', `${base}/arcs/${arc.slug}`, { updatedArc: { [field]: value } })).statusCode).toBe(200);
+    const properties = Array.from({ length: 100 }, (_, i) => ({ key: `p${i}`, value: 'x'.repeat(9_000), gmOnly: false }));
+    const put = await send('PUT', `${base}/arcs/${arc.slug}`, { updatedArc: { properties } });
+    expect(put.statusCode, put.body).toBe(200);
+    const doc = (await send('GET', `${base}/export?format=json`)).rawPayload;
+    const res = await ctx.app.inject({ method: 'POST', url: '/api/campaigns/import', headers: { ...owner.headers, 'content-type': 'application/json' }, payload: doc });
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(201);
+    const back = json<{ properties: unknown[]; hook: unknown }>(await send('GET', `/api/campaigns/${json<Imported>(res).slug}/arcs/${arc.slug}`));
+    expect(back.properties).toEqual(properties);
+    expect(back.hook).toEqual(fields.hook);
+  });
+});
+
 describe(`hostile files on ${dialect}: each is 400 naming the entry, and nothing is created`, () => {
   const cases: [string, () => Promise<Buffer>, RegExp][] = [
     ['a zip bomb (an entry declaring more than is read)', async () => zipOf([{ name: 'campaign.json', data: Buffer.alloc(65 * 1024 * 1024, 0x20) }]), /^campaign\.json: the entry is \d+ bytes; at most 67108864/],
