@@ -13,11 +13,11 @@ import { ZipFile } from 'yazl';
 import type { Db } from '../db/database.js';
 import type { ArcRow, AssetRow, CampaignRow, ThingRow } from '../db/schema.js';
 import { ARC_TEXT_FIELDS } from '../domain/arc-fields.js';
-import { parseStoredFields, parseStoredLabels, parseStoredProperties } from '../domain/properties.js';
+import { parseStoredFields, parseStoredLabels, parseStoredProperties, type TypeField } from '../domain/properties.js';
 import { emptyRichText, parseStoredRichText } from '../domain/rich-text.js';
 import type { ImageHost } from '../images/image-host.js';
 import { renderRichText, type AssetTarget, type MentionTarget, type RenderContext } from '../render/index.js';
-import { structureFrontMatter, wikilink } from './front-matter.js';
+import { structureFrontMatter, TYPE_FIELDS_KEY, wikilink } from './front-matter.js';
 import { ARCS_FOLDER, FIELD_TITLES, VAULT_FORMAT } from './vault.js';
 
 export const EXPORT_FORMATS = ['archive', 'json', 'markdown'] as const;
@@ -206,6 +206,8 @@ interface VaultNames {
   typeFolders: Map<number, string>;
   /** The name of each thing type, by type id (a folder's name may have lost characters). */
   typeNames: Map<number, string>;
+  /** The declared fields of each type that has some, by type name. */
+  typeFields: Map<string, TypeField[]>;
   things: Map<number, MentionTarget & { folder: string }>;
   thingsBySlug: Map<string, MentionTarget>;
   arcs: Map<number, MentionTarget>;
@@ -220,14 +222,17 @@ async function vaultNames(db: Db, campaignId: number): Promise<VaultNames> {
   const taken = new Set([ARCS_FOLDER.toLowerCase(), 'images']);
   const typeFolders = new Map<number, string>();
   const typeNames = new Map<number, string>();
-  for (const type of await db.selectFrom('thing_types').select(['id', 'name']).where('campaign_id', '=', campaignId).orderBy('id').execute()) {
+  const typeFields = new Map<string, TypeField[]>();
+  for (const type of await db.selectFrom('thing_types').select(['id', 'name', 'fields']).where('campaign_id', '=', campaignId).orderBy('id').execute()) {
+    const fields = parseStoredFields(type.fields);
+    if (fields.length > 0) typeFields.set(type.name, fields);
     let folder = safeName(type.name);
     if (taken.has(folder.toLowerCase())) folder = `${folder} (${type.id})`;
     taken.add(folder.toLowerCase());
     typeFolders.set(type.id, folder);
     typeNames.set(type.id, type.name);
   }
-  const names: VaultNames = { typeFolders, typeNames, things: new Map(), thingsBySlug: new Map(), arcs: new Map(), arcsBySlug: new Map(), assets: new Map(), assetsByUrl: new Map() };
+  const names: VaultNames = { typeFolders, typeNames, typeFields, things: new Map(), thingsBySlug: new Map(), arcs: new Map(), arcsBySlug: new Map(), assets: new Map(), assetsByUrl: new Map() };
   for await (const rows of pages((after) => db.selectFrom('things').select(['id', 'slug', 'name', 'type_id']).where('campaign_id', '=', campaignId).where('id', '>', after).orderBy('id').limit(PAGE).execute())) {
     for (const t of rows) {
       const target = { id: t.id, slug: t.slug, name: t.name, folder: typeFolders.get(t.type_id)! };
@@ -348,7 +353,9 @@ export function campaignVault(db: Db, campaign: CampaignRow, imageHost: ImageHos
   const zip = new ZipFile();
   const build = async () => {
     const names = await vaultNames(db, campaign.id);
-    const index = frontMatter({ format: VAULT_FORMAT, id: campaign.id, slug: campaign.slug, name: campaign.name, createdAt: campaign.created_at, updatedAt: campaign.updated_at });
+    // The types' declared fields, by type name (a map, whatever the names).
+    const fields: [string, unknown][] = names.typeFields.size > 0 ? [[TYPE_FIELDS_KEY, new Map([...names.typeFields].map(([name, list]) => [name, list.map((field) => ({ ...field }))]))]] : [];
+    const index = frontMatter({ format: VAULT_FORMAT, id: campaign.id, slug: campaign.slug, name: campaign.name, createdAt: campaign.created_at, updatedAt: campaign.updated_at }, fields);
     zip.addBuffer(Buffer.from(`${index}# ${campaign.name.replace(/^#/, '\\#')}\n\n${renderFor('index.md', names, campaign.slug)(campaign.description)}`, 'utf8'), 'index.md');
 
     const thingEntries = [...names.things.values()].map((t) => ({ id: t.id, file: `${t.folder}/${t.slug}.md` }));

@@ -36,6 +36,8 @@ export const GM_ONLY_KEY = 'loreforge-gm-only';
  */
 export const PROPERTIES_MAX_CHARS = 256 * 1024;
 export const PROPERTIES_KEY = 'loreforge-properties';
+/** In our vault's index.md: each thing type's declared fields, by type name. */
+export const TYPE_FIELDS_KEY = 'loreforge-fields';
 
 /** The front matter keys a vault note of ours uses for itself (compared folded). */
 export const OWN_KEYS: ReadonlySet<string> = new Set(['id', 'slug', 'name', 'type', 'visibility', 'arcs', 'parent', 'things', 'createdat', 'updatedat']);

@@ -26,7 +26,8 @@ import { FORMAT_BY_EXT } from '../images/sniff.js';
 import type { ImportBudget } from './budget.js';
 import { MARKDOWN_PARSE_MS, MarkdownParser } from './markdown.js';
 import { arcCycle, importProblems, type ImportPlan } from './plan.js';
-import { OWN_KEYS, structureFromFrontMatter, toPlain } from './front-matter.js';
+import { OWN_KEYS, structureFromFrontMatter, toPlain, TYPE_FIELDS_KEY } from './front-matter.js';
+import { checkAgainstFields, checkFields } from '../domain/properties.js';
 import { decodeEntryText, readEntry, readEntryText, type OpenedZip, type ZipEntry } from './zip.js';
 import { HEADING_TYPES } from '../vocabulary/index.js';
 
@@ -205,6 +206,12 @@ export async function planFromVault(opened: OpenedZip, fallbackName: string, bud
     assets: [],
     warnings: [],
   };
+  // Our export lists the types' declared fields in index.md, by type name.
+  const declared = new Map<string, unknown>();
+  if (ours) {
+    const listed = index.meta[TYPE_FIELDS_KEY];
+    if (typeof listed === 'object' && listed !== null && !Array.isArray(listed)) for (const [name, fields] of Object.entries(listed)) declared.set(name.toLowerCase(), fields);
+  }
   if (ours) {
     const slug = metaString(index.meta, 'slug');
     if (slug !== undefined && isValidSlug(slug)) plan.campaign.slug = slug;
@@ -261,7 +268,11 @@ export async function planFromVault(opened: OpenedZip, fallbackName: string, bud
       if (typeKey === undefined) {
         typeKey = plan.thingTypes.length + 1;
         typeKeys.set(typeName.toLowerCase(), typeKey);
-        plan.thingTypes.push({ key: typeKey, name: typeName, fields: [], createdAt: createdAt, updatedAt: createdAt });
+        const given = declared.get(typeName.toLowerCase());
+        const issues: FieldIssue[] = [];
+        const fields = given === undefined ? [] : checkFields(given, `/${TYPE_FIELDS_KEY}/${typeName}`, issues);
+        if (issues.length > 0) throw importProblems(indexEntry!.name, issues);
+        plan.thingTypes.push({ key: typeKey, name: typeName, fields, createdAt: createdAt, updatedAt: createdAt });
       }
       plan.things.push({ key, slug, typeKey, name, visibility, description: [], ...structure, createdAt, updatedAt });
     }
@@ -296,6 +307,12 @@ export async function planFromVault(opened: OpenedZip, fallbackName: string, bud
     });
     const record = note.kind === 'thing' ? plan.things[note.key - 1]! : plan.arcs[note.key - 1]!;
     Object.assign(record, structure);
+    // A value of a key the note's type declares must match its kind, as the API requires.
+    if (note.kind === 'thing') {
+      const issues: FieldIssue[] = [];
+      checkAgainstFields(structure.properties, plan.thingTypes[plan.things[note.key - 1]!.typeKey - 1]!.fields, '/properties', issues);
+      if (issues.length > 0) throw importProblems(note.entry.name, issues);
+    }
   }
 
   const labels = new Map<number, string>();

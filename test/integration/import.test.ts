@@ -285,6 +285,8 @@ describe(`import on ${dialect}`, () => {
       });
       return {
         types: [...new Set<string>(doc.things.map((x: Doc) => types.get(x.typeId)!))].sort(),
+        // Their declared fields too (index.md lists them).
+        fields: doc.thingTypes.filter((x: Doc) => doc.things.some((y: Doc) => y.typeId === x.id)).map((x: Doc) => [x.name, x.fields]).sort(),
         things: doc.things
           .map((x: Doc) => ({ slug: x.slug, name: x.name, type: types.get(x.typeId), visibility: x.visibility, createdAt: x.createdAt, updatedAt: x.updatedAt, mentions: mentions(x.description), ...structure(x) }))
           .sort((x: Doc, y: Doc) => x.slug.localeCompare(y.slug)),
@@ -438,6 +440,13 @@ describe(`vault front matter on ${dialect}`, () => {
     expect(front).toContain('loreforge-gm-only:\n  - Secret lair\n  - Hostile');
     const clashing = [...files.entries()].find(([name]) => name.endsWith('/clashing-keys.md'))![1].toString('utf8');
     expect(clashing).toContain('loreforge-properties:\n  type: not the type\n  name: a second name\n');
+    // Our vault is read as exactly as written: a value that no longer fits its type's field is refused, naming the note.
+    const edited = [...files.entries()].map(([name, data]) => ({ name, data: name.endsWith('/meepo.md') ? data.toString('utf8').replace('Level: 3\n', 'Level: three\n') : data }));
+    const refused = await importFile(await zipOf(edited), 'edited.zip');
+    expect(refused.statusCode).toBe(400);
+    expect(problemOf(refused).detail).toMatch(/meepo\.md: \/properties\/0\/value must be a number/);
+    // The types' declared fields are in index.md.
+    expect(files.get('index.md')!.toString('utf8')).toContain('loreforge-fields:\n  Gods / Demons? 日本語:\n    - key: Level\n      kind: number\n    - key: Serves\n      kind: link\n');
   });
 });
 
