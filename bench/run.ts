@@ -27,8 +27,11 @@ const USAGE = `npm run bench -- [options]
   --connections N        concurrent connections (default 50)
   --growth-duration N    seconds per scenario in the growth table (default 5; --quick 2)
   --no-growth            skip the growth table
+  --properties N         give every seeded thing N properties (mixed kinds, two links to other
+                         things, one GM-only) and three tags (default 0: none)
   --quick                tiny campaigns and 2 s runs: a smoke check, not a measurement
-  --only TEXT            only the scenarios whose name contains TEXT (e.g. "/arcs")
+  --only TEXT            only the scenarios whose name contains TEXT (e.g. "/arcs"; several
+                         separated by |: "/things?|GET /arcs")
   --cpu-prof             run the server with node --cpu-prof; the profile is kept in a folder
                          under the system temp dir (printed at the end)
   --log-level L          LOG_LEVEL of the server and the baseline (default warn)
@@ -52,6 +55,7 @@ interface Options {
   cpuProf: boolean;
   logLevel: string;
   maxRssMb: number;
+  properties: number;
   mainSize: SeedSize;
   growthSizes: SeedSize[];
 }
@@ -73,6 +77,7 @@ function readOptions(argv: string[]): Options {
     'cpu-prof': 'boolean',
     'log-level': 'string',
     'max-rss-mb': 'number',
+    properties: 'number',
   });
   const db = flags.db ?? 'sqlite';
   if (db !== 'sqlite' && db !== 'postgres') throw new UsageError('--db is sqlite or postgres');
@@ -83,7 +88,9 @@ function readOptions(argv: string[]): Options {
   const growthDuration = flags['growth-duration'] ?? (quick ? 2 : Math.min(5, duration));
   if (duration < 1 || growthDuration < 1 || duration > 600 || growthDuration > 600) throw new UsageError('durations are 1 to 600 seconds');
   const warmup = Math.min(flags.warmup ?? (quick ? 1 : 3), 60);
-  const sizes = (things: number[]): SeedSize[] => things.map((n) => ({ things: n, arcs: Math.max(1, n / 10), linksPerArc: 10 }));
+  const properties = Math.round(flags.properties ?? 0);
+  if (properties > 200) throw new UsageError('--properties is 0 to 200 (the most a record may have)');
+  const sizes = (things: number[]): SeedSize[] => things.map((n) => ({ things: n, arcs: Math.max(1, n / 10), linksPerArc: 10, properties }));
   return {
     db,
     duration,
@@ -97,7 +104,8 @@ function readOptions(argv: string[]): Options {
     cpuProf: flags['cpu-prof'] ?? false,
     logLevel: flags['log-level'] ?? 'warn',
     maxRssMb: flags['max-rss-mb'] ?? 2048,
-    mainSize: quick ? { things: 100, arcs: 10, linksPerArc: 10 } : { things: 1000, arcs: 100, linksPerArc: 10 },
+    properties,
+    mainSize: quick ? { things: 100, arcs: 10, linksPerArc: 10, properties } : { things: 1000, arcs: 100, linksPerArc: 10, properties },
     growthSizes: sizes(quick ? [10, 50, 100] : [100, 1000, 10_000]),
   };
 }
@@ -112,7 +120,8 @@ interface Context {
   serverCpu: Record<string, () => number[]>;
 }
 
-const selected = (options: Options, name: string) => options.only === undefined || name.toLowerCase().includes(options.only);
+// `--only` takes several texts separated by `|`: a scenario is run when its name contains any of them.
+const selected = (options: Options, name: string) => options.only === undefined || options.only.split('|').some((text) => name.toLowerCase().includes(text));
 
 function loadSpec(context: Context, target: string, requests: LoadRequest[], duration: number, warmup: number, cpu: Record<string, () => number[]>): LoadSpec {
   const { options, rss } = context;
@@ -289,7 +298,9 @@ async function main(): Promise<number> {
   };
 
   const size = options.mainSize;
-  console.log(`seeding ${num(size.things, 0)} things, ${num(size.arcs, 0)} arcs, ${num(size.arcs * size.linksPerArc, 0)} links (${SEED_CONCURRENCY} requests in flight)…`);
+  console.log(
+    `seeding ${num(size.things, 0)} things${options.properties > 0 ? ` with ${options.properties} properties and 3 tags each` : ''}, ${num(size.arcs, 0)} arcs, ${num(size.arcs * size.linksPerArc, 0)} links (${SEED_CONCURRENCY} requests in flight)…`,
+  );
   const campaign = await seedCampaign(api, 'Benchmark campaign', size, SEED_CONCURRENCY);
   const afterSeedingMb = rss.sample();
   console.log(`  seeded in ${campaign.seconds.toFixed(1)} s; server RSS ${num(afterSeedingMb, 0)} MB`);
@@ -335,7 +346,7 @@ async function main(): Promise<number> {
         finishedAt: new Date().toISOString(),
         machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, memoryMb: Math.round(os.totalmem() / 1048576), node: process.version, loadStart, loadEnd },
         settings,
-        seed: { things: campaign.things.length, types: campaign.typeIds.length, arcs: campaign.arcs.length, links: campaign.links, seconds: campaign.seconds },
+        seed: { things: campaign.things.length, propertiesPerThing: options.properties, types: campaign.typeIds.length, arcs: campaign.arcs.length, links: campaign.links, seconds: campaign.seconds },
         scenarios: results,
         skipped,
         growth,

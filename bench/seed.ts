@@ -1,12 +1,14 @@
 // Seeds a campaign through the public API, as a client would: thing types, things with rich
 // descriptions, arcs three levels deep with a few narrative fields, and links between them.
-import { arcName, description, mentionParagraph, shortText, thingName } from './lib/content.js';
+import { arcName, description, mentionParagraph, properties, shortText, tags, thingName } from './lib/content.js';
 import { mapLimit, type Api } from '../toolkit/http.js';
 
 export interface SeedSize {
   things: number;
   arcs: number;
   linksPerArc: number;
+  /** Properties per thing (mixed kinds, two of them links to other things, one GM-only), with three tags; default none. */
+  properties?: number | undefined;
 }
 
 export interface SeededThing {
@@ -61,14 +63,25 @@ export async function seedCampaign(api: Api, name: string, size: SeedSize, concu
     typeIds.push(created.id);
   }
 
-  const things = await mapLimit(Array.from({ length: size.things }, (_, i) => i), concurrency, async (i) => {
-    const kind = i % typeIds.length;
-    const typeId = typeIds[kind] as number;
-    const created = await api.expect<CreatedRecord>(201, 'POST', `${base}/things`, {
-      newThing: { name: thingName(kind, Math.floor(i / typeIds.length)), typeId, description: description(i) },
+  const propertyCount = size.properties ?? 0;
+  const createThings = (indexes: number[], linkTargets: number[]) =>
+    mapLimit(indexes, concurrency, async (i) => {
+      const kind = i % typeIds.length;
+      const typeId = typeIds[kind] as number;
+      const structure = propertyCount > 0 ? { properties: properties(i, propertyCount, linkTargets), tags: tags(i) } : {};
+      const created = await api.expect<CreatedRecord>(201, 'POST', `${base}/things`, {
+        newThing: { name: thingName(kind, Math.floor(i / typeIds.length)), typeId, description: description(i), ...structure },
+      });
+      return { id: created.id, slug: created.slug, typeId };
     });
-    return { id: created.id, slug: created.slug, typeId };
-  });
+  const indexes = Array.from({ length: size.things }, (_, i) => i);
+  let things: SeededThing[];
+  if (propertyCount === 0) things = await createThings(indexes, []);
+  else {
+    // Link properties need targets that exist: the first ten things (whose links are null) are theirs.
+    const anchors = await createThings(indexes.slice(0, 10), []);
+    things = [...anchors, ...(await createThings(indexes.slice(10), anchors.map((thing) => thing.id)))];
+  }
 
   const arcs = await createArcTree(api, base, size.arcs, concurrency);
 

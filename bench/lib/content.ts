@@ -189,3 +189,47 @@ export function mentionParagraph(targets: { id: number; slug: string }[]): Block
   children.push({ text: '.' });
   return { type: 'paragraph', children };
 }
+
+export type PropertyLink = { targetType: 'thing' | 'arc'; targetId: number };
+export type Property = { key: string; value: string | number | boolean | null | PropertyLink | (string | number | PropertyLink)[]; gmOnly: boolean };
+
+const SPECIES = ['human', 'dwarf', 'elf', 'halfling', 'gnome', 'orc', 'tiefling', 'dragonborn'];
+const STATUSES = ['alive', 'missing', 'dead', 'imprisoned', 'exiled'];
+
+/**
+ * `count` properties of mixed kinds for record `seed` (text, numbers, a boolean, a date, a list of
+ * text, GM-only notes) with two link properties to `linkTargets` (value null when none is given),
+ * in a fixed order of ten keys repeated with a suffix past ten. Deterministic like the rest.
+ */
+export function properties(seed: number, count: number, linkTargets: readonly number[]): Property[] {
+  const random = prng(seed * 7919 + 13);
+  const link = (n: number): PropertyLink | null => (linkTargets.length === 0 ? null : { targetType: 'thing', targetId: linkTargets[n % linkTargets.length]! });
+  const makers: ((random: () => number) => Property['value'])[] = [
+    (r) => pick(r, SPECIES),
+    (r) => Math.floor(r() * 20) + 1,
+    (r) => pick(r, STATUSES),
+    () => link(seed),
+    (r) => `${1200 + Math.floor(r() * 300)}-${String(1 + Math.floor(r() * 12)).padStart(2, '0')}-${String(1 + Math.floor(r() * 28)).padStart(2, '0')}`,
+    (r) => r() < 0.5,
+    () => {
+      const first = link(seed + 1);
+      const second = link(seed + 2);
+      return first && second ? [first, second] : null;
+    },
+    (r) => [pick(r, NOUNS), pick(r, NOUNS), pick(r, NOUNS)],
+    (r) => Math.round(r() * 10_000) / 100,
+    (r) => `Owes the ${pick(r, FACTIONS)} a ${pick(r, NOUNS)}; ${pick(r, NOUNS)} hidden near the ${pick(r, PLACE_BASES).toLowerCase()}.`,
+  ];
+  const keys = ['species', 'level', 'status', 'location', 'born', 'met the party', 'allies', 'wants', 'gold', 'gm notes'];
+  return Array.from({ length: count }, (_, i) => ({
+    key: i < keys.length ? keys[i]! : `${keys[i % keys.length]!} ${Math.floor(i / keys.length) + 1}`,
+    value: makers[i % makers.length]!(random),
+    gmOnly: i % keys.length === keys.length - 1,
+  }));
+}
+
+/** Three tags of record `seed`, from a small vocabulary (so tags repeat across records as real ones do). */
+export function tags(seed: number): string[] {
+  const random = prng(seed * 104_729 + 7);
+  return [...new Set([pick(random, FACTIONS), pick(random, STATUSES), pick(random, PLACE_ADJECTIVES)].map((tag) => tag.toLowerCase()))];
+}

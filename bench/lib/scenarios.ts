@@ -16,6 +16,7 @@ export function readScenarios(campaign: SeededCampaign, withSearch: boolean): Re
   const base = `/api/campaigns/${campaign.slug}`;
   const scenarios = [
     { name: 'GET /things', path: `${base}/things` },
+    { name: 'GET /things?count=100', path: `${base}/things?count=100` },
     { name: 'GET /things?fetchAll=true', path: `${base}/things?fetchAll=true` },
     { name: 'GET /arcs', path: `${base}/arcs` },
     { name: 'GET /arcs/{slug}', path: `${base}/arcs/${campaign.sampleArc.slug}` },

@@ -12,7 +12,7 @@ while :; do
 done
 
 # Later: one thing made, then deleted. Polling with the last cursor gives just that, as a tombstone
-# (a record appears once, in its latest state).
+# (a record appears once, in its latest state), and its type, whose thingCount moved.
 SLUG_OF_DOOMED=$(curl -sS --fail-with-body -H "$auth" -H "$json" \
   -d "{\"newThing\":{\"name\":\"Doomed Goblin\",\"typeId\":$TYPE_ID}}" "$B/api/campaigns/$SLUG/things" | jq -r .slug)
 curl -sS --fail-with-body -X DELETE -H "$auth" "$B/api/campaigns/$SLUG/things/$SLUG_OF_DOOMED"

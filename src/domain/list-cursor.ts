@@ -3,8 +3,7 @@
 // pointer into the query object, and so a repeated parameter is refused rather than guessed at.
 import { isStorableId, parseIdText } from './ids.js';
 import type { FieldIssue } from './errors.js';
-import { queryObject, repeatedValues, singleValue, type Parsed } from './query-params.js';
-import { TAG_MAX_LENGTH, TAGS_MAX } from './properties.js';
+import { queryObject, singleValue, tagFilter, type Parsed } from './query-params.js';
 
 export const DEFAULT_THING_COUNT = 20;
 export const MAX_THING_COUNT = 1000;
@@ -96,15 +95,7 @@ export function parseThingListQuery(raw: unknown): Parsed<ThingListQuery> {
     else issues.push({ path: '/typeId', message: 'must be a positive integer id' });
   }
 
-  const tags = repeatedValues(query, 'tag');
-  if (tags.length > TAGS_MAX) issues.push({ path: '/tag', message: `must be given at most ${TAGS_MAX} times` });
-  tags.forEach((tag, index) => {
-    const trimmed = tag.trim();
-    const path = tags.length === 1 ? '/tag' : `/tag/${index}`;
-    if (trimmed.length === 0) issues.push({ path, message: 'must not be blank' });
-    else if ([...trimmed].length > TAG_MAX_LENGTH) issues.push({ path, message: `must be at most ${TAG_MAX_LENGTH} characters` });
-    else result.tags.push(trimmed);
-  });
+  result.tags = tagFilter(query, issues);
 
   const sort = singleValue(query, 'sort', issues);
   if (sort !== undefined) {

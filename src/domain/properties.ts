@@ -29,6 +29,8 @@ export const PROPERTY_KEY_MAX = 100;
 export const PROPERTY_TEXT_MAX = 10_000;
 export const PROPERTY_LIST_MAX = 100;
 export const PROPERTIES_MAX = 200;
+/** All of a record's properties together, as stored (JSON, UTF-8): the same bound as one rich-text field. */
+export const PROPERTIES_MAX_BYTES = 256 * 1024;
 export const TAG_MAX_LENGTH = 50;
 export const TAGS_MAX = 100;
 export const ALIAS_MAX_LENGTH = 255;
@@ -146,12 +148,17 @@ export function checkProperties(value: unknown, path: string, issues: FieldIssue
       if (seen.has(foldKey(key))) issues.push({ path: `${at}/key`, message: `repeats the key "${key}" (keys are unique per record, ignoring case)` });
       seen.add(foldKey(key));
     }
-    if (!Object.hasOwn(item, 'value')) issues.push({ path: `${at}/value`, message: 'is required (null for no value)' });
-    const checked = checkValue(item.value, `${at}/value`, issues);
-    const gmOnly = item.gmOnly ?? false;
+    let checked: PropertyValue | undefined;
+    if (Object.hasOwn(item, 'value')) checked = checkValue(item.value, `${at}/value`, issues);
+    else issues.push({ path: `${at}/value`, message: 'is required (null for no value)' });
+    // Omitted is false; null is no boolean.
+    const gmOnly = Object.hasOwn(item, 'gmOnly') ? item.gmOnly : false;
     if (typeof gmOnly !== 'boolean') issues.push({ path: `${at}/gmOnly`, message: 'must be a boolean' });
     if (key !== undefined && checked !== undefined && typeof gmOnly === 'boolean') out.push({ key, value: checked, gmOnly });
   });
+  if (out.length === value.length && new TextEncoder().encode(JSON.stringify(out)).length > PROPERTIES_MAX_BYTES) {
+    issues.push({ path, message: `must be at most ${PROPERTIES_MAX_BYTES / 1024} KiB in all (as JSON)` });
+  }
   return out;
 }
 

@@ -13,7 +13,7 @@ import { ARC_TEXT_FIELDS } from '../domain/arc-fields.js';
 import { errors } from '../domain/errors.js';
 import { serializeRichText } from '../domain/rich-text.js';
 import type { ExpectedVersion } from '../domain/versions.js';
-import type { ArcSnapshot, CampaignSnapshot, ThingSnapshot } from './snapshots.js';
+import type { ArcSnapshot, CampaignSnapshot, StructureSnapshot, ThingSnapshot } from './snapshots.js';
 
 const RESTORE = { keepCurrentWhenGone: true, newRevision: true } as const;
 
@@ -25,6 +25,15 @@ export function thingChangesOf(record: Partial<ThingSnapshot>): ThingChanges {
   if (record.typeId !== undefined) changes.typeId = record.typeId;
   if (record.visibility !== undefined) changes.visibility = record.visibility;
   if (record.description !== undefined) changes.description = serializeRichText(record.description);
+  return { ...changes, ...structureChangesOf(record) };
+}
+
+/** Properties, tags and aliases of a snapshot that has them (older ones do not: those stay as they are). */
+function structureChangesOf(record: StructureSnapshot) {
+  const changes: StructureSnapshot = {};
+  if (record.properties !== undefined) changes.properties = record.properties;
+  if (record.tags !== undefined) changes.tags = record.tags;
+  if (record.aliases !== undefined) changes.aliases = record.aliases;
   return changes;
 }
 
@@ -38,7 +47,7 @@ export function arcChangesOf(record: Partial<ArcSnapshot>): ArcChanges {
     const value = record[field];
     if (value !== undefined) changes[field] = serializeRichText(value);
   }
-  return changes;
+  return { ...changes, ...structureChangesOf(record) };
 }
 
 export function campaignChangesOf(record: Partial<CampaignSnapshot>): CampaignChanges {

@@ -7,12 +7,20 @@ import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { ArcRow, CampaignRow, ThingRow, Visibility } from '../db/schema.js';
 import { ARC_TEXT_FIELDS } from '../domain/arc-fields.js';
 import { parseStoredRichText, type RichText } from '../domain/rich-text.js';
+import { parseStoredLabels, parseStoredProperties, type Property } from '../domain/properties.js';
 
 export type RevisionKind = 'thing' | 'arc' | 'campaign';
 
 export const REVISION_KIND_CODES: Record<RevisionKind, number> = { thing: 1, arc: 2, campaign: 3 };
 
-export interface ThingSnapshot {
+/** Properties, tags and aliases (issue 25): absent from revisions kept before they existed. */
+export interface StructureSnapshot {
+  properties?: Property[];
+  tags?: string[];
+  aliases?: string[];
+}
+
+export interface ThingSnapshot extends StructureSnapshot {
   name: string;
   slug: string;
   typeId: number;
@@ -26,7 +34,7 @@ export interface ArcParentRef {
   name: string;
 }
 
-export interface ArcSnapshot {
+export interface ArcSnapshot extends StructureSnapshot {
   name: string;
   slug: string;
   parentArcId: number | null;
@@ -51,8 +59,12 @@ export interface CampaignSnapshot {
 
 export type Snapshot = ThingSnapshot | ArcSnapshot | CampaignSnapshot;
 
-export function thingSnapshot(row: Pick<ThingRow, 'name' | 'slug' | 'type_id' | 'visibility' | 'description'>): ThingSnapshot {
-  return { name: row.name, slug: row.slug, typeId: row.type_id, visibility: row.visibility, description: parseStoredRichText(row.description) };
+function structureSnapshot(row: { properties: string; tags: string; aliases: string }): Required<StructureSnapshot> {
+  return { properties: parseStoredProperties(row.properties), tags: parseStoredLabels(row.tags), aliases: parseStoredLabels(row.aliases) };
+}
+
+export function thingSnapshot(row: Pick<ThingRow, 'name' | 'slug' | 'type_id' | 'visibility' | 'description' | 'properties' | 'tags' | 'aliases'>): ThingSnapshot {
+  return { name: row.name, slug: row.slug, typeId: row.type_id, visibility: row.visibility, description: parseStoredRichText(row.description), ...structureSnapshot(row) };
 }
 
 export function arcSnapshot(row: ArcRow, parent: ArcParentRef | null): ArcSnapshot {
@@ -64,6 +76,7 @@ export function arcSnapshot(row: ArcRow, parent: ArcParentRef | null): ArcSnapsh
     parentArc: parent === null ? null : { id: parent.id, slug: parent.slug, name: parent.name },
     visibility: row.visibility,
     ...texts,
+    ...structureSnapshot(row),
   };
 }
 
@@ -75,6 +88,9 @@ export function campaignSnapshot(row: Pick<CampaignRow, 'name' | 'slug' | 'descr
 // count as a change of their own, so a parent's rename is no change of its children.
 const DERIVED_KEYS = new Set(['parentArc']);
 
+// A revision kept before properties, tags and aliases existed lacks their keys: the record had none.
+const ABSENT_MEANS: Record<string, unknown> = { properties: [], tags: [], aliases: [] };
+
 /**
  * The names of the fields whose values differ between two snapshots (all of `next`'s when there is
  * no revision before), in `next`'s key order. Empty: the snapshots are the same revision.
@@ -85,7 +101,8 @@ export function changedFields(previous: Snapshot | undefined, next: Snapshot): s
   const keys = Object.keys(after).filter((key) => !DERIVED_KEYS.has(key));
   if (before === undefined) return keys;
   for (const key of Object.keys(before)) if (!DERIVED_KEYS.has(key) && !(key in after)) keys.push(key);
-  return keys.filter((key) => JSON.stringify(before[key]) !== JSON.stringify(after[key]));
+  const value = (snapshot: Record<string, unknown>, key: string) => (key in snapshot ? snapshot[key] : ABSENT_MEANS[key]);
+  return keys.filter((key) => JSON.stringify(value(before, key)) !== JSON.stringify(value(after, key)));
 }
 
 // The stored form: a header byte, then the snapshot's JSON as UTF-8 (PLAIN) or deflated (DEFLATED).

@@ -20,6 +20,14 @@ export function recordEtag(view: View, id: number, version: number): string {
   return view.players ? `W/"p${id}-${version}-${view.contentVersion}"` : etagOf(id, version);
 }
 
+/**
+ * A thing type's ETag: its version and its `thingCount`, which other records' writes move (so a
+ * 304 never confirms a stale count). If-Match takes it as the type's own version.
+ */
+export function thingTypeEtag(view: View, type: { id: number; version: number }, thingCount: number): string {
+  return view.players ? recordEtag(view, type.id, type.version) : `"${type.id}-${type.version}-n${thingCount}"`;
+}
+
 /** The campaign record's ETag: it carries the caller's `role`, so the role is part of its version. */
 export function campaignEtag(view: View, campaign: { id: number; version: number }): string {
   return view.players ? recordEtag(view, campaign.id, campaign.version) : `"${campaign.id}-${campaign.version}-${view.role}"`;
@@ -51,8 +59,9 @@ export function expectedVersion(request: FastifyRequest): ExpectedVersion | unde
   if (header === undefined) return undefined;
   const value = header.trim();
   if (value === '*') return { admits: () => true };
-  // A campaign's tag carries the role it was read with (campaignEtag); any writer's names the version.
-  const tags = value.split(',').map((tag) => tag.trim().replace(/-(owner|gm)"$/, '"'));
+  // A campaign's tag carries the role it was read with (campaignEtag), a thing type's its count
+  // (thingTypeEtag); any writer's names the version.
+  const tags = value.split(',').map((tag) => tag.trim().replace(/-(owner|gm|n\d+)"$/, '"'));
   return { admits: (id, version) => tags.includes(etagOf(id, version)) };
 }
 

@@ -1,6 +1,7 @@
 // What the index stores of one record: its folded name key, the length of its name and of its text
 // in terms, and per term how often it occurs in the name and in the text.
 import { ARC_TEXT_FIELDS, type ArcTextField } from '../domain/arc-fields.js';
+import { parseStoredLabels, parseStoredProperties, propertyValueText } from '../domain/properties.js';
 import { parseStoredRichText } from '../domain/rich-text.js';
 import { nameKey, tokenize } from './tokenize.js';
 import { isMentionNode, redactNodes } from '../vocabulary/index.js';
@@ -86,26 +87,32 @@ export interface AudienceDocument {
 
 /**
  * The documents of one record: one for everyone when players may see it and its text is the same
- * for them (no secret element, no mention label); else its whole text for game masters and, if
- * players may see the record, its text without secret elements and mention labels for them. `texts(withSecrets)` gives the record's texts.
+ * for them (no secret element, no mention label, no GM-only property); else its whole text for game
+ * masters and, if players may see the record, its text without secret elements, mention labels and
+ * GM-only properties for them. `texts(withSecrets)` gives the record's texts; `aliases` are other
+ * names, indexed as name words (the same for both views).
  */
-export function audienceDocuments(name: string, texts: (withSecrets: boolean) => string[], forPlayers: boolean): AudienceDocument[] {
+export function audienceDocuments(name: string, texts: (withSecrets: boolean) => string[], forPlayers: boolean, aliases: readonly string[] = []): AudienceDocument[] {
   const full = texts(true);
-  const gms = buildDocument(name, full);
+  const gms = buildDocument(name, full, aliases);
   if (!forPlayers) return gms ? [{ audience: AUDIENCE.gms, document: gms }] : [];
   const open = texts(false);
   if (open.every((text, i) => text === full[i])) return gms ? [{ audience: AUDIENCE.everyone, document: gms }] : [];
-  const players = buildDocument(name, open);
+  const players = buildDocument(name, open, aliases);
   const out: AudienceDocument[] = [];
   if (players) out.push({ audience: AUDIENCE.players, document: players });
   if (gms) out.push({ audience: AUDIENCE.gms, document: gms });
   return out;
 }
 
-/** The index document of a record with this name and these texts; null when neither has a term. */
-export function buildDocument(name: string, texts: readonly string[]): IndexDocument | null {
+/**
+ * The index document of a record with this name, these texts and these other names (aliases: their
+ * words count as name words, so an alias ranks like the name; the exact-name key stays the name's
+ * own); null when none has a term.
+ */
+export function buildDocument(name: string, texts: readonly string[], aliases: readonly string[] = []): IndexDocument | null {
   const postings = new Map<string, TermCounts>();
-  const nameTokens = tokenize(name);
+  const nameTokens = [name, ...aliases].flatMap((text) => tokenize(text));
   for (const token of nameTokens) {
     const counts = postings.get(token.term);
     if (counts) counts.name += 1;
@@ -124,26 +131,66 @@ export function buildDocument(name: string, texts: readonly string[]): IndexDocu
   return { nameKey: nameKey(name), nameLength: nameTokens.length, textLength, postings };
 }
 
-/** What the index reads of a thing, an arc and a campaign: names, stored rich text (JSON or NULL) and visibility. */
-export interface IndexedThing {
+/**
+ * The stored structure of a thing or an arc (JSON text of its columns): its properties, tags and
+ * aliases.
+ */
+export interface IndexedStructure {
+  properties: string;
+  tags: string;
+  aliases: string;
+}
+
+/** What the index reads of a thing, an arc and a campaign: names, stored rich text (JSON or NULL), structure and visibility. */
+export type IndexedThing = {
   name: string;
   description: string | null;
   visibility: string;
-}
-export type IndexedArc = { name: string; visibility: string } & Record<ArcTextField, string | null>;
+} & IndexedStructure;
+export type IndexedArc = { name: string; visibility: string } & Record<ArcTextField, string | null> & IndexedStructure;
 export interface IndexedCampaign {
   description: string | null;
 }
 
+/**
+ * The searchable text of a record's structure, one passage per line: its tags (`#tag`), then each
+ * property with a value as `key: value` (strings, numbers, booleans and dates as written; a link
+ * has no text of its own: its target's name is the target's to index), GM-only ones only
+ * `withSecrets`. Keys are not indexed (`indexed: true` leaves them out): the words of a key
+ * describe the field, not the record; excerpts show them for context.
+ */
+export function structurePassages(record: Pick<IndexedStructure, 'properties' | 'tags'>, withSecrets: boolean, indexed = false): string[] {
+  const lines: string[] = [];
+  const tags = parseStoredLabels(record.tags);
+  if (tags.length > 0) lines.push(tags.map((tag) => `#${tag}`).join(' '));
+  for (const property of parseStoredProperties(record.properties)) {
+    if (property.gmOnly && !withSecrets) continue;
+    const text = propertyValueText(property.value).replace(/\s+/g, ' ').trim();
+    if (text === '') continue;
+    lines.push(indexed ? text : `${property.key}: ${text}`);
+  }
+  return lines;
+}
+
+function structureText(record: IndexedStructure, withSecrets: boolean): string {
+  return structurePassages(record, withSecrets, true).join('\n');
+}
+
 export function thingDocuments(thing: IndexedThing): AudienceDocument[] {
-  return audienceDocuments(thing.name, (withSecrets) => [plainTextOfStored(thing.description, withSecrets)], thing.visibility === 'all');
+  return audienceDocuments(
+    thing.name,
+    (withSecrets) => [plainTextOfStored(thing.description, withSecrets), structureText(thing, withSecrets)],
+    thing.visibility === 'all',
+    parseStoredLabels(thing.aliases),
+  );
 }
 
 export function arcDocuments(arc: IndexedArc): AudienceDocument[] {
   return audienceDocuments(
     arc.name,
-    (withSecrets) => ARC_TEXT_FIELDS.map((field) => plainTextOfStored(arc[field], withSecrets)),
+    (withSecrets) => [...ARC_TEXT_FIELDS.map((field) => plainTextOfStored(arc[field], withSecrets)), structureText(arc, withSecrets)],
     arc.visibility === 'all',
+    parseStoredLabels(arc.aliases),
   );
 }
 

@@ -108,6 +108,8 @@ function cutText(text: string, from: number, to: number): string {
 export interface Presentation {
   excerpt: string;
   highlights: string[];
+  /** The alias that matched more query words than the name (the first such, with the most). */
+  alias?: string;
 }
 
 function excerptFrom(passages: readonly string[], spans: readonly Span[][]): string {
@@ -126,23 +128,41 @@ function excerptFrom(passages: readonly string[], spans: readonly Span[][]): str
   return cutText(text, from, from + EXCERPT_LENGTH);
 }
 
+function distinctQueries(spans: readonly Span[]): number {
+  return new Set(spans.flatMap((span) => [...span.queries])).size;
+}
+
 /**
  * The excerpt of a result (a short plain-text passage around its best match, or the beginning of
- * its text when only the name matched) and its highlights (the matched words as written, name
- * first, each once). Each text is tokenized once.
+ * its text when only the name matched), its highlights (the matched words as written, name first,
+ * then aliases, each once) and the alias it matched, if one matched more query words than the
+ * name. Each text is tokenized once.
  */
-export function presentMatches(name: string, texts: readonly string[], matches: Matches): Presentation {
+export function presentMatches(name: string, texts: readonly string[], matches: Matches, aliases: readonly string[] = []): Presentation {
   const passages = passagesOf(texts);
   const spans = passages.map((passage) => matchSpans(passage, matches));
   const found = new Set<string>();
-  const sources: [string, Span[]][] = [[name, matchSpans(name, matches)], ...passages.map((p, i): [string, Span[]] => [p, spans[i]!])];
+  const nameSpans = matchSpans(name, matches);
+  const aliasSpans = aliases.map((alias): [string, Span[]] => [alias, matchSpans(alias, matches)]);
+  let alias: string | undefined;
+  let best = distinctQueries(nameSpans);
+  for (const [text, textSpans] of aliasSpans) {
+    const count = distinctQueries(textSpans);
+    if (count > best) {
+      alias = text;
+      best = count;
+    }
+  }
+  const sources: [string, Span[]][] = [[name, nameSpans], ...aliasSpans, ...passages.map((p, i): [string, Span[]] => [p, spans[i]!])];
   collect: for (const [text, textSpans] of sources) {
     for (const span of textSpans) {
       found.add(text.slice(span.start, span.end));
       if (found.size >= MAX_HIGHLIGHTS) break collect;
     }
   }
-  return { excerpt: excerptFrom(passages, spans), highlights: [...found] };
+  const presentation: Presentation = { excerpt: excerptFrom(passages, spans), highlights: [...found] };
+  if (alias !== undefined) presentation.alias = alias;
+  return presentation;
 }
 
 /** A short plain-text passage around the best match in `texts`, or their beginning when nothing there matched. */

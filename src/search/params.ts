@@ -4,7 +4,7 @@
 // searched as text.
 import { parseIdText } from '../domain/ids.js';
 import type { FieldIssue } from '../domain/errors.js';
-import { queryObject, singleValue, type Parsed } from '../domain/query-params.js';
+import { queryObject, singleValue, tagFilter, type Parsed } from '../domain/query-params.js';
 
 export const DEFAULT_SEARCH_LIMIT = 20;
 export const MAX_SEARCH_LIMIT = 100;
@@ -15,6 +15,8 @@ export interface SearchParams {
   text: string;
   type: SearchType;
   limit: number;
+  /** Only records with every one of these tags (ignoring case); none: no filter. */
+  tags: string[];
 }
 
 function isSearchType(value: string): value is SearchType {
@@ -24,7 +26,7 @@ function isSearchType(value: string): value is SearchType {
 export function parseSearchParams(raw: unknown): Parsed<SearchParams> {
   const query = queryObject(raw);
   const issues: FieldIssue[] = [];
-  const result: SearchParams = { text: '', type: 'any', limit: DEFAULT_SEARCH_LIMIT };
+  const result: SearchParams = { text: '', type: 'any', limit: DEFAULT_SEARCH_LIMIT, tags: [] };
 
   const q = singleValue(query, 'q', issues);
   const alias = singleValue(query, 'query', issues);
@@ -52,6 +54,9 @@ export function parseSearchParams(raw: unknown): Parsed<SearchParams> {
     if (n >= 1 && n <= MAX_SEARCH_LIMIT) result.limit = n;
     else issues.push({ path: '/limit', message: `must be an integer from 1 to ${MAX_SEARCH_LIMIT}, written in decimal digits` });
   }
+
+  // As on the things list (domain/list-cursor.ts): repeatable, each trimmed, 1–50 characters.
+  result.tags = tagFilter(query, issues);
 
   return issues.length > 0 ? { ok: false, issues } : { ok: true, value: result };
 }

@@ -88,11 +88,20 @@ describe(`the changes feed on ${dialect}`, () => {
     await send('PUT', `${c.base}/things/${thing.slug}`, { updatedThing: { name: 'Gundren Rockseeker' } });
     await send('PUT', `${c.base}/things/${thing.slug}`, { updatedThing: { name: 'Gundren, missing' } });
     const next = await drain(c.base, first.cursor);
-    expect(next.changes).toEqual([{ kind: 'thing', op: 'upsert', id: thing.id, record: json(await send('GET', `${c.base}/things/${thing.slug}`)) }]);
+    // The type answers its thingCount, so a thing joining it lists the type too.
+    const type = json(await send('GET', `${c.base}/thing-types/${c.typeId}`));
+    expect(type).toMatchObject({ thingCount: 1 });
+    expect(next.changes).toEqual([
+      { kind: 'thing-type', op: 'upsert', id: c.typeId, record: type },
+      { kind: 'thing', op: 'upsert', id: thing.id, record: json(await send('GET', `${c.base}/things/${thing.slug}`)) },
+    ]);
 
     await send('DELETE', `${c.base}/things/${thing.slug}`);
     const gone = await drain(c.base, next.cursor);
-    expect(gone.changes).toEqual([{ kind: 'thing', op: 'delete', id: thing.id }]);
+    expect(gone.changes).toEqual([
+      { kind: 'thing-type', op: 'upsert', id: c.typeId, record: { ...type, thingCount: 0 } },
+      { kind: 'thing', op: 'delete', id: thing.id },
+    ]);
     // From the beginning, the thing is a tombstone only.
     const all = await drain(c.base);
     expect(all.changes.filter((change) => change.kind === 'thing')).toEqual([{ kind: 'thing', op: 'delete', id: thing.id }]);

@@ -58,6 +58,17 @@ interface Fixture {
   hiddenArc: string;
   typeIds: number[];
   markers: string[];
+  /** `kind:id` of every GM-only record: no player's answer may link to one (a link property or a mention). */
+  hiddenTargets: Set<string>;
+}
+
+/** The first link `{targetType, targetId}` to a hidden record anywhere in a JSON value, or undefined. */
+function linkToHidden(value: unknown, hidden: ReadonlySet<string>): string | undefined {
+  if (Array.isArray(value)) return value.map((item) => linkToHidden(item, hidden)).find((found) => found !== undefined);
+  if (typeof value !== 'object' || value === null) return undefined;
+  const record = value as Record<string, unknown>;
+  if (typeof record.targetType === 'string' && typeof record.targetId === 'number' && hidden.has(`${record.targetType}:${record.targetId}`)) return JSON.stringify(record);
+  return Object.values(record).map((item) => linkToHidden(item, hidden)).find((found) => found !== undefined);
 }
 
 // Marker words: lowercase letters only, so a slug made from one keeps it whole.
@@ -72,6 +83,16 @@ const MARKERS = {
   secretImage: 'gloomlanternmap',
   secretSlugLink: 'driftmoorcipher',
   gmThingBacklinkSource: 'velvetgallowsink',
+  // Records with structure: GM-only properties (key and value), a link property to a GM-only thing,
+  // a GM-only thing's tag and alias, a GM-only arc's tag.
+  gmPropertyInThing: 'mirelanternoath',
+  gmPropertyKeyInThing: 'grimwardtallykey',
+  gmPropertyInArc: 'sablecrestdebt',
+  gmLinkPropertyKey: 'thornwickrelation',
+  linkedGmThingName: 'cinderhollowwarden',
+  gmThingTag: 'blightmarrowtag',
+  gmThingAlias: 'umbervastalias',
+  gmArcTag: 'frostgildplot',
 };
 
 async function seedLeakCampaign(): Promise<Fixture> {
@@ -84,18 +105,47 @@ async function seedLeakCampaign(): Promise<Fixture> {
   const create = async (what: 'things' | 'arcs', body: Record<string, unknown>) =>
     json<{ id: number; slug: string }>(await send(gm, 'POST', `${base}/${what}`, what === 'things' ? { newThing: { typeId, ...body } } : { newArc: body }));
 
-  const visible = await create('things', { name: 'Sildar Hallwinter', description: [p(t('A knight of the Lords’ Alliance.'))] });
+  const linkedGmThing = await create('things', { name: `Warden ${MARKERS.linkedGmThingName}`, visibility: 'gm', tags: [MARKERS.gmThingTag], aliases: [`The ${MARKERS.gmThingAlias}`] });
+  const visible = await create('things', {
+    name: 'Sildar Hallwinter',
+    description: [p(t('A knight of the Lords’ Alliance.'))],
+    tags: ['knight'],
+    aliases: ['Sildar'],
+    properties: [
+      { key: 'order', value: 'Lords’ Alliance' },
+      { key: 'motive', value: `Hunts the ${MARKERS.gmPropertyInThing}`, gmOnly: true },
+      { key: MARKERS.gmPropertyKeyInThing, value: 3, gmOnly: true },
+      { key: 'answers to', value: { targetType: 'thing', targetId: linkedGmThing.id } },
+      { key: 'allies', value: ['Gundren', { targetType: 'thing', targetId: linkedGmThing.id }] },
+    ],
+  });
+  // A GM-only link property of a visible thing, named with a marker: no backlink field for players.
+  await send(gm, 'PUT', `${base}/things/${visible.slug}`, {
+    updatedThing: {
+      properties: [
+        ...json<{ properties: unknown[] }>(await send(gm, 'GET', `${base}/things/${visible.slug}`)).properties,
+        { key: MARKERS.gmLinkPropertyKey, value: { targetType: 'thing', targetId: visible.id }, gmOnly: true },
+      ],
+    },
+  });
   const hiddenThing = await create('things', {
     name: `Lich ${MARKERS.gmThingName}`,
     visibility: 'gm',
     description: [p(t(`The true name is ${MARKERS.gmThingText}.`)), p(t(`Serves `), mention('thing', visible.id, 'Sildar'), t(` ${MARKERS.gmThingBacklinkSource}`))],
   });
-  const hiddenArc = await create('arcs', { name: `Plot ${MARKERS.gmArcName}`, visibility: 'gm', hook: [p(t(`Twist: ${MARKERS.gmArcText}`))] });
+  const hiddenArc = await create('arcs', { name: `Plot ${MARKERS.gmArcName}`, visibility: 'gm', hook: [p(t(`Twist: ${MARKERS.gmArcText}`))], tags: [MARKERS.gmArcTag] });
   const visibleArc = await create('arcs', {
     name: 'Goblin Arrows',
     parentArcId: hiddenArc.id,
     hook: [p(t('Ambush on the road; the villain is '), mention('thing', hiddenThing.id, 'someone'), t('.')), secret(t(`Really: ${MARKERS.secretInArc}`))],
     notes: [p(t('See '), mention('arc', hiddenArc.id, 'the plot'), t('.'))],
+    tags: ['main'],
+    properties: [
+      { key: 'stakes', value: 'the road' },
+      { key: 'cost', value: `a ${MARKERS.gmPropertyInArc}`, gmOnly: true },
+      { key: 'behind it', value: { targetType: 'arc', targetId: hiddenArc.id } },
+      { key: 'villain', value: { targetType: 'thing', targetId: linkedGmThing.id } },
+    ],
   });
   const sidebar = await create('things', {
     name: 'Phandalin',
@@ -120,6 +170,7 @@ async function seedLeakCampaign(): Promise<Fixture> {
     hiddenArc: hiddenArc.slug,
     typeIds: types.map((type) => type.id),
     markers: Object.values(MARKERS),
+    hiddenTargets: new Set([`thing:${hiddenThing.id}`, `thing:${linkedGmThing.id}`, `arc:${hiddenArc.id}`]),
   };
 }
 
@@ -132,7 +183,21 @@ function queriesFor(url: string, fixture: Fixture): string[] {
     `q=${marker.slice(0, 3)}x${marker.slice(4)}`,
     ...['thing', 'arc', 'any'].map((type) => `q=${marker}&type=${type}`),
   ]);
-  if (url.endsWith('/things')) return ['', 'count=1', 'count=1000', 'fetchAll=true', 'fetchAll=false&count=2', ...fixture.typeIds.map((id) => `typeId=${id}`)];
+  if (url.endsWith('/things')) {
+    return [
+      '',
+      'count=1',
+      'count=1000',
+      'fetchAll=true',
+      'fetchAll=false&count=2',
+      ...fixture.typeIds.map((id) => `typeId=${id}`),
+      'sort=name',
+      'sort=name&count=1',
+      'tag=knight',
+      `tag=${MARKERS.gmThingTag}&count=1`,
+      `tag=${MARKERS.gmThingTag.toUpperCase()}`,
+    ];
+  }
   if (url.endsWith('/search')) return [...searches, 'q=sildar', 'q=goblin', 'q=lich', 'q=phandalin&limit=100'];
   if (url.endsWith('/rendered')) return ['', 'format=html', 'format=markdown'];
   return [''];
@@ -174,6 +239,10 @@ describe(`no player reads a GM’s secret, on ${dialect}`, () => {
               expect(text.includes(marker), `${name}: GET ${path}?${query} (${res.statusCode}) shows "${marker}"`).toBe(false);
               checked += 1;
             }
+            if (String(res.headers['content-type']).startsWith('application/json')) {
+              expect(linkToHidden(JSON.parse(res.body), fixture.hiddenTargets), `${name}: GET ${path}?${query} (${res.statusCode}) links to a GM-only record`).toBeUndefined();
+              checked += 1;
+            }
           }
         }
         // A GM-only record's routes answer exactly as for a record that does not exist.
@@ -202,6 +271,8 @@ describe(`no player reads a GM’s secret, on ${dialect}`, () => {
       .map(wireText)
       .join('\n');
     for (const marker of fixture.markers) expect(gmView.includes(marker), `the GM does not see "${marker}"`).toBe(true);
+    const gmThings = JSON.parse((await send(gm, 'GET', `${fixture.base}/things?fetchAll=true`)).body) as unknown;
+    expect(linkToHidden(gmThings, fixture.hiddenTargets), 'the GM sees the links to GM-only records').toBeDefined();
     console.log(`leak test (${dialect}): ${routeKeys.size} GET routes × ${fixture.markers.length} marker words × ${Object.keys(VIEWERS).length} player views: ${checked} checks`);
   });
 
@@ -457,11 +528,21 @@ describe(`random documents, visibilities and edits, on ${dialect}`, () => {
     /** Index of a record this block mentions by id, if any. */
     mentions?: number;
   }
+  interface PropertyModel {
+    gmOnly: boolean;
+    /** 0: a text value; 1: a link; 2: a list of a text and a link; 3: a number (the key is the only word). */
+    shape: number;
+    keyWord: string;
+    valueWord: string;
+    /** Index of the record a link names. */
+    target: number;
+  }
   interface RecordModel {
     kind: 'thing' | 'arc';
     gmOnly: boolean;
     nameWord: string;
     blocks: Block[];
+    properties: PropertyModel[];
   }
   let wordCounter = 0;
   // Unique, letters only, never a prefix of another (fixed length), never found in any other text.
@@ -480,11 +561,13 @@ describe(`random documents, visibilities and edits, on ${dialect}`, () => {
     kind: fc.constantFrom<'thing' | 'arc'>('thing', 'arc'),
     gmOnly: fc.boolean(),
     blocks: fc.array(fc.record({ secret: fc.boolean(), shape: fc.nat(6), labelled: fc.boolean(), mentions: fc.option(fc.nat(5), { nil: undefined }) }), { minLength: 1, maxLength: 3 }),
+    properties: fc.array(fc.record({ gmOnly: fc.boolean(), shape: fc.nat(3), target: fc.nat(5) }), { minLength: 1, maxLength: 3 }),
   });
   const editArb = fc.oneof(
     fc.record({ op: fc.constant<'visibility'>('visibility'), index: fc.nat(5) }),
     fc.record({ op: fc.constant<'secret'>('secret'), index: fc.nat(5), block: fc.nat(2) }),
     fc.record({ op: fc.constant<'rewrite'>('rewrite'), index: fc.nat(5) }),
+    fc.record({ op: fc.constant<'property'>('property'), index: fc.nat(5), property: fc.nat(2) }),
   );
 
   /** The block's phrasing at a place the editor can put it, the element holding it secret or not. */
@@ -523,6 +606,7 @@ describe(`random documents, visibilities and edits, on ${dialect}`, () => {
           gmOnly: spec.gmOnly,
           nameWord: uniqueWord(),
           blocks: spec.blocks.map((b) => ({ secret: b.secret, shape: b.shape, labelled: b.labelled, word: uniqueWord(), ...(b.mentions === undefined ? {} : { mentions: b.mentions }) })),
+          properties: spec.properties.map((pr) => ({ ...pr, keyWord: uniqueWord(), valueWord: uniqueWord() })),
         }));
         const ids: { id: number; slug: string }[] = [];
         const textOf = (model: RecordModel) =>
@@ -534,15 +618,25 @@ describe(`random documents, visibilities and edits, on ${dialect}`, () => {
             if (target && targetId) children.push(block.labelled ? mention(target.kind, targetId.id, `the ${target.nameWord}`) : bareMention(target.kind, targetId.id), t(' '));
             return shaped(block.shape, block.secret, children);
           });
+        // Properties with random GM-only flags and links to random records (hidden ones included).
+        const propertiesOf = (model: RecordModel) =>
+          model.properties.map((pr) => {
+            const target = models[pr.target % models.length]!;
+            const linked = { targetType: target.kind, targetId: ids[pr.target % models.length]!.id };
+            const value = [`says ${pr.valueWord}`, linked, [`says ${pr.valueWord}`, linked], 7][pr.shape % 4];
+            return { key: `key ${pr.keyWord}`, value, gmOnly: pr.gmOnly };
+          });
         const write = async (i: number, first: boolean) => {
           const model = models[i]!;
           const visibility = model.gmOnly ? 'gm' : 'all';
+          // Created without properties (their links need every record's id), then written with them.
+          const structure = first ? {} : { properties: propertiesOf(model) };
           if (model.kind === 'thing') {
-            const body = { name: `Name ${model.nameWord}`, description: textOf(model), visibility };
+            const body = { name: `Name ${model.nameWord}`, description: textOf(model), visibility, ...structure };
             if (first) ids[i] = json(await send(owner, 'POST', `${base}/things`, { newThing: { ...body, typeId } }));
             else await send(owner, 'PUT', `${base}/things/${ids[i]!.slug}`, { updatedThing: body });
           } else {
-            const body = { name: `Name ${model.nameWord}`, hook: textOf(model), notes: textOf(model), visibility };
+            const body = { name: `Name ${model.nameWord}`, hook: textOf(model), notes: textOf(model), visibility, ...structure };
             if (first) ids[i] = json(await send(owner, 'POST', `${base}/arcs`, { newArc: body }));
             else await send(owner, 'PUT', `${base}/arcs/${ids[i]!.slug}`, { updatedArc: body });
           }
@@ -555,9 +649,17 @@ describe(`random documents, visibilities and edits, on ${dialect}`, () => {
         }
 
         const check = async () => {
-          const hidden = models.flatMap((model) => (model.gmOnly ? [model.nameWord, ...model.blocks.map((b) => b.word)] : model.blocks.filter((b) => b.secret).map((b) => b.word)));
+          const propertyWords = (pr: PropertyModel) => [pr.keyWord, ...(pr.shape % 4 === 0 || pr.shape % 4 === 2 ? [pr.valueWord] : [])];
+          const hidden = models.flatMap((model) =>
+            model.gmOnly
+              ? [model.nameWord, ...model.blocks.map((b) => b.word), ...model.properties.flatMap(propertyWords)]
+              : [...model.blocks.filter((b) => b.secret).map((b) => b.word), ...model.properties.filter((pr) => pr.gmOnly).flatMap(propertyWords)],
+          );
+          // No answer may hold a link (a link property or a mention) to a hidden record.
+          const hiddenTargets = new Set(models.flatMap((model, i) => (model.gmOnly ? [`${model.kind}:${ids[i]!.id}`] : [])));
+          const linksToHidden = (value: unknown) => linkToHidden(value, hiddenTargets);
           const visibleWords = models.filter((m) => !m.gmOnly).flatMap((m) => [m.nameWord, ...m.blocks.filter((b) => !b.secret).map((b) => b.word)]);
-          const urls = [base, `${base}/things?fetchAll=true`, `${base}/things?count=1`, `${base}/arcs`, `${base}/rendered`, `${base}/rendered?format=markdown`];
+          const urls = [base, `${base}/things?fetchAll=true`, `${base}/things?count=1`, `${base}/arcs`, `${base}/rendered`, `${base}/rendered?format=markdown`, `${base}/tags`, `${base}/thing-types`, `${base}/things?sort=name&count=2`];
           const hiddenPaths: string[] = [];
           models.forEach((model, i) => {
             const path = `${base}/${model.kind}s/${ids[i]!.slug}`;
@@ -583,6 +685,11 @@ describe(`random documents, visibilities and edits, on ${dialect}`, () => {
                 checks += 1;
                 if (text.includes(word)) throw new Error(`GET ${url} (${res.statusCode}) shows the hidden word ${word}: ${res.body.slice(0, 500)}`);
               }
+              if (String(res.headers['content-type']).startsWith('application/json')) {
+                const found = linksToHidden(JSON.parse(res.body));
+                checks += 1;
+                if (found !== undefined) throw new Error(`GET ${url} (${res.statusCode}) links to a hidden record: ${found}`);
+              }
             }
           }
           // And what is visible is found: the check can fail.
@@ -599,9 +706,13 @@ describe(`random documents, visibilities and edits, on ${dialect}`, () => {
           else if (edit.op === 'secret') {
             const block = model.blocks[edit.block % model.blocks.length]!;
             block.secret = !block.secret;
+          } else if (edit.op === 'property') {
+            const property = model.properties[edit.property % Math.max(1, model.properties.length)];
+            if (property) property.gmOnly = !property.gmOnly;
           } else {
             model.nameWord = uniqueWord();
             for (const block of model.blocks) block.word = uniqueWord();
+            for (const property of model.properties) [property.keyWord, property.valueWord] = [uniqueWord(), uniqueWord()];
           }
           await write(i, false);
           await check();

@@ -86,13 +86,22 @@ describe('the README’s examples', () => {
       expect(run.stdout).toContain('"role_forbidden"');
       expect(run.stdout).toMatch(/\n404\n[\s\S]*\[\]\n/);
       expect(run.stdout).toContain('{"name":"Pip","role":"player"}');
-      // The changes feed: after the first pages, one created-then-deleted thing is one tombstone.
-      expect(run.stdout).toMatch(/== 06-changes\.sh\n\d+\n\{"kind":"thing","op":"delete"\}\n/);
+      // The changes feed: after the first pages, one created-then-deleted thing is one tombstone, and
+      // its type is listed once (its thingCount moved).
+      expect(run.stdout).toMatch(/== 06-changes\.sh\n\d+\n\{"kind":"thing-type","op":"upsert"\}\n\{"kind":"thing","op":"delete"\}\n/);
       // Export and import: the archive comes back as a new campaign; a bad document is a 400 naming it.
       expect(run.stdout).toMatch(/== 07-export-import\.sh\n\{"slug":"[a-z0-9-]+-[a-z0-9]{6}","import":\{"format":"archive","things":\d+,"arcs":\d+,"links":\d+,"assets":\d+\}\}\n/);
       expect(run.stdout).toContain('{"code":"invalid_import","detail":"the request body: /version must be 1 (the only version this service reads)"}');
       expect(run.stdout).toContain('\\*not\\* a [Gundren Rockseeker, the missing]');
       expect(run.stdout).toContain("> [!secret]\n> Secretly a Lords' Alliance agent.");
+      // Records with structure: declared fields, a link property as a backlink, what players get, tags.
+      expect(run.stdout).toMatch(/== 10-properties\.sh\n\{"fields":\[\{"key":"species","kind":"text"\},\{"key":"level","kind":"number"\}\],"thingCount":\d+\}\n/);
+      expect(run.stdout).toMatch(
+        /\[\{"key":"species","value":"elf"\},\{"key":"employer","value":\{"targetType":"thing","targetId":\d+\}\},\{"key":"watches","value":\{"targetType":"thing","targetId":\d+\}\},\{"key":"secret","value":"a Harper agent"\},\{"key":"level","value":null\}\]\n\["species","employer","level"\]\n/,
+      );
+      expect(run.stdout).toContain('{"slug":"sister-garaele","fields":["properties.employer"]}');
+      expect(run.stdout).toContain('"/newThing/properties/0/value"\n["Sister Garaele"]\n[{"tag":"ally","things":1,"arcs":0},{"tag":"Harpers","things":1,"arcs":0}]\n');
+      expect(run.stdout).toContain('[{"name":"Sister Garaele","alias":"Lady Silverleaf"}]');
       // History: the named revision is not merged into; its text comes back by a restore.
       expect(run.stdout).toMatch(/== 09-history\.sh\n[\s\S]*\[\{"name":null,"fields":\["description"\]\},\{"name":"Before the session",[\s\S]*\{"text":"Travels with "\}\n\{"text":"Travels with "\}\n/);
     });

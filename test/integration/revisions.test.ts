@@ -81,9 +81,9 @@ describe(`revisions of things, on ${dialect}`, () => {
     const { campaign, thing } = await setUp();
     const list = await revisionsOf(campaign, `/things/${thing.slug}`);
     expect(list).toHaveLength(1);
-    expect(list[0]).toMatchObject({ author: { userId: gm.id, name: 'Gamemaster Gil' }, name: null, fields: ['name', 'slug', 'typeId', 'visibility', 'description'] });
+    expect(list[0]).toMatchObject({ author: { userId: gm.id, name: 'Gamemaster Gil' }, name: null, fields: ['name', 'slug', 'typeId', 'visibility', 'description', 'properties', 'tags', 'aliases'] });
     const one = await ok(send(owner, 'GET', `${campaign.base}/things/${thing.slug}/revisions/${list[0]!.id}`));
-    expect(one.record).toEqual({ name: 'Sildar', slug: thing.slug, typeId: campaign.typeId, visibility: 'all', description: [p('A knight.')] });
+    expect(one.record).toEqual({ name: 'Sildar', slug: thing.slug, typeId: campaign.typeId, visibility: 'all', description: [p('A knight.')], properties: [], tags: [], aliases: [] });
     expect(one.createdAt).toBe(new Date(clock).toISOString());
   });
 
@@ -163,10 +163,10 @@ describe(`revisions of things, on ${dialect}`, () => {
     await ok(saveThing(gm, campaign, 'imported', { description: [p('New text.')] }));
     const list = await revisionsOf(campaign, '/things/imported');
     expect(list).toHaveLength(2);
-    expect(list[1]).toMatchObject({ author: null, createdAt: now, fields: ['name', 'slug', 'typeId', 'visibility', 'description'] });
+    expect(list[1]).toMatchObject({ author: null, createdAt: now, fields: ['name', 'slug', 'typeId', 'visibility', 'description', 'properties', 'tags', 'aliases'] });
     expect(list[0]).toMatchObject({ author: { userId: gm.id }, fields: ['description'] });
     const baseline = await ok(send(gm, 'GET', `${campaign.base}/things/imported/revisions/${list[1]!.id}`));
-    expect(baseline.record).toEqual({ name: 'Imported', slug: 'imported', typeId: campaign.typeId, visibility: 'all', description: [p('Old text.')] });
+    expect(baseline.record).toEqual({ name: 'Imported', slug: 'imported', typeId: campaign.typeId, visibility: 'all', description: [p('Old text.')], properties: [], tags: [], aliases: [] });
     expect(row.id).toBeGreaterThan(0);
   });
 
@@ -215,6 +215,32 @@ describe(`revisions of things, on ${dialect}`, () => {
     const list = await revisionsOf(campaign, `/things/${thing.slug}`);
     expect(list).toHaveLength(3);
     expect(list[0]).toMatchObject({ author: { userId: owner.id }, fields: ['name', 'visibility', 'description'] });
+  });
+
+  it('keeps properties, tags and aliases, lists them as changed, and restores them', async () => {
+    const { campaign, thing } = await setUp();
+    const other = await ok<{ id: number }>(send(gm, 'POST', `${campaign.base}/things`, { newThing: { name: 'Iarno', typeId: campaign.typeId } }), 201);
+    const properties = [
+      { key: 'rank', value: 'knight', gmOnly: false },
+      { key: 'ally', value: { targetType: 'thing', targetId: other.id }, gmOnly: true },
+    ];
+    advance(10 * MINUTE);
+    await ok(saveThing(gm, campaign, thing.slug, { properties, tags: ['Lords Alliance'], aliases: ['Sir Sildar'] }));
+    const [kept] = await revisionsOf(campaign, `/things/${thing.slug}`);
+    expect(kept!.fields).toEqual(['properties', 'tags', 'aliases']);
+    advance(10 * MINUTE);
+    await ok(saveThing(gm, campaign, thing.slug, { properties: [], tags: ['dead'], aliases: [] }));
+    const [latest] = await revisionsOf(campaign, `/things/${thing.slug}`);
+    expect(latest!.fields).toEqual(['properties', 'tags', 'aliases']);
+    const restored = await ok(send(owner, 'POST', `${campaign.base}/things/${thing.slug}/revisions/${kept!.id}/restore`));
+    expect(restored).toMatchObject({ properties, tags: ['Lords Alliance'], aliases: ['Sir Sildar'] });
+    // A revision kept before records had properties (no keys in its snapshot) leaves them as they are.
+    const [oldest] = (await revisionsOf(campaign, `/things/${thing.slug}`)).slice(-1);
+    const snapshot = { name: 'Sildar', slug: thing.slug, typeId: campaign.typeId, visibility: 'all', description: [p('A knight.')] };
+    await ctx.database.kysely.updateTable('revisions').set({ snapshot: encodeSnapshot(snapshot as never) }).where('id', '=', oldest!.id).execute();
+    advance(10 * MINUTE);
+    const again = await ok(send(owner, 'POST', `${campaign.base}/things/${thing.slug}/revisions/${oldest!.id}/restore`));
+    expect(again).toMatchObject({ properties, tags: ['Lords Alliance'], aliases: ['Sir Sildar'] });
   });
 
   it('refuses a restore with a stale If-Match (412) and changes nothing', async () => {
@@ -339,7 +365,7 @@ describe(`revisions of arcs and of the campaign, on ${dialect}`, () => {
       201,
     );
     const [first] = await revisionsOf(campaign, `/arcs/${arc.slug}`);
-    expect(first!.fields).toEqual(['name', 'slug', 'parentArcId', 'visibility', 'hook', 'protagonist', 'antagonist', 'problem', 'key', 'outcome', 'notes']);
+    expect(first!.fields).toEqual(['name', 'slug', 'parentArcId', 'visibility', 'hook', 'protagonist', 'antagonist', 'problem', 'key', 'outcome', 'notes', 'properties', 'tags', 'aliases']);
     const one = await ok(send(gm, 'GET', `${campaign.base}/arcs/${arc.slug}/revisions/${first!.id}`));
     expect(one.record).toMatchObject({ name: 'Goblin Arrows', parentArcId: parent.id, parentArc: { id: parent.id, slug: parent.slug, name: 'Lost Mine' }, hook: [p('Ambush.')], notes: [p('Twist.', true)] });
     advance(10 * MINUTE);

@@ -1,6 +1,6 @@
 // "Search is blind to what the caller may not see" (CONTRACT, Phase 3): a player's results — which
 // records, their order, excerpts, highlights and scores — are exactly those of a copy of the
-// campaign in which the GM-only records and secret blocks never existed. The vocabulary that
+// campaign in which the GM-only records, secret blocks and GM-only properties never existed. The vocabulary that
 // expands a query (prefixes, typos) and the statistics that rank it are the player's own.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,6 +23,9 @@ interface Thing {
   name: string;
   paragraphs: Paragraph[];
   gmOnly: boolean;
+  /** Properties (issue 25): each a text value, GM-only when `secret`. */
+  properties?: Paragraph[];
+  aliases?: string[];
 }
 interface Model {
   description: Paragraph[];
@@ -65,9 +68,21 @@ async function build(model: Model, visibleOnly: boolean): Promise<TestCampaign> 
   for (const thing of model.things) {
     if (visibleOnly && thing.gmOnly) continue;
     const text = richText(visible(thing.paragraphs));
-    await sendAs(ctx.app, owner, 'POST', `${c.base}/things`, {
-      newThing: { name: thing.name, typeId: c.typeId, visibility: thing.gmOnly ? 'gm' : 'all', ...(text ? { description: text } : {}) },
+    // Keys as in the whole model, so that excerpts (`key: value`) read the same in the copy.
+    const properties = (thing.properties ?? [])
+      .map((p, i) => ({ key: `p${i}`, value: p.words.join(' '), gmOnly: p.secret }))
+      .filter((p) => !(visibleOnly && p.gmOnly));
+    const res = await sendAs(ctx.app, owner, 'POST', `${c.base}/things`, {
+      newThing: {
+        name: thing.name,
+        typeId: c.typeId,
+        visibility: thing.gmOnly ? 'gm' : 'all',
+        ...(text ? { description: text } : {}),
+        properties,
+        aliases: thing.aliases ?? [],
+      },
     });
+    expect(res.statusCode, res.body).toBe(201);
   }
   return c;
 }
@@ -89,6 +104,8 @@ const model: fc.Arbitrary<Model> = fc.record({
       name: fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 3 }).map((words) => words.join(' ')),
       paragraphs: fc.array(paragraph, { maxLength: 4 }),
       gmOnly: fc.boolean(),
+      properties: fc.array(paragraph, { maxLength: 3 }),
+      aliases: fc.uniqueArray(fc.constantFrom(...WORDS), { maxLength: 2 }),
     }),
     { minLength: 1, maxLength: 6 },
   ),
@@ -106,6 +123,8 @@ describe(`search blind to hidden content on ${dialect}`, () => {
     expect(without.map((r) => r.name)).toEqual(['Nizzy']);
     expect(await playerSearch(await build(gmOnlyRecord, false), 'nezz')).toEqual(without);
     expect(await playerSearch(await build(secretBlock, false), 'nezz')).toEqual(without);
+    const gmOnlyProperty: Model = { ...base, things: [{ ...base.things[0]!, properties: [{ words: ['nezznar'], secret: true }] }] };
+    expect(await playerSearch(await build(gmOnlyProperty, false), 'nezz')).toEqual(without);
   });
 
   it('a player prefix search is not crowded out by hidden completions', async () => {

@@ -42,14 +42,15 @@ async function typeCount(campaignId: number): Promise<number> {
 }
 
 describe('thing types', () => {
-  it('lists the three default types of a new campaign, ids ascending, with exactly id, name, campaignId', async () => {
+  it('lists the three default types of a new campaign, ids ascending, with exactly id, name, campaignId, fields, thingCount', async () => {
     const campaign = await newCampaign('Defaults');
     const types = await listTypes(campaign.slug);
     expect(types.map((t) => t.name)).toEqual(['NPCs', 'Locations', 'Items']);
     const ids = types.map((t) => t.id);
     expect([...ids].sort((a, b) => a - b)).toEqual(ids);
     for (const t of types) {
-      expect(Object.keys(t).sort()).toEqual(['campaignId', 'id', 'name']);
+      expect(Object.keys(t).sort()).toEqual(['campaignId', 'fields', 'id', 'name', 'thingCount']);
+      expect(t).toMatchObject({ fields: [], thingCount: 0 });
       expect(t.campaignId).toBe(campaign.id);
     }
   });
@@ -59,10 +60,10 @@ describe('thing types', () => {
     const res = await postType(campaign.slug, { newThingType: { name: '  Organizations  ' } });
     expect(res.statusCode).toBe(201);
     const body = json<ThingTypeBody>(res);
-    expect(Object.keys(body).sort()).toEqual(['campaignId', 'id', 'name']);
+    expect(Object.keys(body).sort()).toEqual(['campaignId', 'fields', 'id', 'name', 'thingCount']);
     expect(body).toMatchObject({ name: 'Organizations', campaignId: campaign.id });
     expect(res.headers.location).toBe(`/api/campaigns/${campaign.slug}/thing-types/${body.id}`);
-    expect(res.headers.etag).toMatch(/^"\d+-\d+"$/);
+    expect(res.headers.etag).toMatch(/^"\d+-\d+-n\d+"$/);
     const types = await listTypes(campaign.slug);
     expect(types.map((t) => t.name)).toEqual(['NPCs', 'Locations', 'Items', 'Organizations']);
     const got = await ctx.app.inject({ method: 'GET', url: res.headers.location as string, headers: owner.headers });
@@ -170,8 +171,8 @@ describe('thing types', () => {
     const [npcs, locations] = await listTypes(campaign.slug);
     const res = await putType(campaign.slug, npcs!.id, { updatedThingType: { name: ' Characters ', extra: 1 } });
     expect(res.statusCode).toBe(200);
-    expect(json(res)).toEqual({ id: npcs!.id, name: 'Characters', campaignId: campaign.id });
-    expect(res.headers.etag).toMatch(/^"\d+-\d+"$/);
+    expect(json(res)).toEqual({ id: npcs!.id, name: 'Characters', campaignId: campaign.id, fields: [], thingCount: 0 });
+    expect(res.headers.etag).toMatch(/^"\d+-\d+-n\d+"$/);
 
     const same = await putType(campaign.slug, npcs!.id, { updatedThingType: { id: npcs!.id, name: 'CHARACTERS' } });
     expect(same.statusCode).toBe(200);
@@ -222,7 +223,7 @@ describe('thing types', () => {
     const [npcs] = await listTypes(campaign.slug);
     const got = await ctx.app.inject({ method: 'GET', url: typesUrl(campaign.slug, npcs!.id), headers: owner.headers });
     const etag = got.headers.etag as string;
-    expect(etag).toMatch(/^"\d+-\d+"$/);
+    expect(etag).toMatch(/^"\d+-\d+-n\d+"$/);
     const ok = await putType(campaign.slug, npcs!.id, { updatedThingType: { name: 'People' } }, { 'if-match': etag });
     expect(ok.statusCode).toBe(200);
     expect(ok.headers.etag).not.toBe(etag);

@@ -118,11 +118,11 @@ async function searchIndexProblems(kysely: Kysely<any>): Promise<string[]> {
     if (!same) report(`search index: record ${key} has stale postings (${found.postings.size} stored, ${wanted.size} expected)`);
   };
 
-  const things = await sql<{ id: number; campaign_id: number; name: string; description: string | null; visibility: string }>`
-    select id, campaign_id, name, description, visibility from things`.execute(kysely);
+  const things = await sql<{ id: number; campaign_id: number; name: string; description: string | null; visibility: string; properties: string; tags: string; aliases: string }>`
+    select id, campaign_id, name, description, visibility, properties, tags, aliases from things`.execute(kysely);
   for (const t of things.rows) compareAll(KIND_CODES.thing, Number(t.campaign_id), Number(t.id), thingDocuments(t));
   const arcs = await sql<Record<string, unknown> & { id: number; campaign_id: number; name: string }>`
-    select id, campaign_id, name, visibility, ${sql.join(ARC_TEXT_FIELDS.map((field) => sql.ref(field)))} from arcs`.execute(kysely);
+    select id, campaign_id, name, visibility, properties, tags, aliases, ${sql.join(ARC_TEXT_FIELDS.map((field) => sql.ref(field)))} from arcs`.execute(kysely);
   for (const a of arcs.rows) compareAll(KIND_CODES.arc, Number(a.campaign_id), Number(a.id), arcDocuments(a as never));
   const campaigns = await sql<{ id: number; description: string | null }>`select id, description from campaigns`.execute(kysely);
   for (const c of campaigns.rows) compareAll(KIND_CODES.campaign, Number(c.id), Number(c.id), campaignDocuments(c));

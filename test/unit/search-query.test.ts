@@ -15,9 +15,9 @@ import { presentedScore, tierOf, type RankKeys } from '../../src/search/ranking.
 
 describe('parseSearchParams', () => {
   it('takes q or its alias query, type and limit, with defaults', () => {
-    expect(parseSearchParams({ q: 'goblin' })).toEqual({ ok: true, value: { text: 'goblin', type: 'any', limit: 20 } });
-    expect(parseSearchParams({ query: ' x ', type: 'arc', limit: '100' })).toEqual({ ok: true, value: { text: ' x ', type: 'arc', limit: 100 } });
-    expect(parseSearchParams({ q: '"', type: 'thing', limit: '1' })).toEqual({ ok: true, value: { text: '"', type: 'thing', limit: 1 } });
+    expect(parseSearchParams({ q: 'goblin' })).toEqual({ ok: true, value: { text: 'goblin', type: 'any', limit: 20, tags: [] } });
+    expect(parseSearchParams({ query: ' x ', type: 'arc', limit: '100' })).toEqual({ ok: true, value: { text: ' x ', type: 'arc', limit: 100, tags: [] } });
+    expect(parseSearchParams({ q: '"', type: 'thing', limit: '1' })).toEqual({ ok: true, value: { text: '"', type: 'thing', limit: 1, tags: [] } });
   });
 
   it.each([

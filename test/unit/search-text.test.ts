@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildDocument, plainText } from '../../src/search/document.js';
+import { buildDocument, plainText, structurePassages, thingDocuments } from '../../src/search/document.js';
+import { presentMatches } from '../../src/search/excerpt.js';
 import { allowedEdits, editDistance } from '../../src/search/fuzzy.js';
 import { stem, wordForms } from '../../src/search/stem.js';
 import { fold, MAX_TERM_LENGTH, nameKey, tokenize, tokenizeUnicode } from '../../src/search/tokenize.js';
@@ -175,5 +176,53 @@ describe('documents', () => {
     expect(doc.postings.get('goblin')).toEqual({ name: 2, text: 1 });
     expect(doc.postings.get('boss')).toEqual({ name: 1, text: 1 });
     expect(buildDocument('!!!', [''])).toBeNull();
+  });
+
+  it('counts alias words as name words, keeping the name’s own key for exact matches', () => {
+    const doc = buildDocument('Yusdrayl', ['Queen of the kobolds.'], ['Kobold Queen', 'Yus'])!;
+    expect(doc).toMatchObject({ nameKey: 'yusdrayl', nameLength: 4, textLength: 4 });
+    expect(doc.postings.get('queen')).toEqual({ name: 1, text: 1 });
+    expect(doc.postings.get('yus')).toEqual({ name: 1, text: 0 });
+  });
+
+  it('indexes tags and property values (not keys nor links), GM-only ones for game masters only', () => {
+    const record = {
+      tags: JSON.stringify(['Big Bad', 'cragmaw']),
+      properties: JSON.stringify([
+        { key: 'species', value: 'Bugbear', gmOnly: false },
+        { key: 'true name', value: 'Glasstaff', gmOnly: true },
+        { key: 'level', value: [3, true, null, { targetType: 'thing', targetId: 9 }], gmOnly: false },
+        { key: 'empty', value: null, gmOnly: false },
+      ]),
+    };
+    expect(structurePassages(record, true)).toEqual(['#Big Bad #cragmaw', 'species: Bugbear', 'true name: Glasstaff', 'level: 3, true']);
+    expect(structurePassages(record, false, true)).toEqual(['#Big Bad #cragmaw', 'Bugbear', '3, true']);
+    const thing = { name: 'Klarg', description: null, visibility: 'all', aliases: '["Boss"]', ...record };
+    const [players, gms] = thingDocuments(thing);
+    expect(players).toMatchObject({ audience: 1 });
+    expect(gms).toMatchObject({ audience: 2 });
+    expect([...players!.document.postings.keys()].sort()).toEqual(['3', 'bad', 'big', 'boss', 'bugbear', 'cragmaw', 'klarg', 'true']);
+    expect(gms!.document.postings.get('glasstaff')).toEqual({ name: 0, text: 1 });
+    expect(gms!.document.postings.has('species')).toBe(false);
+    // Without GM-only properties one document serves both views.
+    expect(thingDocuments({ ...thing, properties: '[]' }).map((d) => d.audience)).toEqual([3]);
+  });
+});
+
+describe('presenting a match', () => {
+  const matches = new Map([
+    ['kobold', { query: 0, prefix: false }],
+    ['queen', { query: 1, prefix: false }],
+  ]);
+
+  it('names the alias that matched more query words than the name, and highlights it after the name', () => {
+    expect(presentMatches('Yusdrayl', ['A small dragon-worshipper.'], matches, ['Yus', 'The Kobold Queen'])).toEqual({
+      excerpt: 'A small dragon-worshipper.',
+      highlights: ['Kobold', 'Queen'],
+      alias: 'The Kobold Queen',
+    });
+    expect(presentMatches('Queen Yusdrayl', [], matches, ['Kobold Queen'])).toMatchObject({ alias: 'Kobold Queen', highlights: ['Queen', 'Kobold'] });
+    expect(presentMatches('Kobold Queen', [], matches, ['Queen of Kobolds'])).not.toHaveProperty('alias');
+    expect(presentMatches('Meepo', ['Serves the kobold queen.'], matches)).toEqual({ excerpt: 'Serves the kobold queen.', highlights: ['kobold', 'queen'] });
   });
 });

@@ -226,7 +226,7 @@ export async function rebuildCampaignIndex(db: Db, campaignId: number): Promise<
   documents += await indexInPages<IndexedThing & { id: number }>(db, campaignId, 'thing', thingDocuments, (after) =>
     db
       .selectFrom('things')
-      .select(['id', 'campaign_id', 'name', 'description', 'visibility'])
+      .select(['id', 'campaign_id', 'name', 'description', 'visibility', 'properties', 'tags', 'aliases'])
       .where('campaign_id', '=', campaignId)
       .where('id', '>', after)
       .orderBy('id')
@@ -236,7 +236,7 @@ export async function rebuildCampaignIndex(db: Db, campaignId: number): Promise<
   documents += await indexInPages<IndexedArc & { id: number }>(db, campaignId, 'arc', arcDocuments, (after) =>
     db
       .selectFrom('arcs')
-      .select(['id', 'campaign_id', 'name', 'visibility', ...ARC_TEXT_FIELDS])
+      .select(['id', 'campaign_id', 'name', 'visibility', 'properties', 'tags', 'aliases', ...ARC_TEXT_FIELDS])
       .where('campaign_id', '=', campaignId)
       .where('id', '>', after)
       .orderBy('id')

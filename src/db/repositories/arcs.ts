@@ -20,7 +20,7 @@ import type { Visibility } from '../schema.js';
 import { arcSnapshot } from '../../history/snapshots.js';
 import { keepRevision, revisionAuthor } from './revisions.js';
 import type { UpdateOptions } from './things.js';
-import { structureColumns, type Property } from '../../domain/properties.js';
+import { parseStoredProperties, structureColumns, type Property } from '../../domain/properties.js';
 import { checkLinkTargets } from './record-structure.js';
 
 export interface ArcRef {
@@ -292,7 +292,7 @@ export async function updateArc(
           delete changes.parentArcId;
         }
       }
-      if (changes.properties !== undefined && !lenient) await checkLinkTargets(trx, campaignId, changes.properties);
+      if (changes.properties !== undefined && !lenient) await checkLinkTargets(trx, campaignId, changes.properties, parseStoredProperties(current.properties));
       const { parentArcId, properties, tags, aliases, ...texts } = changes;
       const fields = { ...texts, ...structureColumns({ properties, tags, aliases }) };
       const next = { ...current, ...fields, ...(parentArcId !== undefined ? { parent_arc_id: parentArcId } : {}) };

@@ -4,7 +4,7 @@
 import type { Db } from '../database.js';
 import { errors, type FieldIssue } from '../../domain/errors.js';
 import { MAX_RECORD_ID } from '../../domain/ids.js';
-import { checkAgainstFields, parseStoredFields, propertyLinks, type Property, type TypeField } from '../../domain/properties.js';
+import { checkAgainstFields, parseStoredFields, propertyLinks, type Property, type PropertyLink, type TypeField } from '../../domain/properties.js';
 
 /** The fields a thing type declares; undefined when the campaign has no such type. */
 export async function thingTypeFields(db: Db, campaignId: number, typeId: number): Promise<TypeField[] | undefined> {
@@ -20,9 +20,16 @@ export function checkDeclaredKinds(properties: readonly Property[], fields: read
   if (issues.length > 0) throw errors.validationFailed(issues);
 }
 
-/** 400 `invalid_reference` for every link to a thing or an arc the campaign does not have. */
-export async function checkLinkTargets(db: Db, campaignId: number, properties: readonly Property[]): Promise<void> {
-  const links = propertyLinks(properties);
+/**
+ * 400 `invalid_reference` for every link to a thing or an arc the campaign does not have. Links the
+ * record already had (`before`, its stored properties) are not checked again: their target may be
+ * in the trash now, and a write that sends every property back (as the web app does) must not fail
+ * on a link the writer did not make.
+ */
+export async function checkLinkTargets(db: Db, campaignId: number, properties: readonly Property[], before: readonly Property[] = []): Promise<void> {
+  const had = new Set(propertyLinks(before).map(({ link }) => `${link.targetType}:${link.targetId}`));
+  const isNew = (value: PropertyLink) => !had.has(`${value.targetType}:${value.targetId}`);
+  const links = propertyLinks(properties).filter(({ link }) => isNew(link));
   if (links.length === 0) return;
   const ids = (type: 'thing' | 'arc') => [...new Set(links.filter((l) => l.link.targetType === type && l.link.targetId <= MAX_RECORD_ID).map((l) => l.link.targetId))];
   const thingIds = ids('thing');
@@ -39,7 +46,7 @@ export async function checkLinkTargets(db: Db, campaignId: number, properties: r
     const values = Array.isArray(property.value) ? property.value : [property.value];
     values.forEach((value, item) => {
       if (typeof value !== 'object' || value === null) return;
-      if (found[value.targetType].has(value.targetId)) return;
+      if (found[value.targetType].has(value.targetId) || !isNew(value)) return;
       const path = Array.isArray(property.value) ? `properties/${index}/value/${item}` : `properties/${index}/value`;
       issues.push({ path, message: `names no ${value.targetType} of this campaign (${value.targetId})` });
     });

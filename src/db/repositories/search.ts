@@ -1,7 +1,8 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Database } from '../database.js';
 import { ARC_TEXT_FIELDS, type CampaignRow } from '../schema.js';
-import { AUDIENCE, KIND_CODES, kindOfCode, plainTextOfStored, type DocumentKind } from '../../search/document.js';
+import { AUDIENCE, KIND_CODES, kindOfCode, plainTextOfStored, structurePassages, type DocumentKind } from '../../search/document.js';
+import { parseStoredLabels, tagKeyPattern } from '../../domain/properties.js';
 import { mentionsHidden, type View } from '../../access/view.js';
 import type { SearchType } from '../../search/params.js';
 import {
@@ -32,7 +33,9 @@ export interface SearchHit {
   id: number;
   slug: string;
   name: string;
-  /** The record's searchable texts, as plain text (description, or an arc's seven fields). */
+  /** The record's other names. */
+  aliases: string[];
+  /** The record's searchable texts, as plain text (description, or an arc's seven fields), then its tags and properties (search/document.ts structurePassages), one per line. */
   texts: string[];
   keys: RankKeys;
 }
@@ -131,8 +134,14 @@ interface RankedRow {
   thing_slug: string | null;
   thing_name: string | null;
   thing_description: string | null;
+  thing_properties: string | null;
+  thing_tags: string | null;
+  thing_aliases: string | null;
   arc_slug: string | null;
   arc_name: string | null;
+  arc_properties: string | null;
+  arc_tags: string | null;
+  arc_aliases: string | null;
   hook: string | null;
   protagonist: string | null;
   antagonist: string | null;
@@ -161,6 +170,7 @@ async function rank(
   type: SearchType,
   limit: number,
   audience: number,
+  tags: readonly string[],
 ): Promise<RankedRow[]> {
   const campaignId = campaign.id;
   const values = sql.join(
@@ -170,6 +180,17 @@ async function rank(
   );
   const terms = sql.join([...new Set(weighted.map((w) => w.term))]);
   const kindFilter = type === 'any' ? sql`` : sql`and p.kind = ${KIND_CODES[type]}`;
+  // Tags (all must match, case ignored): one LIKE per tag on the record's tag_keys
+  // (domain/properties.ts), on the matching documents only; the campaign description has none.
+  const tagged = (table: 'things' | 'arcs') =>
+    sql`exists (select 1 from ${sql.table(table)} x where x.campaign_id = ${campaignId} and x.id = r.record_id and ${sql.join(
+      tags.map((tag) => sql`x.tag_keys like ${tagKeyPattern(tag)} escape '\\'`),
+      sql` and `,
+    )})`;
+  const tagFilter =
+    tags.length === 0
+      ? sql``
+      : sql`where (r.kind = ${KIND_CODES.thing} and ${tagged('things')}) or (r.kind = ${KIND_CODES.arc} and ${tagged('arcs')})`;
   // Rounded in floating point on both dialects (PostgreSQL's numeric would cost more than the sum).
   const scale = double(10 ** RELEVANCE_DECIMALS);
   const relevance = sql`round(sum(s) * ${scale}) / ${scale}`;
@@ -201,10 +222,11 @@ async function rank(
         case when r.doc_id in (
           select id from search_documents where campaign_id = ${campaignId} and name_key = ${nameKey} and (audience & ${audience}) <> 0
         ) then 1 else 0 end as exact
-      from r order by ${order} limit ${limit}
+      from r ${tagFilter} order by ${order} limit ${limit}
     )
     select ranked.*, t.slug as thing_slug, t.name as thing_name, t.description as thing_description,
-      a.slug as arc_slug, a.name as arc_name, ${sql.join(ARC_TEXT_FIELDS.map((field) => sql`${a(field)} as ${sql.ref(field)}`))}
+      t.properties as thing_properties, t.tags as thing_tags, t.aliases as thing_aliases,
+      a.slug as arc_slug, a.name as arc_name, a.properties as arc_properties, a.tags as arc_tags, a.aliases as arc_aliases, ${sql.join(ARC_TEXT_FIELDS.map((field) => sql`${a(field)} as ${sql.ref(field)}`))}
     from ranked
     left join things t on ranked.kind = ${KIND_CODES.thing} and t.campaign_id = ${campaignId} and t.id = ranked.record_id
     left join arcs a on ranked.kind = ${KIND_CODES.arc} and a.campaign_id = ${campaignId} and a.id = ranked.record_id
@@ -218,6 +240,8 @@ function hitOf(row: RankedRow, campaign: CampaignRow, view: View): SearchHit | u
   const hidden = view.hidden;
   const drop = (node: unknown) => hidden === undefined || mentionsHidden(node, hidden);
   const text = (stored: string | null) => plainTextOfStored(stored, !view.players, drop);
+  // Tags and properties as the view reads them: a player's never show a GM-only property.
+  const structure = (properties: string | null, tags: string | null) => structurePassages({ properties: properties ?? '[]', tags: tags ?? '[]' }, !view.players);
   const keys: RankKeys = {
     exactName: Number(row.exact) === 1,
     nameCoverage: Number(row.name_cov),
@@ -229,12 +253,28 @@ function hitOf(row: RankedRow, campaign: CampaignRow, view: View): SearchHit | u
   switch (kind) {
     case 'thing':
       if (row.thing_slug === null || row.thing_name === null) return undefined;
-      return { kind, id: row.record_id, slug: row.thing_slug, name: row.thing_name, texts: [text(row.thing_description)], keys };
+      return {
+        kind,
+        id: row.record_id,
+        slug: row.thing_slug,
+        name: row.thing_name,
+        aliases: parseStoredLabels(row.thing_aliases),
+        texts: [text(row.thing_description), ...structure(row.thing_properties, row.thing_tags)],
+        keys,
+      };
     case 'arc':
       if (row.arc_slug === null || row.arc_name === null) return undefined;
-      return { kind, id: row.record_id, slug: row.arc_slug, name: row.arc_name, texts: ARC_TEXT_FIELDS.map((f) => text(row[f])), keys };
+      return {
+        kind,
+        id: row.record_id,
+        slug: row.arc_slug,
+        name: row.arc_name,
+        aliases: parseStoredLabels(row.arc_aliases),
+        texts: [...ARC_TEXT_FIELDS.map((f) => text(row[f])), ...structure(row.arc_properties, row.arc_tags)],
+        keys,
+      };
     case 'campaign':
-      return { kind, id: campaign.id, slug: campaign.slug, name: campaign.name, texts: [text(campaign.description)], keys };
+      return { kind, id: campaign.id, slug: campaign.slug, name: campaign.name, aliases: [], texts: [text(campaign.description)], keys };
   }
 }
 
@@ -243,7 +283,7 @@ export async function searchCampaign(
   database: Database,
   campaign: CampaignRow,
   view: View,
-  options: { text: string; type: SearchType; limit: number },
+  options: { text: string; type: SearchType; limit: number; tags?: readonly string[] },
 ): Promise<SearchOutcome> {
   const audience = audienceOf(view);
   const query = analyzeQuery(options.text);
@@ -263,7 +303,7 @@ export async function searchCampaign(
     weight: e.weight * idf(stats.documents, stats.documentFrequency.get(e.term) ?? 0),
   }));
 
-  const rows = await rank(database, campaign, query.key, termCount, weighted, stats, options.type, options.limit, audience);
+  const rows = await rank(database, campaign, query.key, termCount, weighted, stats, options.type, options.limit, audience, options.tags ?? []);
   const hits = rows.map((row) => hitOf(row, campaign, view)).filter((hit): hit is SearchHit => hit !== undefined);
   return { query, termCount, expansions, hits };
 }

@@ -6,6 +6,20 @@ import { MAX_RECORD_ID } from '../../domain/ids.js';
 import { nowIso } from '../../domain/time.js';
 import type { ExpectedVersion } from '../../domain/versions.js';
 import { campaignWrite, checkExpected } from './common.js';
+import type { View } from '../../access/view.js';
+import { visibleThings } from './visible.js';
+import type { TypeField } from '../../domain/properties.js';
+
+/**
+ * How many things of each type the view sees (a player's count leaves out GM-only things): one
+ * statement, for every type of the campaign or just `typeId`. A type without things is absent.
+ */
+export async function countThingsByType(db: Db, view: View, typeId?: number): Promise<Map<number, number>> {
+  let query = visibleThings(db, view).select(['type_id', (eb) => eb.fn.countAll<number | string | bigint>().as('count')]).groupBy('type_id');
+  if (typeId !== undefined) query = query.where('type_id', '=', typeId);
+  const rows = await query.execute();
+  return new Map(rows.map((row) => [row.type_id, Number(row.count)]));
+}
 
 /** The key that makes type names unique within a campaign regardless of case. */
 export function thingTypeNameKey(name: string): string {
@@ -35,7 +49,7 @@ export async function thingTypeExists(db: Db, campaignId: number, id: number): P
 
 // The read before the write gives the clear message; the unique constraint settles a race between
 // two writers that both passed the read.
-export async function createThingType(database: Database, campaignId: number, name: string): Promise<ThingTypeRow> {
+export async function createThingType(database: Database, campaignId: number, name: string, fields: readonly TypeField[] = []): Promise<ThingTypeRow> {
   const nameKey = thingTypeNameKey(name);
   try {
     return await campaignWrite(database, campaignId, async (trx) => {
@@ -49,7 +63,7 @@ export async function createThingType(database: Database, campaignId: number, na
       const now = nowIso();
       return trx
         .insertInto('thing_types')
-        .values({ campaign_id: campaignId, name, name_key: nameKey, version: 1, created_at: now, updated_at: now })
+        .values({ campaign_id: campaignId, name, name_key: nameKey, fields: JSON.stringify(fields), version: 1, created_at: now, updated_at: now })
         .returningAll()
         .executeTakeFirstOrThrow();
     });
@@ -64,6 +78,8 @@ export async function createThingType(database: Database, campaignId: number, na
 
 export interface ThingTypeChanges {
   name?: string;
+  /** Replaces the declared fields; things keep their properties (values are checked when next written). */
+  fields?: TypeField[];
 }
 
 /** Applies a partial update; 412 when `expected` does not admit the record, 409 on a taken name. */
@@ -80,7 +96,8 @@ export async function updateThingType(
       const current = await findThingType(trx, campaignId, id);
       if (!current) throw errors.thingTypeNotFound(id);
       checkExpected(expected, 'thing type', current);
-      const set: { name?: string; name_key?: string } = {};
+      const set: { name?: string; name_key?: string; fields?: string } = {};
+      if (changes.fields !== undefined) set.fields = JSON.stringify(changes.fields);
       if (changes.name !== undefined) {
         const nameKey = thingTypeNameKey(changes.name);
         // Renaming a type to another spelling of its own name (`Npcs` → `NPCs`) is no clash.

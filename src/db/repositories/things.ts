@@ -8,7 +8,7 @@ import { indexThingMentions, rewriteSlugLinks } from '../indexes/mentions.js';
 import { indexThing } from '../indexes/search.js';
 import { errors } from '../../domain/errors.js';
 import type { ListPosition, NamePosition } from '../../domain/list-cursor.js';
-import { structureColumns, tagKeyPattern, withDeclaredKeys, type Property } from '../../domain/properties.js';
+import { parseStoredProperties, structureColumns, tagKeyPattern, withDeclaredKeys, type Property } from '../../domain/properties.js';
 import { checkDeclaredKinds, checkLinkTargets, thingTypeFields } from './record-structure.js';
 import { isValidSlug, nextFreeSlug, slugifyName } from '../../domain/slugs.js';
 import { nowIso } from '../../domain/time.js';
@@ -193,7 +193,7 @@ export async function updateThing(
         // A restore of a revision puts back what was, links to records erased since included.
         if (!options.keepCurrentWhenGone) {
           checkDeclaredKinds(changes.properties, (await thingTypeFields(trx, campaignId, changes.typeId ?? current.type_id)) ?? []);
-          await checkLinkTargets(trx, campaignId, changes.properties);
+          await checkLinkTargets(trx, campaignId, changes.properties, parseStoredProperties(current.properties));
         }
       }
       if (changes.slug !== undefined && changes.slug !== slug && (await findThingBySlug(trx, campaignId, changes.slug))) {

@@ -12,6 +12,7 @@ import { membersRoutes } from './members.js';
 import { revisionsRoutes } from './revisions.js';
 import { richContentRoutes } from './rich-content.js';
 import { searchRoutes } from './search.js';
+import { tagsRoutes } from './tags.js';
 import { thingArcsRoutes } from './thing-arcs.js';
 import { thingTypesRoutes } from './thing-types.js';
 import { thingsRoutes } from './things.js';
@@ -27,6 +28,7 @@ export function registerApiRoutes(app: AppInstance): void {
   thingArcsRoutes(app);
   assetsRoutes(app);
   searchRoutes(app);
+  tagsRoutes(app);
   richContentRoutes(app);
   membersRoutes(app);
   invitationPreviewRoutes(app);

@@ -37,8 +37,8 @@ const RENDERED_DESCRIPTION =
   'Players get no GM-only property and no link to a record hidden from them. Cached and conditional like a list: the weak ETag changes with every write in the campaign (a player’s only with what players see).';
 
 const BACKLINKS_DESCRIPTION =
-  'Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, ' +
-  'with the fields that do, most recently updated first (a link to one of its previous slugs counts). For a player, GM-only sources and mentions made only inside secret elements (at any depth) are left out. Cached and conditional like a list.';
+  'Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, or whose link property names it (field `properties.<key>`), ' +
+  'with the fields that do, most recently updated first (a link to one of its previous slugs counts). For a player, GM-only sources, mentions made only inside secret elements (at any depth) and GM-only properties are left out. Cached and conditional like a list.';
 
 export function richContentRoutes(app: AppInstance) {
   const { database } = app;

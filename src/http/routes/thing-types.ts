@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import {
+  countThingsByType,
   createThingType,
   findThingType,
   listThingTypes,
@@ -11,7 +12,7 @@ import { InputChecker } from '../../domain/input.js';
 import { callerOf, campaignOf, viewOf } from '../auth.js';
 import { trashThingType } from '../../history/trash.js';
 import type { AppInstance } from '../app-types.js';
-import { expectedVersion, recordEtag } from '../conditional.js';
+import { expectedVersion, thingTypeEtag } from '../conditional.js';
 import { parseIdText } from '../../domain/ids.js';
 import { CampaignParams, problems } from '../schemas/common.js';
 import { NewThingTypeBody, presentThingType, ThingType, ThingTypeParams, UpdatedThingTypeBody } from '../schemas/thing-type.js';
@@ -33,7 +34,7 @@ export function thingTypesRoutes(app: AppInstance) {
       schema: {
         operationId: 'listThingTypes',
         summary: 'The campaign’s thing types',
-        description: 'Every thing type of the campaign, oldest first (ids ascending).',
+        description: 'Every thing type of the campaign, oldest first (ids ascending), each with its declared `fields` and its `thingCount` (the things of the type the caller sees: a player’s count leaves out GM-only things).',
         tags: ['thing types'],
         params: CampaignParams,
         response: { 200: Type.Array(ThingType), ...problems(401, 404) },
@@ -41,7 +42,8 @@ export function thingTypesRoutes(app: AppInstance) {
     },
     async (request) => {
       const rows = await listThingTypes(database.kysely, campaignOf(request).id);
-      return rows.map(presentThingType);
+      const counts = await countThingsByType(database.kysely, viewOf(request));
+      return rows.map((row) => presentThingType(row, counts.get(row.id) ?? 0));
     },
   );
 
@@ -52,7 +54,7 @@ export function thingTypesRoutes(app: AppInstance) {
       schema: {
         operationId: 'createThingType',
         summary: 'Create a thing type',
-        description: 'Creates a thing type; names are unique within the campaign ignoring case (409 `name_taken`).',
+        description: 'Creates a thing type; names are unique within the campaign ignoring case (409 `name_taken`). `fields` (default none) declares keys that every new thing of the type starts with and whose values must match their kind.',
         tags: ['thing types'],
         params: CampaignParams,
         body: NewThingTypeBody,
@@ -62,15 +64,17 @@ export function thingTypesRoutes(app: AppInstance) {
     },
     async (request, reply) => {
       const check = new InputChecker();
-      const name = check.name(request.body.newThingType.name, '/newThingType/name');
+      const input = request.body.newThingType;
+      const name = check.name(input.name, '/newThingType/name');
+      const fields = input.fields === undefined ? [] : check.fields(input.fields, '/newThingType/fields');
       check.done();
       const campaign = campaignOf(request);
-      const row = await createThingType(database, campaign.id, name);
+      const row = await createThingType(database, campaign.id, name, fields);
       return reply
         .code(201)
         .header('location', `/api/campaigns/${campaign.slug}/thing-types/${row.id}`)
-        .header('etag', recordEtag(viewOf(request), row.id, row.version))
-        .send(presentThingType(row));
+        .header('etag', thingTypeEtag(viewOf(request), row, 0))
+        .send(presentThingType(row, 0));
     },
   );
 
@@ -81,7 +85,7 @@ export function thingTypesRoutes(app: AppInstance) {
       schema: {
         operationId: 'getThingType',
         summary: 'One thing type',
-        description: 'The thing type with this id; a malformed id is 400 `invalid_id`.',
+        description: 'The thing type with this id, with its `fields` and `thingCount` (in the caller’s view); a malformed id is 400 `invalid_id`.',
         tags: ['thing types'],
         params: ThingTypeParams,
         response: { 200: ThingType, ...problems(400, 401, 404) },
@@ -91,7 +95,9 @@ export function thingTypesRoutes(app: AppInstance) {
       const id = parseThingTypeId(request.params.thingTypeId);
       const row = await findThingType(database.kysely, campaignOf(request).id, id);
       if (!row) throw errors.thingTypeNotFound(id);
-      return reply.header('etag', recordEtag(viewOf(request), row.id, row.version)).send(presentThingType(row));
+      const view = viewOf(request);
+      const count = (await countThingsByType(database.kysely, view, row.id)).get(row.id) ?? 0;
+      return reply.header('etag', thingTypeEtag(view, row, count)).send(presentThingType(row, count));
     },
   );
 
@@ -101,8 +107,8 @@ export function thingTypesRoutes(app: AppInstance) {
       config: { auth: 'campaign' },
       schema: {
         operationId: 'updateThingType',
-        summary: 'Rename a thing type',
-        description: 'Renames the type (409 if another type of the campaign has the name, ignoring case). An `id` in the body must equal the path (400 `id_mismatch`). With If-Match, a stale version is 412.',
+        summary: 'Rename a thing type or change its fields',
+        description: 'Renames the type (409 if another type of the campaign has the name, ignoring case) and/or replaces its `fields`. New fields apply to things created from then on and to values written from then on; existing things keep their properties as they are. An `id` in the body must equal the path (400 `id_mismatch`). With If-Match, a stale version is 412.',
         tags: ['thing types'],
         params: ThingTypeParams,
         body: UpdatedThingTypeBody,
@@ -116,12 +122,15 @@ export function thingTypesRoutes(app: AppInstance) {
       const check = new InputChecker();
       const changes: ThingTypeChanges = {};
       if (input.name !== undefined) changes.name = check.name(input.name, '/updatedThingType/name');
+      if (input.fields !== undefined) changes.fields = check.fields(input.fields, '/updatedThingType/fields');
       check.done();
       if (input.id !== undefined && input.id !== id) {
         throw errors.idMismatch(input.id, id, '/updatedThingType/id');
       }
       const row = await updateThingType(database, campaignOf(request).id, id, changes, expectedVersion(request));
-      return reply.header('etag', recordEtag(viewOf(request), row.id, row.version)).send(presentThingType(row));
+      const view = viewOf(request);
+      const count = (await countThingsByType(database.kysely, view, row.id)).get(row.id) ?? 0;
+      return reply.header('etag', thingTypeEtag(view, row, count)).send(presentThingType(row, count));
     },
   );
 

@@ -18,6 +18,7 @@ import { presentCampaign } from '../schemas/campaign.js';
 import { CampaignParams, problems } from '../schemas/common.js';
 import { presentThing } from '../schemas/thing.js';
 import { presentThingType } from '../schemas/thing-type.js';
+import { countThingsByType } from '../../db/repositories/thing-types.js';
 import {
   presentTrashedCampaign,
   presentTrashEntry,
@@ -53,7 +54,7 @@ async function presentRestored(database: Database, view: View, outcome: RestoreO
     case 'arc':
       return presentArc(await findArcDetail(database.kysely, view, record.row.slug), view);
     case 'thing-type':
-      return presentThingType(record.row);
+      return presentThingType(record.row, (await countThingsByType(database.kysely, view, record.row.id)).get(record.row.id) ?? 0);
     case 'asset':
       return presentAsset(record.row);
   }

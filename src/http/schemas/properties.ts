@@ -8,6 +8,7 @@ import {
   ALIASES_MAX,
   FIELD_KINDS,
   PROPERTIES_MAX,
+  PROPERTIES_MAX_BYTES,
   PROPERTY_KEY_MAX,
   PROPERTY_LIST_MAX,
   PROPERTY_TEXT_MAX,
@@ -33,7 +34,7 @@ export const PropertyValueSchema = Type.Union([...Scalar, Type.Array(Type.Union(
 });
 
 const PROPERTIES_DESCRIPTION =
-  `Ordered properties {key, value, gmOnly} (at most ${PROPERTIES_MAX}); keys are 1–${PROPERTY_KEY_MAX} characters, unique per record ignoring case. ` +
+  `Ordered properties {key, value, gmOnly} (at most ${PROPERTIES_MAX}, and ${PROPERTIES_MAX_BYTES / 1024} KiB as JSON); keys are 1–${PROPERTY_KEY_MAX} characters, unique per record ignoring case. ` +
   'A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. ' +
   'The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer).';
 

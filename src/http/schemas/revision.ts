@@ -3,6 +3,10 @@ import type { RevisionDetail, RevisionSummary } from '../../db/repositories/revi
 import type { Snapshot } from '../../history/snapshots.js';
 import { RichTextOut, Slug, Timestamp, Visibility } from './common.js';
 import { ArcRefSchema, storyFields } from './arc.js';
+import { AliasesOut, PropertiesOut, TagsOut } from './properties.js';
+
+// Absent from a revision kept before records had them (the record had none then).
+const structureRecord = { properties: Type.Optional(PropertiesOut), tags: Type.Optional(TagsOut), aliases: Type.Optional(AliasesOut) };
 
 const Author = Type.Union(
   [
@@ -35,7 +39,7 @@ export const RevisionSummarySchema = Type.Object(revisionFields, {
 });
 
 export const ThingRevisionRecord = Type.Object(
-  { name: Type.String(), slug: Slug, typeId: Type.Integer(), visibility: Visibility, description: RichTextOut },
+  { name: Type.String(), slug: Slug, typeId: Type.Integer(), visibility: Visibility, description: RichTextOut, ...structureRecord },
   { description: 'the thing’s fields as its GET answered them to a game master after the change' },
 );
 
@@ -49,6 +53,7 @@ export const ArcRevisionRecord = Type.Object(
     parentArc: Type.Union([ArcRefSchema, Type.Null()], { description: 'the parent arc as it was named when the revision was kept' }),
     visibility: Visibility,
     ...arcTexts,
+    ...structureRecord,
   },
   { description: 'the arc’s fields as its GET answered them to a game master after the change' },
 );

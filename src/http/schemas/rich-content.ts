@@ -49,7 +49,11 @@ export const Backlink = Type.Object({
   id: Type.Integer(),
   slug: Slug,
   name: Type.String(),
-  fields: Type.Array(Type.String(), { description: 'the rich-text fields that mention the record, in alphabetical order' }),
+  fields: Type.Array(Type.String(), {
+    description: 'the rich-text fields that mention the record, and `properties.<key>` for each link property that names it (a relation), in alphabetical order',
+  }),
   updatedAt: Timestamp,
 });
-export const Backlinks = Type.Array(Backlink, { description: 'every record whose rich text mentions this one, most recently updated first' });
+export const Backlinks = Type.Array(Backlink, {
+  description: 'every record whose rich text mentions this one or whose link property names it, most recently updated first (for a player, never through a GM-only property)',
+});

@@ -11,6 +11,11 @@ export const SearchQuerystring = Type.Object({
   query: Type.Optional(Type.String({ description: 'another name for q' })),
   type: Type.Optional(Type.String({ description: '`thing`, `arc` or `any` (default; includes the campaign description)' })),
   limit: Type.Optional(Type.String({ description: 'an integer from 1 to 100; default 20' })),
+  tag: Type.Optional(
+    Type.Union([Type.String(), Type.Array(Type.String())], {
+      description: 'only things and arcs with this tag (ignoring case; the campaign description has none); repeat it for records with every one of the tags',
+    }),
+  ),
 });
 
 export const SearchResult = Type.Object({
@@ -20,10 +25,13 @@ export const SearchResult = Type.Object({
   id: Type.Integer(),
   slug: Slug,
   name: Type.String(),
+  alias: Type.Optional(
+    Type.String({ description: 'the other name (alias) of the record the query matched, when it matched more query words there than in the name' }),
+  ),
   excerpt: Type.String({ description: 'a short plain-text passage around the best match (… where cut); empty when the record has no text' }),
-  highlights: Type.Array(Type.String(), { description: 'the matched words as they are written in the name and text, each once' }),
+  highlights: Type.Array(Type.String(), { description: 'the matched words as they are written in the name, aliases, text, tags and property values, each once' }),
   score: Type.Number({
-    description: 'higher is better; results come in descending order. The integer part is the tier: 3 the name is the query, 2 every query word is in the name, 1 otherwise',
+    description: 'higher is better; results come in descending order. The integer part is the tier: 3 the name is the query, 2 every query word is in the name or an alias, 1 otherwise',
   }),
 });
 
@@ -38,8 +46,17 @@ export function presentSearch(outcome: SearchOutcome) {
   const terms = outcome.termCount;
   return {
     results: outcome.hits.map((hit) => {
-      const { excerpt, highlights } = presentMatches(hit.name, hit.texts, matches);
-      return { type: hit.kind, id: hit.id, slug: hit.slug, name: hit.name, excerpt, highlights, score: presentedScore(hit.keys, terms) };
+      const { excerpt, highlights, alias } = presentMatches(hit.name, hit.texts, matches, hit.aliases);
+      return {
+        type: hit.kind,
+        id: hit.id,
+        slug: hit.slug,
+        name: hit.name,
+        ...(alias !== undefined ? { alias } : {}),
+        excerpt,
+        highlights,
+        score: presentedScore(hit.keys, terms),
+      };
     }),
   };
 }

@@ -298,20 +298,20 @@ export type paths = {
         };
         /**
          * The campaign’s thing types
-         * @description Every thing type of the campaign, oldest first (ids ascending).
+         * @description Every thing type of the campaign, oldest first (ids ascending), each with its declared `fields` and its `thingCount` (the things of the type the caller sees: a player’s count leaves out GM-only things).
          */
         get: operations["listThingTypes"];
         put?: never;
         /**
          * Create a thing type
-         * @description Creates a thing type; names are unique within the campaign ignoring case (409 `name_taken`).
+         * @description Creates a thing type; names are unique within the campaign ignoring case (409 `name_taken`). `fields` (default none) declares keys that every new thing of the type starts with and whose values must match their kind.
          */
         post: operations["createThingType"];
         delete?: never;
         options?: never;
         /**
          * The campaign’s thing types (headers only)
-         * @description Every thing type of the campaign, oldest first (ids ascending).
+         * @description Every thing type of the campaign, oldest first (ids ascending), each with its declared `fields` and its `thingCount` (the things of the type the caller sees: a player’s count leaves out GM-only things).
          */
         head: operations["listThingTypesHead"];
         patch?: never;
@@ -326,12 +326,12 @@ export type paths = {
         };
         /**
          * One thing type
-         * @description The thing type with this id; a malformed id is 400 `invalid_id`.
+         * @description The thing type with this id, with its `fields` and `thingCount` (in the caller’s view); a malformed id is 400 `invalid_id`.
          */
         get: operations["getThingType"];
         /**
-         * Rename a thing type
-         * @description Renames the type (409 if another type of the campaign has the name, ignoring case). An `id` in the body must equal the path (400 `id_mismatch`). With If-Match, a stale version is 412.
+         * Rename a thing type or change its fields
+         * @description Renames the type (409 if another type of the campaign has the name, ignoring case) and/or replaces its `fields`. New fields apply to things created from then on and to values written from then on; existing things keep their properties as they are. An `id` in the body must equal the path (400 `id_mismatch`). With If-Match, a stale version is 412.
          */
         put: operations["updateThingType"];
         post?: never;
@@ -343,7 +343,7 @@ export type paths = {
         options?: never;
         /**
          * One thing type (headers only)
-         * @description The thing type with this id; a malformed id is 400 `invalid_id`.
+         * @description The thing type with this id, with its `fields` and `thingCount` (in the caller’s view); a malformed id is 400 `invalid_id`.
          */
         head: operations["getThingTypeHead"];
         patch?: never;
@@ -610,7 +610,7 @@ export type paths = {
         };
         /**
          * Search a campaign
-         * @description Searches the names and every rich-text field of the campaign’s things and arcs, and its description. Finds words as written, other word forms (harper → Harpers), prefixes (nezz → Nezznar), words with typos (one edit for words of 4–5 letters, two from 6; golbin → goblin), with case and accents ignored, in any script. A `campaign` result is a match in the campaign’s description (type=any only). Exact name matches come first, then records whose name has every query word, then text matches; within each, more query words matched, fewer typos, then BM25 relevance. Any text is a valid query; an empty one is refused. A player’s search neither matches nor shows GM-only records or the text of secret elements (at any depth), never shows a mention of a GM-only record, and does not match mention labels.
+         * @description Searches the names and every rich-text field of the campaign’s things and arcs, and its description. A record’s aliases count as its names (an alias match ranks like a name match, and `alias` says which one matched), and its tags and property values (text, numbers, booleans, dates; not keys, not links) as its text. `tag` keeps only records with every given tag. Finds words as written, other word forms (harper → Harpers), prefixes (nezz → Nezznar), words with typos (one edit for words of 4–5 letters, two from 6; golbin → goblin), with case and accents ignored, in any script. A `campaign` result is a match in the campaign’s description (type=any only). Exact name matches come first, then records whose name has every query word, then text matches; within each, more query words matched, fewer typos, then BM25 relevance. Any text is a valid query; an empty one is refused. A player’s search neither matches nor shows GM-only records or the text of secret elements (at any depth), never shows a mention of a GM-only record, does not match mention labels, and neither matches nor shows GM-only properties.
          */
         get: operations["searchCampaign"];
         put?: never;
@@ -619,9 +619,33 @@ export type paths = {
         options?: never;
         /**
          * Search a campaign (headers only)
-         * @description Searches the names and every rich-text field of the campaign’s things and arcs, and its description. Finds words as written, other word forms (harper → Harpers), prefixes (nezz → Nezznar), words with typos (one edit for words of 4–5 letters, two from 6; golbin → goblin), with case and accents ignored, in any script. A `campaign` result is a match in the campaign’s description (type=any only). Exact name matches come first, then records whose name has every query word, then text matches; within each, more query words matched, fewer typos, then BM25 relevance. Any text is a valid query; an empty one is refused. A player’s search neither matches nor shows GM-only records or the text of secret elements (at any depth), never shows a mention of a GM-only record, and does not match mention labels.
+         * @description Searches the names and every rich-text field of the campaign’s things and arcs, and its description. A record’s aliases count as its names (an alias match ranks like a name match, and `alias` says which one matched), and its tags and property values (text, numbers, booleans, dates; not keys, not links) as its text. `tag` keeps only records with every given tag. Finds words as written, other word forms (harper → Harpers), prefixes (nezz → Nezznar), words with typos (one edit for words of 4–5 letters, two from 6; golbin → goblin), with case and accents ignored, in any script. A `campaign` result is a match in the campaign’s description (type=any only). Exact name matches come first, then records whose name has every query word, then text matches; within each, more query words matched, fewer typos, then BM25 relevance. Any text is a valid query; an empty one is refused. A player’s search neither matches nor shows GM-only records or the text of secret elements (at any depth), never shows a mention of a GM-only record, does not match mention labels, and neither matches nor shows GM-only properties.
          */
         head: operations["searchCampaignHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/campaigns/{campaignSlug}/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The campaign’s tags
+         * @description Every tag of the things and arcs the caller sees, ordered by tag ignoring case, with how many things and arcs carry it (a player’s counts leave out GM-only records; a tag only GM-only records carry is not listed for players). Filter a list by tag with `GET …/things?tag=…`.
+         */
+        get: operations["listTags"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * The campaign’s tags (headers only)
+         * @description Every tag of the things and arcs the caller sees, ordered by tag ignoring case, with how many things and arcs carry it (a player’s counts leave out GM-only records; a tag only GM-only records carry is not listed for players). Filter a list by tag with `GET …/things?tag=…`.
+         */
+        head: operations["listTagsHead"];
         patch?: never;
         trace?: never;
     };
@@ -706,7 +730,7 @@ export type paths = {
         };
         /**
          * Where a thing is mentioned
-         * @description Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, with the fields that do, most recently updated first (a link to one of its previous slugs counts). For a player, GM-only sources and mentions made only inside secret elements (at any depth) are left out. Cached and conditional like a list.
+         * @description Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, or whose link property names it (field `properties.<key>`), with the fields that do, most recently updated first (a link to one of its previous slugs counts). For a player, GM-only sources, mentions made only inside secret elements (at any depth) and GM-only properties are left out. Cached and conditional like a list.
          */
         get: operations["listThingBacklinks"];
         put?: never;
@@ -715,7 +739,7 @@ export type paths = {
         options?: never;
         /**
          * Where a thing is mentioned (headers only)
-         * @description Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, with the fields that do, most recently updated first (a link to one of its previous slugs counts). For a player, GM-only sources and mentions made only inside secret elements (at any depth) are left out. Cached and conditional like a list.
+         * @description Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, or whose link property names it (field `properties.<key>`), with the fields that do, most recently updated first (a link to one of its previous slugs counts). For a player, GM-only sources, mentions made only inside secret elements (at any depth) and GM-only properties are left out. Cached and conditional like a list.
          */
         head: operations["listThingBacklinksHead"];
         patch?: never;
@@ -730,7 +754,7 @@ export type paths = {
         };
         /**
          * Where an arc is mentioned
-         * @description Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, with the fields that do, most recently updated first (a link to one of its previous slugs counts). For a player, GM-only sources and mentions made only inside secret elements (at any depth) are left out. Cached and conditional like a list.
+         * @description Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, or whose link property names it (field `properties.<key>`), with the fields that do, most recently updated first (a link to one of its previous slugs counts). For a player, GM-only sources, mentions made only inside secret elements (at any depth) and GM-only properties are left out. Cached and conditional like a list.
          */
         get: operations["listArcBacklinks"];
         put?: never;
@@ -739,7 +763,7 @@ export type paths = {
         options?: never;
         /**
          * Where an arc is mentioned (headers only)
-         * @description Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, with the fields that do, most recently updated first (a link to one of its previous slugs counts). For a player, GM-only sources and mentions made only inside secret elements (at any depth) are left out. Cached and conditional like a list.
+         * @description Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, or whose link property names it (field `properties.<key>`), with the fields that do, most recently updated first (a link to one of its previous slugs counts). For a player, GM-only sources, mentions made only inside secret elements (at any depth) and GM-only properties are left out. Cached and conditional like a list.
          */
         head: operations["listArcBacklinksHead"];
         patch?: never;
@@ -910,7 +934,7 @@ export type paths = {
         };
         /**
          * What changed since a cursor
-         * @description Every record of the campaign that changed after `since` (from the beginning without it), once each in its latest state, in commit order: `upsert` with the record as its GET returns it, or `delete` (a tombstone; deletions by cascade included: a type’s things, a thing’s or an arc’s links). Page with `since=cursor` while `more` is true; then poll with the last `cursor`: a client that applies every page holds exactly the campaign. An arc’s answer carries its things, parent and children, so their changes also list the arc. Tombstones are kept CHANGES_RETENTION_DAYS (90); a cursor from before the oldest kept is 410 `cursor_expired` (start again without `since`). A malformed cursor is 400. Owner and game masters.
+         * @description Every record of the campaign that changed after `since` (from the beginning without it), once each in its latest state, in commit order: `upsert` with the record as its GET returns it, or `delete` (a tombstone; deletions by cascade included: a type’s things, a thing’s or an arc’s links). Page with `since=cursor` while `more` is true; then poll with the last `cursor`: a client that applies every page holds exactly the campaign. An arc’s answer carries its things, parent and children, so their changes also list the arc; a thing type’s carries its `thingCount`, so a thing created, deleted or moved to another type also lists its types. Tombstones are kept CHANGES_RETENTION_DAYS (90); a cursor from before the oldest kept is 410 `cursor_expired` (start again without `since`). A malformed cursor is 400. Owner and game masters.
          */
         get: operations["listChanges"];
         put?: never;
@@ -919,7 +943,7 @@ export type paths = {
         options?: never;
         /**
          * What changed since a cursor (headers only)
-         * @description Every record of the campaign that changed after `since` (from the beginning without it), once each in its latest state, in commit order: `upsert` with the record as its GET returns it, or `delete` (a tombstone; deletions by cascade included: a type’s things, a thing’s or an arc’s links). Page with `since=cursor` while `more` is true; then poll with the last `cursor`: a client that applies every page holds exactly the campaign. An arc’s answer carries its things, parent and children, so their changes also list the arc. Tombstones are kept CHANGES_RETENTION_DAYS (90); a cursor from before the oldest kept is 410 `cursor_expired` (start again without `since`). A malformed cursor is 400. Owner and game masters.
+         * @description Every record of the campaign that changed after `since` (from the beginning without it), once each in its latest state, in commit order: `upsert` with the record as its GET returns it, or `delete` (a tombstone; deletions by cascade included: a type’s things, a thing’s or an arc’s links). Page with `since=cursor` while `more` is true; then poll with the last `cursor`: a client that applies every page holds exactly the campaign. An arc’s answer carries its things, parent and children, so their changes also list the arc; a thing type’s carries its `thingCount`, so a thing created, deleted or moved to another type also lists its types. Tombstones are kept CHANGES_RETENTION_DAYS (90); a cursor from before the oldest kept is 410 `cursor_expired` (start again without `since`). A malformed cursor is 400. Owner and game masters.
          */
         head: operations["listChangesHead"];
         patch?: never;
@@ -4960,6 +4984,14 @@ export interface operations {
                         id: number;
                         name: string;
                         campaignId: number;
+                        /** @description Ordered fields {key, kind} the type declares: a new thing of the type starts with these keys (value null), and a value of a declared key must match its kind. Keys not declared are free. */
+                        fields: {
+                            key: string;
+                            /** @description `date`: an ISO 8601 date string (YYYY-MM-DD, optionally with a time); `link`: a link {targetType, targetId}; `list`: a list */
+                            kind: "text" | "number" | "boolean" | "date" | "link" | "list";
+                        }[];
+                        /** @description how many things of this type the caller sees (a player’s count leaves out GM-only things) */
+                        thingCount: number;
                     }[];
                 };
             };
@@ -5086,6 +5118,8 @@ export interface operations {
                     newThingType: {
                         /** @description trimmed; 1 to 255 characters after trimming */
                         name: string;
+                        /** @description Ordered fields {key, kind} the type declares: a new thing of the type starts with these keys (value null), and a value of a declared key must match its kind. Keys not declared are free. At most 100; keys unique ignoring case. */
+                        fields?: unknown[];
                     };
                 };
             };
@@ -5107,6 +5141,14 @@ export interface operations {
                         id: number;
                         name: string;
                         campaignId: number;
+                        /** @description Ordered fields {key, kind} the type declares: a new thing of the type starts with these keys (value null), and a value of a declared key must match its kind. Keys not declared are free. */
+                        fields: {
+                            key: string;
+                            /** @description `date`: an ISO 8601 date string (YYYY-MM-DD, optionally with a time); `link`: a link {targetType, targetId}; `list`: a list */
+                            kind: "text" | "number" | "boolean" | "date" | "link" | "list";
+                        }[];
+                        /** @description how many things of this type the caller sees (a player’s count leaves out GM-only things) */
+                        thingCount: number;
                     };
                 };
             };
@@ -5427,6 +5469,14 @@ export interface operations {
                         id: number;
                         name: string;
                         campaignId: number;
+                        /** @description Ordered fields {key, kind} the type declares: a new thing of the type starts with these keys (value null), and a value of a declared key must match its kind. Keys not declared are free. */
+                        fields: {
+                            key: string;
+                            /** @description `date`: an ISO 8601 date string (YYYY-MM-DD, optionally with a time); `link`: a link {targetType, targetId}; `list`: a list */
+                            kind: "text" | "number" | "boolean" | "date" | "link" | "list";
+                        }[];
+                        /** @description how many things of this type the caller sees (a player’s count leaves out GM-only things) */
+                        thingCount: number;
                     };
                 };
             };
@@ -5582,6 +5632,8 @@ export interface operations {
                         id?: number;
                         /** @description trimmed; 1 to 255 characters after trimming */
                         name?: string;
+                        /** @description Ordered fields {key, kind} the type declares: a new thing of the type starts with these keys (value null), and a value of a declared key must match its kind. Keys not declared are free. At most 100; keys unique ignoring case. */
+                        fields?: unknown[];
                     };
                 };
             };
@@ -5601,6 +5653,14 @@ export interface operations {
                         id: number;
                         name: string;
                         campaignId: number;
+                        /** @description Ordered fields {key, kind} the type declares: a new thing of the type starts with these keys (value null), and a value of a declared key must match its kind. Keys not declared are free. */
+                        fields: {
+                            key: string;
+                            /** @description `date`: an ISO 8601 date string (YYYY-MM-DD, optionally with a time); `link`: a link {targetType, targetId}; `list`: a list */
+                            kind: "text" | "number" | "boolean" | "date" | "link" | "list";
+                        }[];
+                        /** @description how many things of this type the caller sees (a player’s count leaves out GM-only things) */
+                        thingCount: number;
                     };
                 };
             };
@@ -6188,7 +6248,7 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility: "all" | "gm";
-                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
                         properties: {
                             key: string;
                             /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
@@ -6375,7 +6435,7 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility?: "all" | "gm";
-                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). Each item: {key, value, gmOnly?} (gmOnly defaults to false). Omitted in a POST: none (plus the type's declared keys, value null); in a PUT, a given array replaces the old one. */
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). Each item: {key, value, gmOnly?} (gmOnly defaults to false). Omitted in a POST: none (plus the type's declared keys, value null); in a PUT, a given array replaces the old one. */
                         properties?: unknown[];
                         /** @description up to 100 tags of 1–50 characters (trimmed; unique ignoring case; no control characters); a given array replaces the old one */
                         tags?: unknown[];
@@ -6411,7 +6471,7 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility: "all" | "gm";
-                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
                         properties: {
                             key: string;
                             /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
@@ -6769,7 +6829,7 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility: "all" | "gm";
-                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
                         properties: {
                             key: string;
                             /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
@@ -6949,7 +7009,7 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility?: "all" | "gm";
-                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). Each item: {key, value, gmOnly?} (gmOnly defaults to false). Omitted in a POST: none (plus the type's declared keys, value null); in a PUT, a given array replaces the old one. */
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). Each item: {key, value, gmOnly?} (gmOnly defaults to false). Omitted in a POST: none (plus the type's declared keys, value null); in a PUT, a given array replaces the old one. */
                         properties?: unknown[];
                         /** @description up to 100 tags of 1–50 characters (trimmed; unique ignoring case; no control characters); a given array replaces the old one */
                         tags?: unknown[];
@@ -6983,7 +7043,7 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility: "all" | "gm";
-                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
                         properties: {
                             key: string;
                             /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
@@ -7595,7 +7655,7 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility: "all" | "gm";
-                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
                         properties: {
                             key: string;
                             /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
@@ -7652,7 +7712,7 @@ export interface operations {
                              * @enum {string}
                              */
                             visibility: "all" | "gm";
-                            /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                            /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
                             properties: {
                                 key: string;
                                 /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
@@ -7839,7 +7899,7 @@ export interface operations {
                         outcome?: unknown[];
                         /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
                         notes?: unknown[];
-                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). Each item: {key, value, gmOnly?} (gmOnly defaults to false). Omitted in a POST: none (plus the type's declared keys, value null); in a PUT, a given array replaces the old one. */
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). Each item: {key, value, gmOnly?} (gmOnly defaults to false). Omitted in a POST: none (plus the type's declared keys, value null); in a PUT, a given array replaces the old one. */
                         properties?: unknown[];
                         /** @description up to 100 tags of 1–50 characters (trimmed; unique ignoring case; no control characters); a given array replaces the old one */
                         tags?: unknown[];
@@ -7886,7 +7946,7 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility: "all" | "gm";
-                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
                         properties: {
                             key: string;
                             /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
@@ -7943,7 +8003,7 @@ export interface operations {
                              * @enum {string}
                              */
                             visibility: "all" | "gm";
-                            /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                            /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
                             properties: {
                                 key: string;
                                 /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
@@ -8299,7 +8359,7 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility: "all" | "gm";
-                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
                         properties: {
                             key: string;
                             /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
@@ -8356,7 +8416,7 @@ export interface operations {
                              * @enum {string}
                              */
                             visibility: "all" | "gm";
-                            /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                            /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
                             properties: {
                                 key: string;
                                 /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
@@ -8558,7 +8618,7 @@ export interface operations {
                         outcome?: unknown[];
                         /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
                         notes?: unknown[];
-                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). Each item: {key, value, gmOnly?} (gmOnly defaults to false). Omitted in a POST: none (plus the type's declared keys, value null); in a PUT, a given array replaces the old one. */
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). Each item: {key, value, gmOnly?} (gmOnly defaults to false). Omitted in a POST: none (plus the type's declared keys, value null); in a PUT, a given array replaces the old one. */
                         properties?: unknown[];
                         /** @description up to 100 tags of 1–50 characters (trimmed; unique ignoring case; no control characters); a given array replaces the old one */
                         tags?: unknown[];
@@ -8603,7 +8663,7 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility: "all" | "gm";
-                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
                         properties: {
                             key: string;
                             /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
@@ -8660,7 +8720,7 @@ export interface operations {
                              * @enum {string}
                              */
                             visibility: "all" | "gm";
-                            /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                            /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
                             properties: {
                                 key: string;
                                 /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
@@ -9277,7 +9337,7 @@ export interface operations {
                         key: unknown[];
                         /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
                         outcome: unknown[];
-                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
                         properties: {
                             key: string;
                             /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
@@ -10860,6 +10920,8 @@ export interface operations {
                 type?: string;
                 /** @description an integer from 1 to 100; default 20 */
                 limit?: string;
+                /** @description only things and arcs with this tag (ignoring case; the campaign description has none); repeat it for records with every one of the tags */
+                tag?: string | string[];
             };
             header?: {
                 /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
@@ -10892,11 +10954,13 @@ export interface operations {
                             /** @description lowercase ASCII letters, digits and single hyphens */
                             slug: string;
                             name: string;
+                            /** @description the other name (alias) of the record the query matched, when it matched more query words there than in the name */
+                            alias?: string;
                             /** @description a short plain-text passage around the best match (… where cut); empty when the record has no text */
                             excerpt: string;
-                            /** @description the matched words as they are written in the name and text, each once */
+                            /** @description the matched words as they are written in the name, aliases, text, tags and property values, each once */
                             highlights: string[];
-                            /** @description higher is better; results come in descending order. The integer part is the tier: 3 the name is the query, 2 every query word is in the name, 1 otherwise */
+                            /** @description higher is better; results come in descending order. The integer part is the tier: 3 the name is the query, 2 every query word is in the name or an alias, 1 otherwise */
                             score: number;
                         }[];
                     };
@@ -11041,6 +11105,8 @@ export interface operations {
                 type?: string;
                 /** @description an integer from 1 to 100; default 20 */
                 limit?: string;
+                /** @description only things and arcs with this tag (ignoring case; the campaign description has none); repeat it for records with every one of the tags */
+                tag?: string | string[];
             };
             header?: {
                 /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
@@ -11080,6 +11146,223 @@ export interface operations {
             /** @description The request is not valid: `validation_failed` (with `errors`, JSON pointers into the body), `malformed_json`, `invalid_query`, `invalid_id`, `invalid_reference`, `invalid_password`, … */
             400: {
                 headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `unauthenticated`: no valid session cookie or API token */
+            401: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `campaign_not_found` (also for a campaign of another user), or the record named in the path */
+            404: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `internal_error`: an unexpected fault (logged; no details in the body) */
+            500: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `service_unavailable`: this instance is shutting down; try again (another instance will answer) */
+            503: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listTags: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
+                /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
+                "if-none-match"?: string;
+            };
+            path: {
+                campaignSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
+                    etag?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the tag as most records spell it (tags that differ only in case are one tag) */
+                        tag: string;
+                        /** @description things the caller sees with this tag */
+                        things: number;
+                        /** @description arcs the caller sees with this tag */
+                        arcs: number;
+                    }[];
+                };
+            };
+            /** @description Not Modified: the If-None-Match given names the current version; no body */
+            304: {
+                headers: {
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
+                    etag?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `unauthenticated`: no valid session cookie or API token */
+            401: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `campaign_not_found` (also for a campaign of another user), or the record named in the path */
+            404: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `internal_error`: an unexpected fault (logged; no details in the body) */
+            500: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `service_unavailable`: this instance is shutting down; try again (another instance will answer) */
+            503: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+        };
+    };
+    listTagsHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
+                "loreforge-view"?: "player";
+                /** @description The ETag of a copy you hold: an unchanged answer is 304 with no body. */
+                "if-none-match"?: string;
+            };
+            path: {
+                campaignSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
+                    etag?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Modified: the If-None-Match given names the current version; no body */
+            304: {
+                headers: {
+                    /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
+                    etag?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
                     [name: string]: unknown;
@@ -11967,7 +12250,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description every record whose rich text mentions this one, most recently updated first */
+            /** @description every record whose rich text mentions this one or whose link property names it, most recently updated first (for a player, never through a GM-only property) */
             200: {
                 headers: {
                     /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
@@ -11984,7 +12267,7 @@ export interface operations {
                         /** @description lowercase ASCII letters, digits and single hyphens */
                         slug: string;
                         name: string;
-                        /** @description the rich-text fields that mention the record, in alphabetical order */
+                        /** @description the rich-text fields that mention the record, and `properties.<key>` for each link property that names it (a relation), in alphabetical order */
                         fields: string[];
                         /**
                          * Format: date-time
@@ -12127,7 +12410,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description every record whose rich text mentions this one, most recently updated first */
+            /** @description every record whose rich text mentions this one or whose link property names it, most recently updated first (for a player, never through a GM-only property) */
             200: {
                 headers: {
                     /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
@@ -12215,7 +12498,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description every record whose rich text mentions this one, most recently updated first */
+            /** @description every record whose rich text mentions this one or whose link property names it, most recently updated first (for a player, never through a GM-only property) */
             200: {
                 headers: {
                     /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
@@ -12232,7 +12515,7 @@ export interface operations {
                         /** @description lowercase ASCII letters, digits and single hyphens */
                         slug: string;
                         name: string;
-                        /** @description the rich-text fields that mention the record, in alphabetical order */
+                        /** @description the rich-text fields that mention the record, and `properties.<key>` for each link property that names it (a relation), in alphabetical order */
                         fields: string[];
                         /**
                          * Format: date-time
@@ -12375,7 +12658,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description every record whose rich text mentions this one, most recently updated first */
+            /** @description every record whose rich text mentions this one or whose link property names it, most recently updated first (for a player, never through a GM-only property) */
             200: {
                 headers: {
                     /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
@@ -15453,7 +15736,7 @@ export interface operations {
                              * @enum {string}
                              */
                             visibility: "all" | "gm";
-                            /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                            /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
                             properties: {
                                 key: string;
                                 /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
@@ -15506,7 +15789,7 @@ export interface operations {
                              * @enum {string}
                              */
                             visibility: "all" | "gm";
-                            /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                            /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
                             properties: {
                                 key: string;
                                 /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
@@ -15563,7 +15846,7 @@ export interface operations {
                                  * @enum {string}
                                  */
                                 visibility: "all" | "gm";
-                                /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                                /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
                                 properties: {
                                     key: string;
                                     /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
@@ -15607,6 +15890,14 @@ export interface operations {
                             id: number;
                             name: string;
                             campaignId: number;
+                            /** @description Ordered fields {key, kind} the type declares: a new thing of the type starts with these keys (value null), and a value of a declared key must match its kind. Keys not declared are free. */
+                            fields: {
+                                key: string;
+                                /** @description `date`: an ISO 8601 date string (YYYY-MM-DD, optionally with a time); `link`: a link {targetType, targetId}; `list`: a list */
+                                kind: "text" | "number" | "boolean" | "date" | "link" | "list";
+                            }[];
+                            /** @description how many things of this type the caller sees (a player’s count leaves out GM-only things) */
+                            thingCount: number;
                         } | {
                             id: number;
                             /** @description alt text and caption of the image where it is used */
@@ -16980,6 +17271,24 @@ export interface operations {
                             visibility: "all" | "gm";
                             /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
                             description: unknown[];
+                            /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                            properties?: {
+                                key: string;
+                                /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                                value: string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                } | (string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                })[];
+                                /** @description true: only the owner and game masters see this property */
+                                gmOnly: boolean;
+                            }[];
+                            /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                            tags?: string[];
+                            /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                            aliases?: string[];
                         };
                     };
                 };
@@ -17510,7 +17819,7 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility: "all" | "gm";
-                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
                         properties: {
                             key: string;
                             /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
@@ -18082,6 +18391,24 @@ export interface operations {
                             outcome: unknown[];
                             /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
                             notes: unknown[];
+                            /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                            properties?: {
+                                key: string;
+                                /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                                value: string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                } | (string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                })[];
+                                /** @description true: only the owner and game masters see this property */
+                                gmOnly: boolean;
+                            }[];
+                            /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+                            tags?: string[];
+                            /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+                            aliases?: string[];
                         };
                     };
                 };
@@ -18623,7 +18950,7 @@ export interface operations {
                          * @enum {string}
                          */
                         visibility: "all" | "gm";
-                        /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
                         properties: {
                             key: string;
                             /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
@@ -18680,7 +19007,7 @@ export interface operations {
                              * @enum {string}
                              */
                             visibility: "all" | "gm";
-                            /** @description Ordered properties {key, value, gmOnly} (at most 200); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+                            /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
                             properties: {
                                 key: string;
                                 /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */

@@ -9,7 +9,8 @@ export interface MentionTarget {
 }
 
 /**
- * The popup of `@` and `[[`: things and arcs of the campaign matching what is typed. Closed
+ * The popup of `@` and `[[`: things and arcs of the campaign matching what is typed (by name, by an
+ * alias, shown with the record's name and the alias that matched, or by text). Closed
  * without a pick, it hands back what was typed into it (keystrokes that followed the trigger
  * belong to the text, not to a dialog that is gone).
  */
@@ -47,7 +48,9 @@ export function MentionPicker({
             exclude={(r) => r.type === 'campaign'}
             renderItem={(r) => (
               <>
-                {r.name} <span className="muted">({r.type})</span>
+                {r.name}
+                {/* Found by another name: which one, so the record is recognised by what was typed. */}
+                {r.alias !== undefined && <span className="muted"> “{r.alias}”</span>} <span className="muted">({r.type})</span>
               </>
             )}
             onPick={(r) => onPick({ targetType: r.type as 'thing' | 'arc', targetId: r.id, name: r.name }, '')}
