@@ -10,14 +10,15 @@
 //   `aliases`/`alias` → aliases, every other key → a property: a `[[link]]` to a note of the vault
 //   becomes a link; lists stay lists; numbers, booleans and null stay typed; a YAML date becomes
 //   `YYYY-MM-DD`; a map (or a list in a list) becomes its JSON text. Nothing in odd front matter
-//   makes a note fail: what does not fit the limits is cut to them (and properties past
-//   PROPERTIES_MAX_CHARS of text in all are left out).
+//   makes a note fail: what does not fit the limits is cut to them (properties past
+//   PROPERTIES_MAX_BYTES in all are left out: YAML aliases can repeat a long value).
 import {
   ALIASES_MAX,
   ALIAS_MAX_LENGTH,
   foldKey,
   isPropertyLink,
   PROPERTIES_MAX,
+  PROPERTIES_MAX_BYTES,
   PROPERTY_KEY_MAX,
   PROPERTY_LIST_MAX,
   PROPERTY_TEXT_MAX,
@@ -30,11 +31,7 @@ import {
 } from '../domain/properties.js';
 
 export const GM_ONLY_KEY = 'loreforge-gm-only';
-/**
- * The most text a note's properties take in all (characters). Front matter is at most 64 KiB, but
- * YAML aliases can repeat a long value: properties past this are left out.
- */
-export const PROPERTIES_MAX_CHARS = 256 * 1024;
+
 export const PROPERTIES_KEY = 'loreforge-properties';
 /** In our vault's index.md: each thing type's declared fields, by type name. */
 export const TYPE_FIELDS_KEY = 'loreforge-fields';
@@ -183,14 +180,15 @@ export function structureFromFrontMatter(
   }
   const properties: Property[] = [];
   const seen = new Set<string>();
-  let chars = 0;
+  // As stored, `[` … `]` with a comma between properties: at most PROPERTIES_MAX_BYTES in all.
+  let bytes = 2;
   for (const [rawKey, value] of found) {
     const key = label(rawKey, PROPERTY_KEY_MAX);
     if (key === undefined || seen.has(foldKey(key))) continue;
     seen.add(foldKey(key));
     const property = { key, value: valueOf(plain(value), resolve), gmOnly: gmOnly.has(foldKey(key)) };
-    chars += key.length + (Array.isArray(property.value) ? property.value : [property.value]).reduce<number>((sum, item) => sum + (typeof item === 'string' ? item.length : 16), 0);
-    if (chars > PROPERTIES_MAX_CHARS) break;
+    bytes += Buffer.byteLength(JSON.stringify(property), 'utf8') + (properties.length > 0 ? 1 : 0);
+    if (bytes > PROPERTIES_MAX_BYTES) break;
     properties.push(property);
     if (properties.length === PROPERTIES_MAX) break;
   }

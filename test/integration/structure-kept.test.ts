@@ -34,7 +34,7 @@ interface Change {
   kind: string;
   op: string;
   id: number | string;
-  record?: { properties?: unknown[]; tags?: string[]; aliases?: string[] };
+  record?: { properties?: unknown[]; tags?: string[]; aliases?: string[]; fields?: unknown[] };
 }
 
 async function feed(c: TestCampaign, headers: Record<string, string> = {}, user: TestUser = owner): Promise<Change[]> {
@@ -66,7 +66,7 @@ async function structured(c: TestCampaign) {
 }
 
 describe(`properties, tags and aliases kept on ${dialect}`, () => {
-  it('the changes feed carries them, GM-only properties included (players have no feed)', async () => {
+  it('the changes feed carries them, GM-only properties included, and a type’s fields (players have no feed)', async () => {
     const c = await newCampaign(ctx.app, owner, 'Feed with structure');
     await joinCampaign(ctx.app, owner, c.slug, gm, 'gm');
     const { shown, thing, arc, properties } = await structured(c);
@@ -82,6 +82,9 @@ describe(`properties, tags and aliases kept on ${dialect}`, () => {
       tags: ['dungeon'],
       aliases: ['The lost mine'],
     });
+    // A thing type's fields too.
+    const type = await ok<{ id: number }>('POST', `${c.base}/thing-types`, { newThingType: { name: 'Factions', fields: [{ key: 'Leader', kind: 'link' }] } });
+    expect((await feed(c)).find((change) => change.kind === 'thing-type' && change.id === type.id)?.record).toMatchObject({ fields: [{ key: 'Leader', kind: 'link' }] });
     // A game master's feed is the same.
     expect(record(await feed(c, {}, gm), 'thing', thing.id)).toEqual(record(full, 'thing', thing.id));
 
@@ -125,22 +128,22 @@ describe(`properties, tags and aliases kept on ${dialect}`, () => {
 
   it('the trash keeps a thing type’s fields, and its things’ properties', async () => {
     const c = await newCampaign(ctx.app, owner, 'Trash with fields');
-    const type = await ok<{ id: number }>('POST', `${c.base}/thing-types`, { newThingType: { name: 'Monsters' } });
     const fields = [
       { key: 'CR', kind: 'number' },
       { key: 'Lair', kind: 'link' },
     ];
-    // The fields as the database holds them (the type's own routes for them are another part's).
-    await ctx.database.kysely.updateTable('thing_types').set({ fields: JSON.stringify(fields) }).where('id', '=', type.id).execute();
+    const type = await ok<{ id: number; name: string; fields: unknown }>('POST', `${c.base}/thing-types`, { newThingType: { name: 'Monsters', fields } });
     const monster = await createThing(ctx.app, owner, c, 'Young green dragon', { typeId: type.id, properties: [{ key: 'CR', value: 8 }], tags: ['dragon'] });
     expect(monster).toMatchObject({ properties: [{ key: 'CR', value: 8, gmOnly: false }, { key: 'Lair', value: null, gmOnly: false }], tags: ['dragon'] });
-    const exportedFields = async () => (await ok<{ thingTypes: { id: number; fields: unknown }[] }>('GET', `${c.base}/export?format=json`)).thingTypes.find((x) => x.id === type.id)?.fields;
-    expect(await exportedFields()).toEqual(fields);
+    const typeFields = async () => (await ok<{ id: number; fields: unknown }[]>('GET', `${c.base}/thing-types`)).find((x) => x.id === type.id)?.fields;
+    expect(await typeFields()).toEqual(fields);
 
     await ok('DELETE', `${c.base}/thing-types/${type.id}`);
-    expect(await exportedFields()).toBeUndefined();
-    await ok('POST', `${c.base}/trash/thing-type/${type.id}/restore`);
-    expect(await exportedFields()).toEqual(fields);
+    expect(await typeFields()).toBeUndefined();
+    const restored = await ok<{ record: { fields: unknown } }>('POST', `${c.base}/trash/thing-type/${type.id}/restore`);
+    expect(restored.record.fields).toEqual(fields);
+    expect(await typeFields()).toEqual(fields);
+    expect((await ok<{ thingTypes: { id: number; fields: unknown }[] }>('GET', `${c.base}/export?format=json`)).thingTypes.find((x) => x.id === type.id)?.fields).toEqual(fields);
     expect(stable(await ok('GET', `${c.base}/things/${(monster as { slug: string }).slug}`))).toEqual(stable(monster as unknown as Record<string, unknown>));
     // The fields still rule: a value of a declared key must match its kind.
     const wrong = await ctx.app.inject({ method: 'POST', url: `${c.base}/things`, headers: owner.headers, payload: { newThing: { name: 'Wyrmling', typeId: type.id, properties: [{ key: 'CR', value: 'two' }] } } });

@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import type { FieldIssue } from '../../src/domain/errors.js';
-import { checkAliases, checkProperties, checkTags, foldKey, type Property, type PropertyLink } from '../../src/domain/properties.js';
-import { OWN_KEYS, PROPERTIES_MAX_CHARS, structureFrontMatter, structureFromFrontMatter } from '../../src/portability/front-matter.js';
+import { checkAliases, checkProperties, checkTags, foldKey, PROPERTIES_MAX_BYTES, type Property, type PropertyLink } from '../../src/domain/properties.js';
+import { OWN_KEYS, structureFrontMatter, structureFromFrontMatter } from '../../src/portability/front-matter.js';
 
 // A record's properties, tags and aliases as a vault's YAML front matter and back
 // (portability/front-matter.ts): whatever they are, our own vault gives them back as they were;
@@ -89,14 +89,16 @@ describe('front matter', () => {
     );
   });
 
-  it('leaves out properties past PROPERTIES_MAX_CHARS of text, however YAML aliases (as many as the reader allows) repeat a value', () => {
+  it('leaves out properties past PROPERTIES_MAX_BYTES in all, however YAML aliases (as many as the reader allows) repeat a value', () => {
     const long = 'x'.repeat(10_000);
     const yaml = [`a: &long ${long}`, 'list: &list [*long, *long, *long, *long, *long, *long, *long, *long, *long, *long]', ...Array.from({ length: 8 }, (_, i) => `p${i}: *list`)].join('\n');
     const out = structureFromFrontMatter(parseYaml(yaml, { mapAsMap: true, maxAliasCount: 100 }) as Map<unknown, unknown>, new Set(), () => undefined);
-    const chars = out.properties.reduce((sum, p) => sum + JSON.stringify(p.value).length, 0);
     // 64 KiB of YAML (the most read) reads as 900,000 characters: a, list and p0 fit, no more.
     expect(out.properties.map((p) => p.key)).toEqual(['a', 'list', 'p0']);
-    expect(chars).toBeLessThanOrEqual(PROPERTIES_MAX_CHARS + 1000);
+    expect(Buffer.byteLength(JSON.stringify(out.properties))).toBeLessThanOrEqual(PROPERTIES_MAX_BYTES);
+    const issues: FieldIssue[] = [];
+    checkProperties(out.properties, '/properties', issues);
+    expect(issues).toEqual([]);
   });
 
   it('reads what other vaults write: tag strings, single aliases, dates, maps', () => {
