@@ -2,7 +2,8 @@
 //
 // Seeds one SQLite campaign of BENCH_THINGS things (10,000) with a few paragraphs each and mentions
 // between them, 300 arcs linked to things, and BENCH_IMAGE_MB of uploaded images (1024: a thousand
-// images of about 1 MiB, files of the local image host), then downloads the three export formats
+// images of about 1 MiB, files of the local image host; BENCH_PROPERTIES properties per thing),
+// then downloads the three export formats
 // over HTTP from the real app, each to a file, and uploads each file back to POST
 // /api/campaigns/import (streamed from disk as a multipart form). For each it prints the size, time,
 // throughput and the process's peak resident memory while it ran (sampled every 20 ms).
@@ -20,6 +21,7 @@ import { createToken } from '../src/db/repositories/credentials.js';
 import { createUser } from '../src/db/repositories/users.js';
 import { hashSecret, newSecret } from '../src/domain/secrets.js';
 import { nowIso } from '../src/domain/time.js';
+import { structureColumns, type Property } from '../src/domain/properties.js';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { png } from '../test/fixtures/images.js';
@@ -27,8 +29,16 @@ import { description, thingName } from './lib/content.js';
 
 const THINGS = Number(process.env.BENCH_THINGS ?? 10_000);
 const IMAGE_MB = Number(process.env.BENCH_IMAGE_MB ?? 1024);
+/** Properties per thing (text, number, boolean, list, a link to another thing), with two tags and an alias; 0 by default. */
+const PROPERTIES = Number(process.env.BENCH_PROPERTIES ?? 0);
 const ARCS = 300;
 const IMAGE_BYTES = 1024 * 1024;
+
+/** A thing's properties: every kind of value, one of them a link to another thing. */
+function benchProperties(i: number, firstThingId: number): Property[] {
+  const kinds: Property['value'][] = [`value ${i}`, i, i % 2 === 0, ['a', 'b', i], { targetType: 'thing', targetId: firstThingId + ((i * 13) % THINGS) }];
+  return Array.from({ length: PROPERTIES }, (_, k) => ({ key: `Property ${k}`, value: kinds[k % kinds.length]!, gmOnly: k % 7 === 6 }));
+}
 
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 
@@ -50,6 +60,8 @@ async function main() {
     const type = await db.selectFrom('thing_types').select('id').where('campaign_id', '=', campaign.id).orderBy('id').executeTakeFirstOrThrow();
 
     const seedStarted = Date.now();
+    // Things get ids in order from the next free one: links between them can name them before they exist.
+    const firstThingId = Number((await db.selectFrom('things').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst())?.id ?? 0) + 1;
     for (let start = 0; start < THINGS; start += 500) {
       await db
         .insertInto('things')
@@ -58,7 +70,17 @@ async function main() {
             const i = start + k;
             const text = description(i);
             text.push({ type: 'paragraph', children: [{ text: `See [[thing#thing-${(i * 7) % THINGS}]].` }] });
-            return { campaign_id: campaign.id, type_id: type.id, slug: `thing-${i}`, name: `${thingName(i % 5, i)} ${i}`, description: JSON.stringify(text), version: 1, created_at: now, updated_at: now };
+            return {
+              campaign_id: campaign.id,
+              type_id: type.id,
+              slug: `thing-${i}`,
+              name: `${thingName(i % 5, i)} ${i}`,
+              description: JSON.stringify(text),
+              ...(PROPERTIES > 0 ? structureColumns({ properties: benchProperties(i, firstThingId), tags: ['bench', `group ${i % 10}`], aliases: [`Alias ${i}`] }) : {}),
+              version: 1,
+              created_at: now,
+              updated_at: now,
+            };
           }),
         )
         .execute();

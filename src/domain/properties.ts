@@ -123,31 +123,51 @@ function checkValue(value: unknown, path: string, issues: FieldIssue[]): Propert
   return issues.length === before ? out : undefined;
 }
 
-/** Properties as a request gives them: `[{key, value, gmOnly?}]`. Issues are pushed with pointers. */
-export function checkProperties(value: unknown, path: string, issues: FieldIssue[]): Property[] {
+/**
+ * A list of keyed objects (`[{key, …attributes}]`): an array of at most `max` objects with only
+ * these attributes and a key unique ignoring case. Calls `each` for every object with its key
+ * (undefined when the key is bad) and its pointer; issues are pushed with pointers.
+ */
+function eachKeyed(
+  value: unknown,
+  path: string,
+  shape: { attributes: readonly string[]; max: number; what: string },
+  issues: FieldIssue[],
+  each: (item: Record<string, unknown>, key: string | undefined, at: string) => void,
+): value is unknown[] {
+  const form = `{${shape.attributes.join(', ')}}`;
   if (!Array.isArray(value)) {
-    issues.push({ path, message: 'must be an array of {key, value, gmOnly}' });
-    return [];
+    issues.push({ path, message: `must be an array of ${form}` });
+    return false;
   }
-  if (value.length > PROPERTIES_MAX) {
-    issues.push({ path, message: `must have at most ${PROPERTIES_MAX} properties` });
-    return [];
+  if (value.length > shape.max) {
+    issues.push({ path, message: `must have at most ${shape.max} ${shape.what}` });
+    return false;
   }
-  const out: Property[] = [];
   const seen = new Set<string>();
   value.forEach((item, index) => {
     const at = `${path}/${index}`;
     if (!isObject(item)) {
-      issues.push({ path: at, message: 'must be an object {key, value, gmOnly}' });
+      issues.push({ path: at, message: `must be an object ${form}` });
       return;
     }
-    const extra = Object.keys(item).find((key) => key !== 'key' && key !== 'value' && key !== 'gmOnly');
-    if (extra !== undefined) issues.push({ path: `${at}/${extra}`, message: 'is not a property field (key, value, gmOnly)' });
+    const extra = Object.keys(item).find((name) => !shape.attributes.includes(name));
+    if (extra !== undefined) issues.push({ path: `${at}/${extra}`, message: `is not one of ${shape.attributes.join(', ')}` });
     const key = checkLabel(item.key, `${at}/key`, PROPERTY_KEY_MAX, issues);
     if (key !== undefined) {
-      if (seen.has(foldKey(key))) issues.push({ path: `${at}/key`, message: `repeats the key "${key}" (keys are unique per record, ignoring case)` });
+      if (seen.has(foldKey(key))) issues.push({ path: `${at}/key`, message: `repeats the key "${key}" (keys are unique, ignoring case)` });
       seen.add(foldKey(key));
     }
+    each(item, key, at);
+  });
+  return true;
+}
+
+/** Properties as a request gives them: `[{key, value, gmOnly?}]`. Issues are pushed with pointers. */
+export function checkProperties(value: unknown, path: string, issues: FieldIssue[]): Property[] {
+  const out: Property[] = [];
+  const shape = { attributes: ['key', 'value', 'gmOnly'], max: PROPERTIES_MAX, what: 'properties' };
+  const isList = eachKeyed(value, path, shape, issues, (item, key, at) => {
     let checked: PropertyValue | undefined;
     if (Object.hasOwn(item, 'value')) checked = checkValue(item.value, `${at}/value`, issues);
     else issues.push({ path: `${at}/value`, message: 'is required (null for no value)' });
@@ -156,7 +176,7 @@ export function checkProperties(value: unknown, path: string, issues: FieldIssue
     if (typeof gmOnly !== 'boolean') issues.push({ path: `${at}/gmOnly`, message: 'must be a boolean' });
     if (key !== undefined && checked !== undefined && typeof gmOnly === 'boolean') out.push({ key, value: checked, gmOnly });
   });
-  if (out.length === value.length && new TextEncoder().encode(JSON.stringify(out)).length > PROPERTIES_MAX_BYTES) {
+  if (isList && out.length === value.length && new TextEncoder().encode(JSON.stringify(out)).length > PROPERTIES_MAX_BYTES) {
     issues.push({ path, message: `must be at most ${PROPERTIES_MAX_BYTES / 1024} KiB in all (as JSON)` });
   }
   return out;
@@ -195,29 +215,8 @@ export function checkAliases(value: unknown, path: string, issues: FieldIssue[])
 
 /** A thing type's fields: `[{key, kind}]`, keys unique ignoring case. */
 export function checkFields(value: unknown, path: string, issues: FieldIssue[]): TypeField[] {
-  if (!Array.isArray(value)) {
-    issues.push({ path, message: 'must be an array of {key, kind}' });
-    return [];
-  }
-  if (value.length > FIELDS_MAX) {
-    issues.push({ path, message: `must have at most ${FIELDS_MAX} fields` });
-    return [];
-  }
   const out: TypeField[] = [];
-  const seen = new Set<string>();
-  value.forEach((item, index) => {
-    const at = `${path}/${index}`;
-    if (!isObject(item)) {
-      issues.push({ path: at, message: 'must be an object {key, kind}' });
-      return;
-    }
-    const extra = Object.keys(item).find((key) => key !== 'key' && key !== 'kind');
-    if (extra !== undefined) issues.push({ path: `${at}/${extra}`, message: 'is not a field attribute (key, kind)' });
-    const key = checkLabel(item.key, `${at}/key`, PROPERTY_KEY_MAX, issues);
-    if (key !== undefined) {
-      if (seen.has(foldKey(key))) issues.push({ path: `${at}/key`, message: `repeats the key "${key}" (ignoring case)` });
-      seen.add(foldKey(key));
-    }
+  eachKeyed(value, path, { attributes: ['key', 'kind'], max: FIELDS_MAX, what: 'fields' }, issues, (item, key, at) => {
     const kind = item.kind;
     const known = typeof kind === 'string' && (FIELD_KINDS as readonly string[]).includes(kind);
     if (!known) issues.push({ path: `${at}/kind`, message: `must be one of ${FIELD_KINDS.join(', ')}` });

@@ -13,9 +13,11 @@ import { ZipFile } from 'yazl';
 import type { Db } from '../db/database.js';
 import type { ArcRow, AssetRow, CampaignRow, ThingRow } from '../db/schema.js';
 import { ARC_TEXT_FIELDS } from '../domain/arc-fields.js';
+import { parseStoredFields, parseStoredLabels, parseStoredProperties, type TypeField } from '../domain/properties.js';
 import { emptyRichText, parseStoredRichText } from '../domain/rich-text.js';
 import type { ImageHost } from '../images/image-host.js';
 import { renderRichText, type AssetTarget, type MentionTarget, type RenderContext } from '../render/index.js';
+import { structureFrontMatter, TYPE_FIELDS_KEY, wikilink } from './front-matter.js';
 import { ARCS_FOLDER, FIELD_TITLES, VAULT_FORMAT } from './vault.js';
 
 export const EXPORT_FORMATS = ['archive', 'json', 'markdown'] as const;
@@ -76,6 +78,11 @@ export function assetFile(asset: Pick<AssetRow, 'image_id' | 'storage_key'>): st
 
 const str = JSON.stringify;
 
+/** A record's properties (GM-only ones too: an export is the owner's or a game master's), tags and aliases. */
+function structureOf(row: Pick<ThingRow, 'properties' | 'tags' | 'aliases'>) {
+  return { properties: parseStoredProperties(row.properties), tags: parseStoredLabels(row.tags), aliases: parseStoredLabels(row.aliases) };
+}
+
 /** The `json` export, as text chunks in order. */
 export async function* campaignJson(db: Db, campaign: CampaignRow, exportedAt: string): AsyncGenerator<string> {
   yield `{"format":"loreforge-campaign","version":1,"exportedAt":${str(exportedAt)},\n"campaign":${str({
@@ -89,13 +96,13 @@ export async function* campaignJson(db: Db, campaign: CampaignRow, exportedAt: s
   }).slice(0, -1)},"description":${richTextJson(campaign.description)}},\n`;
 
   const types = await db.selectFrom('thing_types').selectAll().where('campaign_id', '=', campaign.id).orderBy('id').execute();
-  yield `"thingTypes":[${types.map((t) => `\n${str({ id: t.id, name: t.name, createdAt: t.created_at, updatedAt: t.updated_at })}`).join(',')}],\n"things":[`;
+  yield `"thingTypes":[${types.map((t) => `\n${str({ id: t.id, name: t.name, fields: parseStoredFields(t.fields), createdAt: t.created_at, updatedAt: t.updated_at })}`).join(',')}],\n"things":[`;
 
   let first = true;
   for await (const rows of thingPages(db, campaign.id)) {
     yield rows
       .map((t) => {
-        const head = str({ id: t.id, slug: t.slug, typeId: t.type_id, name: t.name, visibility: t.visibility, createdAt: t.created_at, updatedAt: t.updated_at }).slice(0, -1);
+        const head = str({ id: t.id, slug: t.slug, typeId: t.type_id, name: t.name, visibility: t.visibility, ...structureOf(t), createdAt: t.created_at, updatedAt: t.updated_at }).slice(0, -1);
         const line = `${first ? '' : ','}\n${head},"description":${richTextJson(t.description)}}`;
         first = false;
         return line;
@@ -107,7 +114,7 @@ export async function* campaignJson(db: Db, campaign: CampaignRow, exportedAt: s
   for await (const rows of arcPages(db, campaign.id)) {
     yield rows
       .map((a) => {
-        const head = str({ id: a.id, slug: a.slug, name: a.name, parentArcId: a.parent_arc_id, visibility: a.visibility, createdAt: a.created_at, updatedAt: a.updated_at }).slice(0, -1);
+        const head = str({ id: a.id, slug: a.slug, name: a.name, parentArcId: a.parent_arc_id, visibility: a.visibility, ...structureOf(a), createdAt: a.created_at, updatedAt: a.updated_at }).slice(0, -1);
         const fields = ARC_TEXT_FIELDS.map((field) => `,${str(field)}:${richTextJson(a[field])}`).join('');
         const line = `${first ? '' : ','}\n${head}${fields}}`;
         first = false;
@@ -199,6 +206,8 @@ interface VaultNames {
   typeFolders: Map<number, string>;
   /** The name of each thing type, by type id (a folder's name may have lost characters). */
   typeNames: Map<number, string>;
+  /** The declared fields of each type that has some, by type name. */
+  typeFields: Map<string, TypeField[]>;
   things: Map<number, MentionTarget & { folder: string }>;
   thingsBySlug: Map<string, MentionTarget>;
   arcs: Map<number, MentionTarget>;
@@ -213,14 +222,17 @@ async function vaultNames(db: Db, campaignId: number): Promise<VaultNames> {
   const taken = new Set([ARCS_FOLDER.toLowerCase(), 'images']);
   const typeFolders = new Map<number, string>();
   const typeNames = new Map<number, string>();
-  for (const type of await db.selectFrom('thing_types').select(['id', 'name']).where('campaign_id', '=', campaignId).orderBy('id').execute()) {
+  const typeFields = new Map<string, TypeField[]>();
+  for (const type of await db.selectFrom('thing_types').select(['id', 'name', 'fields']).where('campaign_id', '=', campaignId).orderBy('id').execute()) {
+    const fields = parseStoredFields(type.fields);
+    if (fields.length > 0) typeFields.set(type.name, fields);
     let folder = safeName(type.name);
     if (taken.has(folder.toLowerCase())) folder = `${folder} (${type.id})`;
     taken.add(folder.toLowerCase());
     typeFolders.set(type.id, folder);
     typeNames.set(type.id, type.name);
   }
-  const names: VaultNames = { typeFolders, typeNames, things: new Map(), thingsBySlug: new Map(), arcs: new Map(), arcsBySlug: new Map(), assets: new Map(), assetsByUrl: new Map() };
+  const names: VaultNames = { typeFolders, typeNames, typeFields, things: new Map(), thingsBySlug: new Map(), arcs: new Map(), arcsBySlug: new Map(), assets: new Map(), assetsByUrl: new Map() };
   for await (const rows of pages((after) => db.selectFrom('things').select(['id', 'slug', 'name', 'type_id']).where('campaign_id', '=', campaignId).where('id', '>', after).orderBy('id').limit(PAGE).execute())) {
     for (const t of rows) {
       const target = { id: t.id, slug: t.slug, name: t.name, folder: typeFolders.get(t.type_id)! };
@@ -274,8 +286,21 @@ function renderFor(file: string, names: VaultNames, campaignSlug: string) {
   return (stored: string | null) => renderRichText(parseStoredRichText(stored), 'markdown', context);
 }
 
-function frontMatter(data: Record<string, unknown>): string {
-  return `---\n${toYaml(data, { lineWidth: 0 })}---\n\n`;
+/** Front matter; `extra` entries (a record's properties, whatever their keys) come after `data`'s. */
+function frontMatter(data: Record<string, unknown>, extra: [string, unknown][] = []): string {
+  return `---\n${toYaml(new Map([...Object.entries(data), ...extra]), { lineWidth: 0 })}---\n\n`;
+}
+
+/** A record's properties, tags and aliases as front matter, links as wikilinks from the vault's root. */
+function structureMeta(row: Pick<ThingRow, 'properties' | 'tags' | 'aliases'>, names: VaultNames): [string, unknown][] {
+  return structureFrontMatter(structureOf(row), (link) => {
+    if (link.targetType === 'thing') {
+      const thing = names.things.get(link.targetId);
+      return thing ? wikilink(thingPath(names, thing.id).slice(0, -3), thing.name) : undefined;
+    }
+    const arc = names.arcs.get(link.targetId);
+    return arc ? wikilink(arcPath(arc.slug).slice(0, -3), arc.name) : undefined;
+  });
 }
 
 function thingMarkdown(thing: ThingRow, arcSlugs: string[], names: VaultNames, campaignSlug: string): string {
@@ -285,7 +310,7 @@ function thingMarkdown(thing: ThingRow, arcSlugs: string[], names: VaultNames, c
   if (arcSlugs.length > 0) meta.arcs = arcSlugs.map((slug) => linkTo(file, arcPath(slug)));
   meta.createdAt = thing.created_at;
   meta.updatedAt = thing.updated_at;
-  return `${frontMatter(meta)}# ${thing.name.replace(/^#/, '\\#')}\n\n${renderFor(file, names, campaignSlug)(thing.description)}`;
+  return `${frontMatter(meta, structureMeta(thing, names))}# ${thing.name.replace(/^#/, '\\#')}\n\n${renderFor(file, names, campaignSlug)(thing.description)}`;
 }
 
 function arcMarkdown(arc: ArcRow, thingIds: number[], names: VaultNames, campaignSlug: string): string {
@@ -299,7 +324,7 @@ function arcMarkdown(arc: ArcRow, thingIds: number[], names: VaultNames, campaig
   meta.updatedAt = arc.updated_at;
   const render = renderFor(file, names, campaignSlug);
   const sections = ARC_TEXT_FIELDS.map((field) => `## ${FIELD_TITLES[field]}\n\n${render(arc[field])}`).join('\n');
-  return `${frontMatter(meta)}# ${arc.name.replace(/^#/, '\\#')}\n\n${sections}`;
+  return `${frontMatter(meta, structureMeta(arc, names))}# ${arc.name.replace(/^#/, '\\#')}\n\n${sections}`;
 }
 
 /**
@@ -328,7 +353,9 @@ export function campaignVault(db: Db, campaign: CampaignRow, imageHost: ImageHos
   const zip = new ZipFile();
   const build = async () => {
     const names = await vaultNames(db, campaign.id);
-    const index = frontMatter({ format: VAULT_FORMAT, id: campaign.id, slug: campaign.slug, name: campaign.name, createdAt: campaign.created_at, updatedAt: campaign.updated_at });
+    // The types' declared fields, by type name (a map, whatever the names).
+    const fields: [string, unknown][] = names.typeFields.size > 0 ? [[TYPE_FIELDS_KEY, new Map([...names.typeFields].map(([name, list]) => [name, list.map((field) => ({ ...field }))]))]] : [];
+    const index = frontMatter({ format: VAULT_FORMAT, id: campaign.id, slug: campaign.slug, name: campaign.name, createdAt: campaign.created_at, updatedAt: campaign.updated_at }, fields);
     zip.addBuffer(Buffer.from(`${index}# ${campaign.name.replace(/^#/, '\\#')}\n\n${renderFor('index.md', names, campaign.slug)(campaign.description)}`, 'utf8'), 'index.md');
 
     const thingEntries = [...names.things.values()].map((t) => ({ id: t.id, file: `${t.folder}/${t.slug}.md` }));

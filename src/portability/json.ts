@@ -8,16 +8,18 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import { errors } from '../domain/errors.js';
+import { PROPERTIES_MAX_BYTES } from '../domain/properties.js';
 import { RICH_TEXT_MAX_BYTES } from '../domain/rich-text.js';
 import { ImportBudget, ImportCancelled } from './budget.js';
 
 /** The worker's heap: it holds a record at a time, a piece of records and where each record is. */
 const MEMORY_MB = 128;
 /**
- * The largest record of a document, as JSON: an arc's seven texts at their limit and room to spare.
- * A record larger could never be imported; refusing it early keeps the pieces small.
+ * The largest record of a document, as JSON: an arc's seven texts and its properties at their
+ * limits, and room to spare (tags, aliases, names). A record larger could never be imported;
+ * refusing it early keeps the pieces small.
  */
-export const RECORD_MAX_BYTES = 8 * RICH_TEXT_MAX_BYTES + 64 * 1024;
+export const RECORD_MAX_BYTES = 7 * RICH_TEXT_MAX_BYTES + PROPERTIES_MAX_BYTES + 256 * 1024;
 
 /** The document's reading gets this long, plus a millisecond per KiB (64 MiB parses in a few seconds). */
 export const JSON_PARSE_MS = 30_000;

@@ -8,6 +8,7 @@
 import { ARC_TEXT_FIELDS, type ArcTextField } from '../domain/arc-fields.js';
 import { AppError, type FieldIssue } from '../domain/errors.js';
 import { InputChecker } from '../domain/input.js';
+import { checkAgainstFields, type Property, type TypeField } from '../domain/properties.js';
 import type { RichText } from '../domain/rich-text.js';
 import { parseDateTime } from '../domain/time.js';
 import type { Visibility } from '../db/schema.js';
@@ -18,6 +19,8 @@ import type { JsonDocument } from './json.js';
 export interface PlannedType {
   key: number;
   name: string;
+  /** The type's declared fields (absent from documents exported before they existed: none). */
+  fields: TypeField[];
   createdAt: string;
   updatedAt: string;
 }
@@ -29,6 +32,10 @@ export interface PlannedThing {
   name: string;
   visibility: Visibility;
   description: RichText;
+  /** Properties with links by the file's ids (remapped when written), tags and aliases. */
+  properties: Property[];
+  tags: string[];
+  aliases: string[];
   createdAt: string;
   updatedAt: string;
   /** Where the record came from, for problems found while writing it: an entry, and a pointer into it. */
@@ -42,6 +49,10 @@ export interface PlannedArc {
   parentKey: number | null;
   visibility: Visibility;
   fields: Record<ArcTextField, RichText>;
+  /** As PlannedThing's. */
+  properties: Property[];
+  tags: string[];
+  aliases: string[];
   createdAt: string;
   updatedAt: string;
   /** Where the record came from (see PlannedThing). */
@@ -137,6 +148,15 @@ class DocumentChecker extends InputChecker {
     return slug;
   }
 
+  /** Properties, tags and aliases of a record; each absent (a document from before them) is empty. */
+  structureOf(record: Json, path: string): { properties: Property[]; tags: string[]; aliases: string[] } {
+    return {
+      properties: record.properties === undefined ? [] : this.properties(record.properties, `${path}/properties`),
+      tags: record.tags === undefined ? [] : this.tags(record.tags, `${path}/tags`),
+      aliases: record.aliases === undefined ? [] : this.aliases(record.aliases, `${path}/aliases`),
+    };
+  }
+
   full(): boolean {
     return this.issues.length >= MAX_ISSUES;
   }
@@ -192,6 +212,7 @@ export async function planFromDocument(source: JsonDocument, entry: string, with
 
   const typeIds = new Set<number>();
   const typeNames = new Set<string>();
+  const typeFields = new Map<number, TypeField[]>();
   const thingTypes: PlannedType[] = [];
   for await (const [i, raw] of recordsOf('thingTypes')) {
     const path = `/thingTypes/${i}`;
@@ -199,7 +220,10 @@ export async function planFromDocument(source: JsonDocument, entry: string, with
     const name = check.name(t.name, `${path}/name`);
     if (name !== '' && typeNames.has(name.toLowerCase())) check.issues.push({ path: `${path}/name`, message: `repeats the type name "${name}"` });
     typeNames.add(name.toLowerCase());
-    thingTypes.push({ key: check.key(t.id, `${path}/id`, typeIds), name, createdAt: check.timestamp(t.createdAt, `${path}/createdAt`), updatedAt: check.timestamp(t.updatedAt, `${path}/updatedAt`) });
+    const fields = t.fields === undefined ? [] : check.fields(t.fields, `${path}/fields`);
+    const key = check.key(t.id, `${path}/id`, typeIds);
+    typeFields.set(key, fields);
+    thingTypes.push({ key, name, fields, createdAt: check.timestamp(t.createdAt, `${path}/createdAt`), updatedAt: check.timestamp(t.updatedAt, `${path}/updatedAt`) });
   }
 
   const thingIds = new Set<number>();
@@ -208,13 +232,18 @@ export async function planFromDocument(source: JsonDocument, entry: string, with
   for await (const [i, raw] of recordsOf('things')) {
     const path = `/things/${i}`;
     const t = check.object(raw, path);
+    const typeKey = check.reference(t.typeId, `${path}/typeId`, typeIds, 'thing type');
+    const structure = check.structureOf(t, path);
+    // A value of a key the type declares matches its kind, as the API requires.
+    checkAgainstFields(structure.properties, typeFields.get(typeKey) ?? [], `${path}/properties`, check.issues);
     things.push({
       key: check.key(t.id, `${path}/id`, thingIds),
       slug: check.uniqueSlug(t.slug, `${path}/slug`, thingSlugs),
-      typeKey: check.reference(t.typeId, `${path}/typeId`, typeIds, 'thing type'),
+      typeKey,
       name: check.name(t.name, `${path}/name`),
       visibility: check.visibility(t.visibility, `${path}/visibility`),
       description: t.description === undefined ? [] : check.richText(t.description, `${path}/description`),
+      ...structure,
       createdAt: check.timestamp(t.createdAt, `${path}/createdAt`),
       updatedAt: check.timestamp(t.updatedAt, `${path}/updatedAt`),
       origin: { entry, path: `${path}/description` },
@@ -240,6 +269,7 @@ export async function planFromDocument(source: JsonDocument, entry: string, with
       parentKey: null,
       visibility: check.visibility(a.visibility, `${path}/visibility`),
       fields,
+      ...check.structureOf(a, path),
       createdAt: check.timestamp(a.createdAt, `${path}/createdAt`),
       updatedAt: check.timestamp(a.updatedAt, `${path}/updatedAt`),
       origin: { entry, path },

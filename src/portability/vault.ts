@@ -26,6 +26,8 @@ import { FORMAT_BY_EXT } from '../images/sniff.js';
 import type { ImportBudget } from './budget.js';
 import { MARKDOWN_PARSE_MS, MarkdownParser } from './markdown.js';
 import { arcCycle, importProblems, type ImportPlan } from './plan.js';
+import { OWN_KEYS, structureFromFrontMatter, toPlain, TYPE_FIELDS_KEY } from './front-matter.js';
+import { checkAgainstFields, checkFields } from '../domain/properties.js';
 import { decodeEntryText, readEntry, readEntryText, type OpenedZip, type ZipEntry } from './zip.js';
 import { HEADING_TYPES } from '../vocabulary/index.js';
 
@@ -80,7 +82,7 @@ const FRONT_MATTER = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\
  * A note's front matter, from its first bytes only: the entry is read until its front matter ends
  * (or plainly has none), at most FRONT_MATTER_MAX_BYTES. `bodyAt` is where its Markdown begins.
  */
-async function readFrontMatter(opened: OpenedZip, entry: ZipEntry, budget: ImportBudget): Promise<{ meta: Record<string, unknown>; bodyAt: number }> {
+async function readFrontMatter(opened: OpenedZip, entry: ZipEntry, budget: ImportBudget): Promise<{ meta: Record<string, unknown>; entries: [unknown, unknown][]; bodyAt: number }> {
   const chunks: Buffer[] = [];
   let bytes = 0;
   await readEntry(opened, entry, budget, (chunk) => {
@@ -98,18 +100,19 @@ async function readFrontMatter(opened: OpenedZip, entry: ZipEntry, budget: Impor
   const complete = bytes >= entry.size ? all : all.subarray(0, lastBreak + 1);
   const text = decodeEntryText(complete, entry.name);
   const match = FRONT_MATTER.exec(text);
-  if (!match) return { meta: {}, bodyAt: text.startsWith('\uFEFF') ? 1 : 0 };
-  return { meta: parseFrontMatter(match[1]!, entry.name), bodyAt: match[0].length };
+  if (!match) return { meta: {}, entries: [], bodyAt: text.startsWith('\uFEFF') ? 1 : 0 };
+  return { ...parseFrontMatter(match[1]!, entry.name), bodyAt: match[0].length };
 }
 
-function parseFrontMatter(yaml: string, file: string): Record<string, unknown> {
+/** Front matter as a plain object, and its top-level entries in order (for properties: see front-matter.ts). */
+function parseFrontMatter(yaml: string, file: string): { meta: Record<string, unknown>; entries: [unknown, unknown][] } {
   let meta: unknown;
   try {
-    meta = parseYaml(yaml, { maxAliasCount: 100 });
+    meta = parseYaml(yaml, { maxAliasCount: 100, mapAsMap: true });
   } catch (error) {
     throw importProblems(file, [{ path: '', message: `the front matter is not valid YAML (${(error as Error).message.split('\n')[0]})` }]);
   }
-  return typeof meta === 'object' && meta !== null && !Array.isArray(meta) ? (meta as Record<string, unknown>) : {};
+  return meta instanceof Map ? { meta: toPlain(meta) as Record<string, unknown>, entries: [...(meta as Map<unknown, unknown>)] } : { meta: {}, entries: [] };
 }
 
 /** The bytes of a note's words: its characters other than ASCII whitespace and punctuation. */
@@ -133,6 +136,8 @@ interface NoteFile {
   kind: 'thing' | 'arc';
   key: number;
   meta: Record<string, unknown>;
+  /** Its front matter's top-level entries, in order, maps as Maps. */
+  entries: [unknown, unknown][];
   /** Where its Markdown begins, after the front matter (read again in the second pass). */
   bodyAt: number;
   name: string;
@@ -146,6 +151,18 @@ function metaString(meta: Record<string, unknown>, key: string): string | undefi
 function metaTime(meta: Record<string, unknown>, key: string, fallback: string): string {
   const value = metaString(meta, key);
   return (value === undefined ? undefined : parseDateTime(value)) ?? fallback;
+}
+
+/** The keys of another vault's front matter that became its note's name, visibility or times. */
+function usedKeys(meta: Record<string, unknown>): Set<string> {
+  const used = new Set<string>();
+  if (metaString(meta, 'name') !== undefined) used.add('name');
+  if (meta.visibility === 'gm') used.add('visibility');
+  for (const key of ['createdAt', 'updatedAt']) {
+    const value = metaString(meta, key);
+    if (value !== undefined && parseDateTime(value) !== undefined) used.add(key.toLowerCase());
+  }
+  return used;
 }
 
 function cleanName(name: string): string {
@@ -189,6 +206,12 @@ export async function planFromVault(opened: OpenedZip, fallbackName: string, bud
     assets: [],
     warnings: [],
   };
+  // Our export lists the types' declared fields in index.md, by type name.
+  const declared = new Map<string, unknown>();
+  if (ours) {
+    const listed = index.meta[TYPE_FIELDS_KEY];
+    if (typeof listed === 'object' && listed !== null && !Array.isArray(listed)) for (const [name, fields] of Object.entries(listed)) declared.set(name.toLowerCase(), fields);
+  }
   if (ours) {
     const slug = metaString(index.meta, 'slug');
     if (slug !== undefined && isValidSlug(slug)) plan.campaign.slug = slug;
@@ -220,10 +243,10 @@ export async function planFromVault(opened: OpenedZip, fallbackName: string, bud
     // First pass: front matter only. Each note's Markdown is read, parsed and converted in the second
     // pass, one note at a time, never all held at once.
     budget.check();
-    const { meta, bodyAt } = await readFrontMatter(opened, entry, budget);
+    const { meta, entries, bodyAt } = await readFrontMatter(opened, entry, budget);
     const name = cleanName(metaString(meta, 'name') ?? path.posix.basename(vaultPath).slice(0, -3));
     const key = (isArc ? plan.arcs.length : plan.things.length) + 1;
-    const note: NoteFile = { entry, path: vaultPath, kind: isArc ? 'arc' : 'thing', key, meta, bodyAt, name };
+    const note: NoteFile = { entry, path: vaultPath, kind: isArc ? 'arc' : 'thing', key, meta, entries, bodyAt, name };
     notes.push(note);
     remember(vaultPath, { kind: note.kind, key, name });
     const slugs = isArc ? arcSlugs : thingSlugs;
@@ -234,8 +257,10 @@ export async function planFromVault(opened: OpenedZip, fallbackName: string, bud
     const visibility = meta.visibility === 'gm' ? 'gm' : 'all';
     const createdAt = metaTime(meta, 'createdAt', mtime(entry));
     const updatedAt = metaTime(meta, 'updatedAt', mtime(entry));
+    // Properties, tags and aliases (their links once every note is known, below).
+    const structure = { properties: [], tags: [], aliases: [] };
     if (isArc) {
-      plan.arcs.push({ key, slug, name, parentKey: null, visibility, fields: emptyFields(), createdAt, updatedAt });
+      plan.arcs.push({ key, slug, name, parentKey: null, visibility, fields: emptyFields(), ...structure, createdAt, updatedAt });
     } else {
       // Our export names the type in the front matter (its folder's name may have lost characters).
       const typeName = cleanName((ours ? metaString(meta, 'type') : undefined) ?? folder ?? LOOSE_NOTES_TYPE);
@@ -243,9 +268,13 @@ export async function planFromVault(opened: OpenedZip, fallbackName: string, bud
       if (typeKey === undefined) {
         typeKey = plan.thingTypes.length + 1;
         typeKeys.set(typeName.toLowerCase(), typeKey);
-        plan.thingTypes.push({ key: typeKey, name: typeName, createdAt: createdAt, updatedAt: createdAt });
+        const given = declared.get(typeName.toLowerCase());
+        const issues: FieldIssue[] = [];
+        const fields = given === undefined ? [] : checkFields(given, `/${TYPE_FIELDS_KEY}/${typeName}`, issues);
+        if (issues.length > 0) throw importProblems(indexEntry!.name, issues);
+        plan.thingTypes.push({ key: typeKey, name: typeName, fields, createdAt: createdAt, updatedAt: createdAt });
       }
-      plan.things.push({ key, slug, typeKey, name, visibility, description: [], createdAt, updatedAt });
+      plan.things.push({ key, slug, typeKey, name, visibility, description: [], ...structure, createdAt, updatedAt });
     }
   }
   images.forEach((entry, i) => {
@@ -266,6 +295,25 @@ export async function planFromVault(opened: OpenedZip, fallbackName: string, bud
     const candidates = byBasename.get(path.posix.basename(target));
     return candidates?.length === 1 ? candidates[0] : candidates?.find((c) => c.kind !== 'image');
   };
+
+  // Front matter → properties, tags and aliases. Our own notes keep their own keys (id, slug, type…);
+  // another vault's give up only what became the record's name, visibility and times.
+  for (const note of notes) {
+    const skip = ours ? OWN_KEYS : usedKeys(note.meta);
+    const resolve = resolver(note.path);
+    const structure = structureFromFrontMatter(note.entries, skip, (reference) => {
+      const target = resolve(reference, true);
+      return target && target.kind !== 'image' ? { targetType: target.kind, targetId: target.key } : undefined;
+    });
+    const record = note.kind === 'thing' ? plan.things[note.key - 1]! : plan.arcs[note.key - 1]!;
+    Object.assign(record, structure);
+    // A value of a key the note's type declares must match its kind, as the API requires.
+    if (note.kind === 'thing') {
+      const issues: FieldIssue[] = [];
+      checkAgainstFields(structure.properties, plan.thingTypes[plan.things[note.key - 1]!.typeKey - 1]!.fields, '/properties', issues);
+      if (issues.length > 0) throw importProblems(note.entry.name, issues);
+    }
+  }
 
   const labels = new Map<number, string>();
   const thingsByKey = new Map(plan.things.map((t) => [t.key, t]));

@@ -12,6 +12,7 @@ import { rebuildCampaignMentions } from '../db/indexes/mentions.js';
 import { rebuildCampaignIndex } from '../db/indexes/search.js';
 import type { CampaignRow, DB } from '../db/schema.js';
 import { ARC_TEXT_FIELDS } from '../domain/arc-fields.js';
+import { isPropertyLink, structureColumns, type Property, type PropertyScalar } from '../domain/properties.js';
 import { RICH_TEXT_MAX_BYTES, type RichText, type RichTextNode } from '../domain/rich-text.js';
 import { randomSlugSuffix, withSuffix } from '../domain/slugs.js';
 import { nowIso } from '../domain/time.js';
@@ -79,6 +80,25 @@ export function remapRichText(text: RichText, maps: IdMaps): RichText {
   };
   return text.map((block) => walk(block as Node)) as RichText;
 }
+
+/**
+ * Properties with their links moved to the new ids, as mentions are. A link to a record the file
+ * did not hold (its target was deleted before the export) names nothing here: it is left out (a
+ * list loses the item, a property whose value was that link keeps the key with the value null).
+ */
+export function remapProperties(properties: readonly Property[], maps: Pick<IdMaps, 'things' | 'arcs'>): Property[] {
+  const one = (value: PropertyScalar): PropertyScalar | undefined => {
+    if (!isPropertyLink(value)) return value;
+    const id = (value.targetType === 'arc' ? maps.arcs : maps.things).get(value.targetId);
+    return id === undefined ? undefined : { targetType: value.targetType, targetId: id };
+  };
+  return properties.map((property) => {
+    if (Array.isArray(property.value)) return { ...property, value: property.value.map(one).filter((item): item is PropertyScalar => item !== undefined) };
+    return { ...property, value: one(property.value) ?? null };
+  });
+}
+
+const hasLinks = (properties: readonly Property[]) => properties.some((property) => (Array.isArray(property.value) ? property.value.some(isPropertyLink) : isPropertyLink(property.value)));
 
 /**
  * Inserts records CHUNK at a time and maps each record's key to its new id. Slugs are unique in the
@@ -191,7 +211,7 @@ async function writeAll(
   for (const t of plan.thingTypes) {
     const row = await trx
       .insertInto('thing_types')
-      .values({ campaign_id: campaignId, name: t.name, name_key: t.name.toLowerCase(), version: 1, created_at: t.createdAt, updated_at: t.updatedAt })
+      .values({ campaign_id: campaignId, name: t.name, name_key: t.name.toLowerCase(), fields: JSON.stringify(t.fields), version: 1, created_at: t.createdAt, updated_at: t.updatedAt })
       .returning('id')
       .executeTakeFirstOrThrow();
     types.set(t.key, row.id);
@@ -230,7 +250,7 @@ async function writeAll(
       .insertInto('things')
       .values(
         chunk.map((t) => {
-          const deferred = hasMentions(t.description);
+          const deferred = hasMentions(t.description) || hasLinks(t.properties);
           if (deferred) later.push({ table: 'things', key: t.key });
           return {
             campaign_id: campaignId,
@@ -238,6 +258,7 @@ async function writeAll(
             slug: t.slug,
             name: t.name,
             description: deferred ? null : stored(remapRichText(t.description, maps), t.origin),
+            ...structureColumns({ properties: deferred ? [] : t.properties, tags: t.tags, aliases: t.aliases }),
             visibility: t.visibility,
             version: 1,
             created_at: t.createdAt,
@@ -253,7 +274,7 @@ async function writeAll(
       .insertInto('arcs')
       .values(
         chunk.map((a) => {
-          const deferred = ARC_TEXT_FIELDS.some((field) => hasMentions(a.fields[field]));
+          const deferred = ARC_TEXT_FIELDS.some((field) => hasMentions(a.fields[field])) || hasLinks(a.properties);
           if (deferred) later.push({ table: 'arcs', key: a.key });
           const texts = Object.fromEntries(ARC_TEXT_FIELDS.map((field) => [field, deferred ? null : stored(remapRichText(a.fields[field], maps), a.origin, field)]));
           return {
@@ -262,6 +283,7 @@ async function writeAll(
             slug: a.slug,
             name: a.name,
             ...texts,
+            ...structureColumns({ properties: deferred ? [] : a.properties, tags: a.tags, aliases: a.aliases }),
             visibility: a.visibility,
             version: 1,
             created_at: a.createdAt,
@@ -282,11 +304,19 @@ async function writeAll(
   for (const record of later) {
     if (record.table === 'things') {
       const t = things.get(record.key)!;
-      await trx.updateTable('things').set({ description: stored(remapRichText(t.description, maps), t.origin) }).where('id', '=', maps.things.get(t.key)!).execute();
+      await trx
+        .updateTable('things')
+        .set({ description: stored(remapRichText(t.description, maps), t.origin), ...structureColumns({ properties: remapProperties(t.properties, maps) }) })
+        .where('id', '=', maps.things.get(t.key)!)
+        .execute();
     } else {
       const a = arcs.get(record.key)!;
       const texts = Object.fromEntries(ARC_TEXT_FIELDS.map((field) => [field, stored(remapRichText(a.fields[field], maps), a.origin, field)]));
-      await trx.updateTable('arcs').set(texts).where('id', '=', maps.arcs.get(a.key)!).execute();
+      await trx
+        .updateTable('arcs')
+        .set({ ...texts, ...structureColumns({ properties: remapProperties(a.properties, maps) }) })
+        .where('id', '=', maps.arcs.get(a.key)!)
+        .execute();
     }
   }
 

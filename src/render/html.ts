@@ -8,7 +8,7 @@ import { LINE_ENDING, type Flow, type Inline, type Marks } from './tree.js';
 
 const LINK_REL = ['noopener', 'noreferrer', 'nofollow', 'ugc'];
 
-function el(tagName: string, properties: Element['properties'], children: ElementContent[] = []): Element {
+export function el(tagName: string, properties: Element['properties'], children: ElementContent[] = []): Element {
   return { type: 'element', tagName, properties, children };
 }
 
@@ -31,7 +31,7 @@ function marked(content: ElementContent[], marks: Marks): ElementContent[] {
   return out;
 }
 
-function inline(node: Inline): ElementContent[] {
+export function inline(node: Inline): ElementContent[] {
   switch (node.kind) {
     case 'text':
       return node.text === '' ? [] : marked(textWithBreaks(node.text), node.marks);

@@ -16,3 +16,4 @@ export function renderRichText(value: RichText, format: RenderFormat, context: R
   const blocks = new Renderer(context).document(value);
   return format === 'html' ? toHtmlString(blocks) : toMarkdownString(blocks);
 }
+export { propertyReferences, renderProperties } from './properties.js';

@@ -50,6 +50,11 @@ export interface RenderContext {
   links?: RenderLinks | undefined;
 }
 
+/** Where a mention of `target` links: the web app's page of it, or the context's own link. */
+export function mentionHref(ctx: RenderContext, kind: TargetKind, target: MentionTarget): string {
+  return ctx.links ? ctx.links.mention(kind, target) : `/campaigns/${ctx.campaignSlug}/${kind === 'thing' ? 'things' : 'arcs'}/${target.slug}`;
+}
+
 export function isLeaf(node: RichTextNode): node is RichTextNode & { text: string } {
   return Object.hasOwn(node, 'text');
 }
@@ -259,7 +264,7 @@ export class Renderer {
     const name = text ?? target.name;
     // A link cannot hold a link: inside one, a mention is its text.
     if (inLink) return [{ kind: 'text', text: name, marks }];
-    const href = this.ctx.links ? this.ctx.links.mention(kind, target) : `/campaigns/${this.ctx.campaignSlug}/${kind === 'thing' ? 'things' : 'arcs'}/${target.slug}`;
+    const href = mentionHref(this.ctx, kind, target);
     return [{ kind: 'mention', target: kind, id: target.id, name, href, marks }];
   }
 

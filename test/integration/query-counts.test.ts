@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rebuildCampaignMentions } from '../../src/db/indexes/mentions.js';
+import { structureColumns } from '../../src/domain/properties.js';
 import { createTestContext, json, type TestContext, type TestUser } from '../support/app.js';
 import { joinCampaign } from '../support/sharing.js';
 
@@ -76,6 +77,10 @@ async function seed(size: { things: number; arcs: number; linksPerArc: number; t
       .execute();
     thingIds.push(...rows.map((r) => r.id));
   }
+  // thing-0 has a link property to each of the first 50 things (some GM-only, some to GM-only things):
+  // its rendering, and the backlinks of those things, read them in the same statements however many.
+  const linkProperties = thingIds.slice(0, 50).map((id, i) => ({ key: `link ${i}`, value: { targetType: 'thing' as const, targetId: id }, gmOnly: i % 5 === 4 }));
+  if (thingIds.length > 0) await kysely.updateTable('things').set(structureColumns({ properties: linkProperties, tags: ['counted'] })).where('id', '=', thingIds[0]!).execute();
   const arcIds: number[] = [];
   for (let i = 0; i < size.arcs; i++) {
     const row = await kysely

@@ -192,6 +192,7 @@ describe(`rendered fields on ${dialect}`, () => {
     expect(html).toEqual({
       format: 'html',
       fields: { hook: '<p>A *literal* hook</p>', protagonist: '<p></p>', antagonist: '<p></p>', problem: '<p></p>', key: '<p></p>', outcome: '<p></p>', notes: '<p>Open</p><section class="secret"><p>Bob did it</p></section>' },
+      properties: '',
     });
     const markdown = await ok<{ format: string; fields: Record<string, string> }>(`${c.base}/arcs/${arc.slug}/rendered?format=markdown`);
     expect(markdown.format).toBe('markdown');

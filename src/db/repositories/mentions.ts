@@ -4,11 +4,13 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Db, Dialect } from '../database.js';
 import { SOURCE_CODES, TARGET_CODES, type SourceKind, type TargetKind } from '../indexes/mentions.js';
-import { richTextFor, type View } from '../../access/view.js';
+import { propertiesFor, richTextFor, type View } from '../../access/view.js';
 import { visibleArcs, visibleThings } from './visible.js';
 import {
   collectReferences,
   emptyReferences,
+  propertyReferences,
+  renderProperties,
   renderRichText,
   type AssetTarget,
   type MentionTarget,
@@ -190,4 +192,30 @@ export async function renderStoredFields<F extends string>(
   for (const [, value] of entries) collectReferences(value, refs);
   const context = await loadRenderContext(db, dialect, campaign, refs, view);
   return Object.fromEntries(entries.map(([name, value]) => [name, renderRichText(value, format, context)])) as Record<F, string>;
+}
+
+/**
+ * A record's rich-text fields and its properties (stored JSON text) rendered for the view, with one
+ * lookup of what both refer to: the targets of its link properties are looked up with its mentions.
+ */
+export async function renderStoredRecord<F extends string>(
+  db: Db,
+  dialect: Dialect,
+  campaign: { id: number; slug: string },
+  fields: Record<F, string | null>,
+  storedProperties: string,
+  format: RenderFormat,
+  view: View,
+): Promise<{ fields: Record<F, string>; properties: string }> {
+  const entries = Object.entries<string | null>(fields).map(([name, stored]) => [name, richTextFor(view, stored)] as const);
+  // A player's view: no GM-only property, no link to a hidden record (access/view.ts).
+  const properties = propertiesFor(view, storedProperties);
+  const refs = emptyReferences();
+  for (const [, value] of entries) collectReferences(value, refs);
+  propertyReferences(properties, refs);
+  const context = await loadRenderContext(db, dialect, campaign, refs, view);
+  return {
+    fields: Object.fromEntries(entries.map(([name, value]) => [name, renderRichText(value, format, context)])) as Record<F, string>,
+    properties: renderProperties(properties, format, context),
+  };
 }

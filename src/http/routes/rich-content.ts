@@ -1,5 +1,5 @@
 import { findVisibleArc } from '../../db/repositories/arcs.js';
-import { listBacklinks, renderStoredFields } from '../../db/repositories/mentions.js';
+import { listBacklinks, renderStoredFields, renderStoredRecord } from '../../db/repositories/mentions.js';
 import { findVisibleThing } from '../../db/repositories/things.js';
 import type { View } from '../../access/view.js';
 import { ARC_TEXT_FIELDS } from '../../domain/arc-fields.js';
@@ -31,7 +31,10 @@ const RENDERED_DESCRIPTION =
   'alt text and as a caption. Secret elements, at any depth, are shown marked where they sit to the owner and game masters: a block in a `section.secret` ' +
   '(Markdown: a `> [!secret]` callout, in a list item or quote too), a list item as `li.secret`, a table cell as `td.secret`/`th.secret`, an inline element in a `span.secret` ' +
   '(Markdown: that inline HTML span); for players they are left out with everything inside them, and a mention of a GM-only record is removed whole. ' +
-  'Any other text is literal; a `[[kind#slug]]` link to a slug its target had before resolves to it. Cached and conditional like a list: the weak ETag changes with every write in the campaign (a player’s only with what players see).';
+  'Any other text is literal; a `[[kind#slug]]` link to a slug its target had before resolves to it. ' +
+  'A thing’s and an arc’s answer also has `properties` rendered (empty when it has none): HTML a `<dl class="properties">` (key as `<dt>`, value as `<dd>`; a list as a `<ul>`, a boolean as yes/no, a link as a mention with the target’s current name; ' +
+  'a GM-only property’s `<dt>` and `<dd>` with `class="secret"`), Markdown a list of `- **key**: value` (a list’s values comma-separated, a link as `[current name](href)`, a GM-only property in a `<span class="secret">`). ' +
+  'Players get no GM-only property and no link to a record hidden from them. Cached and conditional like a list: the weak ETag changes with every write in the campaign (a player’s only with what players see).';
 
 const BACKLINKS_DESCRIPTION =
   'Every thing, arc and campaign description whose rich text mentions this record, by a `mention` element or a `[[kind#slug]]` link, or whose link property names it (field `properties.<key>`), ' +
@@ -41,6 +44,8 @@ export function richContentRoutes(app: AppInstance) {
   const { database } = app;
   const render = <F extends string>(campaign: { id: number; slug: string }, view: View, fields: Record<F, string | null>, format: RenderFormat) =>
     renderStoredFields(database.kysely, database.dialect, campaign, fields, format, view);
+  const renderRecord = <F extends string>(campaign: { id: number; slug: string }, view: View, fields: Record<F, string | null>, properties: string, format: RenderFormat) =>
+    renderStoredRecord(database.kysely, database.dialect, campaign, fields, properties, format, view);
 
   app.get(
     '/campaigns/:campaignSlug/rendered',
@@ -87,7 +92,7 @@ export function richContentRoutes(app: AppInstance) {
       return followingPreviousSlug(database.kysely, request, reply, 'thing', request.params.thingSlug, async () => {
         const thing = await findVisibleThing(database.kysely, view, request.params.thingSlug);
         if (!thing) throw errors.thingNotFound(request.params.thingSlug);
-        return { format, fields: await render(campaign, view, { description: thing.description }, format) };
+        return { format, ...(await renderRecord(campaign, view, { description: thing.description }, thing.properties, format)) };
       });
     },
   );
@@ -116,7 +121,7 @@ export function richContentRoutes(app: AppInstance) {
         const arc = await findVisibleArc(database.kysely, view, request.params.arcSlug);
         if (!arc) throw errors.arcNotFound(request.params.arcSlug);
         const fields = Object.fromEntries(ARC_TEXT_FIELDS.map((field) => [field, arc[field]])) as Record<(typeof ARC_TEXT_FIELDS)[number], string | null>;
-        return { format, fields: await render(campaign, view, fields, format) };
+        return { format, ...(await renderRecord(campaign, view, fields, arc.properties, format)) };
       });
     },
   );

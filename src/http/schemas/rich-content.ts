@@ -11,6 +11,11 @@ const FORMAT = Type.Union([Type.Literal('html'), Type.Literal('markdown')]);
 const RENDERED_FIELD =
   'the field rendered: HTML with only the CONTRACT vocabulary’s elements (no script, style, event handler or URL of another scheme), or CommonMark with GFM tables and strikethrough';
 
+const RENDERED_PROPERTIES =
+  'the record’s properties rendered as the caller may read them, the empty string when there are none: HTML a `<dl class="properties">` (key `<dt>`, value `<dd>`: lists as `<ul>`, booleans as yes/no, links as `<a class="mention">` with the target’s current name; ' +
+  'a GM-only property’s `<dt>` and `<dd>` have `class="secret"`), or a Markdown list of `- **key**: value` (list values comma-separated, links as `[current name](href)`, a GM-only property inside `<span class="secret">`). ' +
+  'Players get no GM-only property and no link to a record hidden from them.';
+
 function rendered(fields: readonly string[], description: string) {
   return Type.Object(
     {
@@ -21,9 +26,21 @@ function rendered(fields: readonly string[], description: string) {
   );
 }
 
-export const RenderedThing = rendered(['description'], 'The thing’s rich text rendered');
+/** A thing’s or an arc’s rendering: its fields and its properties. */
+function renderedRecord(fields: readonly string[], description: string) {
+  return Type.Object(
+    {
+      format: FORMAT,
+      fields: Type.Object(Object.fromEntries(fields.map((field) => [field, Type.String({ description: RENDERED_FIELD })]))),
+      properties: Type.String({ description: RENDERED_PROPERTIES }),
+    },
+    { description },
+  );
+}
+
+export const RenderedThing = renderedRecord(['description'], 'The thing’s rich text and properties rendered');
 export const RenderedCampaign = rendered(['description'], 'The campaign’s description rendered');
-export const RenderedArc = rendered(['hook', 'protagonist', 'antagonist', 'problem', 'key', 'outcome', 'notes'], 'The arc’s seven narrative fields rendered');
+export const RenderedArc = renderedRecord(['hook', 'protagonist', 'antagonist', 'problem', 'key', 'outcome', 'notes'], 'The arc’s seven narrative fields and its properties rendered');
 
 export const Backlink = Type.Object({
   type: Type.Union([Type.Literal('thing'), Type.Literal('arc'), Type.Literal('campaign')], {

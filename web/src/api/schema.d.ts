@@ -658,7 +658,7 @@ export type paths = {
         };
         /**
          * The campaign’s description, rendered
-         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with their label, or the target’s current name when they have none (a missing target renders its label, or nothing, as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption. Secret elements, at any depth, are shown marked where they sit to the owner and game masters: a block in a `section.secret` (Markdown: a `> [!secret]` callout, in a list item or quote too), a list item as `li.secret`, a table cell as `td.secret`/`th.secret`, an inline element in a `span.secret` (Markdown: that inline HTML span); for players they are left out with everything inside them, and a mention of a GM-only record is removed whole. Any other text is literal; a `[[kind#slug]]` link to a slug its target had before resolves to it. Cached and conditional like a list: the weak ETag changes with every write in the campaign (a player’s only with what players see).
+         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with their label, or the target’s current name when they have none (a missing target renders its label, or nothing, as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption. Secret elements, at any depth, are shown marked where they sit to the owner and game masters: a block in a `section.secret` (Markdown: a `> [!secret]` callout, in a list item or quote too), a list item as `li.secret`, a table cell as `td.secret`/`th.secret`, an inline element in a `span.secret` (Markdown: that inline HTML span); for players they are left out with everything inside them, and a mention of a GM-only record is removed whole. Any other text is literal; a `[[kind#slug]]` link to a slug its target had before resolves to it. A thing’s and an arc’s answer also has `properties` rendered (empty when it has none): HTML a `<dl class="properties">` (key as `<dt>`, value as `<dd>`; a list as a `<ul>`, a boolean as yes/no, a link as a mention with the target’s current name; a GM-only property’s `<dt>` and `<dd>` with `class="secret"`), Markdown a list of `- **key**: value` (a list’s values comma-separated, a link as `[current name](href)`, a GM-only property in a `<span class="secret">`). Players get no GM-only property and no link to a record hidden from them. Cached and conditional like a list: the weak ETag changes with every write in the campaign (a player’s only with what players see).
          */
         get: operations["renderCampaign"];
         put?: never;
@@ -667,7 +667,7 @@ export type paths = {
         options?: never;
         /**
          * The campaign’s description, rendered (headers only)
-         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with their label, or the target’s current name when they have none (a missing target renders its label, or nothing, as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption. Secret elements, at any depth, are shown marked where they sit to the owner and game masters: a block in a `section.secret` (Markdown: a `> [!secret]` callout, in a list item or quote too), a list item as `li.secret`, a table cell as `td.secret`/`th.secret`, an inline element in a `span.secret` (Markdown: that inline HTML span); for players they are left out with everything inside them, and a mention of a GM-only record is removed whole. Any other text is literal; a `[[kind#slug]]` link to a slug its target had before resolves to it. Cached and conditional like a list: the weak ETag changes with every write in the campaign (a player’s only with what players see).
+         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with their label, or the target’s current name when they have none (a missing target renders its label, or nothing, as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption. Secret elements, at any depth, are shown marked where they sit to the owner and game masters: a block in a `section.secret` (Markdown: a `> [!secret]` callout, in a list item or quote too), a list item as `li.secret`, a table cell as `td.secret`/`th.secret`, an inline element in a `span.secret` (Markdown: that inline HTML span); for players they are left out with everything inside them, and a mention of a GM-only record is removed whole. Any other text is literal; a `[[kind#slug]]` link to a slug its target had before resolves to it. A thing’s and an arc’s answer also has `properties` rendered (empty when it has none): HTML a `<dl class="properties">` (key as `<dt>`, value as `<dd>`; a list as a `<ul>`, a boolean as yes/no, a link as a mention with the target’s current name; a GM-only property’s `<dt>` and `<dd>` with `class="secret"`), Markdown a list of `- **key**: value` (a list’s values comma-separated, a link as `[current name](href)`, a GM-only property in a `<span class="secret">`). Players get no GM-only property and no link to a record hidden from them. Cached and conditional like a list: the weak ETag changes with every write in the campaign (a player’s only with what players see).
          */
         head: operations["renderCampaignHead"];
         patch?: never;
@@ -682,7 +682,7 @@ export type paths = {
         };
         /**
          * A thing’s description, rendered
-         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with their label, or the target’s current name when they have none (a missing target renders its label, or nothing, as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption. Secret elements, at any depth, are shown marked where they sit to the owner and game masters: a block in a `section.secret` (Markdown: a `> [!secret]` callout, in a list item or quote too), a list item as `li.secret`, a table cell as `td.secret`/`th.secret`, an inline element in a `span.secret` (Markdown: that inline HTML span); for players they are left out with everything inside them, and a mention of a GM-only record is removed whole. Any other text is literal; a `[[kind#slug]]` link to a slug its target had before resolves to it. Cached and conditional like a list: the weak ETag changes with every write in the campaign (a player’s only with what players see).
+         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with their label, or the target’s current name when they have none (a missing target renders its label, or nothing, as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption. Secret elements, at any depth, are shown marked where they sit to the owner and game masters: a block in a `section.secret` (Markdown: a `> [!secret]` callout, in a list item or quote too), a list item as `li.secret`, a table cell as `td.secret`/`th.secret`, an inline element in a `span.secret` (Markdown: that inline HTML span); for players they are left out with everything inside them, and a mention of a GM-only record is removed whole. Any other text is literal; a `[[kind#slug]]` link to a slug its target had before resolves to it. A thing’s and an arc’s answer also has `properties` rendered (empty when it has none): HTML a `<dl class="properties">` (key as `<dt>`, value as `<dd>`; a list as a `<ul>`, a boolean as yes/no, a link as a mention with the target’s current name; a GM-only property’s `<dt>` and `<dd>` with `class="secret"`), Markdown a list of `- **key**: value` (a list’s values comma-separated, a link as `[current name](href)`, a GM-only property in a `<span class="secret">`). Players get no GM-only property and no link to a record hidden from them. Cached and conditional like a list: the weak ETag changes with every write in the campaign (a player’s only with what players see).
          */
         get: operations["renderThing"];
         put?: never;
@@ -691,7 +691,7 @@ export type paths = {
         options?: never;
         /**
          * A thing’s description, rendered (headers only)
-         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with their label, or the target’s current name when they have none (a missing target renders its label, or nothing, as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption. Secret elements, at any depth, are shown marked where they sit to the owner and game masters: a block in a `section.secret` (Markdown: a `> [!secret]` callout, in a list item or quote too), a list item as `li.secret`, a table cell as `td.secret`/`th.secret`, an inline element in a `span.secret` (Markdown: that inline HTML span); for players they are left out with everything inside them, and a mention of a GM-only record is removed whole. Any other text is literal; a `[[kind#slug]]` link to a slug its target had before resolves to it. Cached and conditional like a list: the weak ETag changes with every write in the campaign (a player’s only with what players see).
+         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with their label, or the target’s current name when they have none (a missing target renders its label, or nothing, as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption. Secret elements, at any depth, are shown marked where they sit to the owner and game masters: a block in a `section.secret` (Markdown: a `> [!secret]` callout, in a list item or quote too), a list item as `li.secret`, a table cell as `td.secret`/`th.secret`, an inline element in a `span.secret` (Markdown: that inline HTML span); for players they are left out with everything inside them, and a mention of a GM-only record is removed whole. Any other text is literal; a `[[kind#slug]]` link to a slug its target had before resolves to it. A thing’s and an arc’s answer also has `properties` rendered (empty when it has none): HTML a `<dl class="properties">` (key as `<dt>`, value as `<dd>`; a list as a `<ul>`, a boolean as yes/no, a link as a mention with the target’s current name; a GM-only property’s `<dt>` and `<dd>` with `class="secret"`), Markdown a list of `- **key**: value` (a list’s values comma-separated, a link as `[current name](href)`, a GM-only property in a `<span class="secret">`). Players get no GM-only property and no link to a record hidden from them. Cached and conditional like a list: the weak ETag changes with every write in the campaign (a player’s only with what players see).
          */
         head: operations["renderThingHead"];
         patch?: never;
@@ -706,7 +706,7 @@ export type paths = {
         };
         /**
          * An arc’s narrative fields, rendered
-         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with their label, or the target’s current name when they have none (a missing target renders its label, or nothing, as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption. Secret elements, at any depth, are shown marked where they sit to the owner and game masters: a block in a `section.secret` (Markdown: a `> [!secret]` callout, in a list item or quote too), a list item as `li.secret`, a table cell as `td.secret`/`th.secret`, an inline element in a `span.secret` (Markdown: that inline HTML span); for players they are left out with everything inside them, and a mention of a GM-only record is removed whole. Any other text is literal; a `[[kind#slug]]` link to a slug its target had before resolves to it. Cached and conditional like a list: the weak ETag changes with every write in the campaign (a player’s only with what players see).
+         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with their label, or the target’s current name when they have none (a missing target renders its label, or nothing, as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption. Secret elements, at any depth, are shown marked where they sit to the owner and game masters: a block in a `section.secret` (Markdown: a `> [!secret]` callout, in a list item or quote too), a list item as `li.secret`, a table cell as `td.secret`/`th.secret`, an inline element in a `span.secret` (Markdown: that inline HTML span); for players they are left out with everything inside them, and a mention of a GM-only record is removed whole. Any other text is literal; a `[[kind#slug]]` link to a slug its target had before resolves to it. A thing’s and an arc’s answer also has `properties` rendered (empty when it has none): HTML a `<dl class="properties">` (key as `<dt>`, value as `<dd>`; a list as a `<ul>`, a boolean as yes/no, a link as a mention with the target’s current name; a GM-only property’s `<dt>` and `<dd>` with `class="secret"`), Markdown a list of `- **key**: value` (a list’s values comma-separated, a link as `[current name](href)`, a GM-only property in a `<span class="secret">`). Players get no GM-only property and no link to a record hidden from them. Cached and conditional like a list: the weak ETag changes with every write in the campaign (a player’s only with what players see).
          */
         get: operations["renderArc"];
         put?: never;
@@ -715,7 +715,7 @@ export type paths = {
         options?: never;
         /**
          * An arc’s narrative fields, rendered (headers only)
-         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with their label, or the target’s current name when they have none (a missing target renders its label, or nothing, as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption. Secret elements, at any depth, are shown marked where they sit to the owner and game masters: a block in a `section.secret` (Markdown: a `> [!secret]` callout, in a list item or quote too), a list item as `li.secret`, a table cell as `td.secret`/`th.secret`, an inline element in a `span.secret` (Markdown: that inline HTML span); for players they are left out with everything inside them, and a mention of a GM-only record is removed whole. Any other text is literal; a `[[kind#slug]]` link to a slug its target had before resolves to it. Cached and conditional like a list: the weak ETag changes with every write in the campaign (a player’s only with what players see).
+         * @description Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target with their label, or the target’s current name when they have none (a missing target renders its label, or nothing, as plain text); an image of an asset of the campaign takes the asset’s URL, its label as alt text and as a caption. Secret elements, at any depth, are shown marked where they sit to the owner and game masters: a block in a `section.secret` (Markdown: a `> [!secret]` callout, in a list item or quote too), a list item as `li.secret`, a table cell as `td.secret`/`th.secret`, an inline element in a `span.secret` (Markdown: that inline HTML span); for players they are left out with everything inside them, and a mention of a GM-only record is removed whole. Any other text is literal; a `[[kind#slug]]` link to a slug its target had before resolves to it. A thing’s and an arc’s answer also has `properties` rendered (empty when it has none): HTML a `<dl class="properties">` (key as `<dt>`, value as `<dd>`; a list as a `<ul>`, a boolean as yes/no, a link as a mention with the target’s current name; a GM-only property’s `<dt>` and `<dd>` with `class="secret"`), Markdown a list of `- **key**: value` (a list’s values comma-separated, a link as `[current name](href)`, a GM-only property in a `<span class="secret">`). Players get no GM-only property and no link to a record hidden from them. Cached and conditional like a list: the weak ETag changes with every write in the campaign (a player’s only with what players see).
          */
         head: operations["renderArcHead"];
         patch?: never;
@@ -11681,7 +11681,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The thing’s rich text rendered */
+            /** @description The thing’s rich text and properties rendered */
             200: {
                 headers: {
                     /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
@@ -11697,6 +11697,8 @@ export interface operations {
                             /** @description the field rendered: HTML with only the CONTRACT vocabulary’s elements (no script, style, event handler or URL of another scheme), or CommonMark with GFM tables and strikethrough */
                             description: string;
                         };
+                        /** @description the record’s properties rendered as the caller may read them, the empty string when there are none: HTML a `<dl class="properties">` (key `<dt>`, value `<dd>`: lists as `<ul>`, booleans as yes/no, links as `<a class="mention">` with the target’s current name; a GM-only property’s `<dt>` and `<dd>` have `class="secret"`), or a Markdown list of `- **key**: value` (list values comma-separated, links as `[current name](href)`, a GM-only property inside `<span class="secret">`). Players get no GM-only property and no link to a record hidden from them. */
+                        properties: string;
                     };
                 };
             };
@@ -11859,7 +11861,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The thing’s rich text rendered */
+            /** @description The thing’s rich text and properties rendered */
             200: {
                 headers: {
                     /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
@@ -11959,7 +11961,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The arc’s seven narrative fields rendered */
+            /** @description The arc’s seven narrative fields and its properties rendered */
             200: {
                 headers: {
                     /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
@@ -11987,6 +11989,8 @@ export interface operations {
                             /** @description the field rendered: HTML with only the CONTRACT vocabulary’s elements (no script, style, event handler or URL of another scheme), or CommonMark with GFM tables and strikethrough */
                             notes: string;
                         };
+                        /** @description the record’s properties rendered as the caller may read them, the empty string when there are none: HTML a `<dl class="properties">` (key `<dt>`, value `<dd>`: lists as `<ul>`, booleans as yes/no, links as `<a class="mention">` with the target’s current name; a GM-only property’s `<dt>` and `<dd>` have `class="secret"`), or a Markdown list of `- **key**: value` (list values comma-separated, links as `[current name](href)`, a GM-only property inside `<span class="secret">`). Players get no GM-only property and no link to a record hidden from them. */
+                        properties: string;
                     };
                 };
             };
@@ -12149,7 +12153,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The arc’s seven narrative fields rendered */
+            /** @description The arc’s seven narrative fields and its properties rendered */
             200: {
                 headers: {
                     /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
