@@ -153,9 +153,10 @@ describe('properties, tags and links on a thing page', () => {
     // The player view shows the properties as text, without the GM-only one.
     await page.getByRole('button', { name: 'View as player' }).click();
     await page.getByRole('heading', { level: 1, name: 'Calcryx' }).waitFor();
-    const facts = page.getByRole('region', { name: 'Properties' });
+    const facts = page.getByRole('region', { name: 'Properties (rendered)' });
     await facts.getByRole('link', { name: 'Meepo the Keeper' }).waitFor();
     expect(await facts.textContent()).not.toContain('Mood');
+    expect(await axeViolations(page)).toEqual([]);
     expect(await page.content()).not.toContain('Hungry');
     await page.screenshot({ path: screenshotPath('properties-player-view.png') });
     await page.getByRole('button', { name: 'View as player' }).click();

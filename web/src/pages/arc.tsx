@@ -58,7 +58,7 @@ function ArcRecordPage({ arcSlug }: { arcSlug: string }) {
       <main className="record" aria-labelledby="record-title">
         <p className="kind">Arc</p>
         <h1 id="record-title">{record.name}</h1>
-        <StructureView campaignSlug={campaignSlug} record={record} />
+        <StructureView record={record} renderedProperties={rendered.data?.['properties']} />
         {record.parentArc && (
           <p>
             Inside: <Link to={`/campaigns/${campaignSlug}/arcs/${record.parentArc.slug}`}>{record.parentArc.name}</Link>

@@ -43,8 +43,13 @@ export function useRendered(slug: string, kind: 'things' | 'arcs' | 'campaign', 
     queryKey: [...campaignKey(slug), 'rendered', kind, recordSlug ?? ''],
     queryFn: async (): Promise<Record<string, string>> => {
       if (kind === 'campaign') return (await call(api.GET('/api/campaigns/{campaignSlug}/rendered', { params: { path: { campaignSlug: slug } } }))).fields;
-      if (kind === 'things') return (await call(api.GET('/api/campaigns/{campaignSlug}/things/{thingSlug}/rendered', { params: { path: { campaignSlug: slug, thingSlug: recordSlug! } } }))).fields;
-      return (await call(api.GET('/api/campaigns/{campaignSlug}/arcs/{arcSlug}/rendered', { params: { path: { campaignSlug: slug, arcSlug: recordSlug! } } }))).fields;
+      // A thing's and an arc's properties come rendered too (links with their target's current name), under `properties`.
+      if (kind === 'things') {
+        const answer = await call(api.GET('/api/campaigns/{campaignSlug}/things/{thingSlug}/rendered', { params: { path: { campaignSlug: slug, thingSlug: recordSlug! } } }));
+        return { ...answer.fields, properties: answer.properties };
+      }
+      const answer = await call(api.GET('/api/campaigns/{campaignSlug}/arcs/{arcSlug}/rendered', { params: { path: { campaignSlug: slug, arcSlug: recordSlug! } } }));
+      return { ...answer.fields, properties: answer.properties };
     },
   });
 }

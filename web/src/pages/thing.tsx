@@ -53,7 +53,7 @@ function ThingRecordPage({ thingSlug }: { thingSlug: string }) {
       <main className="record" aria-labelledby="record-title">
         <p className="kind">{typeName ?? 'Thing'}</p>
         <h1 id="record-title">{record.name}</h1>
-        <StructureView campaignSlug={campaignSlug} record={record} />
+        <StructureView record={record} renderedProperties={rendered.data?.['properties']} />
         <section aria-labelledby="description-heading">
           <h2 id="description-heading">Description</h2>
           <Rendered html={rendered.data?.description} label="Description" />

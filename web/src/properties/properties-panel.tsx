@@ -531,30 +531,3 @@ function NewProperty({ id, properties, onAdd }: { id: string; properties: Proper
     </form>
   );
 }
-
-/** What a player (or anyone who may not edit) sees: the properties as a list of terms, links by their target's current name. */
-export function PropertiesView({ campaignSlug, properties }: { campaignSlug: string; properties: Property[] }) {
-  const { name } = useLinkNames(campaignSlug, properties);
-  const shown = properties.filter((p) => p.value !== null && !(Array.isArray(p.value) && p.value.length === 0));
-  if (shown.length === 0) return null;
-  return (
-    <section aria-labelledby="properties-heading">
-      <h2 id="properties-heading">Properties</h2>
-      <dl className="facts">
-        {shown.map((p) => (
-          <div key={p.key} className="fact">
-            <dt>{p.key}</dt>
-            <dd>
-              {(Array.isArray(p.value) ? p.value : [p.value]).map((v, i) => (
-                <span key={i} className="fact-item">
-                  {i > 0 && ', '}
-                  {isLink(v) ? <TargetLink link={v} names={name} /> : typeof v === 'boolean' ? (v ? 'yes' : 'no') : scalarText(v)}
-                </span>
-              ))}
-            </dd>
-          </div>
-        ))}
-      </dl>
-    </section>
-  );
-}

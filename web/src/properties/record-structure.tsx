@@ -5,7 +5,8 @@ import type { Problem } from '../api/client';
 import { EDITING_ATTRIBUTE } from '../records/use-record';
 import { AliasesEditor, LabelsView, TagsEditor } from './labels-editor';
 import type { Property, TypeField } from './model';
-import { PropertiesPanel, PropertiesView } from './properties-panel';
+import { Rendered } from '../components/rendered';
+import { PropertiesPanel } from './properties-panel';
 
 export type StructurePatch = {
   properties: Property[];
@@ -48,12 +49,21 @@ export function PropertiesFields({ campaignSlug, edited, fields, self }: { campa
   );
 }
 
-/** The read-only record (a player, or the player view): what the server sent, GM-only properties already left out. */
-export function StructureView({ campaignSlug, record }: { campaignSlug: string; record: StructurePatch }) {
+/**
+ * The read-only record (a player, or the player view): its tags and aliases, and its properties as
+ * the server renders them for the caller (GM-only ones and links to hidden records already left
+ * out; links with their target's current name), so reading a record never needs the list of every thing.
+ */
+export function StructureView({ record, renderedProperties }: { record: StructurePatch; renderedProperties: string | undefined }) {
   return (
     <>
       <LabelsView tags={record.tags} aliases={record.aliases} />
-      <PropertiesView campaignSlug={campaignSlug} properties={record.properties} />
+      {renderedProperties !== undefined && renderedProperties !== '' && (
+        <section aria-labelledby="properties-heading">
+          <h2 id="properties-heading">Properties</h2>
+          <Rendered html={renderedProperties} label="Properties" />
+        </section>
+      )}
     </>
   );
 }
