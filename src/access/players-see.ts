@@ -6,7 +6,7 @@
 import { emptyRichText, parseStoredRichText } from '../domain/rich-text.js';
 import { redactNodes } from '../vocabulary/index.js';
 import { parseStoredProperties } from '../domain/properties.js';
-import type { View } from './view.js';
+import { redactProperties, type HiddenRecords, type View } from './view.js';
 
 /** A record's columns as stored: plain values and rich-text JSON. */
 type Columns = Record<string, unknown>;
@@ -19,24 +19,33 @@ function playersText(stored: unknown): string {
   return JSON.stringify(kept.length > 0 ? kept : emptyRichText());
 }
 
-/** Stored properties without the GM-only ones, as comparable text. */
-function playersProperties(stored: unknown): string {
-  return JSON.stringify(parseStoredProperties(typeof stored === 'string' ? stored : null).filter((property) => !property.gmOnly));
+/** Stored properties as players read them (no GM-only ones, no links to `hidden` records), as comparable text. */
+function playersProperties(stored: unknown, hidden: HiddenRecords): string {
+  return JSON.stringify(redactProperties(parseStoredProperties(typeof stored === 'string' ? stored : null), hidden));
 }
+
+const NONE_HIDDEN: HiddenRecords = { things: new Set(), arcs: new Set() };
 
 /**
  * Whether players could tell `before` from `after`: a record players see before or after
  * (`visibility` 'all'; a campaign has none and is always seen) whose `plain` columns, the
- * non-secret part of whose `richText` columns or the properties not GM-only of whose `properties`
- * columns differ. Conservative: a mention of a GM-only record added in a visible block (or a link
- * property to one) counts as a change although players never see it.
+ * non-secret part of whose `richText` columns or whose `properties` columns as players read them
+ * (given the campaign's hidden records) differ. Conservative for rich text: a mention of a GM-only
+ * record added in a visible block counts as a change although players never see it.
  */
-export function playersSeeChange(before: Columns, after: Columns, plain: readonly string[], richText: readonly string[], properties: readonly string[] = []): boolean {
+export function playersSeeChange(
+  before: Columns,
+  after: Columns,
+  plain: readonly string[],
+  richText: readonly string[],
+  properties: { columns: readonly string[]; hidden: HiddenRecords } = { columns: [], hidden: NONE_HIDDEN },
+): boolean {
   const seen = (row: Columns) => row.visibility === undefined || row.visibility === 'all';
   if (!seen(before) && !seen(after)) return false;
   if (before.visibility !== after.visibility) return true;
   if (plain.some((column) => before[column] !== after[column])) return true;
-  if (properties.some((column) => before[column] !== after[column] && playersProperties(before[column]) !== playersProperties(after[column]))) return true;
+  const { columns, hidden } = properties;
+  if (columns.some((column) => before[column] !== after[column] && playersProperties(before[column], hidden) !== playersProperties(after[column], hidden))) return true;
   return richText.some((column) => before[column] !== after[column] && playersText(before[column]) !== playersText(after[column]));
 }
 

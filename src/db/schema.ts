@@ -223,6 +223,14 @@ export interface DB {
   trash: TrashTable;
   trash_links: TrashLinksTable;
   revisions: RevisionsTable;
+  gone_gm_only: GoneGmOnlyTable;
+}
+
+/** GM-only things (kind 1) and arcs (kind 2) whose rows are gone: still hidden from players (migrations/2026-11-24-0019-gone-gm-only.ts). */
+export interface GoneGmOnlyTable {
+  campaign_id: number;
+  kind: number;
+  record_id: number;
 }
 
 export type TrashKind = 'thing' | 'arc' | 'thing-type' | 'asset';

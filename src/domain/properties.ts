@@ -41,6 +41,8 @@ const length = (text: string) => [...text].length;
 // Control characters (tabs and line breaks included) have no place in a key, a tag or an alias.
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
+// A lone surrogate is no character: stored, it would turn into U+FFFD and match another text.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})?)?$/;
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -76,6 +78,7 @@ function checkLabel(value: unknown, path: string, max: number, issues: FieldIssu
   if (trimmed.length === 0) issues.push({ path, message: 'must not be blank' });
   else if (length(trimmed) > max) issues.push({ path, message: `must be at most ${max} characters` });
   else if (CONTROL.test(trimmed)) issues.push({ path, message: 'must not contain control characters (line breaks, tabs, NUL)' });
+  else if (LONE_SURROGATE.test(trimmed)) issues.push({ path, message: 'must be well-formed Unicode (no lone surrogate)' });
   else return trimmed;
   return undefined;
 }
@@ -90,6 +93,7 @@ function checkScalar(value: unknown, path: string, issues: FieldIssue[]): Proper
   if (typeof value === 'string') {
     if (length(value) > PROPERTY_TEXT_MAX) issues.push({ path, message: `must be at most ${PROPERTY_TEXT_MAX} characters` });
     else if (value.includes('\u0000')) issues.push({ path, message: 'must not contain NUL characters' });
+    else if (LONE_SURROGATE.test(value)) issues.push({ path, message: 'must be well-formed Unicode (no lone surrogate)' });
     else return value;
     return undefined;
   }
@@ -176,10 +180,16 @@ export function checkProperties(value: unknown, path: string, issues: FieldIssue
     if (typeof gmOnly !== 'boolean') issues.push({ path: `${at}/gmOnly`, message: 'must be a boolean' });
     if (key !== undefined && checked !== undefined && typeof gmOnly === 'boolean') out.push({ key, value: checked, gmOnly });
   });
-  if (isList && out.length === value.length && new TextEncoder().encode(JSON.stringify(out)).length > PROPERTIES_MAX_BYTES) {
+  if (isList && out.length === value.length) checkPropertyLimits(out, path, issues);
+  return out;
+}
+
+/** The bounds on a record's properties as a whole: how many, and how large together. */
+export function checkPropertyLimits(properties: readonly Property[], path: string, issues: FieldIssue[]): void {
+  if (properties.length > PROPERTIES_MAX) issues.push({ path, message: `must have at most ${PROPERTIES_MAX} properties` });
+  else if (new TextEncoder().encode(JSON.stringify(properties)).length > PROPERTIES_MAX_BYTES) {
     issues.push({ path, message: `must be at most ${PROPERTIES_MAX_BYTES / 1024} KiB in all (as JSON)` });
   }
-  return out;
 }
 
 function checkLabels(value: unknown, path: string, max: number, maxCount: number, what: string, issues: FieldIssue[]): string[] {

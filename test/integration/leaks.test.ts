@@ -93,6 +93,8 @@ const MARKERS = {
   gmThingTag: 'blightmarrowtag',
   gmThingAlias: 'umbervastalias',
   gmArcTag: 'frostgildplot',
+  // A visible property linking to a GM-only thing that then went to the trash: the key never shows.
+  goneLinkPropertyKey: 'duskhollowpatron',
 };
 
 async function seedLeakCampaign(): Promise<Fixture> {
@@ -105,6 +107,7 @@ async function seedLeakCampaign(): Promise<Fixture> {
   const create = async (what: 'things' | 'arcs', body: Record<string, unknown>) =>
     json<{ id: number; slug: string }>(await send(gm, 'POST', `${base}/${what}`, what === 'things' ? { newThing: { typeId, ...body } } : { newArc: body }));
 
+  const goneGmThing = await create('things', { name: 'Vanished one', visibility: 'gm' });
   const linkedGmThing = await create('things', { name: `Warden ${MARKERS.linkedGmThingName}`, visibility: 'gm', tags: [MARKERS.gmThingTag], aliases: [`The ${MARKERS.gmThingAlias}`] });
   const visible = await create('things', {
     name: 'Sildar Hallwinter',
@@ -117,6 +120,7 @@ async function seedLeakCampaign(): Promise<Fixture> {
       { key: MARKERS.gmPropertyKeyInThing, value: 3, gmOnly: true },
       { key: 'answers to', value: { targetType: 'thing', targetId: linkedGmThing.id } },
       { key: 'allies', value: ['Gundren', { targetType: 'thing', targetId: linkedGmThing.id }] },
+      { key: MARKERS.goneLinkPropertyKey, value: { targetType: 'thing', targetId: goneGmThing.id } },
     ],
   });
   // A GM-only link property of a visible thing, named with a marker: no backlink field for players.
@@ -162,6 +166,8 @@ async function seedLeakCampaign(): Promise<Fixture> {
   await send(gm, 'POST', `${base}/things/${visible.slug}/arcs`, { arcSlug: visibleArc.slug });
   await send(gm, 'POST', `${base}/things/${visible.slug}/arcs`, { arcSlug: hiddenArc.slug });
   await send(gm, 'POST', `${base}/things/${sidebar.slug}/arcs`, { arcSlug: visibleArc.slug });
+  // Gone to the trash: still hidden from players, the link to it with its key (gone_gm_only).
+  await send(gm, 'DELETE', `${base}/things/${goneGmThing.slug}`);
   return {
     slug: campaign.slug,
     base,
@@ -170,7 +176,7 @@ async function seedLeakCampaign(): Promise<Fixture> {
     hiddenArc: hiddenArc.slug,
     typeIds: types.map((type) => type.id),
     markers: Object.values(MARKERS),
-    hiddenTargets: new Set([`thing:${hiddenThing.id}`, `thing:${linkedGmThing.id}`, `arc:${hiddenArc.id}`]),
+    hiddenTargets: new Set([`thing:${hiddenThing.id}`, `thing:${linkedGmThing.id}`, `thing:${goneGmThing.id}`, `arc:${hiddenArc.id}`]),
   };
 }
 

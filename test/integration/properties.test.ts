@@ -688,4 +688,72 @@ describe(`what players see move, on ${dialect}`, () => {
     const listed = (await ok<Structured[]>(send(player, 'GET', `${c.base}/things`))).find((t) => t.id === created.id)!;
     expect(listed.properties.some((p) => p.gmOnly)).toBe(false);
   });
+
+  it('keeps a player’s updatedAt and ETag when a link to a GM-only record is added', async () => {
+    const c = await sharedCampaign();
+    const villain = await thing(c, 'Villain', { visibility: 'gm' });
+    const npc = await thing(c, 'Innkeeper', { properties: [{ key: 'species', value: 'human' }] });
+    const path = `${c.base}/things/${npc.slug}`;
+    const before = await send(player, 'GET', path);
+    await ok(putThing(c, npc.slug, { properties: [{ key: 'species', value: 'human' }, { key: 'patron', value: link('thing', villain.id) }] }));
+    const after = await send(player, 'GET', path);
+    expect(after.body).toBe(before.body);
+    expect(after.headers.etag).toBe(before.headers.etag);
+  });
+
+  it('never shows players a link or a mention to a GM-only record once it is gone: trashed, erased, or restored still GM-only', async () => {
+    const c = await sharedCampaign();
+    const villain = await thing(c, 'Villain', { visibility: 'gm' });
+    const plot = await arc(c, 'Secret plot', { visibility: 'gm' });
+    const mention = { type: 'paragraph', children: [{ text: 'Fears ' }, { type: 'mention', targetType: 'thing', targetId: villain.id, children: [{ text: '' }] }, { text: '.' }] };
+    const npc = await thing(c, 'Innkeeper', {
+      description: [mention],
+      properties: [{ key: 'secret patron', value: link('thing', villain.id) }, { key: 'plots', value: [link('arc', plot.id), 'bread'] }],
+    });
+    const path = `${c.base}/things/${npc.slug}`;
+    const before = await send(player, 'GET', path);
+    expect(json<Structured>(before).properties).toEqual([{ key: 'plots', value: ['bread'], gmOnly: false }]);
+    const rendered = async () => (await send(player, 'GET', `${path}/rendered`)).body;
+    const renderedBefore = await rendered();
+    const unchanged = async (when: string) => {
+      const now = await send(player, 'GET', path);
+      expect(now.body, when).toBe(before.body);
+      expect(now.headers.etag, when).toBe(before.headers.etag);
+      expect(await rendered(), when).toBe(renderedBefore);
+    };
+    expect((await send(owner, 'DELETE', `${c.base}/things/${villain.slug}`)).statusCode).toBe(204);
+    expect((await send(owner, 'DELETE', `${c.base}/arcs/${plot.slug}`)).statusCode).toBe(204);
+    await unchanged('in the trash');
+    expect((await send(owner, 'DELETE', `${c.base}/trash/arc/${plot.id}`)).statusCode).toBe(204);
+    await unchanged('erased');
+    expect((await send(owner, 'POST', `${c.base}/trash/thing/${villain.id}/restore`)).statusCode).toBe(200);
+    await unchanged('restored, still GM-only');
+    // Made visible after its restore, the link is the players' to read.
+    await ok(putThing(c, villain.slug, { visibility: 'all' }));
+    expect(json<Structured>(await send(player, 'GET', path)).properties.map((p) => p.key)).toEqual(['secret patron', 'plots']);
+  });
+});
+
+describe(`bounds that hold after a type's declared keys are added, on ${dialect}`, () => {
+  it('refuses a new thing whose declared keys take it past 200 properties (nothing stored)', async () => {
+    const c = await sharedCampaign();
+    const wide = await ok<ThingType>(
+      send(owner, 'POST', `${c.base}/thing-types`, { newThingType: { name: 'Wide', fields: Array.from({ length: 100 }, (_, i) => ({ key: `field ${i}`, kind: 'text' })) } }),
+      201,
+    );
+    const properties = Array.from({ length: 150 }, (_, i) => ({ key: `own ${i}`, value: i }));
+    await rejected(postThing(c, { name: 'Too wide', properties }, wide.id), ['/newThing/properties']);
+    expect((await ok<ThingType>(send(owner, 'GET', `${c.base}/thing-types/${wide.id}`))).thingCount).toBe(0);
+    const fits = await thing(c, 'Fits', { typeId: wide.id, properties: properties.slice(0, 100) });
+    expect(fits.properties).toHaveLength(200);
+  });
+
+  it('refuses lone surrogates in keys, tags, aliases and text values', async () => {
+    const c = await sharedCampaign();
+    await rejected(postThing(c, { tags: ['\ud800'] }), ['/newThing/tags/0']);
+    await rejected(postThing(c, { aliases: ['a\udc00b'] }), ['/newThing/aliases/0']);
+    await rejected(postThing(c, { properties: [{ key: 'x\ud800', value: 1 }] }), ['/newThing/properties/0/key']);
+    await rejected(postThing(c, { properties: [{ key: 'x', value: ['ok', '\udbff'] }] }), ['/newThing/properties/0/value/1']);
+    expect((await thing(c, 'Emoji', { tags: ['🐉'] })).tags).toEqual(['🐉']);
+  });
 });

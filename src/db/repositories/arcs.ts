@@ -13,7 +13,7 @@ import { changesArcSearchText } from '../../search/document.js';
 import { fullView, type View } from '../../access/view.js';
 import { campaignDefaultVisibility, campaignWrite, checkExpected, takenSlugs } from './common.js';
 import { keepPreviousSlug, releasePreviousSlug } from './previous-slugs.js';
-import { visibleArcs } from './visible.js';
+import { loadHiddenRecords, visibleArcs } from './visible.js';
 import { playersUpdatedAt } from './players-updated.js';
 import { playersSeeChange } from '../../access/players-see.js';
 import type { Visibility } from '../schema.js';
@@ -296,7 +296,9 @@ export async function updateArc(
       const { parentArcId, properties, tags, aliases, ...texts } = changes;
       const fields = { ...texts, ...structureColumns({ properties, tags, aliases }) };
       const next = { ...current, ...fields, ...(parentArcId !== undefined ? { parent_arc_id: parentArcId } : {}) };
-      const playersSeeIt = playersSeeChange(current, next, ['slug', 'name', 'parent_arc_id', 'tags', 'aliases'], ARC_TEXT_FIELDS, ['properties']);
+      // Links to GM-only records are not what players read: only written properties need the set.
+      const hidden = properties !== undefined ? await loadHiddenRecords(trx, campaignId) : undefined;
+      const playersSeeIt = playersSeeChange(current, next, ['slug', 'name', 'parent_arc_id', 'tags', 'aliases'], ARC_TEXT_FIELDS, hidden && { columns: ['properties'], hidden });
       let update = trx
         .updateTable('arcs')
         .set((eb) => ({

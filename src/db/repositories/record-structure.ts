@@ -4,7 +4,7 @@
 import type { Db } from '../database.js';
 import { errors, type FieldIssue } from '../../domain/errors.js';
 import { MAX_RECORD_ID } from '../../domain/ids.js';
-import { checkAgainstFields, parseStoredFields, propertyLinks, type Property, type PropertyLink, type TypeField } from '../../domain/properties.js';
+import { checkAgainstFields, checkPropertyLimits, parseStoredFields, propertyLinks, type Property, type PropertyLink, type TypeField } from '../../domain/properties.js';
 
 /** The fields a thing type declares; undefined when the campaign has no such type. */
 export async function thingTypeFields(db: Db, campaignId: number, typeId: number): Promise<TypeField[] | undefined> {
@@ -13,10 +13,14 @@ export async function thingTypeFields(db: Db, campaignId: number, typeId: number
   return row ? parseStoredFields(row.fields) : undefined;
 }
 
-/** 400 with a pointer (relative: `properties/2/value`) for every value that does not match its declared kind. */
+/**
+ * 400 with a pointer (relative: `properties/2/value`) for every value that does not match its
+ * declared kind, and when the declared keys a new thing starts with take it past the bounds.
+ */
 export function checkDeclaredKinds(properties: readonly Property[], fields: readonly TypeField[]): void {
   const issues: FieldIssue[] = [];
   checkAgainstFields(properties, fields, 'properties', issues);
+  checkPropertyLimits(properties, 'properties', issues);
   if (issues.length > 0) throw errors.validationFailed(issues);
 }
 

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { ThingRow, Visibility } from '../schema.js';
 import type { View } from '../../access/view.js';
-import { visibleThings } from './visible.js';
+import { loadHiddenRecords, visibleThings } from './visible.js';
 import type { Database, Db } from '../database.js';
 import { classifyDatabaseError } from '../errors.js';
 import { indexThingMentions, rewriteSlugLinks } from '../indexes/mentions.js';
@@ -207,7 +207,9 @@ export async function updateThing(
       if (changes.typeId !== undefined) set.type_id = changes.typeId;
       if (changes.description !== undefined) set.description = changes.description;
       if (changes.visibility !== undefined) set.visibility = changes.visibility;
-      const playersSeeIt = playersSeeChange(current, { ...current, ...set }, ['slug', 'name', 'type_id', 'tags', 'aliases'], ['description'], ['properties']);
+      // Links to GM-only records are not what players read: only written properties need the set.
+      const hidden = set.properties !== undefined ? await loadHiddenRecords(trx, campaignId) : undefined;
+      const playersSeeIt = playersSeeChange(current, { ...current, ...set }, ['slug', 'name', 'type_id', 'tags', 'aliases'], ['description'], hidden && { columns: ['properties'], hidden });
       let update = trx
         .updateTable('things')
         .set((eb) => ({ ...set, version: eb('version', '+', 1), updated_at: nowIso(), players_updated_at: playersUpdatedAt(playersSeeIt) }))

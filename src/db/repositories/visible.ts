@@ -15,12 +15,15 @@ export function visibleArcs(db: Db, view: View) {
   return view.players ? query.where('arcs.visibility', '=', 'all') : query;
 }
 
-/** The campaign's GM-only things and arcs, by id. One statement, on two partial indexes. */
+/**
+ * The campaign's GM-only things and arcs, by id, those that are gone (trash, erased) included: a
+ * mention or a link naming one is never a player's to read. One statement.
+ */
 export async function loadHiddenRecords(db: Db, campaignId: number): Promise<HiddenRecords> {
   return (await loadHiddenRecordsOf(db, [campaignId])).get(campaignId)!;
 }
 
-/** The GM-only things and arcs of each of these campaigns, by id. One statement whatever their number. */
+/** The GM-only things and arcs of each of these campaigns, by id (gone ones included). One statement whatever their number. */
 export async function loadHiddenRecordsOf(db: Db, campaignIds: readonly number[]): Promise<Map<number, HiddenRecords>> {
   const out = new Map<number, { things: Set<number>; arcs: Set<number> }>(campaignIds.map((id) => [id, { things: new Set(), arcs: new Set() }]));
   if (campaignIds.length === 0) return out;
@@ -36,6 +39,7 @@ export async function loadHiddenRecordsOf(db: Db, campaignIds: readonly number[]
         .where('campaign_id', 'in', campaignIds)
         .where('visibility', '=', 'gm'),
     )
+    .unionAll(db.selectFrom('gone_gm_only').select(['campaign_id', 'record_id as id', 'kind']).where('campaign_id', 'in', campaignIds))
     .execute();
   for (const row of rows) {
     const hidden = out.get(row.campaign_id);

@@ -28,7 +28,7 @@ export function thingsRoutes(app: AppInstance) {
       schema: {
         operationId: 'listThings',
         summary: 'The campaign’s things',
-        description: 'Things the caller may see (a player never sees GM-only ones), most recently updated first (then id descending), or with `sort=name` by name (A to Z ignoring the case of ASCII letters, then id ascending): `count` of them (1 to 1000, default 20), or up to 1000 with `fetchAll=true` (which wins over `count`); `typeId` filters by type; `tag` (repeatable) keeps the things that have every tag given, ignoring case. While more remain, a `Link: <…>; rel="next"` header gives the next page; the body is always a plain array.',
+        description: 'Things the caller may see (a player never sees GM-only ones), most recently updated first (then id descending), or with `sort=name` by name (A to Z ignoring case, then id ascending; SQLite folds the case of ASCII letters only, PostgreSQL of every letter, in the database’s collation): `count` of them (1 to 1000, default 20), or up to 1000 with `fetchAll=true` (which wins over `count`); `typeId` filters by type; `tag` (repeatable) keeps the things that have every tag given, ignoring case. While more remain, a `Link: <…>; rel="next"` header gives the next page; the body is always a plain array.',
         tags: ['things'],
         params: CampaignParams,
         querystring: ThingListQuerystring,

@@ -69,5 +69,5 @@ export const ThingListQuerystring = Type.Object({
   tag: Type.Optional(
     Type.Union([Type.String(), Type.Array(Type.String())], { description: 'only things with this tag (ignoring case); repeat it for things with every one of the tags' }),
   ),
-  sort: Type.Optional(Type.String({ description: '`updatedAt` (default: most recently updated first) or `name` (A to Z ignoring the case of ASCII letters, then id)' })),
+  sort: Type.Optional(Type.String({ description: '`updatedAt` (default: most recently updated first) or `name` (A to Z ignoring case, then id; SQLite folds ASCII letters only)' })),
 });
