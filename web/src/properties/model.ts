@@ -4,6 +4,10 @@
 // aliases are lists of labels kept unique ignoring case. The shapes are the API's (CONTRACT
 // "# Phase 3" › "Records: properties, tags, aliases"); the server checks everything again.
 import type { Thing, ThingType } from '../api/client';
+import { ALIAS_MAX_LENGTH, ALIASES_MAX, fitsKind, foldKey, PROPERTY_KEY_MAX, TAG_MAX_LENGTH, TAGS_MAX } from '../../../src/domain/properties.js';
+
+// The bounds and the kind check are the server's own (src/domain/properties.ts is pure).
+export { ALIAS_MAX_LENGTH, ALIASES_MAX, fitsKind, PROPERTY_KEY_MAX, TAG_MAX_LENGTH, TAGS_MAX };
 
 export type Property = Thing['properties'][number];
 export type PropertyValue = Property['value'];
@@ -15,11 +19,6 @@ export type Kind = TypeField['kind'];
 export const KINDS: readonly Kind[] = ['text', 'number', 'boolean', 'date', 'link', 'list'];
 export const KIND_LABELS: Record<Kind, string> = { text: 'Text', number: 'Number', boolean: 'Checkbox', date: 'Date', link: 'Link to a record', list: 'List' };
 
-export const PROPERTY_KEY_MAX = 100;
-export const TAG_MAX_LENGTH = 50;
-export const TAGS_MAX = 100;
-export const ALIAS_MAX_LENGTH = 255;
-export const ALIASES_MAX = 20;
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -28,9 +27,7 @@ export function isLink(value: unknown): value is PropertyLink {
 }
 
 /** The key properties, tags and aliases are compared by: case and composition ignored (as the server does). */
-export function fold(text: string): string {
-  return text.normalize('NFC').toLowerCase();
-}
+export const fold = foldKey;
 
 /** Whether text is a real day written YYYY-MM-DD (what a date input holds). */
 export function isDay(text: string): boolean {
@@ -181,25 +178,6 @@ export function splitByFields(properties: readonly Property[], fields: readonly 
 export function setDeclared(properties: readonly Property[], row: DeclaredRow, value: PropertyValue): Property[] {
   if (row.index >= 0) return replaceAt(properties, row.index, { value });
   return [...properties, { key: row.field.key, value, gmOnly: false }];
-}
-
-/** Whether a declared field's value fits its kind (what the server will accept). */
-export function fitsKind(value: PropertyValue, kind: Kind): boolean {
-  if (value === null) return true;
-  switch (kind) {
-    case 'list':
-      return Array.isArray(value);
-    case 'text':
-      return typeof value === 'string';
-    case 'number':
-      return typeof value === 'number';
-    case 'boolean':
-      return typeof value === 'boolean';
-    case 'date':
-      return typeof value === 'string' && isDay(value.slice(0, 10));
-    case 'link':
-      return isLink(value);
-  }
 }
 
 /** Adds a label (a tag or an alias) at the end: trimmed, once ignoring case. Answers the list and why it was refused, if it was. */
