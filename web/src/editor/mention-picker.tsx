@@ -25,10 +25,18 @@ export function MentionPicker({
   takeTyped?: () => string;
 }) {
   const typed = useRef('');
+  const content = useRef<HTMLDivElement>(null);
   const [seed, setSeed] = useState('');
   // Effects run once the picker's field has the focus: nothing typed later lands in the text.
   useEffect(() => {
     setSeed(takeTyped?.() ?? '');
+    // Taking the letters back changes the editor, and its re-render can put the document's selection,
+    // and with it the focus, back into the text: the field takes the focus again once that is done.
+    const refocus = setTimeout(() => {
+      const field = content.current?.querySelector('input');
+      if (field && document.activeElement !== field) field.focus();
+    }, 0);
+    return () => clearTimeout(refocus);
   }, [takeTyped]);
   const rememberTyped = useCallback((q: string) => {
     typed.current = q;
@@ -37,7 +45,7 @@ export function MentionPicker({
     <Dialog.Root open onOpenChange={(open) => !open && onPick(undefined, typed.current)}>
       <Dialog.Portal>
         <Dialog.Overlay className="overlay" />
-        <Dialog.Content className="dialog picker" aria-describedby={undefined}>
+        <Dialog.Content ref={content} className="dialog picker" aria-describedby={undefined}>
           <Dialog.Title>Mention a thing or an arc</Dialog.Title>
           <SearchList
             campaignSlug={campaignSlug}
