@@ -340,6 +340,17 @@ function TargetLink({ link, names }: { link: PropertyLink; names: LinkNames }) {
   );
 }
 
+/** What the two controls that pick records (a link, a list) take besides their value. */
+interface PickingControlProps {
+  id: string;
+  propertyKey: string;
+  campaignSlug: string;
+  names: LinkNames;
+  learn: (link: PropertyLink, target: LinkTarget) => void;
+  self: PanelProps['self'];
+  onValue: (value: PropertyValue) => void;
+}
+
 /** A link: the target's current name (a link to its page), and a record picker (the mention picker's search) to set or change it. */
 function LinkControl({
   id,
@@ -351,15 +362,8 @@ function LinkControl({
   self,
   onValue,
 }: {
-  id: string;
   value: PropertyLink | null;
-  propertyKey: string;
-  campaignSlug: string;
-  names: LinkNames;
-  learn: (link: PropertyLink, target: LinkTarget) => void;
-  self: PanelProps['self'];
-  onValue: (value: PropertyValue) => void;
-}) {
+} & PickingControlProps) {
   const [picking, setPicking] = useState(value === null);
   const wrapper = useRef<HTMLDivElement>(null);
   if (value && !picking) {
@@ -428,15 +432,8 @@ function ListControl({
   self,
   onValue,
 }: {
-  id: string;
   items: PropertyScalar[];
-  propertyKey: string;
-  campaignSlug: string;
-  names: LinkNames;
-  learn: (link: PropertyLink, target: LinkTarget) => void;
-  self: PanelProps['self'];
-  onValue: (value: PropertyValue) => void;
-}) {
+} & PickingControlProps) {
   const [text, setText] = useState('');
   const [linking, setLinking] = useState(false);
   const itemName = (item: PropertyScalar) => scalarText(item, (link) => names(link)?.name ?? `a ${link.targetType}`);
