@@ -304,7 +304,7 @@ async function importFromFile(database: Database, config: Config, command: Extra
     io.out(
       `Imported ${result.campaign.name} (${format}) as the campaign ${result.campaign.slug}, owned by ${owner.email}: ${plural(counts.thingTypes, 'thing type')}, ${plural(counts.things, 'thing')}, ${plural(counts.arcs, 'arc')}, ${plural(counts.links, 'link')}, ${plural(counts.assets, 'image')} in ${seconds} s.`,
     );
-    for (const warning of warnings) io.out(`Note: ${warning}`);
+    for (const warning of warnings) io.out(`Note: ${warning.entry}: ${warning.problem}`);
     return 0;
   } finally {
     await imageHost.close();

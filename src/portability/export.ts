@@ -18,7 +18,7 @@ import { emptyRichText, parseStoredRichText } from '../domain/rich-text.js';
 import type { ImageHost } from '../images/image-host.js';
 import { renderRichText, type AssetTarget, type MentionTarget, type RenderContext } from '../render/index.js';
 import { structureFrontMatter, TYPE_FIELDS_KEY, wikilink } from './front-matter.js';
-import { ARCS_FOLDER, FIELD_TITLES, VAULT_FORMAT } from './vault.js';
+import { ARCS_FOLDER, FIELD_TITLES, VAULT_FORMAT } from './vault/layout.js';
 
 export const EXPORT_FORMATS = ['archive', 'json', 'markdown'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];

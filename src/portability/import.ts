@@ -17,8 +17,9 @@ import { slugifyName } from '../domain/slugs.js';
 import type { ImageHost, StagedImage } from '../images/image-host.js';
 import { ImportBudget } from './budget.js';
 import { openJsonDocument } from './json.js';
-import { planFromDocument, type ImportPlan } from './plan.js';
-import { isImageFile, isMarkdownFile, MARKDOWN_MAX_BYTES, planFromVault } from './vault.js';
+import { planFromDocument, type ImportPlan, type ImportWarning } from './plan.js';
+import { isImageFile, isMarkdownFile } from './vault/layout.js';
+import { MARKDOWN_MAX_BYTES, planFromVault } from './vault/read.js';
 import { writePlan, type ImportCounts } from './write-plan.js';
 import { openEntry, openZip, readEntryBytes, type OpenedZip } from './zip.js';
 
@@ -64,7 +65,7 @@ export type ImportFormat = 'json' | 'archive' | 'markdown';
 export interface ImportReport {
   format: ImportFormat;
   counts: ImportCounts;
-  warnings: string[];
+  warnings: ImportWarning[];
 }
 
 export interface ImportSource {

@@ -76,8 +76,14 @@ export interface ImportPlan {
   arcs: PlannedArc[];
   links: { thingKey: number; arcKey: number; createdAt: string }[];
   assets: PlannedAsset[];
-  /** What the import leaves out or changes, for the report. */
-  warnings: string[];
+  /** What the import leaves out or changes, for the report: every one, naming its entry. */
+  warnings: ImportWarning[];
+}
+
+/** One thing an import left out or changed (CONTRACT "Import from elsewhere"): the entry (a file of the zip, or the document) and what happened to it, in words. */
+export interface ImportWarning {
+  entry: string;
+  problem: string;
 }
 
 /** At most this many problems are listed; the first is in the message. */
@@ -319,14 +325,15 @@ export async function planFromDocument(source: JsonDocument, entry: string, with
   }
   if (check.issues.length > 0) throw importProblems(entry, check.issues);
 
-  const warnings: string[] = [];
+  const warnings: ImportWarning[] = [];
   if (!withImages && assets.length > 0) {
-    warnings.push(
-      `${assets.length} uploaded image${assets.length === 1 ? ' was' : 's were'} not imported: a json document carries no image bytes (import the archive for them). Image blocks keep their URLs.`,
-    );
+    warnings.push({
+      entry,
+      problem: `${assets.length} uploaded image${assets.length === 1 ? ' was' : 's were'} not imported: a json document carries no image bytes (import the archive for them). Image blocks keep their URLs.`,
+    });
   }
   const members = source.arrays.get('members') ?? (Array.isArray(doc.members) ? doc.members.length : 0);
-  if (members > 1) warnings.push(`${members - 1} other member${members === 2 ? ' was' : 's were'} not imported: invite them again.`);
+  if (members > 1) warnings.push({ entry, problem: `${members - 1} other member${members === 2 ? ' was' : 's were'} not imported: invite them again.` });
   return {
     campaign: { ...campaign, description: campaign.description ?? [], origin: { entry, path: '/campaign/description' } },
     thingTypes,

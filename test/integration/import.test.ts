@@ -44,7 +44,7 @@ interface Imported {
   slug: string;
   name: string;
   role: string;
-  import: { format: string; thingTypes: number; things: number; arcs: number; links: number; assets: number; warnings: string[] };
+  import: { format: string; thingTypes: number; things: number; arcs: number; links: number; assets: number; warnings: { entry: string; problem: string }[] };
 }
 
 
@@ -240,7 +240,7 @@ describe(`import on ${dialect}`, () => {
     const imported = json<Imported>(res);
     expect(imported.import.format).toBe('json');
     expect(imported.import.assets).toBe(0);
-    expect(imported.import.warnings).toEqual([expect.stringContaining('1 uploaded image was not imported')]);
+    expect(imported.import.warnings).toEqual([{ entry: expect.any(String), problem: expect.stringContaining('1 uploaded image was not imported') }]);
     const thing = json<{ description: Doc[] }>(await send('GET', `/api/campaigns/${imported.slug}/things/everything`, undefined, free));
     const image = thing.description.find((b) => b.type === 'image' && !b.alt);
     expect(image).toBeDefined();
@@ -331,7 +331,7 @@ describe(`import on ${dialect}`, () => {
     const imported = json<Imported>(res);
     expect(imported.name).toBe('Saltmarsh');
     expect(imported.import).toMatchObject({ format: 'markdown', thingTypes: 3, things: 5, arcs: 0, links: 0, assets: 1 });
-    expect(imported.import.warnings).toEqual([expect.stringContaining('1 file was neither Markdown nor an image')]);
+    expect(imported.import.warnings).toEqual([{ entry: expect.any(String), problem: 'neither Markdown nor an image: not imported' }]);
     const base = `/api/campaigns/${imported.slug}`;
     const types = json<{ id: number; name: string }[]>(await send('GET', `${base}/thing-types`));
     expect(types.map((x) => x.name).sort()).toEqual(['Locations', 'NPCs', 'Notes']);

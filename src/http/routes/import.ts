@@ -38,7 +38,13 @@ const ImportReport = Type.Object({
   arcs: Type.Integer(),
   links: Type.Integer({ description: 'thing–arc links' }),
   assets: Type.Integer({ description: 'uploaded images stored' }),
-  warnings: Type.Array(Type.String(), { description: 'what was left out or changed, in words (e.g. members, which are not imported)' }),
+  warnings: Type.Array(
+    Type.Object({
+      entry: Type.String({ description: 'the file of the zip (its path), or the document, that the warning is about' }),
+      problem: Type.String({ description: 'what was left out or changed, in words' }),
+    }),
+    { description: 'every thing the import left out or changed (members, which are not imported; in a vault from elsewhere, what could not be read as it should and how it was imported instead)' },
+  ),
 });
 
 const ImportedCampaign = Type.Object(

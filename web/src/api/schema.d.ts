@@ -20469,8 +20469,13 @@ export interface operations {
                             links: number;
                             /** @description uploaded images stored */
                             assets: number;
-                            /** @description what was left out or changed, in words (e.g. members, which are not imported) */
-                            warnings: string[];
+                            /** @description every thing the import left out or changed (members, which are not imported; in a vault from elsewhere, what could not be read as it should and how it was imported instead) */
+                            warnings: {
+                                /** @description the file of the zip (its path), or the document, that the warning is about */
+                                entry: string;
+                                /** @description what was left out or changed, in words */
+                                problem: string;
+                            }[];
                         };
                     };
                 };

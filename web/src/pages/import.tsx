@@ -155,8 +155,10 @@ function ImportReport({ imported }: { imported: Imported }) {
         <>
           <h3>Worth knowing</h3>
           <ul>
-            {report.warnings.map((warning) => (
-              <li key={warning}>{warning}</li>
+            {report.warnings.map((warning, i) => (
+              <li key={i}>
+                <code>{warning.entry}</code>: {warning.problem}
+              </li>
             ))}
           </ul>
         </>
