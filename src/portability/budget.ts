@@ -13,8 +13,17 @@ export class ImportCancelled extends Error {
   }
 }
 
+/** How far an import is (CONTRACT "Import from elsewhere": a job's `progress`). */
+export interface ImportProgress {
+  done: number;
+  total: number;
+}
+
 export class ImportBudget {
   private read = 0;
+  private readonly progressNow: ImportProgress = { done: 0, total: 0 };
+  /** Called after each change of the progress (a job stores it; throttling is the listener's business). */
+  onProgress: ((progress: Readonly<ImportProgress>) => void) | undefined;
 
   constructor(
     /** IMPORT_MAX_EXPANDED_BYTES. */
@@ -25,6 +34,23 @@ export class ImportBudget {
   /** Uncompressed bytes read so far. */
   get expandedBytes(): number {
     return this.read;
+  }
+
+  /** The steps done and known so far: every note or record read, every image staged, every record written. */
+  get progress(): Readonly<ImportProgress> {
+    return this.progressNow;
+  }
+
+  /** `steps` more steps are known to come (each phase adds its own once it knows how many). */
+  addSteps(steps: number): void {
+    this.progressNow.total += steps;
+    this.onProgress?.(this.progressNow);
+  }
+
+  /** `steps` steps are done (never past the total known). */
+  advance(steps = 1): void {
+    this.progressNow.done = Math.min(this.progressNow.total, this.progressNow.done + steps);
+    this.onProgress?.(this.progressNow);
   }
 
   /** Throws when the client has gone away. */
