@@ -39,8 +39,9 @@ export function groupWarnings(warnings: readonly ImportWarning[]): WarningGroup[
   const groups = new Map<string, WarningGroup>();
   for (const { entry, problem } of warnings) {
     const colon = problem.indexOf(': ');
-    const head = colon > 0 ? problem.slice(0, colon) : problem;
-    const detail = colon > 0 ? problem.slice(colon + 2) : '';
+    const split = colon > 0 && colon + 2 < problem.length;
+    const head = split ? problem.slice(0, colon) : problem;
+    const detail = split ? problem.slice(colon + 2) : '';
     let group = groups.get(head);
     if (!group) groups.set(head, (group = { problem: head, items: [] }));
     group.items.push({ entry, detail });
