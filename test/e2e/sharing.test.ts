@@ -141,18 +141,23 @@ describe('sharing a campaign in the browser', () => {
     await page.goto(`${server.base}/`);
     await page.getByRole('link', { name: 'import a campaign' }).click();
     await page.getByRole('heading', { level: 1, name: 'Import a campaign' }).waitFor();
-    // By keyboard alone: the file field opens the chooser, Tab reaches Import, Enter sends.
+    // By keyboard alone: the file field opens the chooser, Tab reaches the GM-only box then Check, Enter sends.
     await page.getByLabel('File to import').focus();
     const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.keyboard.press('Space')]);
     await chooser.setFiles({ name: 'broken.zip', mimeType: 'application/zip', buffer: Buffer.from('PK\u0003\u0004 not really a zip') });
     await page.keyboard.press('Tab');
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Import');
+    expect(await page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.type)).toBe('checkbox');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Check');
     await page.keyboard.press('Enter');
-    await page.getByRole('heading', { level: 2, name: 'Nothing was imported' }).waitFor();
+    await page.getByRole('heading', { level: 2, name: 'This file cannot be imported' }).waitFor();
     expect(await page.getByRole('alert').textContent()).toMatch(/^broken\.zip: not a zip archive, or a truncated one/);
+    // The check first (the report of what would come in), then the import itself.
     await page.getByLabel('File to import').setInputFiles(await download.path());
+    await page.getByRole('button', { name: 'Check' }).click();
+    await page.getByRole('heading', { level: 2, name: /^Ready to import / }).waitFor();
     await page.getByRole('button', { name: 'Import', exact: true }).click();
-    await page.getByRole('heading', { level: 2, name: 'Imported Shared Saga' }).waitFor();
+    await page.getByRole('heading', { level: 2, name: 'Imported Shared Saga' }).waitFor({ timeout: 30_000 });
     const report = (await page.locator('.import-report').textContent()) ?? '';
     expect(report).toContain('From a JSON document');
     expect(report).toContain('2 things');
