@@ -21,6 +21,8 @@ type Reply = { status: number; body?: unknown; headers?: Record<string, string> 
 
 let requests: Sent[];
 let reply: (request: Sent) => Reply;
+/** How long an upload takes to be answered, in ms. */
+let uploadTime: number;
 
 /** XMLHttpRequest as the page uses it: open, headers, upload progress, load or error. */
 class FakeXhr {
@@ -56,7 +58,7 @@ class FakeXhr {
       this.response = answer.body ?? null;
       this.responseHeaders = Object.fromEntries(Object.entries(answer.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
       this.listeners['load']?.forEach((listener) => listener());
-    }, 0);
+    }, uploadTime);
   }
 }
 
@@ -97,6 +99,7 @@ function render(path = '/import') {
 
 beforeEach(() => {
   requests = [];
+  uploadTime = 0;
   reply = () => ({ status: 500 });
   sessionStorage.clear();
   vi.stubGlobal('XMLHttpRequest', FakeXhr);
@@ -287,6 +290,19 @@ describe('the import page', () => {
     await until(() => container.querySelector('.import-job [role="status"]')?.textContent === 'Import 75% done.');
     expect(router.state.location.search).toBe('?job=j9');
     expect(container.textContent).toContain('You may leave this page');
+  });
+
+  it('remembers a job whose upload ended after the user left, without taking them back, and shows it on return', async () => {
+    await checked(report());
+    reply = (request) => (request.method === 'POST' ? { status: 202, body: job('queued', 0, 0, { id: 'j5' }) } : { status: 200, body: job('running', 1, 2, { id: 'j5' }) });
+    uploadTime = 100;
+    button('Import')!.click();
+    await router.navigate('/campaigns/lost-mine-x1');
+    await until(() => sessionStorage.getItem('loreforge:import-job') === 'j5');
+    expect(router.state.location.pathname).toBe('/campaigns/lost-mine-x1');
+    await router.navigate('/import');
+    await until(() => container.querySelector('.import-job [role="status"]')?.textContent === 'Import 50% done.');
+    expect(router.state.location.search).toBe('?job=j5');
   });
 
   it('says so when the job in the address is not one the server shows, and offers a new import', async () => {

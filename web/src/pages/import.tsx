@@ -31,6 +31,14 @@ export function ImportPage() {
   const [send, setSend] = useState<Send>({ kind: 'idle' });
   // Set before the first click's state is rendered: a second click in the same moment sends nothing.
   const sending = useRef(false);
+  // A job started after the user left the page (the upload finished meanwhile) is remembered, not shown.
+  const mounted = useRef(true);
+  useEffect(() => {
+    mounted.current = true;
+    return () => {
+      mounted.current = false;
+    };
+  }, []);
 
   // Back on the page without the job in its address: the job this tab started and has not seen end.
   useEffect(() => {
@@ -58,6 +66,7 @@ export function ImportPage() {
         sending.current = false;
         const id = String(job.id);
         rememberedJob.set(id);
+        if (!mounted.current) return;
         queryClient.setQueryData(importJobKey(id), job);
         setSend({ kind: 'idle' });
         setParams({ job: id });
@@ -140,7 +149,7 @@ export function ImportPage() {
       </form>
       <div role="status" aria-live="polite">
         {check.kind === 'checking' && 'Sending the file to be checked…'}
-        {send.kind === 'sending' && 'Sending the file to be imported…'}
+        {send.kind === 'sending' && 'Sending the file to be imported: stay on this page until it is sent; then the import goes on without you.'}
       </div>
       {check.kind === 'checking' && <UploadProgress percent={check.percent} />}
       {check.kind === 'failed' && <CheckFailure error={check.error} />}
