@@ -114,10 +114,13 @@ export const checkImport = (file: File, options: ImportOptions, onProgress: (per
 /**
  * Starts the import in the background: 202 and the job. The same key for every retry of one
  * attempt, so that a second request (a double click, a retry after the answer was lost) answers
- * the first one's job instead of making a second campaign.
+ * the first one's job instead of making a second campaign. 202 (or 200 for a repeated key) with the job.
  */
-export const startImport = (file: File, options: ImportOptions, idempotencyKey: string, onProgress: (percent: number) => void): Promise<ImportJob> =>
-  upload(importUrl(options, false), file, { Prefer: 'respond-async', 'Idempotency-Key': idempotencyKey }, [200, 201, 202], onProgress);
+export async function startImport(file: File, options: ImportOptions, idempotencyKey: string, onProgress: (percent: number) => void): Promise<ImportJob> {
+  const job = await upload<Partial<ImportJob>>(importUrl(options, false), file, { Prefer: 'respond-async', 'Idempotency-Key': idempotencyKey }, [200, 202], onProgress);
+  if (job.id === undefined || job.status === undefined || job.progress === undefined) throw new ApiError(502, { status: 502, code: 'not_a_job', detail: 'The server did not answer with an import job.' });
+  return job as ImportJob;
+}
 
 export async function getImportJob(id: string): Promise<ImportJob> {
   let response: Response;
