@@ -9,7 +9,7 @@
 // the judges of a value: they report every problem with its pointer, as the API does.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { ARC_TEXT_FIELDS, type ArcTextField } from '../../domain/arc-fields.js';
-import { Name, RichTextOut, Slug, Timestamp, Visibility } from '../../http/schemas/common.js';
+import { Name, Slug, Timestamp, Visibility as VisibilityOut } from '../../http/schemas/common.js';
 import { AliasesOut, FieldsOut, PropertiesOut, TagsOut } from '../../http/schemas/properties.js';
 
 export const DOCUMENT_FORMAT = 'loreforge-campaign';
@@ -17,8 +17,16 @@ export const DOCUMENT_VERSION = 1;
 
 /** A key the reader takes absent (documents from before it existed), as `reading`. */
 function since<T extends TSchema>(schema: T, reading: string) {
-  return Type.Optional({ ...schema, description: `${schema.description ? `${schema.description}. ` : ''}Absent in older documents: ${reading}.` } as T);
+  const said = schema.description === undefined ? '' : `${schema.description.replace(/\.$/, '')}. `;
+  return Type.Optional({ ...schema, description: `${said}Absent in older documents: ${reading}.` } as T);
 }
+
+// Unions of literals rather than the API's Type.Unsafe enums: TypeBox's Value.Check can check these.
+const Visibility = Type.Union([Type.Literal('all'), Type.Literal('gm')], { description: VisibilityOut.description });
+const Role = Type.Union([Type.Literal('owner'), Type.Literal('gm'), Type.Literal('player')]);
+
+/** Stored rich text, written as it is stored. */
+const RichText = Type.Array(Type.Unknown(), { description: 'rich text as the API sends it to a game master (secret blocks included)' });
 
 const Id = Type.Integer({ minimum: 1, description: 'the record’s id in the exporting service; an import gives new ids and remaps every reference' });
 
@@ -38,7 +46,7 @@ export const DocumentCampaign = Type.Object(
     defaultVisibility: since(Visibility, '`all`'),
     createdAt: Timestamp,
     updatedAt: Timestamp,
-    description: since(RichTextOut, 'empty'),
+    description: since(RichText, 'empty'),
   },
   { description: 'The campaign' },
 );
@@ -60,10 +68,10 @@ export const DocumentThing = Type.Object({
   ...structure,
   createdAt: Timestamp,
   updatedAt: Timestamp,
-  description: since(RichTextOut, 'empty'),
+  description: since(RichText, 'empty'),
 });
 
-const arcTexts = Object.fromEntries(ARC_TEXT_FIELDS.map((field) => [field, since(RichTextOut, 'empty')])) as Record<ArcTextField, ReturnType<typeof since<typeof RichTextOut>>>;
+const arcTexts = Object.fromEntries(ARC_TEXT_FIELDS.map((field) => [field, since(RichText, 'empty')])) as Record<ArcTextField, ReturnType<typeof since<typeof RichText>>>;
 
 export const DocumentArc = Type.Object({
   id: Id,
@@ -98,7 +106,7 @@ export const DocumentMember = Type.Object({
   userId: Type.String(),
   name: Type.String(),
   email: Type.String(),
-  role: Type.Unsafe<'owner' | 'gm' | 'player'>({ type: 'string', enum: ['owner', 'gm', 'player'] }),
+  role: Role,
   joinedAt: Timestamp,
 });
 
