@@ -1,5 +1,6 @@
 import { FormatRegistry, Kind, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/domain/errors.js';
 import { parseDateTime } from '../../src/domain/time.js';
@@ -63,7 +64,8 @@ function recordingDocument(doc: Record<string, unknown>, read: Set<string>): Jso
     arrays: new Arrays(arrayKeys.map((key) => [key, (doc[key] as unknown[]).length])),
     records(key: string) {
       read.add(key);
-      return (doc[key] as unknown[]).map((record) => watch(record, `${key}[].`));
+      // As the off-thread reader does, a record at a time.
+      return Readable.from((doc[key] as unknown[]).map((record) => watch(record, `${key}[].`)));
     },
     close() {},
   };
