@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { FormatRegistry, Kind, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { Readable } from 'node:stream';
@@ -159,5 +160,35 @@ describe(`the campaign document's one schema, on ${dialect}`, () => {
       }
     }
     expect(refusals).toBeGreaterThan(3 * keys.length);
+  });
+
+  it('refuses any value the schema refuses at a key of a record, as random values go', async () => {
+    // Near misses too: strings (not slugs, not dates), integers, lists of strings and of field-like objects.
+    const nearMisses = fc.oneof(
+      fc.anything({ withNullPrototype: false }),
+      fc.string(),
+      fc.integer(),
+      fc.double(),
+      fc.array(fc.oneof(fc.string(), fc.record({ key: fc.string(), kind: fc.constantFrom('text', 'link', 'nope') }, { requiredKeys: [] }))),
+    );
+    // Properties are left out: an import takes an item's `gmOnly` absent (false), as the API does.
+    const keys = schemaKeys().filter((key) => key.includes('.') && !NOT_READ.includes(key) && key !== 'assets[].url' && !key.endsWith('.properties'));
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...keys), nearMisses, async (key, wrong) => {
+        const doc = structuredClone(written);
+        const [outer, inner] = key.split('.') as [string, string];
+        const record = outer.endsWith('[]') ? doc[outer.slice(0, -2)][0] : doc[outer];
+        record[inner] = wrong;
+        fc.pre(!Value.Check(CampaignDocument, doc));
+        const path = outer.endsWith('[]') ? `/${outer.slice(0, -2)}/0/${inner}` : `/${outer}/${inner}`;
+        const refused = await planFromDocument(recordingDocument(doc, new Set()), 'campaign.json', true).then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+        expect(refused).toBeInstanceOf(AppError);
+        expect((refused as AppError).issues!.map((issue) => issue.path.startsWith(`campaign.json#${path}`)), JSON.stringify(wrong)).toContain(true);
+      }),
+      { numRuns: Number(process.env.RUNS ?? 300) },
+    );
   });
 });

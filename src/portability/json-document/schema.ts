@@ -77,7 +77,7 @@ export const DocumentArc = Type.Object({
   id: Id,
   slug: Slug,
   name: Name,
-  parentArcId: Type.Union([Type.Integer(), Type.Null()], { description: 'the id of another of `arcs` (no loops), or null' }),
+  parentArcId: Type.Optional(Type.Union([Type.Integer(), Type.Null()], { description: 'the id of another of `arcs` (no loops), or null (absent: null)' })),
   visibility: since(Visibility, '`all`'),
   ...structure,
   createdAt: Timestamp,

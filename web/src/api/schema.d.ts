@@ -15297,8 +15297,8 @@ export interface operations {
                             slug: string;
                             /** @description trimmed; 1 to 255 characters after trimming */
                             name: string;
-                            /** @description the id of another of `arcs` (no loops), or null */
-                            parentArcId: number | null;
+                            /** @description the id of another of `arcs` (no loops), or null (absent: null) */
+                            parentArcId?: number | null;
                             /** @description `all` (default): every member sees it; `gm`: only the owner and game masters (players never see the record, by any route). Absent in older documents: `all`. */
                             visibility?: "all" | "gm";
                             /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). Absent in older documents: none. */
@@ -20555,8 +20555,8 @@ export interface operations {
                         slug: string;
                         /** @description trimmed; 1 to 255 characters after trimming */
                         name: string;
-                        /** @description the id of another of `arcs` (no loops), or null */
-                        parentArcId: number | null;
+                        /** @description the id of another of `arcs` (no loops), or null (absent: null) */
+                        parentArcId?: number | null;
                         /** @description `all` (default): every member sees it; `gm`: only the owner and game masters (players never see the record, by any route). Absent in older documents: `all`. */
                         visibility?: "all" | "gm";
                         /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). Absent in older documents: none. */
@@ -20757,8 +20757,8 @@ export interface operations {
                         slug: string;
                         /** @description trimmed; 1 to 255 characters after trimming */
                         name: string;
-                        /** @description the id of another of `arcs` (no loops), or null */
-                        parentArcId: number | null;
+                        /** @description the id of another of `arcs` (no loops), or null (absent: null) */
+                        parentArcId?: number | null;
                         /** @description `all` (default): every member sees it; `gm`: only the owner and game masters (players never see the record, by any route). Absent in older documents: `all`. */
                         visibility?: "all" | "gm";
                         /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). Absent in older documents: none. */
@@ -20959,8 +20959,8 @@ export interface operations {
                         slug: string;
                         /** @description trimmed; 1 to 255 characters after trimming */
                         name: string;
-                        /** @description the id of another of `arcs` (no loops), or null */
-                        parentArcId: number | null;
+                        /** @description the id of another of `arcs` (no loops), or null (absent: null) */
+                        parentArcId?: number | null;
                         /** @description `all` (default): every member sees it; `gm`: only the owner and game masters (players never see the record, by any route). Absent in older documents: `all`. */
                         visibility?: "all" | "gm";
                         /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). Absent in older documents: none. */
