@@ -19,10 +19,11 @@ await build({
   sourcemap: true,
   logLevel: 'warning',
 });
-// The Markdown parser's worker thread (plain JavaScript, package imports only), next to main.js
-// where src/portability/markdown.ts looks for it.
+// The worker threads of the Markdown parser and the JSON document reader (plain JavaScript, package
+// imports only), next to main.js where src/portability/markdown.ts and json-document/parse.ts look
+// for them (`new URL('./…-worker.mjs', import.meta.url)`, beside their module in src/).
 await copyFile('src/portability/markdown-worker.mjs', 'dist/markdown-worker.mjs');
-await copyFile('src/portability/json-worker.mjs', 'dist/json-worker.mjs');
+await copyFile('src/portability/json-document/json-worker.mjs', 'dist/json-worker.mjs');
 
 const args = process.argv.slice(2);
 const webOut = args.includes('--web-out') ? args[args.indexOf('--web-out') + 1] : undefined;

@@ -2,15 +2,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { sql } from 'kysely';
-import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Accounts } from './accounts/accounts.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createImageHost } from './images/index.js';
-import { campaignArchive, campaignJson, campaignVault, EXPORT_FORMATS, type ExportFormat } from './portability/export.js';
+import { EXPORT_FORMATS, exportCampaign, type ExportFormat } from './portability/export.js';
 import { createDatabase, describeDatabase, isPostgresUrl, sqliteFileOf, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
+import { vacuumInto } from './db/repositories/backup.js';
+import { findCampaignBySlug } from './db/repositories/campaign-export.js';
 import { findUserByEmail, setPremiumUntil } from './db/repositories/users.js';
 import { ImportBudget } from './portability/budget.js';
 import { fileKind, importCampaign } from './portability/import.js';
@@ -192,7 +192,7 @@ async function execute(command: Exclude<Command, { kind: 'help' }>, database: Da
     case 'backup':
       return backup(database, command.file, io);
     case 'export':
-      return exportCampaign(database, config, command, io);
+      return exportToFile(database, config, command, io);
     case 'import':
       return importFromFile(database, config, command, io);
     case 'reset-password': {
@@ -236,7 +236,7 @@ async function backup(database: Database, file: string, io: CliIo): Promise<numb
     io.err(`loreforge: ${target} exists already; backup never overwrites a file.`);
     return 1;
   }
-  const { seconds } = await timed(() => sql`VACUUM INTO ${target}`.execute(database.kysely));
+  const { seconds } = await timed(() => vacuumInto(database.kysely, target));
   const bytes = fs.statSync(target).size;
   io.out(`Backed up the database to ${target} (${(bytes / 1024 / 1024).toFixed(1)} MiB) in ${seconds} s.`);
   io.out('To restore it: copy it into a folder as loreforge.sqlite, copy the images/ folder of DATA_DIR along, and start the server with DATA_DIR set to that folder.');
@@ -244,8 +244,8 @@ async function backup(database: Database, file: string, io: CliIo): Promise<numb
 }
 
 /** `export <slug> --out <file>`: the same export as the API's, streamed into a new file. */
-async function exportCampaign(database: Database, config: Config, command: Extract<Command, { kind: 'export' }>, io: CliIo): Promise<number> {
-  const campaign = await database.kysely.selectFrom('campaigns').selectAll().where('slug', '=', command.slug).executeTakeFirst();
+async function exportToFile(database: Database, config: Config, command: Extract<Command, { kind: 'export' }>, io: CliIo): Promise<number> {
+  const campaign = await findCampaignBySlug(database.kysely, command.slug);
   if (!campaign) {
     io.err(`loreforge: no campaign has the slug "${command.slug}"`);
     return 1;
@@ -262,14 +262,8 @@ async function exportCampaign(database: Database, config: Config, command: Extra
   }
   const imageHost = await createImageHost(config);
   try {
-    const exportedAt = new Date().toISOString();
-    const source =
-      command.format === 'json'
-        ? Readable.from(campaignJson(database.kysely, campaign, exportedAt))
-        : command.format === 'archive'
-          ? campaignArchive(database.kysely, campaign, imageHost, exportedAt)
-          : campaignVault(database.kysely, campaign, imageHost);
-    const { seconds } = await timed(() => pipeline(source, file));
+    const { stream } = exportCampaign(database, imageHost, campaign, command.format);
+    const { seconds } = await timed(() => pipeline(stream, file));
     io.out(`Exported ${campaign.name} (${command.format}) to ${target} (${(fs.statSync(target).size / 1024 / 1024).toFixed(1)} MiB) in ${seconds} s.`);
     return 0;
   } catch (error) {

@@ -11,6 +11,7 @@ import { migrations } from '../../src/db/migrations/index.js';
 import type { AppInstance } from '../../src/http/app-types.js';
 import { buildCheckedApp, createTestUser, json, type TestUser } from '../support/app.js';
 import { createTestDatabase, dialect } from '../support/test-db.js';
+import { unzip } from '../support/zip.js';
 
 // The command line opens its own connection, so each target is a database another connection can
 // reach: a SQLite file in a temporary DATA_DIR, or a PostgreSQL database of the test server.
@@ -228,17 +229,26 @@ describe(`cli on ${dialect}`, () => {
         await app.ready();
         const user = await createTestUser(target.database);
         const created = json<{ slug: string }>(await app.inject({ method: 'POST', url: '/api/campaigns', headers: user.headers, payload: { newCampaign: { name: 'Taken out' } } }));
-        await app.close();
         const dir = temporaryDir();
+        // The same bytes as the API's (exportCampaign serves both), but for the moment of the export.
+        const sameMoment = (text: string) => text.replace(/"exportedAt":"[^"]+"/, '"exportedAt":""');
         for (const format of ['archive', 'json', 'markdown']) {
           const file = path.join(dir, `out.${format}`);
           const res = await cli(['export', created.slug, '--format', format, '--out', file], target.env);
           expect(res, format).toMatchObject({ status: 0, err: '' });
           expect(res.out).toMatch(new RegExp(`Exported Taken out \\(${format}\\) to .*out\\.${format} \\(\\d+\\.\\d MiB\\) in \\d+\\.\\d s\\.`));
           const bytes = fs.readFileSync(file);
-          if (format === 'json') expect(JSON.parse(bytes.toString('utf8'))).toMatchObject({ format: 'loreforge-campaign', campaign: { slug: created.slug } });
-          else expect(bytes.subarray(0, 4).toString('latin1')).toBe('PK\u0003\u0004');
+          const api = (await app.inject({ method: 'GET', url: `/api/campaigns/${created.slug}/export?format=${format}`, headers: user.headers })).rawPayload;
+          if (format === 'json') {
+            expect(JSON.parse(bytes.toString('utf8'))).toMatchObject({ format: 'loreforge-campaign', campaign: { slug: created.slug } });
+            expect(sameMoment(bytes.toString('utf8'))).toBe(sameMoment(api.toString('utf8')));
+          } else {
+            expect(bytes.subarray(0, 4).toString('latin1')).toBe('PK\u0003\u0004');
+            const entries = async (zip: Buffer) => [...(await unzip(zip))].map(([name, content]) => [name, sameMoment(content.toString('utf8'))]);
+            expect(await entries(bytes), format).toEqual(await entries(api));
+          }
         }
+        await app.close();
         // Each export imports back as a new campaign of the named owner.
         for (const format of ['archive', 'json', 'markdown']) {
           const res = await cli(['import', path.join(dir, `out.${format}`), '--owner', user.email], target.env);

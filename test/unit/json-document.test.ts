@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ImportBudget } from '../../src/portability/budget.js';
-import { openJsonDocument, RECORD_MAX_BYTES, type JsonDocument } from '../../src/portability/json.js';
+import { openJsonDocument, RECORD_MAX_BYTES, type JsonDocument } from '../../src/portability/json-document/parse.js';
 
 // json-worker.mjs reads a document's bytes itself, record by record, instead of JSON.parse of the
 // whole: whatever the JSON (any values, strings with escapes and any characters, white space

@@ -1,26 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { Readable } from 'node:stream';
 import { errors } from '../../domain/errors.js';
-import { campaignArchive, campaignJson, campaignVault, EXPORT_FORMATS, type ExportFormat } from '../../portability/export.js';
+import { EXPORT_FORMATS, exportCampaign, type ExportFormat } from '../../portability/export.js';
+import { CampaignDocument } from '../../portability/json-document/schema.js';
 import { campaignOf } from '../auth.js';
 import type { AppInstance } from '../app-types.js';
-import { CampaignParams, problems, Timestamp } from '../schemas/common.js';
-
-export const ExportDocument = Type.Object(
-  {
-    format: Type.Literal('loreforge-campaign'),
-    version: Type.Literal(1),
-    exportedAt: Timestamp,
-    campaign: Type.Object({}, { additionalProperties: true, description: '{id, slug, name, userId, createdAt, updatedAt, description}' }),
-    thingTypes: Type.Array(Type.Object({}, { additionalProperties: true }), { description: '{id, name, createdAt, updatedAt}' }),
-    things: Type.Array(Type.Object({}, { additionalProperties: true }), { description: '{id, slug, typeId, name, visibility, createdAt, updatedAt, description}' }),
-    arcs: Type.Array(Type.Object({}, { additionalProperties: true }), { description: '{id, slug, name, parentArcId, visibility, createdAt, updatedAt, hook, protagonist, antagonist, problem, key, outcome, notes}' }),
-    links: Type.Array(Type.Object({}, { additionalProperties: true }), { description: '{thingId, arcId, createdAt}' }),
-    assets: Type.Array(Type.Object({}, { additionalProperties: true }), { description: '{id, imageId, label, url, contentType, byteSize, file, createdAt}; `file` is where an archive holds the bytes' }),
-    members: Type.Array(Type.Object({}, { additionalProperties: true }), { description: '{userId, name, email, role, joinedAt}' }),
-  },
-  { description: 'The `json` export' },
-);
+import { CampaignParams, problems } from '../schemas/common.js';
 
 function formatOf(query: { format?: unknown }): ExportFormat {
   const value = query.format;
@@ -57,7 +41,7 @@ export function exportRoutes(app: AppInstance) {
             description: 'The export',
             content: {
               'application/zip': { schema: Type.String({ contentMediaType: 'application/zip' }) },
-              'application/json': { schema: ExportDocument },
+              'application/json': { schema: CampaignDocument },
             },
           },
           ...problems(400, 401, 403, 404),
@@ -66,18 +50,8 @@ export function exportRoutes(app: AppInstance) {
     },
     async (request, reply) => {
       const format = formatOf(request.query);
-      const campaign = campaignOf(request);
-      const exportedAt = new Date().toISOString();
-      const day = exportedAt.slice(0, 10);
-      if (format === 'json') {
-        return reply
-          .header('content-disposition', `attachment; filename="${campaign.slug}-${day}.json"`)
-          .type('application/json; charset=utf-8')
-          .send(Readable.from(campaignJson(database.kysely, campaign, exportedAt)) as never);
-      }
-      const stream = format === 'archive' ? campaignArchive(database.kysely, campaign, imageHost, exportedAt) : campaignVault(database.kysely, campaign, imageHost);
-      const name = format === 'archive' ? `${campaign.slug}-${day}.zip` : `${campaign.slug}-${day}-vault.zip`;
-      return reply.header('content-disposition', `attachment; filename="${name}"`).type('application/zip').send(stream as never);
+      const { stream, fileName, contentType } = exportCampaign(database, imageHost, campaignOf(request), format);
+      return reply.header('content-disposition', `attachment; filename="${fileName}"`).type(contentType).send(stream as never);
     },
   );
 }

@@ -16,7 +16,7 @@ import { callerOf } from '../auth.js';
 import { campaignEtag } from '../conditional.js';
 import { HttpError } from '../errors.js';
 import { Campaign, presentCampaign } from '../schemas/campaign.js';
-import { ExportDocument } from './export.js';
+import { CampaignDocument } from '../../portability/json-document/schema.js';
 import { problems } from '../schemas/common.js';
 
 // Import (CONTRACT "Portability"): POST /api/campaigns/import. The body is spooled to a temporary
@@ -131,7 +131,7 @@ export async function importRoutes(instance: FastifyInstance): Promise<void> {
           schema: Type.Union([
             Type.Object({ file: Type.String({ contentMediaType: 'application/octet-stream', description: 'the export (zip or JSON)' }) }, { description: 'multipart/form-data: the file in the field `file`' }),
             Type.String({ contentMediaType: 'application/zip', description: 'application/zip: the archive or vault itself' }),
-            ExportDocument,
+            CampaignDocument,
           ]),
           description: 'A form with the file in the field `file` (multipart/form-data), the zip itself (application/zip), or the `json` export document (application/json)',
         },

@@ -15200,33 +15200,193 @@ export interface operations {
                          * @description ISO 8601 UTC with milliseconds
                          */
                         exportedAt: string;
-                        /** @description {id, slug, name, userId, createdAt, updatedAt, description} */
+                        /** @description The campaign */
                         campaign: {
-                            [key: string]: unknown;
+                            /** @description the record’s id in the exporting service; an import gives new ids and remaps every reference */
+                            id: number;
+                            /** @description lowercase ASCII letters, digits and single hyphens. Absent in older documents: one made from the name. */
+                            slug?: string;
+                            /** @description trimmed; 1 to 255 characters after trimming */
+                            name: string;
+                            /** @description the owner (an import makes the caller the owner) */
+                            userId: string;
+                            /** @description `all` (default): every member sees it; `gm`: only the owner and game masters (players never see the record, by any route). Absent in older documents: `all`. */
+                            defaultVisibility?: "all" | "gm";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updatedAt: string;
+                            /** @description rich text as the API sends it to a game master (secret blocks included). Absent in older documents: empty. */
+                            description?: unknown[];
                         };
-                        /** @description {id, name, createdAt, updatedAt} */
                         thingTypes: {
-                            [key: string]: unknown;
+                            /** @description the record’s id in the exporting service; an import gives new ids and remaps every reference */
+                            id: number;
+                            /** @description unique in the campaign ignoring case */
+                            name: string;
+                            /** @description Ordered fields {key, kind} the type declares: a new thing of the type starts with these keys (value null), and a value of a declared key must match its kind. Keys not declared are free. Absent in older documents: none. */
+                            fields?: {
+                                key: string;
+                                /** @description `date`: an ISO 8601 date string (YYYY-MM-DD, optionally with a time); `link`: a link {targetType, targetId}; `list`: a list */
+                                kind: "text" | "number" | "boolean" | "date" | "link" | "list";
+                            }[];
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updatedAt: string;
                         }[];
-                        /** @description {id, slug, typeId, name, visibility, createdAt, updatedAt, description} */
+                        /** @description GM-only things and secret blocks included */
                         things: {
-                            [key: string]: unknown;
+                            /** @description the record’s id in the exporting service; an import gives new ids and remaps every reference */
+                            id: number;
+                            /** @description lowercase ASCII letters, digits and single hyphens */
+                            slug: string;
+                            /** @description the id of one of `thingTypes` */
+                            typeId: number;
+                            /** @description trimmed; 1 to 255 characters after trimming */
+                            name: string;
+                            /** @description `all` (default): every member sees it; `gm`: only the owner and game masters (players never see the record, by any route). Absent in older documents: `all`. */
+                            visibility?: "all" | "gm";
+                            /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). Absent in older documents: none. */
+                            properties?: {
+                                key: string;
+                                /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                                value: string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                } | (string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                })[];
+                                /** @description true: only the owner and game masters see this property */
+                                gmOnly: boolean;
+                            }[];
+                            /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case). Absent in older documents: none. */
+                            tags?: string[];
+                            /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each). Absent in older documents: none. */
+                            aliases?: string[];
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updatedAt: string;
+                            /** @description rich text as the API sends it to a game master (secret blocks included). Absent in older documents: empty. */
+                            description?: unknown[];
                         }[];
-                        /** @description {id, slug, name, parentArcId, visibility, createdAt, updatedAt, hook, protagonist, antagonist, problem, key, outcome, notes} */
                         arcs: {
-                            [key: string]: unknown;
+                            /** @description the record’s id in the exporting service; an import gives new ids and remaps every reference */
+                            id: number;
+                            /** @description lowercase ASCII letters, digits and single hyphens */
+                            slug: string;
+                            /** @description trimmed; 1 to 255 characters after trimming */
+                            name: string;
+                            /** @description the id of another of `arcs` (no loops), or null (absent: null) */
+                            parentArcId?: number | null;
+                            /** @description `all` (default): every member sees it; `gm`: only the owner and game masters (players never see the record, by any route). Absent in older documents: `all`. */
+                            visibility?: "all" | "gm";
+                            /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). Absent in older documents: none. */
+                            properties?: {
+                                key: string;
+                                /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                                value: string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                } | (string | number | boolean | null | {
+                                    targetType: "thing" | "arc";
+                                    targetId: number;
+                                })[];
+                                /** @description true: only the owner and game masters see this property */
+                                gmOnly: boolean;
+                            }[];
+                            /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case). Absent in older documents: none. */
+                            tags?: string[];
+                            /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each). Absent in older documents: none. */
+                            aliases?: string[];
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updatedAt: string;
+                            /** @description rich text as the API sends it to a game master (secret blocks included). Absent in older documents: empty. */
+                            hook?: unknown[];
+                            /** @description rich text as the API sends it to a game master (secret blocks included). Absent in older documents: empty. */
+                            protagonist?: unknown[];
+                            /** @description rich text as the API sends it to a game master (secret blocks included). Absent in older documents: empty. */
+                            antagonist?: unknown[];
+                            /** @description rich text as the API sends it to a game master (secret blocks included). Absent in older documents: empty. */
+                            problem?: unknown[];
+                            /** @description rich text as the API sends it to a game master (secret blocks included). Absent in older documents: empty. */
+                            key?: unknown[];
+                            /** @description rich text as the API sends it to a game master (secret blocks included). Absent in older documents: empty. */
+                            outcome?: unknown[];
+                            /** @description rich text as the API sends it to a game master (secret blocks included). Absent in older documents: empty. */
+                            notes?: unknown[];
                         }[];
-                        /** @description {thingId, arcId, createdAt} */
+                        /** @description thing–arc links, each pair once */
                         links: {
-                            [key: string]: unknown;
+                            /** @description the id of one of `things` */
+                            thingId: number;
+                            /** @description the id of one of `arcs` */
+                            arcId: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            createdAt: string;
                         }[];
-                        /** @description {id, imageId, label, url, contentType, byteSize, file, createdAt}; `file` is where an archive holds the bytes */
-                        assets: {
-                            [key: string]: unknown;
+                        /** @description uploaded images. Absent in older documents: none. */
+                        assets?: {
+                            /** @description the record’s id in the exporting service; an import gives new ids and remaps every reference */
+                            id: number;
+                            /** @description the image’s id at the exporting service’s image host */
+                            imageId: string;
+                            /** @description trimmed; 1 to 255 characters after trimming */
+                            label: string;
+                            /** @description where the image was served; image blocks and text naming it are rewritten to the new URL */
+                            url: string;
+                            contentType: string;
+                            byteSize: number;
+                            /** @description where an archive holds the bytes (`images/<imageId>.<ext>`); a json document carries none */
+                            file: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            createdAt: string;
                         }[];
-                        /** @description {userId, name, email, role, joinedAt} */
-                        members: {
-                            [key: string]: unknown;
+                        /** @description not imported (an import lists how many were left out). Absent in older documents: none. */
+                        members?: {
+                            userId: string;
+                            name: string;
+                            email: string;
+                            role: "owner" | "gm" | "player";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            joinedAt: string;
                         }[];
                     };
                 };
@@ -20298,33 +20458,193 @@ export interface operations {
                      * @description ISO 8601 UTC with milliseconds
                      */
                     exportedAt: string;
-                    /** @description {id, slug, name, userId, createdAt, updatedAt, description} */
+                    /** @description The campaign */
                     campaign: {
-                        [key: string]: unknown;
+                        /** @description the record’s id in the exporting service; an import gives new ids and remaps every reference */
+                        id: number;
+                        /** @description lowercase ASCII letters, digits and single hyphens. Absent in older documents: one made from the name. */
+                        slug?: string;
+                        /** @description trimmed; 1 to 255 characters after trimming */
+                        name: string;
+                        /** @description the owner (an import makes the caller the owner) */
+                        userId: string;
+                        /** @description `all` (default): every member sees it; `gm`: only the owner and game masters (players never see the record, by any route). Absent in older documents: `all`. */
+                        defaultVisibility?: "all" | "gm";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        updatedAt: string;
+                        /** @description rich text as the API sends it to a game master (secret blocks included). Absent in older documents: empty. */
+                        description?: unknown[];
                     };
-                    /** @description {id, name, createdAt, updatedAt} */
                     thingTypes: {
-                        [key: string]: unknown;
+                        /** @description the record’s id in the exporting service; an import gives new ids and remaps every reference */
+                        id: number;
+                        /** @description unique in the campaign ignoring case */
+                        name: string;
+                        /** @description Ordered fields {key, kind} the type declares: a new thing of the type starts with these keys (value null), and a value of a declared key must match its kind. Keys not declared are free. Absent in older documents: none. */
+                        fields?: {
+                            key: string;
+                            /** @description `date`: an ISO 8601 date string (YYYY-MM-DD, optionally with a time); `link`: a link {targetType, targetId}; `list`: a list */
+                            kind: "text" | "number" | "boolean" | "date" | "link" | "list";
+                        }[];
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        updatedAt: string;
                     }[];
-                    /** @description {id, slug, typeId, name, visibility, createdAt, updatedAt, description} */
+                    /** @description GM-only things and secret blocks included */
                     things: {
-                        [key: string]: unknown;
+                        /** @description the record’s id in the exporting service; an import gives new ids and remaps every reference */
+                        id: number;
+                        /** @description lowercase ASCII letters, digits and single hyphens */
+                        slug: string;
+                        /** @description the id of one of `thingTypes` */
+                        typeId: number;
+                        /** @description trimmed; 1 to 255 characters after trimming */
+                        name: string;
+                        /** @description `all` (default): every member sees it; `gm`: only the owner and game masters (players never see the record, by any route). Absent in older documents: `all`. */
+                        visibility?: "all" | "gm";
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). Absent in older documents: none. */
+                        properties?: {
+                            key: string;
+                            /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                            value: string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            } | (string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            })[];
+                            /** @description true: only the owner and game masters see this property */
+                            gmOnly: boolean;
+                        }[];
+                        /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case). Absent in older documents: none. */
+                        tags?: string[];
+                        /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each). Absent in older documents: none. */
+                        aliases?: string[];
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        updatedAt: string;
+                        /** @description rich text as the API sends it to a game master (secret blocks included). Absent in older documents: empty. */
+                        description?: unknown[];
                     }[];
-                    /** @description {id, slug, name, parentArcId, visibility, createdAt, updatedAt, hook, protagonist, antagonist, problem, key, outcome, notes} */
                     arcs: {
-                        [key: string]: unknown;
+                        /** @description the record’s id in the exporting service; an import gives new ids and remaps every reference */
+                        id: number;
+                        /** @description lowercase ASCII letters, digits and single hyphens */
+                        slug: string;
+                        /** @description trimmed; 1 to 255 characters after trimming */
+                        name: string;
+                        /** @description the id of another of `arcs` (no loops), or null (absent: null) */
+                        parentArcId?: number | null;
+                        /** @description `all` (default): every member sees it; `gm`: only the owner and game masters (players never see the record, by any route). Absent in older documents: `all`. */
+                        visibility?: "all" | "gm";
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). Absent in older documents: none. */
+                        properties?: {
+                            key: string;
+                            /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                            value: string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            } | (string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            })[];
+                            /** @description true: only the owner and game masters see this property */
+                            gmOnly: boolean;
+                        }[];
+                        /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case). Absent in older documents: none. */
+                        tags?: string[];
+                        /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each). Absent in older documents: none. */
+                        aliases?: string[];
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        updatedAt: string;
+                        /** @description rich text as the API sends it to a game master (secret blocks included). Absent in older documents: empty. */
+                        hook?: unknown[];
+                        /** @description rich text as the API sends it to a game master (secret blocks included). Absent in older documents: empty. */
+                        protagonist?: unknown[];
+                        /** @description rich text as the API sends it to a game master (secret blocks included). Absent in older documents: empty. */
+                        antagonist?: unknown[];
+                        /** @description rich text as the API sends it to a game master (secret blocks included). Absent in older documents: empty. */
+                        problem?: unknown[];
+                        /** @description rich text as the API sends it to a game master (secret blocks included). Absent in older documents: empty. */
+                        key?: unknown[];
+                        /** @description rich text as the API sends it to a game master (secret blocks included). Absent in older documents: empty. */
+                        outcome?: unknown[];
+                        /** @description rich text as the API sends it to a game master (secret blocks included). Absent in older documents: empty. */
+                        notes?: unknown[];
                     }[];
-                    /** @description {thingId, arcId, createdAt} */
+                    /** @description thing–arc links, each pair once */
                     links: {
-                        [key: string]: unknown;
+                        /** @description the id of one of `things` */
+                        thingId: number;
+                        /** @description the id of one of `arcs` */
+                        arcId: number;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        createdAt: string;
                     }[];
-                    /** @description {id, imageId, label, url, contentType, byteSize, file, createdAt}; `file` is where an archive holds the bytes */
-                    assets: {
-                        [key: string]: unknown;
+                    /** @description uploaded images. Absent in older documents: none. */
+                    assets?: {
+                        /** @description the record’s id in the exporting service; an import gives new ids and remaps every reference */
+                        id: number;
+                        /** @description the image’s id at the exporting service’s image host */
+                        imageId: string;
+                        /** @description trimmed; 1 to 255 characters after trimming */
+                        label: string;
+                        /** @description where the image was served; image blocks and text naming it are rewritten to the new URL */
+                        url: string;
+                        contentType: string;
+                        byteSize: number;
+                        /** @description where an archive holds the bytes (`images/<imageId>.<ext>`); a json document carries none */
+                        file: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        createdAt: string;
                     }[];
-                    /** @description {userId, name, email, role, joinedAt} */
-                    members: {
-                        [key: string]: unknown;
+                    /** @description not imported (an import lists how many were left out). Absent in older documents: none. */
+                    members?: {
+                        userId: string;
+                        name: string;
+                        email: string;
+                        role: "owner" | "gm" | "player";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        joinedAt: string;
                     }[];
                 };
                 "application/zip": {
@@ -20340,33 +20660,193 @@ export interface operations {
                      * @description ISO 8601 UTC with milliseconds
                      */
                     exportedAt: string;
-                    /** @description {id, slug, name, userId, createdAt, updatedAt, description} */
+                    /** @description The campaign */
                     campaign: {
-                        [key: string]: unknown;
+                        /** @description the record’s id in the exporting service; an import gives new ids and remaps every reference */
+                        id: number;
+                        /** @description lowercase ASCII letters, digits and single hyphens. Absent in older documents: one made from the name. */
+                        slug?: string;
+                        /** @description trimmed; 1 to 255 characters after trimming */
+                        name: string;
+                        /** @description the owner (an import makes the caller the owner) */
+                        userId: string;
+                        /** @description `all` (default): every member sees it; `gm`: only the owner and game masters (players never see the record, by any route). Absent in older documents: `all`. */
+                        defaultVisibility?: "all" | "gm";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        updatedAt: string;
+                        /** @description rich text as the API sends it to a game master (secret blocks included). Absent in older documents: empty. */
+                        description?: unknown[];
                     };
-                    /** @description {id, name, createdAt, updatedAt} */
                     thingTypes: {
-                        [key: string]: unknown;
+                        /** @description the record’s id in the exporting service; an import gives new ids and remaps every reference */
+                        id: number;
+                        /** @description unique in the campaign ignoring case */
+                        name: string;
+                        /** @description Ordered fields {key, kind} the type declares: a new thing of the type starts with these keys (value null), and a value of a declared key must match its kind. Keys not declared are free. Absent in older documents: none. */
+                        fields?: {
+                            key: string;
+                            /** @description `date`: an ISO 8601 date string (YYYY-MM-DD, optionally with a time); `link`: a link {targetType, targetId}; `list`: a list */
+                            kind: "text" | "number" | "boolean" | "date" | "link" | "list";
+                        }[];
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        updatedAt: string;
                     }[];
-                    /** @description {id, slug, typeId, name, visibility, createdAt, updatedAt, description} */
+                    /** @description GM-only things and secret blocks included */
                     things: {
-                        [key: string]: unknown;
+                        /** @description the record’s id in the exporting service; an import gives new ids and remaps every reference */
+                        id: number;
+                        /** @description lowercase ASCII letters, digits and single hyphens */
+                        slug: string;
+                        /** @description the id of one of `thingTypes` */
+                        typeId: number;
+                        /** @description trimmed; 1 to 255 characters after trimming */
+                        name: string;
+                        /** @description `all` (default): every member sees it; `gm`: only the owner and game masters (players never see the record, by any route). Absent in older documents: `all`. */
+                        visibility?: "all" | "gm";
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). Absent in older documents: none. */
+                        properties?: {
+                            key: string;
+                            /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                            value: string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            } | (string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            })[];
+                            /** @description true: only the owner and game masters see this property */
+                            gmOnly: boolean;
+                        }[];
+                        /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case). Absent in older documents: none. */
+                        tags?: string[];
+                        /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each). Absent in older documents: none. */
+                        aliases?: string[];
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        updatedAt: string;
+                        /** @description rich text as the API sends it to a game master (secret blocks included). Absent in older documents: empty. */
+                        description?: unknown[];
                     }[];
-                    /** @description {id, slug, name, parentArcId, visibility, createdAt, updatedAt, hook, protagonist, antagonist, problem, key, outcome, notes} */
                     arcs: {
-                        [key: string]: unknown;
+                        /** @description the record’s id in the exporting service; an import gives new ids and remaps every reference */
+                        id: number;
+                        /** @description lowercase ASCII letters, digits and single hyphens */
+                        slug: string;
+                        /** @description trimmed; 1 to 255 characters after trimming */
+                        name: string;
+                        /** @description the id of another of `arcs` (no loops), or null (absent: null) */
+                        parentArcId?: number | null;
+                        /** @description `all` (default): every member sees it; `gm`: only the owner and game masters (players never see the record, by any route). Absent in older documents: `all`. */
+                        visibility?: "all" | "gm";
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). Absent in older documents: none. */
+                        properties?: {
+                            key: string;
+                            /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                            value: string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            } | (string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            })[];
+                            /** @description true: only the owner and game masters see this property */
+                            gmOnly: boolean;
+                        }[];
+                        /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case). Absent in older documents: none. */
+                        tags?: string[];
+                        /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each). Absent in older documents: none. */
+                        aliases?: string[];
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        updatedAt: string;
+                        /** @description rich text as the API sends it to a game master (secret blocks included). Absent in older documents: empty. */
+                        hook?: unknown[];
+                        /** @description rich text as the API sends it to a game master (secret blocks included). Absent in older documents: empty. */
+                        protagonist?: unknown[];
+                        /** @description rich text as the API sends it to a game master (secret blocks included). Absent in older documents: empty. */
+                        antagonist?: unknown[];
+                        /** @description rich text as the API sends it to a game master (secret blocks included). Absent in older documents: empty. */
+                        problem?: unknown[];
+                        /** @description rich text as the API sends it to a game master (secret blocks included). Absent in older documents: empty. */
+                        key?: unknown[];
+                        /** @description rich text as the API sends it to a game master (secret blocks included). Absent in older documents: empty. */
+                        outcome?: unknown[];
+                        /** @description rich text as the API sends it to a game master (secret blocks included). Absent in older documents: empty. */
+                        notes?: unknown[];
                     }[];
-                    /** @description {thingId, arcId, createdAt} */
+                    /** @description thing–arc links, each pair once */
                     links: {
-                        [key: string]: unknown;
+                        /** @description the id of one of `things` */
+                        thingId: number;
+                        /** @description the id of one of `arcs` */
+                        arcId: number;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        createdAt: string;
                     }[];
-                    /** @description {id, imageId, label, url, contentType, byteSize, file, createdAt}; `file` is where an archive holds the bytes */
-                    assets: {
-                        [key: string]: unknown;
+                    /** @description uploaded images. Absent in older documents: none. */
+                    assets?: {
+                        /** @description the record’s id in the exporting service; an import gives new ids and remaps every reference */
+                        id: number;
+                        /** @description the image’s id at the exporting service’s image host */
+                        imageId: string;
+                        /** @description trimmed; 1 to 255 characters after trimming */
+                        label: string;
+                        /** @description where the image was served; image blocks and text naming it are rewritten to the new URL */
+                        url: string;
+                        contentType: string;
+                        byteSize: number;
+                        /** @description where an archive holds the bytes (`images/<imageId>.<ext>`); a json document carries none */
+                        file: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        createdAt: string;
                     }[];
-                    /** @description {userId, name, email, role, joinedAt} */
-                    members: {
-                        [key: string]: unknown;
+                    /** @description not imported (an import lists how many were left out). Absent in older documents: none. */
+                    members?: {
+                        userId: string;
+                        name: string;
+                        email: string;
+                        role: "owner" | "gm" | "player";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        joinedAt: string;
                     }[];
                 };
                 "application/json": {
@@ -20382,33 +20862,193 @@ export interface operations {
                      * @description ISO 8601 UTC with milliseconds
                      */
                     exportedAt: string;
-                    /** @description {id, slug, name, userId, createdAt, updatedAt, description} */
+                    /** @description The campaign */
                     campaign: {
-                        [key: string]: unknown;
+                        /** @description the record’s id in the exporting service; an import gives new ids and remaps every reference */
+                        id: number;
+                        /** @description lowercase ASCII letters, digits and single hyphens. Absent in older documents: one made from the name. */
+                        slug?: string;
+                        /** @description trimmed; 1 to 255 characters after trimming */
+                        name: string;
+                        /** @description the owner (an import makes the caller the owner) */
+                        userId: string;
+                        /** @description `all` (default): every member sees it; `gm`: only the owner and game masters (players never see the record, by any route). Absent in older documents: `all`. */
+                        defaultVisibility?: "all" | "gm";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        updatedAt: string;
+                        /** @description rich text as the API sends it to a game master (secret blocks included). Absent in older documents: empty. */
+                        description?: unknown[];
                     };
-                    /** @description {id, name, createdAt, updatedAt} */
                     thingTypes: {
-                        [key: string]: unknown;
+                        /** @description the record’s id in the exporting service; an import gives new ids and remaps every reference */
+                        id: number;
+                        /** @description unique in the campaign ignoring case */
+                        name: string;
+                        /** @description Ordered fields {key, kind} the type declares: a new thing of the type starts with these keys (value null), and a value of a declared key must match its kind. Keys not declared are free. Absent in older documents: none. */
+                        fields?: {
+                            key: string;
+                            /** @description `date`: an ISO 8601 date string (YYYY-MM-DD, optionally with a time); `link`: a link {targetType, targetId}; `list`: a list */
+                            kind: "text" | "number" | "boolean" | "date" | "link" | "list";
+                        }[];
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        updatedAt: string;
                     }[];
-                    /** @description {id, slug, typeId, name, visibility, createdAt, updatedAt, description} */
+                    /** @description GM-only things and secret blocks included */
                     things: {
-                        [key: string]: unknown;
+                        /** @description the record’s id in the exporting service; an import gives new ids and remaps every reference */
+                        id: number;
+                        /** @description lowercase ASCII letters, digits and single hyphens */
+                        slug: string;
+                        /** @description the id of one of `thingTypes` */
+                        typeId: number;
+                        /** @description trimmed; 1 to 255 characters after trimming */
+                        name: string;
+                        /** @description `all` (default): every member sees it; `gm`: only the owner and game masters (players never see the record, by any route). Absent in older documents: `all`. */
+                        visibility?: "all" | "gm";
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). Absent in older documents: none. */
+                        properties?: {
+                            key: string;
+                            /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                            value: string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            } | (string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            })[];
+                            /** @description true: only the owner and game masters see this property */
+                            gmOnly: boolean;
+                        }[];
+                        /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case). Absent in older documents: none. */
+                        tags?: string[];
+                        /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each). Absent in older documents: none. */
+                        aliases?: string[];
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        updatedAt: string;
+                        /** @description rich text as the API sends it to a game master (secret blocks included). Absent in older documents: empty. */
+                        description?: unknown[];
                     }[];
-                    /** @description {id, slug, name, parentArcId, visibility, createdAt, updatedAt, hook, protagonist, antagonist, problem, key, outcome, notes} */
                     arcs: {
-                        [key: string]: unknown;
+                        /** @description the record’s id in the exporting service; an import gives new ids and remaps every reference */
+                        id: number;
+                        /** @description lowercase ASCII letters, digits and single hyphens */
+                        slug: string;
+                        /** @description trimmed; 1 to 255 characters after trimming */
+                        name: string;
+                        /** @description the id of another of `arcs` (no loops), or null (absent: null) */
+                        parentArcId?: number | null;
+                        /** @description `all` (default): every member sees it; `gm`: only the owner and game masters (players never see the record, by any route). Absent in older documents: `all`. */
+                        visibility?: "all" | "gm";
+                        /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). Absent in older documents: none. */
+                        properties?: {
+                            key: string;
+                            /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                            value: string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            } | (string | number | boolean | null | {
+                                targetType: "thing" | "arc";
+                                targetId: number;
+                            })[];
+                            /** @description true: only the owner and game masters see this property */
+                            gmOnly: boolean;
+                        }[];
+                        /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case). Absent in older documents: none. */
+                        tags?: string[];
+                        /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each). Absent in older documents: none. */
+                        aliases?: string[];
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        updatedAt: string;
+                        /** @description rich text as the API sends it to a game master (secret blocks included). Absent in older documents: empty. */
+                        hook?: unknown[];
+                        /** @description rich text as the API sends it to a game master (secret blocks included). Absent in older documents: empty. */
+                        protagonist?: unknown[];
+                        /** @description rich text as the API sends it to a game master (secret blocks included). Absent in older documents: empty. */
+                        antagonist?: unknown[];
+                        /** @description rich text as the API sends it to a game master (secret blocks included). Absent in older documents: empty. */
+                        problem?: unknown[];
+                        /** @description rich text as the API sends it to a game master (secret blocks included). Absent in older documents: empty. */
+                        key?: unknown[];
+                        /** @description rich text as the API sends it to a game master (secret blocks included). Absent in older documents: empty. */
+                        outcome?: unknown[];
+                        /** @description rich text as the API sends it to a game master (secret blocks included). Absent in older documents: empty. */
+                        notes?: unknown[];
                     }[];
-                    /** @description {thingId, arcId, createdAt} */
+                    /** @description thing–arc links, each pair once */
                     links: {
-                        [key: string]: unknown;
+                        /** @description the id of one of `things` */
+                        thingId: number;
+                        /** @description the id of one of `arcs` */
+                        arcId: number;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        createdAt: string;
                     }[];
-                    /** @description {id, imageId, label, url, contentType, byteSize, file, createdAt}; `file` is where an archive holds the bytes */
-                    assets: {
-                        [key: string]: unknown;
+                    /** @description uploaded images. Absent in older documents: none. */
+                    assets?: {
+                        /** @description the record’s id in the exporting service; an import gives new ids and remaps every reference */
+                        id: number;
+                        /** @description the image’s id at the exporting service’s image host */
+                        imageId: string;
+                        /** @description trimmed; 1 to 255 characters after trimming */
+                        label: string;
+                        /** @description where the image was served; image blocks and text naming it are rewritten to the new URL */
+                        url: string;
+                        contentType: string;
+                        byteSize: number;
+                        /** @description where an archive holds the bytes (`images/<imageId>.<ext>`); a json document carries none */
+                        file: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        createdAt: string;
                     }[];
-                    /** @description {userId, name, email, role, joinedAt} */
-                    members: {
-                        [key: string]: unknown;
+                    /** @description not imported (an import lists how many were left out). Absent in older documents: none. */
+                    members?: {
+                        userId: string;
+                        name: string;
+                        email: string;
+                        role: "owner" | "gm" | "player";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        joinedAt: string;
                     }[];
                 };
             };

@@ -7,10 +7,10 @@
 // worker.
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
-import { errors } from '../domain/errors.js';
-import { PROPERTIES_MAX_BYTES } from '../domain/properties.js';
-import { RICH_TEXT_MAX_BYTES } from '../domain/rich-text.js';
-import { ImportBudget, ImportCancelled } from './budget.js';
+import { errors } from '../../domain/errors.js';
+import { PROPERTIES_MAX_BYTES } from '../../domain/properties.js';
+import { RICH_TEXT_MAX_BYTES } from '../../domain/rich-text.js';
+import { ImportBudget, ImportCancelled } from '../budget.js';
 
 /** The worker's heap: it holds a record at a time, a piece of records and where each record is. */
 const MEMORY_MB = 128;
