@@ -208,7 +208,7 @@ describe('tables', () => {
 
 describe('what the editor keeps', () => {
   it('keeps unknown elements and keys as they are while the text around them is edited', () => {
-    const custom: Descendant = { type: 'callout', icon: 'skull', children: [{ text: 'kept', highlight: 'yellow' }] };
+    const custom: Descendant = { type: 'admonition', icon: 'skull', children: [{ text: 'kept', tint: 'yellow' }] };
     const editor = editorWith([custom, p('edit me')]);
     type(editor, '!');
     expect(editor.children).toEqual([custom, p('edit me!')]);

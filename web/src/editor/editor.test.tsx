@@ -34,7 +34,7 @@ const EVERYTHING = [
   { type: 'image', url: 'https://example.test/map.png', alt: 'A map', caption: 'The old map', children: [t('')] },
   { type: 'table', children: [{ type: 'table-row', children: [cell('Name'), cell('Role')] }] },
   { type: 'paragraph', isSecret: true, children: [t('for the GM')] },
-  { type: 'callout', icon: 'skull', children: [t('a client’s own')] },
+  { type: 'admonition', icon: 'skull', children: [t('a client’s own')] },
 ] as unknown as Descendant[];
 
 let container: HTMLDivElement;
