@@ -208,6 +208,23 @@ describe('callouts, highlights and tasks', () => {
     expect(editor.children).toEqual([p('one'), p('two')]);
   });
 
+  it('the toolbar wraps a whole list in a callout, never one of its items', () => {
+    const editor = editorWith([list({ type: 'list-item', children: [{ text: 'a' }] }, { type: 'list-item', children: [{ text: 'b' }] })]);
+    Transforms.select(editor, Editor.end(editor, [0, 1]));
+    toggleCallout(editor);
+    expect(editor.children).toEqual([callout({}, list({ type: 'list-item', children: [{ text: 'a' }] }, { type: 'list-item', children: [{ text: 'b' }] }))]);
+  });
+
+  it('Enter inside a done task leaves it done and starts a task to do with the rest; at its start, the new one above is to do', () => {
+    const editor = editorWith([list(task(true, 'abcd'))]);
+    Transforms.select(editor, { path: [0, 0, 0], offset: 2 });
+    editor.insertBreak();
+    expect(editor.children).toEqual([list(task(true, 'ab'), task(false, 'cd'))]);
+    Transforms.select(editor, Editor.start(editor, [0, 0]));
+    editor.insertBreak();
+    expect(editor.children).toEqual([list(task(false, ''), task(true, 'ab'), task(false, 'cd'))]);
+  });
+
   it('keeps a secret callout’s words secret when it is unwrapped', () => {
     const editor = editorWith([{ type: 'callout', kind: 'note', isSecret: true, children: [p('QXZJ')] }]);
     toggleCallout(editor);

@@ -50,8 +50,8 @@ export function toggleCallout(editor: Editor, kind = 'note'): void {
     return;
   }
   Editor.withoutNormalizing(editor, () => {
-    // Text held right in a list or a quote of text is a paragraph inside the callout.
-    const blocks = (n: Node) => SlateElement.isElement(n) && Editor.isBlock(editor, n) && !LIST_TYPES.has(n.type) && n.type !== 'list-item' && n.type !== 'table-row' && n.type !== 'table-cell';
+    // The outermost blocks of the selection: a list or a table whole, never one item, row or cell of it.
+    const blocks = (n: Node) => SlateElement.isElement(n) && Editor.isBlock(editor, n) && n.type !== 'list-item' && n.type !== 'table-row' && n.type !== 'table-cell';
     Transforms.wrapNodes<Element>(editor, { type: 'callout', kind, children: [] }, { match: blocks, mode: 'highest' });
   });
 }
@@ -542,11 +542,12 @@ export function withLoreforge(editor: Editor): Editor {
         else Transforms.liftNodes(editor, { at: path });
         return;
       }
-      // Enter in a task: the new item is a task still to do.
-      if (node.type === 'list-item' && typeof node.checked === 'boolean') {
+      // Enter in a task: the new item is a task still to do (the one above when Enter was pressed at
+      // the start of the task, the one below otherwise).
+      if (node.type === 'list-item' && node.checked === true) {
+        const atStart = Editor.isStart(editor, editor.selection.anchor, path);
         insertBreak();
-        const item = Editor.above<Element>(editor, { match: (n) => SlateElement.isElement(n) && n.type === 'list-item' });
-        if (item && item[0].checked === true) Transforms.setNodes<Element>(editor, { checked: false }, { at: item[1] });
+        Transforms.setNodes<Element>(editor, { checked: false }, { at: atStart ? path : Path.next(path) });
         return;
       }
       if ((HEADINGS as readonly string[]).includes(node.type) && Range.equals(editor.selection, Editor.range(editor, Editor.end(editor, path)))) {

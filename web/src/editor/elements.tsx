@@ -127,7 +127,7 @@ export function RenderElement({ attributes, children, element }: RenderElementPr
  * A callout: its kind as a label and its title in a small field of its own (plain text, not part
  * of the editable text), then its blocks.
  */
-function CalloutElement({ attributes, children, element }: Omit<RenderElementProps, 'element'> & { element: RenderElementProps['element'] }) {
+function CalloutElement({ attributes, children, element }: RenderElementProps) {
   const editor = useSlateStatic();
   const kind = typeof element.kind === 'string' && element.kind !== '' ? element.kind : 'note';
   return (
@@ -149,7 +149,7 @@ function CalloutElement({ attributes, children, element }: Omit<RenderElementPro
 }
 
 /** A task: a checkbox (keyboard reachable, named after the task) that toggles `checked`. */
-function TaskItem({ attributes, children, element, secret }: Omit<RenderElementProps, 'element'> & { element: RenderElementProps['element']; secret: boolean }) {
+function TaskItem({ attributes, children, element, secret }: RenderElementProps & { secret: boolean }) {
   const editor = useSlateStatic();
   const done = element.checked === true;
   const classes = ['task', done && 'done', secret && 'secret-block'].filter(Boolean).join(' ');
