@@ -3,8 +3,9 @@
 // a leaf is the client's own and is kept as given.
 
 import type { FieldIssue } from './errors.js';
+import { CALLOUT_KIND_MAX_LENGTH, CALLOUT_TITLE_MAX_LENGTH, MARKS } from '../vocabulary/elements.js';
 
-export const RICH_TEXT_MARKS = ['bold', 'italic', 'underline', 'code', 'strikethrough'] as const;
+export const RICH_TEXT_MARKS = MARKS;
 export type RichTextMark = (typeof RICH_TEXT_MARKS)[number];
 
 export type RichTextLeaf = {
@@ -121,7 +122,8 @@ function checkStructure(value: unknown, basePointer: string, issues: FieldIssue[
 }
 
 // Returns the children to walk, or undefined when `children` is unusable. Decision: a block's
-// `children` may be empty; other keys on a block are kept as given and not inspected.
+// `children` may be empty; the keys the vocabulary gives a meaning to are checked (a callout's
+// `kind` and `title`, a task's `checked`); other keys on a block are kept as given and not inspected.
 function checkBlock(
   node: JsonObject,
   path: string,
@@ -131,6 +133,11 @@ function checkBlock(
   if (type === undefined) report(path + pointerToken('type'), 'is required');
   else if (typeof type !== 'string') report(path + pointerToken('type'), 'must be a string');
   else if (type.length === 0) report(path + pointerToken('type'), 'must not be empty');
+  if (type === 'callout') checkCallout(node, path, report);
+  if (Object.hasOwn(node, 'checked')) {
+    if (type !== 'list-item') report(path + pointerToken('checked'), 'must only be present on a list-item');
+    else if (typeof node.checked !== 'boolean') report(path + pointerToken('checked'), 'must be a boolean');
+  }
   const children = ownValue(node, 'children');
   if (children === undefined) {
     report(path + pointerToken('children'), 'is required');
@@ -143,12 +150,33 @@ function checkBlock(
   return children as unknown[];
 }
 
-// Decision: a leaf must not carry `children` or `type` (it would be ambiguous which it is); the five
-// marks must be booleans when present; any other key on a leaf is kept as given.
+const characters = (value: string): number => {
+  let count = 0;
+  for (const _ of value) count += 1;
+  return count;
+};
+
+// A callout (vocabulary/elements.ts): `kind` a non-empty string, `title` an optional string.
+function checkCallout(node: JsonObject, path: string, report: (path: string, message: string) => void): void {
+  const kind = ownValue(node, 'kind');
+  if (kind === undefined) report(path + pointerToken('kind'), 'is required on a callout');
+  else if (typeof kind !== 'string') report(path + pointerToken('kind'), 'must be a string');
+  else if (kind.length === 0) report(path + pointerToken('kind'), 'must not be empty');
+  else if (kind.length > CALLOUT_KIND_MAX_LENGTH && characters(kind) > CALLOUT_KIND_MAX_LENGTH) report(path + pointerToken('kind'), `must be at most ${CALLOUT_KIND_MAX_LENGTH} characters`);
+  if (!Object.hasOwn(node, 'title')) return;
+  const title = node.title;
+  if (typeof title !== 'string') report(path + pointerToken('title'), 'must be a string');
+  else if (title.length > CALLOUT_TITLE_MAX_LENGTH && characters(title) > CALLOUT_TITLE_MAX_LENGTH) report(path + pointerToken('title'), `must be at most ${CALLOUT_TITLE_MAX_LENGTH} characters`);
+}
+
+// Decision: a leaf must not carry `children` or `type` (it would be ambiguous which it is), nor
+// `checked` (a list item's); the marks must be booleans when present; any other key on a leaf is
+// kept as given.
 function checkLeaf(node: JsonObject, path: string, report: (path: string, message: string) => void): void {
   if (typeof node.text !== 'string') report(path + pointerToken('text'), 'must be a string');
   if (Object.hasOwn(node, 'children')) report(path + pointerToken('children'), 'must not be present on a text leaf');
   if (Object.hasOwn(node, 'type')) report(path + pointerToken('type'), 'must not be present on a text leaf');
+  if (Object.hasOwn(node, 'checked')) report(path + pointerToken('checked'), 'must only be present on a list-item');
   for (const mark of RICH_TEXT_MARKS) {
     if (Object.hasOwn(node, mark) && typeof node[mark] !== 'boolean') {
       report(path + pointerToken(mark), 'must be a boolean');

@@ -25,6 +25,10 @@ export function flowsToPhrasing(flows: Flow[]): Inline[] {
       case 'quote':
         flow.children.forEach(flatten);
         break;
+      case 'callout':
+        if (flow.title !== undefined) add([{ kind: 'text', text: flow.title, marks: NO_MARKS }]);
+        flow.children.forEach(flatten);
+        break;
       case 'secret': {
         // Secret blocks in a cell stay marked: their phrasing as one secret span.
         const inner = flowsToPhrasing(flow.children);
@@ -32,7 +36,7 @@ export function flowsToPhrasing(flows: Flow[]): Inline[] {
         break;
       }
       case 'list':
-        flow.items.forEach((item) => item.forEach(flatten));
+        flow.items.forEach((item) => item.content.forEach(flatten));
         break;
       case 'table':
         flow.rows.forEach((row) => row.forEach((inlines) => add(inlines)));

@@ -4,7 +4,7 @@
 
 import type { Element, ElementContent, Root } from 'hast';
 import { toHtml } from 'hast-util-to-html';
-import { LINE_ENDING, type Flow, type Inline, type Marks } from './tree.js';
+import { LINE_ENDING, type Flow, type Inline, type ListItem, type Marks } from './tree.js';
 
 const LINK_REL = ['noopener', 'noreferrer', 'nofollow', 'ugc'];
 
@@ -24,6 +24,7 @@ function textWithBreaks(text: string): ElementContent[] {
 function marked(content: ElementContent[], marks: Marks): ElementContent[] {
   let out = content;
   if (marks.code) out = [el('code', {}, out)];
+  if (marks.highlight) out = [el('mark', {}, out)];
   if (marks.strikethrough) out = [el('s', {}, out)];
   if (marks.underline) out = [el('u', {}, out)];
   if (marks.italic) out = [el('em', {}, out)];
@@ -84,17 +85,31 @@ function flow(node: Flow): Element {
     }
     case 'secret':
       return el('section', { className: ['secret'] }, node.children.map(flow));
+    case 'callout': {
+      const children: ElementContent[] = node.title === undefined ? [] : [el('p', { className: ['callout-title'] }, [{ type: 'text', value: node.title }])];
+      return el('aside', { className: ['callout'], dataType: node.type }, [...children, ...node.children.map(flow)]);
+    }
   }
 }
 
+// A task's state is in its text too: a class is not read aloud, and the HTML allow-list has no
+// `<input>`; screen readers say "ballot box" and "ballot box with check" for these two characters.
+const TASK_MARKERS = { open: '☐ ', done: '☑ ' } as const;
+
 // A list item's paragraphs are its own lines (a tight list, as an editor shows it); other blocks
-// (a nested list, a figure) stay blocks. A secret item (one secret flow) is `<li class="secret">`.
-function listItem(item: Flow[]): Element {
-  const only = item.length === 1 ? item[0] : undefined;
-  if (only?.kind === 'secret') {
-    const inner = listItem(only.children);
-    return { ...inner, properties: { className: ['secret'] } };
-  }
+// (a nested list, a figure) stay blocks. A secret item (one secret flow) is `<li class="secret">`;
+// a task is `<li class="task">`, `<li class="task done">` when checked, its marker first.
+function listItem({ checked, content }: ListItem): Element {
+  const task = checked === undefined ? [] : checked ? ['task', 'done'] : ['task'];
+  const only = content.length === 1 ? content[0] : undefined;
+  const secret = only?.kind === 'secret';
+  const children = itemContent(secret ? only.children : content);
+  if (checked !== undefined) children.unshift({ type: 'text', value: checked ? TASK_MARKERS.done : TASK_MARKERS.open });
+  const className = secret ? ['secret', ...task] : task;
+  return el('li', className.length > 0 ? { className } : {}, children);
+}
+
+function itemContent(item: Flow[]): ElementContent[] {
   const children: ElementContent[] = [];
   let afterParagraph = false;
   for (const block of item) {
@@ -107,7 +122,7 @@ function listItem(item: Flow[]): Element {
       afterParagraph = false;
     }
   }
-  return el('li', {}, children);
+  return children;
 }
 
 export function toHtmlString(blocks: Flow[]): string {

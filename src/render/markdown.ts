@@ -2,10 +2,10 @@
 // mdast-util-to-markdown, which escapes every character that would otherwise mean something, so
 // `# not a heading` and `*not emphasis*` stay what the user typed.
 
-import type { BlockContent, PhrasingContent, Root } from 'mdast';
+import type { BlockContent, ListItem as MarkdownListItem, Parents, PhrasingContent, Root } from 'mdast';
 import { gfmToMarkdown } from 'mdast-util-gfm';
-import { toMarkdown } from 'mdast-util-to-markdown';
-import { LINE_ENDING, trimRun, type Flow, type Inline, type Marks } from './tree.js';
+import { toMarkdown, type ConstructName, type Handle, type Handlers, type Info, type Options, type State } from 'mdast-util-to-markdown';
+import { LINE_ENDING, trimRun, type Flow, type Inline, type ListItem, type Marks } from './tree.js';
 
 const SECRET_MARKER = '[!secret]';
 const SECRET_SPAN_OPEN = '<span class="secret">';
@@ -20,9 +20,43 @@ function textWithBreaks(text: string): PhrasingContent[] {
   return out;
 }
 
-// Underline has no Markdown: it renders as plain text.
+/**
+ * Obsidian's `==highlight==`: no mdast node of its own, so one of ours (`highlight`) with its own
+ * handler, written like GFM's strikethrough. So that only a highlight reads as one, every `=`
+ * inside a highlight is escaped (`\=`), and outside one every `=` next to another (`a \=\= b`).
+ */
+interface Highlight {
+  type: 'highlight';
+  children: PhrasingContent[];
+}
+const highlight = (children: PhrasingContent[]): PhrasingContent => ({ type: 'highlight', children }) as unknown as PhrasingContent;
+const HIGHLIGHT_CONSTRUCT = 'highlight' as ConstructName;
+
+function writeHighlight(node: Highlight, _parent: Parents | undefined, state: State, info: Info): string {
+  const tracker = state.createTracker(info);
+  const exit = state.enter(HIGHLIGHT_CONSTRUCT);
+  let value = tracker.move('==');
+  value += state.containerPhrasing(node as unknown as Parents, { ...tracker.current(), before: value, after: '=' });
+  value += tracker.move('==');
+  exit();
+  return value;
+}
+const handleHighlight = Object.assign(writeHighlight, { peek: () => '=' }) as unknown as Handle;
+
+const HIGHLIGHT_MARKDOWN: Options = {
+  handlers: { highlight: handleHighlight } as Partial<Handlers>,
+  unsafe: [
+    { character: '=', inConstruct: HIGHLIGHT_CONSTRUCT },
+    { character: '=', after: '=', inConstruct: 'phrasing' },
+    { character: '=', before: '=', inConstruct: 'phrasing' },
+  ],
+};
+
+// Underline has no Markdown: it renders as plain text. A highlight is innermost but for code
+// (`==` around a code span: Obsidian highlights it).
 function marked(content: PhrasingContent[], marks: Marks): PhrasingContent[] {
   let out = content;
+  if (marks.highlight) out = [highlight(out)];
   if (marks.strikethrough) out = [{ type: 'delete', children: out }];
   if (marks.italic) out = [{ type: 'emphasis', children: out }];
   if (marks.bold) out = [{ type: 'strong', children: out }];
@@ -30,7 +64,7 @@ function marked(content: PhrasingContent[], marks: Marks): PhrasingContent[] {
 }
 
 type Parent = Extract<PhrasingContent, { type: 'strong' | 'emphasis' | 'delete' }>;
-const isParent = (node: PhrasingContent): node is Parent => node.type === 'strong' || node.type === 'emphasis' || node.type === 'delete';
+const isParent = (node: PhrasingContent): node is Parent => node.type === 'strong' || node.type === 'emphasis' || node.type === 'delete' || (node.type as string) === 'highlight';
 
 /**
  * Neighbours of one kind as one node (`**a****b**` is not `**ab**` in Markdown, and two code
@@ -110,7 +144,7 @@ function flow(node: Flow): BlockContent[] {
           type: 'list',
           ordered: node.ordered,
           spread: false,
-          children: node.items.map((item) => ({ type: 'listItem', spread: false, children: item.flatMap(flow) })),
+          children: node.items.map(listItem),
         },
       ];
     case 'code':
@@ -137,7 +171,31 @@ function flow(node: Flow): BlockContent[] {
     case 'secret':
       // An Obsidian callout: the marker line is ours (an html node is written as it is, unescaped).
       return [{ type: 'blockquote', children: [{ type: 'html', value: SECRET_MARKER }, ...node.children.flatMap(flow)] }];
+    case 'callout': {
+      // `> [!kind] Title`, then a quoted blank line and the blocks. The marker is written as it is
+      // (an html node): only a kind of letters, digits, `-` and `_` goes into it; the title is text,
+      // escaped, on the marker's line.
+      const marker: PhrasingContent[] = [{ type: 'html', value: `[!${markerKind(node.type)}]` }];
+      if (node.title !== undefined) marker.push({ type: 'text', value: ` ${node.title}` });
+      return [{ type: 'blockquote', children: [{ type: 'paragraph', children: marker }, ...node.children.flatMap(flow)] }];
+    }
   }
+}
+
+/** A callout's kind as Obsidian reads it in a marker: no `]`, no space or line break, never empty. */
+function markerKind(kind: string): string {
+  const safe = kind
+    .replace(/[^\p{L}\p{N}_-]+/gu, '-')
+    .replace(/^-+|-+$/g, '');
+  return safe === '' ? 'note' : safe;
+}
+
+// A task's check (`[ ]`, `[x]`) is written before its first paragraph: one that starts with
+// another block gets an empty first paragraph so that its state is kept.
+function listItem({ checked, content }: ListItem): MarkdownListItem {
+  const children = content.flatMap(flow);
+  if (checked !== undefined && children[0]?.type !== 'paragraph') children.unshift({ type: 'paragraph', children: [] });
+  return { type: 'listItem', spread: false, checked: checked ?? null, children };
 }
 
 export function toMarkdownString(blocks: Flow[]): string {
@@ -151,7 +209,7 @@ export function toMarkdownString(blocks: Flow[]): string {
     fence: '`',
     fences: true,
     listItemIndent: 'one',
-    extensions: [gfmToMarkdown()],
+    extensions: [gfmToMarkdown(), HIGHLIGHT_MARKDOWN],
     // The callout's marker line and a first paragraph belong together (Obsidian's callout title
     // line, then its content). Any other block keeps a blank line after the marker: a list or an
     // empty list item could not start right under it, they would continue its paragraph.

@@ -9,10 +9,10 @@
 
 import type { RichText, RichTextBlock, RichTextNode } from '../domain/rich-text.js';
 import { flowsToPhrasing } from './cells.js';
-import { mergeText, NO_MARKS, trimRun, type Flow, type Inline, type Marks } from './tree.js';
+import { LINE_ENDING, mergeText, NO_MARKS, trimRun, type Flow, type Inline, type Marks } from './tree.js';
 import { segmentText, type TargetKind } from './conventions.js';
 import { safeImageUrl, safeLinkUrl } from './urls.js';
-import { HEADING_LEVELS as HEADINGS, isBlockType, isElementNode, isInlineType, isSecretNode } from '../vocabulary/index.js';
+import { calloutKind, calloutTitle, HEADING_LEVELS as HEADINGS, isBlockType, isElementNode, isInlineType, isSecretNode, taskState } from '../vocabulary/index.js';
 
 
 export interface MentionTarget {
@@ -80,7 +80,7 @@ export function isInline(node: RichTextNode): boolean {
 
 function marksOf(node: RichTextNode): Marks {
   const n = node as Record<string, unknown>;
-  return { bold: n.bold === true, italic: n.italic === true, underline: n.underline === true, code: n.code === true, strikethrough: n.strikethrough === true };
+  return { bold: n.bold === true, italic: n.italic === true, underline: n.underline === true, code: n.code === true, strikethrough: n.strikethrough === true, highlight: n.highlight === true };
 }
 
 /** The text of a node's leaves, blocks separated by line breaks (code blocks, missing mentions). */
@@ -91,7 +91,7 @@ export function plainText(node: RichTextNode): string {
 }
 
 type Item = Inline | Flow;
-const FLOW_KINDS = new Set<string>(['paragraph', 'heading', 'quote', 'list', 'code', 'divider', 'table', 'figure', 'secret']);
+const FLOW_KINDS = new Set<string>(['paragraph', 'heading', 'quote', 'list', 'code', 'divider', 'table', 'figure', 'secret', 'callout']);
 const isFlow = (item: Item): item is Flow => FLOW_KINDS.has(item.kind);
 
 /** A secret element: an element (not a leaf) with `isSecret: true` (vocabulary/secrecy.ts). */
@@ -162,12 +162,17 @@ export class Renderer {
     switch (type) {
       case 'block-quote':
         return [{ kind: 'quote', children: this.blocks(children) }];
+      case 'callout': {
+        // A stored callout was validated; one written around the API without a kind is a note.
+        const title = calloutTitle(node)?.replace(LINE_ENDING, ' ').trim();
+        return [{ kind: 'callout', type: calloutKind(node) || 'note', title: title || undefined, children: this.blocks(children) }];
+      }
       case 'bulleted-list':
       case 'numbered-list':
       {
         const items = children.flatMap((item) => {
-          const flows = this.listItem(item);
-          return flows ? [flows] : [];
+          const content = this.listItem(item);
+          return content ? [{ checked: taskState(item), content }] : [];
         });
         return items.length > 0 || children.length === 0 ? [{ kind: 'list', ordered: type === 'numbered-list', items }] : [];
       }

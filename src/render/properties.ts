@@ -68,7 +68,7 @@ export function renderProperties(properties: readonly Property[], format: 'html'
   const items = properties.map((property) => {
     const value = markdownValue(property, ctx);
     const line: Inline[] = [{ kind: 'text', text: property.key, marks: { ...NO_MARKS, bold: true } }, { kind: 'text', text: value.length > 0 ? ': ' : ':', marks: NO_MARKS }, ...value];
-    return [{ kind: 'paragraph' as const, content: property.gmOnly ? [{ kind: 'secret-span' as const, children: line }] : line }];
+    return { checked: undefined, content: [{ kind: 'paragraph' as const, content: property.gmOnly ? [{ kind: 'secret-span' as const, children: line }] : line }] };
   });
   return toMarkdownString([{ kind: 'list', ordered: false, items }]);
 }

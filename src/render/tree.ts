@@ -8,6 +8,7 @@ export interface Marks {
   underline: boolean;
   code: boolean;
   strikethrough: boolean;
+  highlight: boolean;
 }
 
 export type Inline =
@@ -23,7 +24,9 @@ export type Flow =
   | { kind: 'paragraph'; content: Inline[] }
   | { kind: 'heading'; depth: 1 | 2 | 3 | 4 | 5 | 6; content: Inline[] }
   | { kind: 'quote'; children: Flow[] }
-  | { kind: 'list'; ordered: boolean; items: Flow[][] }
+  | { kind: 'list'; ordered: boolean; items: ListItem[] }
+  /** A callout (`> [!kind] Title`): its kind, its title (plain text) if it has one, its blocks. */
+  | { kind: 'callout'; type: string; title: string | undefined; children: Flow[] }
   | { kind: 'code'; text: string }
   | { kind: 'divider' }
   | { kind: 'table'; rows: Inline[][][] }
@@ -31,10 +34,16 @@ export type Flow =
   /** A secret element's content (a block, a list item's, at any depth), shown to game masters only. */
   | { kind: 'secret'; children: Flow[] };
 
+/** A list item's blocks; `checked` (true or false) when it is a task. */
+export interface ListItem {
+  checked: boolean | undefined;
+  content: Flow[];
+}
+
 /** A line ending as CommonMark and HTML count them: CR LF, CR or LF. */
 export const LINE_ENDING = /\r\n|\r|\n/g;
 
-export const NO_MARKS: Marks = { bold: false, italic: false, underline: false, code: false, strikethrough: false };
+export const NO_MARKS: Marks = { bold: false, italic: false, underline: false, code: false, strikethrough: false, highlight: false };
 
 /** A run of phrasing without white space at its two ends (text leaves only, code kept as typed; empty ones dropped). */
 export function trimRun(run: Inline[]): Inline[] {
@@ -51,7 +60,7 @@ export function trimRun(run: Inline[]): Inline[] {
   return out;
 }
 
-const sameMarks = (a: Marks, b: Marks) => a.bold === b.bold && a.italic === b.italic && a.underline === b.underline && a.code === b.code && a.strikethrough === b.strikethrough;
+const sameMarks = (a: Marks, b: Marks) => a.bold === b.bold && a.italic === b.italic && a.underline === b.underline && a.code === b.code && a.strikethrough === b.strikethrough && a.highlight === b.highlight;
 
 /**
  * Adjacent text with the same marks as one text: an editor splits leaves freely, and two code

@@ -4,7 +4,7 @@ import { ARC_TEXT_FIELDS, type ArcTextField } from '../domain/arc-fields.js';
 import { parseStoredLabels, parseStoredProperties, propertyValueText } from '../domain/properties.js';
 import { parseStoredRichText } from '../domain/rich-text.js';
 import { nameKey, tokenize } from './tokenize.js';
-import { isMentionNode, redactNodes } from '../vocabulary/index.js';
+import { calloutTitle, isMentionNode, redactNodes } from '../vocabulary/index.js';
 
 export type DocumentKind = 'thing' | 'arc' | 'campaign';
 
@@ -44,6 +44,9 @@ function collect(node: unknown, lines: string[], depth: number): void {
   }
   if (!Array.isArray(node.children)) return;
   lines.push('');
+  // A callout's title is text of the callout (a line of its own), hidden with it when secret.
+  const title = calloutTitle(node);
+  if (title !== undefined) lines.push(title, '');
   for (const child of node.children as unknown[]) collect(child, lines, depth + 1);
   lines.push('');
 }

@@ -368,6 +368,9 @@ const EDITOR_MARKERS = {
   secretLinkUrl: 'thornveilbeacon',
   secretInArcItem: 'emberfangcovenant',
   secretInCampaignCell: 'frostgildtreaty',
+  secretCalloutTitle: 'gloomspirecaption',
+  calloutTitleInSecret: 'wraithmoorheading',
+  secretTaskText: 'hexbanechore',
 };
 
 const item = (...children: unknown[]) => ({ type: 'list-item', children });
@@ -378,6 +381,7 @@ const row = (...cells: unknown[]) => ({ type: 'table-row', children: cells });
 const table = (...rows: unknown[]) => ({ type: 'table', children: rows });
 const quote = (...children: unknown[]) => ({ type: 'block-quote', children });
 const link = (url: string, ...children: unknown[]) => ({ type: 'link', url, children });
+const callout = (fields: { kind: string; title?: string }, ...children: unknown[]) => ({ type: 'callout', ...fields, children });
 /** A mention as the editor inserts it: no name. */
 const bareMention = (targetType: 'thing' | 'arc', targetId: number) => ({ type: 'mention', targetType, targetId, children: [t('')] });
 
@@ -416,6 +420,10 @@ async function seedEditorCampaign(): Promise<EditorFixture> {
       table(row(cell(p(t('Who'))), cell(p(t('What')))), row(cell(p(t('Sildar'))), asSecret(cell(p(t(`Spy: ${M.secretCell}`)))))),
       list(item(p(t('The shrine.')), asSecret(quote(p(t(`Oracle: ${M.secretQuoteInItem}`)))))),
       p(t('See '), asSecret(link(`https://example.test/${M.secretLinkUrl}`, t(M.secretLinkText))), t(' for more.')),
+      // A callout's title is text: a secret callout's, and a callout's inside a secret block.
+      asSecret(callout({ kind: 'warning', title: `Beware the ${M.secretCalloutTitle}` }, p(t('The ambush.')))),
+      quote(p(t('Rumours.')), asSecret(callout({ kind: 'note', title: M.calloutTitleInSecret }, p(t('Told by the innkeeper.'))))),
+      list({ ...item(t('Open chore')), checked: false }, asSecret({ ...item(t(`Chore: ${M.secretTaskText}`)), checked: true })),
     ],
   });
   const arc = json<{ id: number; slug: string }>(

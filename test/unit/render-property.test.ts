@@ -19,10 +19,13 @@ import { hostileString, ODD_TEXT } from '../support/fuzz/hostile.js';
 const RUNS = Number(process.env.RENDER_PROPERTY_RUNS ?? 100_000);
 const VIEWED_EVERY = 10;
 
-const ELEMENTS = new Set(['p', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'ul', 'ol', 'li', 'pre', 'code', 'hr', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'figure', 'img', 'figcaption', 'a', 'strong', 'em', 'u', 's', 'br', 'section', 'span']);
+const ELEMENTS = new Set(['aside', 'mark', 'p', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'ul', 'ol', 'li', 'pre', 'code', 'hr', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'figure', 'img', 'figcaption', 'a', 'strong', 'em', 'u', 's', 'br', 'section', 'span']);
 const ATTRIBUTES: Record<string, Set<string>> = {
   a: new Set(['href', 'rel', 'class', 'data-type', 'data-id']),
   img: new Set(['src', 'alt', 'loading']),
+  // A callout (`<aside class="callout" data-type>`) and its title (`<p class="callout-title">`).
+  aside: new Set(['class', 'data-type']),
+  p: new Set(['class']),
   span: new Set(['class']),
   section: new Set(['class']),
   // Secrets below the top level: a list item, a table cell (`class="secret"`).
@@ -30,10 +33,16 @@ const ATTRIBUTES: Record<string, Set<string>> = {
   th: new Set(['class']),
   td: new Set(['class']),
 };
-// What micromark writes for our Markdown: `del` for strikethrough, `title` never (we write none).
-const MARKDOWN_ELEMENTS = new Set([...ELEMENTS, 'del']);
+// What micromark writes for our Markdown: `del` for strikethrough, a disabled checkbox for a task,
+// `title` never (we write none).
+const MARKDOWN_ELEMENTS = new Set([...ELEMENTS, 'del', 'input']);
 // A secret inline element or table cell is inline HTML in Markdown: `<span class="secret">`.
-const MARKDOWN_ATTRIBUTES: Record<string, Set<string>> = { a: new Set(['href']), img: new Set(['src', 'alt']), span: new Set(['class']) };
+const MARKDOWN_ATTRIBUTES: Record<string, Set<string>> = {
+  a: new Set(['href']),
+  img: new Set(['src', 'alt']),
+  span: new Set(['class']),
+  input: new Set(['type', 'disabled', 'checked']),
+};
 
 const HOSTILE_TEXT = [
   '# heading?',
@@ -82,7 +91,7 @@ const HOSTILE_URLS = [
 
 const text = fc.oneof({ weight: 3, arbitrary: hostileString(80) }, { weight: 3, arbitrary: fc.constantFrom(...HOSTILE_TEXT) }, { weight: 1, arbitrary: fc.constantFrom(...ODD_TEXT) });
 const url = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...HOSTILE_URLS) }, { weight: 1, arbitrary: fc.webUrl() }, { weight: 1, arbitrary: hostileString(60) });
-const mark = fc.record({ bold: fc.boolean(), italic: fc.boolean(), underline: fc.boolean(), code: fc.boolean(), strikethrough: fc.boolean() }, { requiredKeys: [] });
+const mark = fc.record({ bold: fc.boolean(), italic: fc.boolean(), underline: fc.boolean(), code: fc.boolean(), strikethrough: fc.boolean(), highlight: fc.boolean() }, { requiredKeys: [] });
 const leaf = fc.tuple(text, mark).map(([value, marks]) => ({ text: value, ...marks }));
 const oddValue = fc.oneof(fc.constant(null), fc.integer(), fc.string({ maxLength: 5 }), fc.constant(true), fc.constant([]), fc.constant({}));
 
@@ -122,6 +131,9 @@ const { node } = fc.letrec<{ node: Record<string, unknown>; element: Record<stri
         targetType: fc.oneof(fc.constantFrom('thing', 'arc', 'npc'), oddValue),
         targetId: fc.oneof(fc.integer({ min: 0, max: 4 }), oddValue),
         isSecret: fc.boolean(),
+        kind: fc.oneof(fc.constantFrom('note', 'warning', 'secret', 'x"><script>', ']]', ''), text, oddValue),
+        title: fc.oneof(text, oddValue),
+        checked: fc.oneof(fc.boolean(), oddValue),
         style: fc.constant('color: red'),
         onclick: fc.constant('alert(1)'),
       },

@@ -127,7 +127,7 @@ describe('blocks', () => {
   });
 
   it('renders unknown element types as their children and ignores unknown keys', () => {
-    const value = [{ type: 'callout', icon: 'skull', children: [p(t('Inside')), { type: 'kbd', children: [t('Ctrl')] }] }];
+    const value = [{ type: 'admonition', icon: 'skull', children: [p(t('Inside')), { type: 'kbd', children: [t('Ctrl')] }] }];
     expect(html(value)).toBe('<p>Inside</p><p>Ctrl</p>');
     expect(md(value)).toBe('Inside\n\nCtrl\n');
     expect(html([{ type: 'paragraph', align: 'center', children: [{ type: 'kbd', children: [t('K')] }] }])).toBe('<p>K</p>');
@@ -164,6 +164,101 @@ describe('marks', () => {
     expect(html(value)).toBe('<p><code>[[thing#bob]] ![m](https://x.test/a.png)</code></p>');
     expect(md(value)).toBe('`[[thing#bob]] ![m](https://x.test/a.png)`\n');
     expect(html([{ type: 'code-block', children: [t('[[thing#bob]]')] }])).toBe('<pre><code>[[thing#bob]]</code></pre>');
+  });
+});
+
+describe('callouts, highlights and tasks', () => {
+  const callout = (fields: Record<string, unknown>, ...children: unknown[]) => ({ type: 'callout', ...fields, children });
+  const item = (fields: Record<string, unknown>, ...children: unknown[]) => ({ type: 'list-item', ...fields, children });
+  const list = (...items: unknown[]) => ({ type: 'bulleted-list', children: items });
+
+  it('renders a callout with a title as an aside whose first element is the title, and as an Obsidian callout', () => {
+    const value = [callout({ kind: 'warning', title: 'The bridge is out' }, p(t('Take the ford.')), list(item({}, t('Rope'))))];
+    expect(html(value)).toBe('<aside class="callout" data-type="warning"><p class="callout-title">The bridge is out</p><p>Take the ford.</p><ul><li>Rope</li></ul></aside>');
+    expect(md(value)).toBe('> [!warning] The bridge is out\n>\n> Take the ford.\n>\n> - Rope\n');
+  });
+
+  it('renders a callout without a title with no title element and a bare marker', () => {
+    const value = [callout({ kind: 'note' }, p(t('Plain.')))];
+    expect(html(value)).toBe('<aside class="callout" data-type="note"><p>Plain.</p></aside>');
+    expect(md(value)).toBe('> [!note]\n>\n> Plain.\n');
+    expect(html([callout({ kind: 'tip', title: '' })])).toBe('<aside class="callout" data-type="tip"></aside>');
+    expect(md([callout({ kind: 'tip', title: '' })])).toBe('> [!tip]\n');
+  });
+
+  it('nests callouts, and puts one inside a list item', () => {
+    const value = [callout({ kind: 'info', title: 'Outer' }, callout({ kind: 'danger', title: 'Inner' }, p(t('Deep.')))), list(item({}, p(t('Item')), callout({ kind: 'tip' }, p(t('Hint')))))];
+    expect(html(value)).toBe(
+      '<aside class="callout" data-type="info"><p class="callout-title">Outer</p><aside class="callout" data-type="danger"><p class="callout-title">Inner</p><p>Deep.</p></aside></aside>' +
+        '<ul><li>Item<aside class="callout" data-type="tip"><p>Hint</p></aside></li></ul>',
+    );
+    expect(md(value)).toBe('> [!info] Outer\n>\n> > [!danger] Inner\n> >\n> > Deep.\n\n- Item\n  > [!tip]\n  >\n  > Hint\n');
+  });
+
+  it('keeps a title plain text: markup in it is escaped, line breaks are spaces', () => {
+    const value = [callout({ kind: 'note', title: '  *Not* <b>bold</b> [[thing#bob]]\nsecond line ' }, p(t('x')))];
+    expect(html(value)).toBe('<aside class="callout" data-type="note"><p class="callout-title">*Not* &#x3C;b>bold&#x3C;/b> [[thing#bob]] second line</p><p>x</p></aside>');
+    expect(md(value)).toBe('> [!note] \\*Not\\* \\<b>bold\\</b> \\[\\[thing#bob]] second line\n>\n> x\n');
+  });
+
+  it('writes only a safe kind into the Markdown marker, and the kind as given into data-type', () => {
+    const value = [callout({ kind: 'x] <script>\ny' }, p(t('x')))];
+    expect(html(value)).toBe('<aside class="callout" data-type="x] <script>\ny"><p>x</p></aside>');
+    expect(md(value)).toBe('> [!x-script-y]\n>\n> x\n');
+    expect(md([callout({ kind: ']]' }, p(t('x')))])).toBe('> [!note]\n>\n> x\n');
+    expect(md([callout({ kind: 'Frage' }, p(t('x')))])).toBe('> [!Frage]\n>\n> x\n');
+    // A callout written around the API without a kind renders as a note.
+    expect(html([callout({}, p(t('x')))])).toBe('<aside class="callout" data-type="note"><p>x</p></aside>');
+  });
+
+  it('hides a secret callout, and a callout inside a secret block, title included, from those who may not see secrets', () => {
+    const value = [p(t('Open.')), callout({ kind: 'note', title: 'Hidden title', isSecret: true }, p(t('Hidden body'))), { type: 'block-quote', isSecret: true, children: [callout({ kind: 'tip', title: 'Deeper title' }, p(t('x')))] }];
+    const players = context({ showSecrets: false });
+    expect(html(value, players)).toBe('<p>Open.</p>');
+    expect(md(value, players)).toBe('Open.\n');
+    expect(html(value)).toBe(
+      '<p>Open.</p><section class="secret"><aside class="callout" data-type="note"><p class="callout-title">Hidden title</p><p>Hidden body</p></aside></section>' +
+        '<section class="secret"><blockquote><aside class="callout" data-type="tip"><p class="callout-title">Deeper title</p><p>x</p></aside></blockquote></section>',
+    );
+    expect(md(value)).toBe('Open.\n\n> [!secret]\n>\n> > [!note] Hidden title\n> >\n> > Hidden body\n\n> [!secret]\n>\n> > > [!tip] Deeper title\n> > >\n> > > x\n');
+  });
+
+  it('renders a highlight as <mark> and ==text==, with the other marks around it', () => {
+    const value = [p(t('The '), t('vampire', { highlight: true }), t(' is '), t('here', { highlight: true, bold: true, italic: true }), t(' '), t('code', { highlight: true, code: true }))];
+    expect(html(value)).toBe('<p>The <mark>vampire</mark> is <strong><em><mark>here</mark></em></strong> <mark><code>code</code></mark></p>');
+    expect(md(value)).toBe('The ==vampire== is **_==here==_** ==`code`==\n');
+  });
+
+  it('merges neighbouring highlighted leaves and escapes every = that could read as a highlight', () => {
+    expect(md([p(t('Dun', { highlight: true }), t('geon', { highlight: true, underline: true }))])).toBe('==Dungeon==\n');
+    expect(md([p(t('a == b ==c== ='))])).toBe('a \\=\\= b \\=\\=c\\=\\= =\n');
+    expect(md([p(t('=x=', { highlight: true }))])).toBe('==\\=x\\===\n');
+    expect(md([p(t('a='), t('b', { highlight: true }), t('=c'))])).toBe('a\\===b==\\=c\n');
+    expect(html([p(t('a == b'))])).toBe('<p>a == b</p>');
+  });
+
+  it('renders tasks as <li class="task"> with a marker and as GFM task items; other items are no tasks', () => {
+    const value = [list(item({ checked: false }, t('Buy rope')), item({ checked: true }, p(t('Find the map'))), item({}, t('Just an item')))];
+    expect(html(value)).toBe('<ul><li class="task">☐ Buy rope</li><li class="task done">☑ Find the map</li><li>Just an item</li></ul>');
+    expect(md(value)).toBe('- [ ] Buy rope\n- [x] Find the map\n- Just an item\n');
+  });
+
+  it('keeps the state of an empty task, of a task in a numbered list and of one that starts with a list', () => {
+    const value = [{ type: 'numbered-list', children: [item({ checked: true }, t('')), item({ checked: false }, list(item({}, t('inner'))))] }];
+    expect(html(value)).toBe('<ol><li class="task done">☑ </li><li class="task">☐ <ul><li>inner</li></ul></li></ol>');
+    expect(md(value)).toBe('1. [x] &#x20;\n2. [ ] &#x20;\n   - inner\n');
+  });
+
+  it('marks a secret task as secret and leaves it out for players', () => {
+    const value = [list(item({ checked: true }, t('open')), item({ checked: false, isSecret: true }, t('hidden')))];
+    expect(html(value)).toBe('<ul><li class="task done">☑ open</li><li class="secret task">☐ hidden</li></ul>');
+    expect(html(value, context({ showSecrets: false }))).toBe('<ul><li class="task done">☑ open</li></ul>');
+    expect(md(value, context({ showSecrets: false }))).toBe('- [x] open\n');
+  });
+
+  it('flattens a callout in a table cell to its title and words', () => {
+    const value = [{ type: 'table', children: [{ type: 'table-row', children: [{ type: 'table-cell', children: [callout({ kind: 'note', title: 'Title' }, p(t('body')))] }] }] }];
+    expect(html(value)).toBe('<table><thead><tr><th>Title body</th></tr></thead></table>');
   });
 });
 

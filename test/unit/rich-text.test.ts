@@ -186,6 +186,52 @@ describe('validateRichText: examples', () => {
   });
 });
 
+describe('validateRichText: callouts, highlights and tasks', () => {
+  const callout = (fields: Record<string, unknown>, ...children: unknown[]) => ({ type: 'callout', ...fields, children });
+  const item = (fields: Record<string, unknown>, ...children: unknown[]) => ({ type: 'list-item', ...fields, children });
+
+  it('accepts them as an Obsidian vault and the editor write them', () => {
+    const doc = [
+      callout({ kind: 'warning', title: 'The bridge is out' }, paragraph({ text: 'Take the ford.' })),
+      callout({ kind: 'note' }, paragraph({ text: 'No title.' }), callout({ kind: 'tip', title: '' }, paragraph({ text: 'Nested.' }))),
+      callout({ kind: 'k'.repeat(64), title: 'é'.repeat(500) }, paragraph({ text: 'At the limits.' })),
+      callout({ kind: '🐉'.repeat(64) }, paragraph({ text: 'Characters, not UTF-16 units.' })),
+      paragraph({ text: 'Strahd', highlight: true }, { text: ' is ', highlight: false }, { text: 'here', highlight: true, bold: true }),
+      { type: 'bulleted-list', children: [item({ checked: false }, { text: 'Buy rope' }), item({ checked: true }, { text: 'Find the map' }), item({}, { text: 'Not a task' })] },
+      { type: 'numbered-list', children: [item({ checked: true, isSecret: true }, paragraph({ text: 'Secret task' }))] },
+    ];
+    expect(validateRichText(doc, BASE)).toEqual([]);
+  });
+
+  it.each<[string, unknown, string, string]>([
+    ['a callout without kind', callout({}, paragraph({ text: 'x' })), '/0/kind', 'is required on a callout'],
+    ['a callout with an empty kind', callout({ kind: '' }), '/0/kind', 'must not be empty'],
+    ['a callout with a numeric kind', callout({ kind: 3 }), '/0/kind', 'must be a string'],
+    ['a callout with a null kind', callout({ kind: null }), '/0/kind', 'must be a string'],
+    ['a callout with a kind of 65 characters', callout({ kind: 'k'.repeat(65) }), '/0/kind', 'must be at most 64 characters'],
+    ['a callout with a title of 501 characters', callout({ kind: 'note', title: 't'.repeat(501) }), '/0/title', 'must be at most 500 characters'],
+    ['a callout with a null title', callout({ kind: 'note', title: null }), '/0/title', 'must be a string'],
+    ['a callout with a rich title', callout({ kind: 'note', title: [{ text: 'x' }] }), '/0/title', 'must be a string'],
+    ['a task checked as a string', { type: 'bulleted-list', children: [item({ checked: 'true' })] }, '/0/children/0/checked', 'must be a boolean'],
+    ['a task checked as 1', { type: 'bulleted-list', children: [item({ checked: 1 })] }, '/0/children/0/checked', 'must be a boolean'],
+    ['checked on a paragraph', { type: 'paragraph', checked: true, children: [{ text: 'x' }] }, '/0/checked', 'must only be present on a list-item'],
+    ['checked on a list', { type: 'bulleted-list', checked: false, children: [] }, '/0/checked', 'must only be present on a list-item'],
+    ['checked on a text leaf', paragraph({ text: 'x', checked: true }), '/0/children/0/checked', 'must only be present on a list-item'],
+    ['a highlight that is not a boolean', paragraph({ text: 'x', highlight: 'yes' }), '/0/children/0/highlight', 'must be a boolean'],
+  ])('rejects %s with a pointer at it', (_name, block, path, message) => {
+    expect(validateRichText([block], BASE)).toEqual([{ path: BASE + path, message }]);
+  });
+
+  it('checks a callout at any depth, inside a list item or a secret block', () => {
+    const doc = [{ type: 'bulleted-list', isSecret: true, children: [item({}, callout({ kind: '' }, paragraph({ text: 'x' })))] }];
+    expect(validateRichText(doc, BASE)).toEqual([{ path: `${BASE}/0/children/0/children/0/kind`, message: 'must not be empty' }]);
+  });
+
+  it('keeps kind and title on other elements as given (they mean nothing there)', () => {
+    expect(validateRichText([{ type: 'paragraph', kind: 5, title: null, children: [{ text: 'x' }] }], BASE)).toEqual([]);
+  });
+});
+
 describe('validateRichText: nesting depth', () => {
   it(`accepts ${RICH_TEXT_MAX_DEPTH} levels of blocks, text included`, () => {
     expect(validateRichText([nested(RICH_TEXT_MAX_DEPTH)], BASE)).toEqual([]);
@@ -325,8 +371,9 @@ describe('parseStoredRichText and serializeRichText', () => {
 type Json = Record<string, unknown>;
 type Entries = [string, unknown][];
 
-const BLOCK_RESERVED = new Set(['type', 'children', 'text']);
-const LEAF_RESERVED = new Set<string>(['type', 'children', 'text', ...RICH_TEXT_MARKS]);
+// `checked` means a task on a list item only; `kind` and `title` are checked on callouts (below).
+const BLOCK_RESERVED = new Set(['type', 'children', 'text', 'checked']);
+const LEAF_RESERVED = new Set<string>(['type', 'children', 'text', 'checked', ...RICH_TEXT_MARKS]);
 const someKey = fc.oneof(
   fc.constantFrom('url', 'assetId', 'caption', 'level', '__proto__', 'constructor', 'hasOwnProperty', ...RICH_TEXT_MARKS),
   fc.string({ maxLength: 8 }),
@@ -356,7 +403,7 @@ const leaf: fc.Arbitrary<RichTextLeaf> = fc
   .map(([text, leafMarks, extra]) => withEntries({ ...leafMarks, text }, extra));
 const blockType = fc.oneof(
   fc.constantFrom('paragraph', 'heading', 'quote', 'list', 'list-item', 'link', 'image'),
-  fc.string({ unit: 'binary', minLength: 1, maxLength: 10 }),
+  fc.string({ unit: 'binary', minLength: 1, maxLength: 10 }).filter((type) => type !== 'callout'),
 );
 
 // Blocks are a quarter of the children, so the expected size stays small; depth is capped.

@@ -15,8 +15,10 @@ export const Name = Type.String({ description: 'trimmed; 1 to 255 characters aft
 // object per bad node before any cap applies: a 600 KB array of numbers cost 0.3-0.5 s of CPU.
 export const RichTextSchema = Type.Array(Type.Unknown(), {
   description:
-    'Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?}; depth ≤ 16; ≤ 256 KiB. ' +
-    'Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `bulleted-list` / `numbered-list` of `list-item`; ' +
+    'Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?, highlight?}; depth ≤ 16; ≤ 256 KiB. ' +
+    'Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; ' +
+      '`callout` {kind (1 to 64 characters: note, warning, any word), title? (plain text, ≤ 500 characters)} holding blocks (Markdown `> [!kind] Title`); ' +
+      '`bulleted-list` / `numbered-list` of `list-item`, a task when it has `checked: true|false` (`checked` is allowed on `list-item` only); ' +
     '`code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; ' +
     'inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target\'s current name) or a label. ' +
     'In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: ' +

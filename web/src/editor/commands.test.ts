@@ -4,7 +4,27 @@ import { createEditor, Editor, Text, Transforms, type Descendant } from 'slate';
 import { withHistory } from 'slate-history';
 import { describe, expect, it } from 'vitest';
 import { walkWithSecrecy } from '../../../src/vocabulary/index.js';
-import { insertImage, insertMention, insertTable, insertTableColumn, insertTableRow, isMarkActive, isSecretActive, removeLink, setLink, toggleBlock, toggleMark, toggleSecret, withLoreforge } from './commands';
+import {
+  insertImage,
+  insertMention,
+  insertTable,
+  insertTableColumn,
+  insertTableRow,
+  isCalloutActive,
+  isMarkActive,
+  isSecretActive,
+  isTaskListActive,
+  removeLink,
+  setCalloutTitle,
+  setLink,
+  toggleBlock,
+  toggleCallout,
+  toggleMark,
+  toggleSecret,
+  toggleTaskChecked,
+  toggleTaskList,
+  withLoreforge,
+} from './commands';
 import { MARKS, type BlockType } from './types';
 
 function editorWith(value: Descendant[]): Editor {
@@ -134,6 +154,158 @@ describe('Markdown shortcuts', () => {
   });
 });
 
+describe('callouts, highlights and tasks', () => {
+  const list = (...items: Descendant[]): Descendant => ({ type: 'bulleted-list', children: items });
+  const task = (checked: boolean, text: string): Descendant => ({ type: 'list-item', checked, children: [{ text }] });
+  const callout = (fields: Record<string, unknown>, ...children: Descendant[]): Descendant => ({ type: 'callout', kind: 'note', ...fields, children });
+
+  it('> [!warning] makes a callout of that kind holding what is typed next', () => {
+    const editor = editorWith([p('')]);
+    type(editor, '> [!Warning] Do not trust Strahd');
+    expect(editor.children).toEqual([callout({ kind: 'warning' }, p('Do not trust Strahd'))]);
+    expect(isCalloutActive(editor)).toBe(true);
+  });
+
+  it('takes the fold sign of Obsidian’s marker and any word as the kind', () => {
+    const editor = editorWith([p('')]);
+    type(editor, '> [!faq]- x');
+    expect(editor.children).toEqual([callout({ kind: 'faq' }, p('x'))]);
+  });
+
+  it('> [!secret] makes a GM-only paragraph, not a callout (as a vault’s [!secret] imports)', () => {
+    const editor = editorWith([p('')]);
+    type(editor, '> [!secret] hidden');
+    expect(editor.children).toEqual([{ type: 'paragraph', isSecret: true, children: [{ text: 'hidden' }] }]);
+  });
+
+  it('leaves a quote that does not start with a marker a quote', () => {
+    const editor = editorWith([p('')]);
+    type(editor, '> a [!note] b');
+    expect(editor.children).toEqual([{ type: 'block-quote', children: [{ text: 'a [!note] b' }] }]);
+  });
+
+  it('leaves the callout on Enter in its empty last paragraph', () => {
+    const editor = editorWith([p('')]);
+    type(editor, '> [!tip] one');
+    editor.insertBreak();
+    type(editor, 'two');
+    editor.insertBreak();
+    editor.insertBreak();
+    type(editor, 'after');
+    expect(editor.children).toEqual([callout({ kind: 'tip' }, p('one'), p('two')), p('after')]);
+  });
+
+  it('the toolbar wraps the selected blocks in a note and unwraps them again; the title is set and cleared', () => {
+    const editor = editorWith([p('one'), p('two')]);
+    Transforms.select(editor, { anchor: Editor.start(editor, [0]), focus: Editor.end(editor, [1]) });
+    toggleCallout(editor);
+    expect(editor.children).toEqual([callout({}, p('one'), p('two'))]);
+    setCalloutTitle(editor, [0], 'Read aloud');
+    expect(editor.children).toEqual([callout({ title: 'Read aloud' }, p('one'), p('two'))]);
+    setCalloutTitle(editor, [0], '');
+    expect(editor.children).toEqual([callout({}, p('one'), p('two'))]);
+    toggleCallout(editor);
+    expect(editor.children).toEqual([p('one'), p('two')]);
+  });
+
+  it('the toolbar wraps a whole list in a callout, never one of its items', () => {
+    const editor = editorWith([list({ type: 'list-item', children: [{ text: 'a' }] }, { type: 'list-item', children: [{ text: 'b' }] })]);
+    Transforms.select(editor, Editor.end(editor, [0, 1]));
+    toggleCallout(editor);
+    expect(editor.children).toEqual([callout({}, list({ type: 'list-item', children: [{ text: 'a' }] }, { type: 'list-item', children: [{ text: 'b' }] }))]);
+  });
+
+  it('Enter inside a done task leaves it done and starts a task to do with the rest; at its start, the new one above is to do', () => {
+    const editor = editorWith([list(task(true, 'abcd'))]);
+    Transforms.select(editor, { path: [0, 0, 0], offset: 2 });
+    editor.insertBreak();
+    expect(editor.children).toEqual([list(task(true, 'ab'), task(false, 'cd'))]);
+    Transforms.select(editor, Editor.start(editor, [0, 0]));
+    editor.insertBreak();
+    expect(editor.children).toEqual([list(task(false, ''), task(true, 'ab'), task(false, 'cd'))]);
+  });
+
+  it('keeps a secret callout’s words secret when it is unwrapped', () => {
+    const editor = editorWith([{ type: 'callout', kind: 'note', isSecret: true, children: [p('QXZJ')] }]);
+    toggleCallout(editor);
+    expect(editor.children).toEqual([{ type: 'paragraph', isSecret: true, children: [{ text: 'QXZJ' }] }]);
+  });
+
+  it('==words== highlights the words and what is typed next is not highlighted', () => {
+    const editor = editorWith([p('')]);
+    type(editor, 'The ==vampire lord== wakes');
+    expect(editor.children).toEqual([{ type: 'paragraph', children: [{ text: 'The ' }, { text: 'vampire lord', highlight: true }, { text: ' wakes' }] }]);
+  });
+
+  it('leaves == alone where it highlights nothing, and in code', () => {
+    const editor = editorWith([p('')]);
+    type(editor, 'a == b ==== c');
+    expect(editor.children).toEqual([p('a == b ==== c')]);
+    const code = editorWith([{ type: 'code-block', children: [{ text: '' }] }]);
+    type(code, 'x ==y==');
+    expect(code.children).toEqual([{ type: 'code-block', children: [{ text: 'x ==y==' }] }]);
+  });
+
+  it('highlight is a mark of the toolbar like the others', () => {
+    const editor = editorWith([p('hello world')]);
+    Transforms.select(editor, { anchor: { path: [0, 0], offset: 0 }, focus: { path: [0, 0], offset: 5 } });
+    toggleMark(editor, 'highlight');
+    expect(editor.children).toEqual([{ type: 'paragraph', children: [{ text: 'hello', highlight: true }, { text: ' world' }] }]);
+  });
+
+  it.each([
+    ['- [ ] ', false],
+    ['- [x] ', true],
+    ['* [X] ', true],
+  ] as const)('%j makes a task', (shortcut, checked) => {
+    const editor = editorWith([p('')]);
+    type(editor, `${shortcut}Buy rope`);
+    expect(editor.children).toEqual([list(task(checked, 'Buy rope'))]);
+    expect(isTaskListActive(editor)).toBe(true);
+  });
+
+  it('Enter after a done task starts a task still to do; Enter on an empty task ends the list as a paragraph without checked', () => {
+    const editor = editorWith([p('')]);
+    type(editor, '- [x] one');
+    editor.insertBreak();
+    type(editor, 'two');
+    editor.insertBreak();
+    editor.insertBreak();
+    type(editor, 'after');
+    expect(editor.children).toEqual([list(task(true, 'one'), task(false, 'two')), p('after')]);
+  });
+
+  it('ticks and unticks a task at the caret (Ctrl+Enter) or by its path (the checkbox), and nothing else', () => {
+    const editor = editorWith([list(task(false, 'one'), { type: 'list-item', children: [{ text: 'plain' }] })]);
+    Transforms.select(editor, Editor.end(editor, [0, 0]));
+    expect(toggleTaskChecked(editor)).toBe(true);
+    expect(editor.children).toEqual([list(task(true, 'one'), { type: 'list-item', children: [{ text: 'plain' }] })]);
+    expect(toggleTaskChecked(editor, [0, 0])).toBe(true);
+    expect(editor.children).toEqual([list(task(false, 'one'), { type: 'list-item', children: [{ text: 'plain' }] })]);
+    Transforms.select(editor, Editor.end(editor, [0, 1]));
+    expect(toggleTaskChecked(editor)).toBe(false);
+  });
+
+  it('the toolbar makes paragraphs a task list and back, and a plain list a task list', () => {
+    const editor = editorWith([p('one'), p('two')]);
+    Transforms.select(editor, { anchor: Editor.start(editor, [0]), focus: Editor.end(editor, [1]) });
+    toggleTaskList(editor);
+    expect(editor.children).toEqual([list(task(false, 'one'), task(false, 'two'))]);
+    toggleTaskList(editor);
+    expect(editor.children).toEqual([p('one'), p('two')]);
+    const plain = editorWith([list({ type: 'list-item', children: [{ text: 'x' }] })]);
+    toggleTaskList(plain);
+    expect(plain.children).toEqual([list(task(false, 'x'))]);
+  });
+
+  it('never leaves checked on anything but a list item (a heading made of a task)', () => {
+    const editor = editorWith([list(task(true, 'one'))]);
+    Transforms.select(editor, Editor.end(editor, [0, 0]));
+    toggleBlock(editor, 'heading-one');
+    expect(editor.children).toEqual([{ type: 'heading-one', children: [{ text: 'one' }] }]);
+  });
+});
+
 describe('inserting', () => {
   it('a mention of a thing, without its name (no name to go stale or leak), and a space after it', () => {
     const editor = editorWith([p('Ask ')]);
@@ -208,7 +380,7 @@ describe('tables', () => {
 
 describe('what the editor keeps', () => {
   it('keeps unknown elements and keys as they are while the text around them is edited', () => {
-    const custom: Descendant = { type: 'callout', icon: 'skull', children: [{ text: 'kept', highlight: 'yellow' }] };
+    const custom: Descendant = { type: 'admonition', icon: 'skull', children: [{ text: 'kept', tint: 'yellow' }] };
     const editor = editorWith([custom, p('edit me')]);
     type(editor, '!');
     expect(editor.children).toEqual([custom, p('edit me!')]);

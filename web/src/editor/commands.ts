@@ -1,6 +1,6 @@
 // What the toolbar, the keyboard shortcuts and the Markdown shortcuts do to the document.
-import { Editor, Element as SlateElement, Node, Path, Range, Transforms, type Operation, type Point } from 'slate';
-import { containsSecret, newMention, type MentionTarget } from '../../../src/vocabulary/index.js';
+import { Editor, Element as SlateElement, Node, Path, Range, Text, Transforms, type Operation, type Point } from 'slate';
+import { CALLOUT_KIND_MAX_LENGTH, containsSecret, newMention, type MentionTarget } from '../../../src/vocabulary/index.js';
 import { HEADINGS, INLINE_TYPES, LIST_TYPES, VOID_TYPES, type BlockType, type Element, type MarkName } from './types';
 
 export function isMarkActive(editor: Editor, mark: MarkName): boolean {
@@ -32,6 +32,71 @@ export function toggleBlock(editor: Editor, type: BlockType): void {
     Transforms.setNodes<Element>(editor, { type: next }, { match: (n) => SlateElement.isElement(n) && Editor.isBlock(editor, n) && !LIST_TYPES.has(n.type) && n.type !== 'table' && n.type !== 'table-row' && n.type !== 'table-cell' });
     if (!active && isList) Transforms.wrapNodes(editor, { type, children: [] }, { match: (n) => SlateElement.isElement(n) && n.type === 'list-item' });
   });
+}
+
+/** Whether the selection is in a callout (at any depth). */
+export function isCalloutActive(editor: Editor): boolean {
+  return isBlockActive(editor, 'callout');
+}
+
+/**
+ * The toolbar's callout: the selected blocks inside a new callout of `kind` (a note by default),
+ * or, inside one, its blocks out of it again (a secret callout's blocks stay secret: withSecrecy).
+ */
+export function toggleCallout(editor: Editor, kind = 'note'): void {
+  if (!editor.selection) return;
+  if (isCalloutActive(editor)) {
+    Transforms.unwrapNodes(editor, { match: (n) => SlateElement.isElement(n) && n.type === 'callout', split: true });
+    return;
+  }
+  Editor.withoutNormalizing(editor, () => {
+    // The outermost blocks of the selection: a list or a table whole, never one item, row or cell of it.
+    const blocks = (n: Node) => SlateElement.isElement(n) && Editor.isBlock(editor, n) && n.type !== 'list-item' && n.type !== 'table-row' && n.type !== 'table-cell';
+    Transforms.wrapNodes<Element>(editor, { type: 'callout', kind, children: [] }, { match: blocks, mode: 'highest' });
+  });
+}
+
+/** Whether the caret is in a task (a list item with `checked`). */
+export function isTaskListActive(editor: Editor): boolean {
+  if (!editor.selection) return false;
+  const [match] = Editor.nodes<Element>(editor, { at: Editor.unhangRange(editor, editor.selection), match: (n) => SlateElement.isElement(n) && n.type === 'list-item' && typeof n.checked === 'boolean' });
+  return match !== undefined;
+}
+
+/** The toolbar's task list: the selected blocks as open tasks of a bulleted list, or back to paragraphs. */
+export function toggleTaskList(editor: Editor): void {
+  if (!editor.selection) return;
+  if (isTaskListActive(editor)) {
+    Editor.withoutNormalizing(editor, () => {
+      Transforms.unsetNodes(editor, 'checked', { match: (n) => SlateElement.isElement(n) && n.type === 'list-item' });
+      toggleBlock(editor, isBlockActive(editor, 'numbered-list') ? 'numbered-list' : 'bulleted-list');
+    });
+    return;
+  }
+  Editor.withoutNormalizing(editor, () => {
+    if (!isBlockActive(editor, 'bulleted-list') && !isBlockActive(editor, 'numbered-list')) toggleBlock(editor, 'bulleted-list');
+    Transforms.setNodes<Element>(editor, { checked: false }, { match: (n) => SlateElement.isElement(n) && n.type === 'list-item' });
+  });
+}
+
+/** A task done, or open again: the task at the caret (Mod+Enter), or the one at `at` (its checkbox). */
+export function toggleTaskChecked(editor: Editor, at?: Path): boolean {
+  const entry: [Node, Path] | undefined = at
+    ? Node.has(editor, at) ? [Node.get(editor, at), at] : undefined
+    : Editor.above<Element>(editor, { match: (n) => SlateElement.isElement(n) && n.type === 'list-item' });
+  if (!entry) return false;
+  const [node, path] = entry;
+  if (!SlateElement.isElement(node) || node.type !== 'list-item' || typeof node.checked !== 'boolean') return false;
+  Transforms.setNodes<Element>(editor, { checked: !node.checked }, { at: path });
+  return true;
+}
+
+/** A callout's title (plain text); an empty one is no title. */
+export function setCalloutTitle(editor: Editor, path: Path, title: string): void {
+  const node = Node.has(editor, path) ? Node.get(editor, path) : undefined;
+  if (!SlateElement.isElement(node) || node.type !== 'callout') return;
+  if (title === '') Transforms.unsetNodes(editor, 'title', { at: path });
+  else Transforms.setNodes<Element>(editor, { title }, { at: path });
 }
 
 // Secrecy (CONTRACT "Secrets that hold"): an element with `isSecret`, at any depth, hides itself and
@@ -296,6 +361,68 @@ const SHORTCUTS: Record<string, BlockType> = {
   '```': 'code-block',
 };
 
+/** `[!kind]` (Obsidian's callout marker, fold sign allowed) typed at the start of a quote. */
+const CALLOUT_MARKER = new RegExp(`^(?:> ?)?\\[!([\\p{L}\\p{N}_-]{1,${CALLOUT_KIND_MAX_LENGTH}})\\][+-]?$`, 'u');
+/** `[ ]` or `[x]` typed at the start of a list item (or `- [ ]` at the start of a paragraph). */
+const TASK_MARKER = /^(?:[-*+] )?\[([ xX])\]$/;
+/** `==words==` just typed (the last `=` is the one just typed). */
+const HIGHLIGHT_TYPED = /==([^=\s](?:[^=]*[^=\s])?)==$/;
+
+/**
+ * `> [!note] ` makes the quote (or paragraph) a callout of that kind holding what follows;
+ * `> [!secret] ` makes it a GM-only paragraph instead (as a vault's `[!secret]` imports).
+ */
+function calloutShortcut(editor: Editor, block: [Element, Path], typed: string): boolean {
+  const [node, path] = block;
+  if (node.type !== 'block-quote' && node.type !== 'paragraph') return false;
+  const match = CALLOUT_MARKER.exec(typed);
+  if (!match || (node.type === 'paragraph' && !typed.startsWith('>'))) return false;
+  const kind = match[1]!.toLowerCase();
+  Transforms.delete(editor, { at: { anchor: Editor.start(editor, path), focus: editor.selection!.anchor } });
+  if (kind === 'secret') {
+    Transforms.setNodes<Element>(editor, { type: 'paragraph', isSecret: true }, { at: path });
+    return true;
+  }
+  Editor.withoutNormalizing(editor, () => {
+    Transforms.setNodes<Element>(editor, { type: 'paragraph' }, { at: path });
+    Transforms.wrapNodes<Element>(editor, { type: 'callout', kind, children: [] }, { at: path });
+  });
+  return true;
+}
+
+/** `[ ] ` or `[x] ` at the start of a list item (or `- [ ] ` of a paragraph) makes it a task. */
+function taskShortcut(editor: Editor, block: [Element, Path], typed: string): boolean {
+  const [node, path] = block;
+  const match = TASK_MARKER.exec(typed);
+  if (!match || (node.type !== 'list-item' && node.type !== 'paragraph') || (node.type === 'paragraph') !== /^[-*+] /.test(typed)) return false;
+  Transforms.delete(editor, { at: { anchor: Editor.start(editor, path), focus: editor.selection!.anchor } });
+  if (node.type === 'paragraph') toggleBlock(editor, 'bulleted-list');
+  const item = Editor.above<Element>(editor, { match: (n) => SlateElement.isElement(n) && n.type === 'list-item' });
+  if (item) Transforms.setNodes<Element>(editor, { checked: match[1] !== ' ' }, { at: item[1] });
+  return true;
+}
+
+/** `==words==` just typed: the words highlighted, the signs gone. */
+function highlightShortcut(editor: Editor): boolean {
+  const { selection } = editor;
+  if (!selection || !Range.isCollapsed(selection)) return false;
+  const { path, offset } = selection.anchor;
+  const leaf = Node.get(editor, path);
+  if (!Text.isText(leaf) || leaf.code === true || isBlockActive(editor, 'code-block')) return false;
+  const match = HIGHLIGHT_TYPED.exec(leaf.text.slice(0, offset));
+  if (!match) return false;
+  const start = match.index;
+  const words = match[1]!;
+  Transforms.delete(editor, { at: { path, offset: offset - 2 }, distance: 2 });
+  Transforms.delete(editor, { at: { path, offset: start }, distance: 2 });
+  Transforms.select(editor, { anchor: { path, offset: start }, focus: { path, offset: start + words.length } });
+  Editor.addMark(editor, 'highlight', true);
+  Transforms.collapse(editor, { edge: 'end' });
+  // What is typed next is not highlighted.
+  Editor.removeMark(editor, 'highlight');
+  return true;
+}
+
 /** A new empty paragraph after the block at `path`, secret if that block is (Enter in a secret block stays secret). */
 function paragraphAfter(editor: Editor, path: Path): void {
   const node = Node.get(editor, path) as Element;
@@ -320,15 +447,41 @@ export function caretOutOfInlineVoid(editor: Editor): void {
 /** Slate plugin: elements that are inline or void, secrecy that holds, and the Markdown shortcuts. */
 export function withLoreforge(editor: Editor): Editor {
   withSecrecy(editor);
-  const { isInline, isVoid, insertText, insertBreak, deleteBackward } = editor;
+  const { isInline, isVoid, insertText, insertBreak, deleteBackward, normalizeNode } = editor;
   editor.isInline = (element) => INLINE_TYPES.has(element.type) || isInline(element);
   editor.isVoid = (element) => VOID_TYPES.has(element.type) || isVoid(element);
+
+  // What the server accepts (domain/rich-text.ts): `checked` on list items only (an item turned into
+  // a paragraph stops being a task), and every callout with a kind.
+  editor.normalizeNode = (entry, options) => {
+    const [node, path] = entry;
+    if (SlateElement.isElement(node)) {
+      if (Object.hasOwn(node, 'checked') && (node.type !== 'list-item' || typeof node.checked !== 'boolean')) {
+        Transforms.unsetNodes(editor, 'checked', { at: path });
+        return;
+      }
+      if (node.type === 'callout' && (typeof node.kind !== 'string' || node.kind === '')) {
+        Transforms.setNodes<Element>(editor, { kind: 'note' }, { at: path });
+        return;
+      }
+    }
+    normalizeNode(entry, options);
+  };
 
   editor.insertText = (text) => {
     caretOutOfInlineVoid(editor);
     const { selection } = editor;
+    if (text === '=' && selection && Range.isCollapsed(selection)) {
+      insertText(text);
+      highlightShortcut(editor);
+      return;
+    }
     if (text.endsWith(' ') && selection && Range.isCollapsed(selection)) {
       const block = currentBlock(editor);
+      if (block && (block[0].type === 'block-quote' || block[0].type === 'list-item' || block[0].type === 'paragraph')) {
+        const typed = Editor.string(editor, { anchor: Editor.start(editor, block[1]), focus: selection.anchor }) + text.slice(0, -1);
+        if (calloutShortcut(editor, block, typed) || taskShortcut(editor, block, typed)) return;
+      }
       if (block && block[0].type === 'paragraph') {
         const start = Editor.start(editor, block[1]);
         const before = Editor.string(editor, { anchor: start, focus: selection.anchor }) + text.slice(0, -1);
@@ -379,6 +532,22 @@ export function withLoreforge(editor: Editor): Editor {
       }
       if (node.type === 'list-item' && text === '') {
         toggleBlock(editor, 'paragraph');
+        return;
+      }
+      // Enter on an empty last paragraph of a callout leaves the callout.
+      const parent = Path.parent(path);
+      const container = path.length > 1 ? (Node.get(editor, parent) as Element) : undefined;
+      if (node.type === 'paragraph' && text === '' && container?.type === 'callout' && path[path.length - 1] === container.children.length - 1) {
+        if (container.children.length === 1) Transforms.unwrapNodes(editor, { at: parent });
+        else Transforms.liftNodes(editor, { at: path });
+        return;
+      }
+      // Enter in a task: the new item is a task still to do (the one above when Enter was pressed at
+      // the start of the task, the one below otherwise).
+      if (node.type === 'list-item' && node.checked === true) {
+        const atStart = Editor.isStart(editor, editor.selection.anchor, path);
+        insertBreak();
+        Transforms.setNodes<Element>(editor, { checked: false }, { at: atStart ? path : Path.next(path) });
         return;
       }
       if ((HEADINGS as readonly string[]).includes(node.type) && Range.equals(editor.selection, Editor.range(editor, Editor.end(editor, path)))) {

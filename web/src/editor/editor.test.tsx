@@ -34,7 +34,9 @@ const EVERYTHING = [
   { type: 'image', url: 'https://example.test/map.png', alt: 'A map', caption: 'The old map', children: [t('')] },
   { type: 'table', children: [{ type: 'table-row', children: [cell('Name'), cell('Role')] }] },
   { type: 'paragraph', isSecret: true, children: [t('for the GM')] },
-  { type: 'callout', icon: 'skull', children: [t('a client’s own')] },
+  { type: 'admonition', icon: 'skull', children: [t('a client’s own')] },
+  { type: 'callout', kind: 'warning', title: 'The bridge is out', children: [{ type: 'paragraph', children: [t('Take the '), t('ford', { highlight: true })] }] },
+  { type: 'bulleted-list', children: [{ type: 'list-item', checked: false, children: [t('Buy rope')] }, { type: 'list-item', checked: true, children: [t('Find the map')] }] },
 ] as unknown as Descendant[];
 
 let container: HTMLDivElement;
@@ -85,6 +87,10 @@ describe('the editor component', () => {
       ['figcaption', 'The old map'],
       ['table td', 'Name'],
       ['.secret-block p', 'for the GM'],
+      ['aside.callout[data-type="warning"] p', 'Take the'],
+      ['aside.callout mark', 'ford'],
+      ['li.task', 'Buy rope'],
+      ['li.task.done', 'Find the map'],
     ] as const) {
       const element = editable.querySelector(selector);
       expect(element, selector).not.toBeNull();
@@ -97,6 +103,50 @@ describe('the editor component', () => {
     expect([mention.getAttribute('data-type'), mention.getAttribute('data-id'), mention.textContent?.replace(/\uFEFF/g, '')]).toEqual(['thing', '3', '@Bob']);
     expect(editable.querySelector('.secret-badge')!.textContent).toBe('GM only');
     expect(editable.textContent).toContain('a client’s own');
+    // The callout's title is a named field; a task's state is a named checkbox.
+    const title = editable.querySelector<HTMLInputElement>('aside.callout input')!;
+    expect([title.getAttribute('aria-label'), title.value]).toEqual(['Title of the warning callout', 'The bridge is out']);
+    const boxes = [...editable.querySelectorAll<HTMLInputElement>('li.task input[type="checkbox"]')].map((box) => [box.getAttribute('aria-label'), box.checked]);
+    expect(boxes).toEqual([
+      ['Done: Buy rope', false],
+      ['Done: Find the map', true],
+    ]);
+  });
+
+  it('ticks a task by its checkbox and sets a callout’s title by its field', async () => {
+    let value: unknown;
+    act(() =>
+      root.render(
+        <QueryClientProvider client={new QueryClient()}>
+          <RichTextEditor
+            label="Description"
+            campaignSlug="c"
+            canUpload={false}
+            initialValue={[
+              { type: 'bulleted-list', children: [{ type: 'list-item', checked: false, children: [t('Buy rope')] }] },
+              { type: 'callout', kind: 'note', children: [{ type: 'paragraph', children: [t('x')] }] },
+            ] as Descendant[]}
+            onChange={(next) => (value = next)}
+          />
+        </QueryClientProvider>,
+      ),
+    );
+    // Slate tells of a change after the operations' microtask: awaited acts let it run.
+    await act(() => {
+      container.querySelector<HTMLInputElement>('li.task input[type="checkbox"]')!.click();
+      return Promise.resolve();
+    });
+    const input = container.querySelector<HTMLInputElement>('aside.callout input')!;
+    await act(() => {
+      // React listens for the native input event; set the value as a browser would.
+      Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')!.set!.call(input, 'Read aloud');
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+      return Promise.resolve();
+    });
+    expect(value).toEqual([
+      { type: 'bulleted-list', children: [{ type: 'list-item', checked: true, children: [t('Buy rope')] }] },
+      { type: 'callout', kind: 'note', title: 'Read aloud', children: [{ type: 'paragraph', children: [t('x')] }] },
+    ]);
   });
 
   it('names every toolbar control', () => {
@@ -110,13 +160,16 @@ describe('the editor component', () => {
       'Underline (Ctrl+U)',
       'Strikethrough (Ctrl+Shift+X)',
       'Code (Ctrl+`)',
+      'Highlight (Ctrl+Shift+H)',
       'Heading 1',
       'Heading 2',
       'Heading 3',
       'Quote',
       'Bulleted list',
       'Numbered list',
+      'Task list (Ctrl+Enter ticks a task)',
       'Code block',
+      'Callout',
       'Divider',
       'Table',
       'Link',

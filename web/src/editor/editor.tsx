@@ -4,7 +4,29 @@ import { createEditor, Editor, Element as SlateElement, Path, Range, Transforms,
 import { withHistory } from 'slate-history';
 import { Editable, ReactEditor, Slate, useSlate, withReact } from 'slate-react';
 import { useAllThings, useArcs } from '../pages/queries';
-import { activeLink, insertDivider, insertMention, insertTable, insertTableColumn, insertTableRow, isBlockActive, moveInTable, isMarkActive, isSecretActive, removeLink, setLink, toggleBlock, toggleMark, toggleSecret, withLoreforge } from './commands';
+import {
+  activeLink,
+  insertDivider,
+  insertMention,
+  insertTable,
+  insertTableColumn,
+  insertTableRow,
+  isBlockActive,
+  isCalloutActive,
+  isMarkActive,
+  isSecretActive,
+  isTaskListActive,
+  moveInTable,
+  removeLink,
+  setLink,
+  toggleBlock,
+  toggleCallout,
+  toggleMark,
+  toggleSecret,
+  toggleTaskChecked,
+  toggleTaskList,
+  withLoreforge,
+} from './commands';
 import { formText } from '../components/field';
 import { FormDialog } from '../components/form-dialog';
 import { MentionNamesContext, RenderElement, RenderLeaf, type MentionNames } from './elements';
@@ -12,7 +34,8 @@ import { MentionPicker, type MentionTarget } from './mention-picker';
 import { type BlockType, type MarkName } from './types';
 import { ImageButton } from './image-dialog';
 
-const HOTKEYS: Record<string, MarkName> = { b: 'bold', i: 'italic', u: 'underline', '`': 'code', x: 'strikethrough' };
+const HOTKEYS: Record<string, MarkName> = { b: 'bold', i: 'italic', u: 'underline', '`': 'code' };
+const SHIFT_HOTKEYS: Record<string, MarkName> = { x: 'strikethrough', h: 'highlight' };
 
 export interface RichTextEditorProps {
   /** The accessible name of the editing area ("Description", "Hook"…). */
@@ -32,10 +55,16 @@ export function RichTextEditor({ label, initialValue, onChange, campaignSlug, ca
   const mentionNames = useMentionNames(campaignSlug);
 
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
+    // A field inside the text (a callout's title) keeps its own keys.
+    if (event.target instanceof HTMLInputElement) return;
     const mod = event.ctrlKey || event.metaKey;
+    if (mod && !event.altKey && event.key === 'Enter' && toggleTaskChecked(editor)) {
+      event.preventDefault();
+      return;
+    }
     if (mod && !event.altKey) {
       const key = event.key.toLowerCase();
-      const mark = key === 'x' ? (event.shiftKey ? 'strikethrough' : undefined) : HOTKEYS[key];
+      const mark = key === 'x' || key === 'h' ? (event.shiftKey ? SHIFT_HOTKEYS[key] : undefined) : HOTKEYS[key];
       if (mark) {
         event.preventDefault();
         toggleMark(editor, mark);
@@ -195,6 +224,7 @@ function Toolbar({ label, onMention, campaignSlug, canUpload }: { label: string;
       {mark('underline', 'Underline', 'Ctrl+U', <u>U</u>)}
       {mark('strikethrough', 'Strikethrough', 'Ctrl+Shift+X', <s>S</s>)}
       {mark('code', 'Code', 'Ctrl+`', <code>{'<>'}</code>)}
+      {mark('highlight', 'Highlight', 'Ctrl+Shift+H', <mark>H</mark>)}
       <span className="separator" />
       {block('heading-one', 'Heading 1', 'H1')}
       {block('heading-two', 'Heading 2', 'H2')}
@@ -202,7 +232,13 @@ function Toolbar({ label, onMention, campaignSlug, canUpload }: { label: string;
       {block('block-quote', 'Quote', '❝')}
       {block('bulleted-list', 'Bulleted list', '•')}
       {block('numbered-list', 'Numbered list', '1.')}
+      <ToolButton label="Task list (Ctrl+Enter ticks a task)" active={isTaskListActive(editor)} onPress={() => toggleTaskList(editor)}>
+        ☑
+      </ToolButton>
       {block('code-block', 'Code block', '{ }')}
+      <ToolButton label="Callout" active={isCalloutActive(editor)} onPress={() => toggleCallout(editor)}>
+        ⓘ
+      </ToolButton>
       <ToolButton label="Divider" onPress={() => insertDivider(editor)}>
         ―
       </ToolButton>

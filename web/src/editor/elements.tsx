@@ -1,7 +1,9 @@
 // How each element and mark of the vocabulary looks while editing.
 import { createContext, useContext, type ReactElement, type ReactNode } from 'react';
-import { useSelected, type RenderElementProps, type RenderLeafProps } from 'slate-react';
-import { isSecretNode, mentionLabel, mentionTarget, type MentionTarget } from '../../../src/vocabulary/index.js';
+import { Node } from 'slate';
+import { ReactEditor, useSelected, useSlateStatic, type RenderElementProps, type RenderLeafProps } from 'slate-react';
+import { CALLOUT_TITLE_MAX_LENGTH, isSecretNode, mentionLabel, mentionTarget, type MentionTarget } from '../../../src/vocabulary/index.js';
+import { setCalloutTitle, toggleTaskChecked } from './commands';
 
 /**
  * The current name of a mention's target, as the editor knows it (the campaign's things and arcs,
@@ -64,11 +66,14 @@ export function RenderElement({ attributes, children, element }: RenderElementPr
     case 'numbered-list':
       return wrap(<ol {...attributes}>{children}</ol>);
     case 'list-item':
+      if (typeof element.checked === 'boolean') return <TaskItem attributes={attributes} element={element} secret={secret}>{children}</TaskItem>;
       return (
         <li {...attributes} className={secretClass} data-secret={secret || undefined}>
           {inner(children as ReactNode)}
         </li>
       );
+    case 'callout':
+      return wrap(<CalloutElement attributes={attributes} element={element}>{children}</CalloutElement>);
     case 'code-block':
       return wrap(
         <pre {...attributes}>
@@ -118,6 +123,47 @@ export function RenderElement({ attributes, children, element }: RenderElementPr
   }
 }
 
+/**
+ * A callout: its kind as a label and its title in a small field of its own (plain text, not part
+ * of the editable text), then its blocks.
+ */
+function CalloutElement({ attributes, children, element }: RenderElementProps) {
+  const editor = useSlateStatic();
+  const kind = typeof element.kind === 'string' && element.kind !== '' ? element.kind : 'note';
+  return (
+    <aside {...attributes} className="callout" data-type={kind}>
+      <div className="callout-head" contentEditable={false}>
+        <span className="callout-kind">{kind}</span>
+        <input
+          className="callout-title"
+          aria-label={`Title of the ${kind} callout`}
+          placeholder="Title (optional)"
+          maxLength={CALLOUT_TITLE_MAX_LENGTH}
+          value={typeof element.title === 'string' ? element.title : ''}
+          onChange={(event) => setCalloutTitle(editor, ReactEditor.findPath(editor, element), event.target.value)}
+        />
+      </div>
+      {children}
+    </aside>
+  );
+}
+
+/** A task: a checkbox (keyboard reachable, named after the task) that toggles `checked`. */
+function TaskItem({ attributes, children, element, secret }: RenderElementProps & { secret: boolean }) {
+  const editor = useSlateStatic();
+  const done = element.checked === true;
+  const classes = ['task', done && 'done', secret && 'secret-block'].filter(Boolean).join(' ');
+  return (
+    <li {...attributes} className={classes} data-secret={secret || undefined}>
+      <span className="task-check" contentEditable={false}>
+        <input type="checkbox" checked={done} aria-label={`Done: ${Node.string(element) || 'task'}`} onChange={() => toggleTaskChecked(editor, ReactEditor.findPath(editor, element))} />
+      </span>
+      {secret && <SecretBadge />}
+      {children}
+    </li>
+  );
+}
+
 function ImageElement({ attributes, children, element }: RenderElementProps) {
   const selected = useSelected();
   const url = typeof element.url === 'string' && /^(https?:\/\/|\/(?!\/))/i.test(element.url) ? element.url : undefined;
@@ -151,6 +197,7 @@ function MentionElement({ attributes, children, element }: RenderElementProps) {
 export function RenderLeaf({ attributes, children, leaf }: RenderLeafProps) {
   let out: ReactElement = <>{children}</>;
   if (leaf.code) out = <code>{out}</code>;
+  if (leaf.highlight) out = <mark>{out}</mark>;
   if (leaf.strikethrough) out = <s>{out}</s>;
   if (leaf.underline) out = <u>{out}</u>;
   if (leaf.italic) out = <em>{out}</em>;

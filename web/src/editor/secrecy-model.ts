@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { createEditor, Editor, Element as SlateElement, Node, Text, Transforms, type Descendant, type Path, type Point } from 'slate';
 import { withHistory } from 'slate-history';
 import { walkWithSecrecy } from '../../../src/vocabulary/index.js';
-import { insertMention, isSecretActive, toggleBlock, toggleSecret, withLoreforge } from './commands';
+import { insertMention, isSecretActive, toggleBlock, toggleCallout, toggleMark, toggleSecret, toggleTaskChecked, toggleTaskList, withLoreforge } from './commands';
 import type { BlockType } from './types';
 
 /** Secret text is written in these capitals only, visible text in lower case: a capital seen where players read is a leak. */
@@ -42,18 +42,37 @@ const listBlock = (secret: boolean): fc.Arbitrary<Block> =>
     .record({
       type: fc.constantFrom('bulleted-list', 'numbered-list'),
       items: fc.array(fc.boolean(), { minLength: 1, maxLength: 3 }),
+      // A task list (`checked` on every item), or a plain one.
+      checked: fc.option(fc.boolean(), { nil: undefined }),
     })
-    .chain(({ type, items }) =>
+    .chain(({ type, items, checked }) =>
       fc.tuple(...items.map((itemSecret) => words(secret || itemSecret ? SECRET_WORDS : OPEN_WORDS).map((text) => ({ text, itemSecret })))).map((texts) => {
-        const children = texts.map(({ text, itemSecret }) => (itemSecret && !secret ? { type: 'list-item', isSecret: true, children: [{ text }] } : { type: 'list-item', children: [{ text }] }));
+        const task = checked === undefined ? {} : { checked };
+        const children = texts.map(({ text, itemSecret }) => (itemSecret && !secret ? { type: 'list-item', ...task, isSecret: true, children: [{ text }] } : { type: 'list-item', ...task, children: [{ text }] }));
         return secret ? { type, isSecret: true, children } : { type, children };
+      }),
+    );
+
+/** A callout (its title, when it has one, in visible words) holding one or two paragraphs, one maybe secret. */
+const calloutBlock = (secret: boolean): fc.Arbitrary<Block> =>
+  fc
+    .record({
+      kind: fc.constantFrom('note', 'warning', 'tip'),
+      title: fc.option(words(OPEN_WORDS), { nil: undefined }),
+      inner: fc.array(fc.boolean(), { minLength: 1, maxLength: 2 }),
+    })
+    .chain(({ kind, title, inner }) =>
+      fc.tuple(...inner.map((innerSecret) => words(secret || innerSecret ? SECRET_WORDS : OPEN_WORDS).map((text) => ({ text, innerSecret })))).map((texts) => {
+        const children = texts.map(({ text, innerSecret }) => (innerSecret && !secret ? { type: 'paragraph', isSecret: true, children: [{ text }] } : { type: 'paragraph', children: [{ text }] }));
+        const callout = { type: 'callout', kind, ...(title === undefined ? {} : { title }), children };
+        return secret ? { ...callout, isSecret: true } : callout;
       }),
     );
 
 /** A document of one to five blocks, some secret (top-level, or one item of a list). */
 export const documentArbitrary: fc.Arbitrary<Descendant[]> = fc
   .array(
-    fc.boolean().chain((secret) => fc.oneof(leafBlock(secret), leafBlock(secret), listBlock(secret))),
+    fc.boolean().chain((secret) => fc.oneof(leafBlock(secret), leafBlock(secret), listBlock(secret), calloutBlock(secret))),
     { minLength: 1, maxLength: 5 },
   )
   .map((blocks) => blocks as unknown as Descendant[]);
@@ -65,6 +84,10 @@ export type Command =
   | { kind: 'range'; from: number; fromOffset: number; to: number; toOffset: number }
   | { kind: 'markSecret' }
   | { kind: 'toolbar'; type: BlockType }
+  | { kind: 'callout' }
+  | { kind: 'taskList' }
+  | { kind: 'tickTask' }
+  | { kind: 'highlight' }
   | { kind: 'enter' }
   | { kind: 'backspace' }
   | { kind: 'deleteForward' }
@@ -78,7 +101,7 @@ export type Command =
 
 const index = fc.nat({ max: 30 });
 const offset = fc.nat({ max: 12 });
-const SHORTCUTS = ['- ', '* ', '1. ', '# ', '## ', '> ', '``` ', '```', '---'];
+const SHORTCUTS = ['- ', '* ', '1. ', '# ', '## ', '> ', '``` ', '```', '---', '> [!note] ', '> [!secret] ', '- [ ] ', '- [x] ', '[ ] '];
 
 export const commandArbitrary: fc.Arbitrary<Command> = fc.oneof(
   { arbitrary: fc.record({ kind: fc.constant('caret' as const), at: index, offset }), weight: 3 },
@@ -92,11 +115,15 @@ export const commandArbitrary: fc.Arbitrary<Command> = fc.oneof(
     }),
     weight: 3,
   },
+  { arbitrary: fc.constant({ kind: 'callout' as const }), weight: 1 },
+  { arbitrary: fc.constant({ kind: 'taskList' as const }), weight: 1 },
+  { arbitrary: fc.constant({ kind: 'tickTask' as const }), weight: 1 },
+  { arbitrary: fc.constant({ kind: 'highlight' as const }), weight: 1 },
   { arbitrary: fc.constant({ kind: 'enter' as const }), weight: 3 },
   { arbitrary: fc.constant({ kind: 'backspace' as const }), weight: 4 },
   { arbitrary: fc.constant({ kind: 'deleteForward' as const }), weight: 3 },
   { arbitrary: fc.constant({ kind: 'deleteSelection' as const }), weight: 1 },
-  { arbitrary: fc.record({ kind: fc.constant('type' as const), text: fc.constantFrom('x', 'new words', ...SHORTCUTS) }), weight: 2 },
+  { arbitrary: fc.record({ kind: fc.constant('type' as const), text: fc.constantFrom('x', 'new words', '==lit==', ...SHORTCUTS) }), weight: 2 },
   { arbitrary: fc.record({ kind: fc.constant('shortcut' as const), block: index, text: fc.constantFrom(...SHORTCUTS) }), weight: 3 },
   { arbitrary: fc.record({ kind: fc.constant('mention' as const), targetId: fc.constantFrom(...MODEL_THING_IDS) }), weight: 1 },
   { arbitrary: fc.record({ kind: fc.constant('copyPaste' as const), from: index, fromOffset: offset, to: index, toOffset: offset, at: index, offset }), weight: 1 },
@@ -159,6 +186,18 @@ export function runCommand(editor: Editor, command: Command): void {
       return;
     case 'toolbar':
       toggleBlock(editor, command.type);
+      return;
+    case 'callout':
+      toggleCallout(editor);
+      return;
+    case 'taskList':
+      toggleTaskList(editor);
+      return;
+    case 'tickTask':
+      toggleTaskChecked(editor);
+      return;
+    case 'highlight':
+      toggleMark(editor, 'highlight');
       return;
     case 'enter':
       editor.insertBreak();

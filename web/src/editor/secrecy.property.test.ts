@@ -4,6 +4,7 @@
 // by the shared definition (src/vocabulary). The figures are printed for the closing note.
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
+import { validateRichText } from '../../../src/domain/rich-text.js';
 import { checkSecrecy, commandsArbitrary, documentArbitrary, modelEditor, runCommand } from './secrecy-model';
 
 const figures = { sequences: 0, steps: 0, markerChecks: 0 };
@@ -28,6 +29,8 @@ describe('the editor keeps secrets through every command', () => {
           figures.markerChecks += after.checks;
           expect(after.secretLeaves).toBe(0);
           expect(after.leaks, JSON.stringify(editor.children)).toEqual([]);
+          // What the editor writes, the server takes (callouts with a kind, `checked` on list items only).
+          expect(validateRichText(editor.children, ''), JSON.stringify(editor.children)).toEqual([]);
         }
       }),
       { numRuns: 500 },

@@ -23,6 +23,11 @@ export interface Element {
   assetId?: number;
   targetType?: MentionTargetType;
   targetId?: number;
+  /** A callout's kind (`note`, `warning`…) and its plain-text title. */
+  kind?: string;
+  title?: string;
+  /** A task: a list item with `checked`. */
+  checked?: boolean;
   [key: string]: unknown;
 }
 
