@@ -281,8 +281,12 @@ export class Converter {
         return [{ text: node.value, ...marks, code: true }];
       case 'break':
         return [{ text: '\n', ...marks }];
-      case 'link':
-        return [this.link(node.url, this.inline(node.children, marks, { ...inner, inlineOnly: true }), marks)];
+      case 'link': {
+        // A link that becomes a mention keeps its text as the label; a comment in that text stays, secret, after it.
+        const label = this.inline(node.children, marks, { ...inner, inlineOnly: true });
+        const made = this.link(node.url, label, marks);
+        return made.type === 'link' ? [made] : [made, ...label.filter((n) => (n as { isSecret?: unknown }).isSecret === true)];
+      }
       case 'image':
         return [this.image(node.url, imageAlt(node.alt ?? ''))];
       case 'html':
@@ -334,7 +338,7 @@ export class Converter {
     return out;
   }
 
-  private link(url: string, label: RichTextNode[], marks: Marks): RichTextNode {
+  private link(url: string, label: RichTextNode[], marks: Marks): RichTextNode & { type?: unknown } {
     if (!/^[a-z][a-z0-9+.-]*:/i.test(url) && !url.startsWith('/') && !url.startsWith('#')) {
       const target = this.resolve(safeDecode(url.split('#')[0]!), false);
       if (target && target.kind !== 'image') return this.mention(target, label.map(visibleText).join(''));
