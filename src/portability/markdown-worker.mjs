@@ -125,12 +125,84 @@ function contentOf(text, comment) {
     .join('\n');
 }
 
+/**
+ * Where code probably is, found without parsing: fenced blocks (by their fence lines) and code spans
+ * (a run of backticks to the next run as long, within its paragraph and 64 KiB). Parsing twice
+ * would double the time a note with comments takes; the tree parsed after the cut tells whether
+ * this guess was right (see cutAndParse), and when it was not, codeRanges decides.
+ */
+function quickCodeRanges(text) {
+  const ranges = [];
+  const fence = /^[ \t>]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?(`{3,}|~{3,})/;
+  let i = 0;
+  while (i < text.length) {
+    const lineEnd = text.indexOf('\n', i) === -1 ? text.length : text.indexOf('\n', i);
+    const open = fence.exec(text.slice(i, Math.min(lineEnd, i + 200)));
+    if (open) {
+      const run = open[1];
+      let at = lineEnd + 1;
+      while (at < text.length) {
+        const end = text.indexOf('\n', at) === -1 ? text.length : text.indexOf('\n', at);
+        const line = text.slice(at, Math.min(end, at + 200)).replace(/^[ \t>]*/, '');
+        at = end + 1;
+        if (line.startsWith(run) && line.slice(run.length).replace(new RegExp(`^\\${run[0]}*`), '').trim() === '') break;
+      }
+      ranges.push([i, Math.min(at, text.length)]);
+      i = at;
+      continue;
+    }
+    for (let k = text.indexOf('`', i); k !== -1 && k < lineEnd; k = text.indexOf('`', k)) {
+      let length = 0;
+      while (text[k + length] === '`') length++;
+      let close = -1;
+      let scanned = k + length;
+      for (let m = text.indexOf('`', scanned); m !== -1 && m < k + 65536; m = text.indexOf('`', m)) {
+        let run = 0;
+        while (text[m + run] === '`') run++;
+        if (/\n[ \t]*\n/.test(text.slice(scanned, m))) break;
+        scanned = m;
+        if (run === length) {
+          close = m + run;
+          break;
+        }
+        m += run;
+      }
+      if (close === -1) {
+        k += length;
+        continue;
+      }
+      ranges.push([k, close]);
+      k = close;
+    }
+    const last = ranges.at(-1);
+    i = last && last[1] > lineEnd ? text.indexOf('\n', last[1]) + 1 || text.length : lineEnd + 1;
+  }
+  return ranges;
+}
+
+class TooLarge extends Error {
+  constructor(maxNodes) {
+    super(`it has more than ${maxNodes} elements, more than a thing's text holds`);
+  }
+}
+
 /** The tree of `text`, with its comments as `comment` nodes (see the top of this file). */
-function parseWithComments(text) {
+function parseWithComments(text, maxNodes) {
   if (!text.includes('%%') && !text.includes('<!--')) return fromMarkdown(text, options);
-  const comments = findComments(text, codeRanges(text));
-  const mark = comments.length > 0 ? unusedCharacter(text) : undefined;
+  const mark = unusedCharacter(text);
   if (mark === undefined) return fromMarkdown(text, options);
+  return cutAndParse(text, mark, quickCodeRanges(text), true, maxNodes) ?? cutAndParse(text, mark, codeRanges(text), false, maxNodes);
+}
+
+/**
+ * The text parsed with its comments (outside `code`) cut out and put back as `comment` nodes. When
+ * `check`, undefined if the parsed tree shows the code was guessed wrong: a comment's delimiter left
+ * in text or HTML, or a token inside code.
+ */
+function cutAndParse(text, mark, code, check, maxNodes) {
+  const comments = findComments(text, code);
+  // Each comment is at least a node and its paragraph: refused before parsing what could not be kept.
+  if (comments.length * 2 > maxNodes) throw new TooLarge(maxNodes);
   let cut = '';
   let at = 0;
   comments.forEach((comment, n) => {
@@ -139,15 +211,14 @@ function parseWithComments(text) {
   });
   cut += text.slice(at);
   const tree = fromMarkdown(cut, options);
-  const placed = new Array(comments.length).fill(false);
+  const placed = [];
   const token = new RegExp(`${mark}(\\d+)${mark}`, 'g');
-  const commentNode = (n) => {
-    const content = contentOf(text, comments[n]);
-    return { type: 'comment', children: content.trim() === '' ? [] : fromMarkdown(content, options).children };
-  };
   const stack = [tree];
   while (stack.length > 0) {
     const node = stack.pop();
+    if (check && node.type === 'text' && (node.value.includes('%%') || node.value.includes('<!--'))) return undefined;
+    if (check && node.type === 'html' && node.value.includes('<!--')) return undefined;
+    if (check && (node.type === 'code' || node.type === 'inlineCode') && node.value.includes(mark)) return undefined;
     for (const key of ['url', 'alt', 'title', 'value']) {
       if (node.type !== 'text' && typeof node[key] === 'string' && node[key].includes(mark)) node[key] = node[key].replace(token, '');
     }
@@ -163,9 +234,9 @@ function parseWithComments(text) {
         const n = Number(match[1]);
         if (match.index > from) children.push({ type: 'text', value: child.value.slice(from, match.index) });
         from = match.index + match[0].length;
-        if (n < comments.length && !placed[n]) {
-          placed[n] = true;
-          children.push(commentNode(n));
+        if (n < comments.length && placed[n] === undefined) {
+          placed[n] = { type: 'comment', children: [] };
+          children.push(placed[n]);
         }
       }
       if (from < child.value.length) children.push({ type: 'text', value: child.value.slice(from) });
@@ -173,15 +244,35 @@ function parseWithComments(text) {
     node.children = children;
     for (const child of children) if (child.type !== 'comment') stack.push(child);
   }
-  placed.forEach((done, n) => {
-    if (!done) tree.children.push(commentNode(n));
+  const contents = commentContents(text, comments, mark);
+  comments.forEach((_, n) => {
+    if (placed[n] === undefined) tree.children.push((placed[n] = { type: 'comment', children: [] }));
+    placed[n].children = contents[n];
   });
   return tree;
 }
 
+/**
+ * Each comment's content parsed as Markdown: all in one parse, apart by a paragraph of two tokens
+ * (a parse per comment costs a millisecond each); one by one if a content swallows its separator
+ * (an unclosed fence).
+ */
+function commentContents(text, comments, mark) {
+  const sources = comments.map((comment) => contentOf(text, comment));
+  const separator = mark + mark;
+  const all = fromMarkdown(sources.join(`\n\n${separator}\n\n`), options).children;
+  const out = [[]];
+  for (const node of all) {
+    if (node.type === 'paragraph' && node.children.length === 1 && node.children[0].type === 'text' && node.children[0].value === separator) out.push([]);
+    else out.at(-1).push(node);
+  }
+  if (out.length === sources.length) return out;
+  return sources.map((source) => (source.trim() === '' ? [] : fromMarkdown(source, options).children));
+}
+
 parentPort?.on('message', (/** @type {{ id: number; text: string; maxNodes: number }} */ message) => {
   try {
-    const tree = parseWithComments(message.text);
+    const tree = parseWithComments(message.text, message.maxNodes);
     if (!strip(tree, message.maxNodes)) {
       parentPort?.postMessage({ id: message.id, error: `it has more than ${message.maxNodes} elements, more than a thing's text holds` });
       return;

@@ -69,6 +69,12 @@ describe('comments become secrets', () => {
     ]);
   });
 
+  it('%% in indented code, and in code the quick look for code misses, is literal too', async () => {
+    expect(await convert('Text.\n\n    %% indented code %%\n\nAfter %%gone%%.')).toEqual([p(t('Text.')), { type: 'code-block', children: [t('%% indented code %%')] }, p(t('After '), span(t('gone')), t('.'))]);
+    expect(await convert('A `` code with ` and %% `` and %%hidden%%.')).toEqual([p(t('A '), t('code with ` and %%', { code: true }), t(' and '), span(t('hidden')), t('.'))]);
+    expect(await convert('- item\n\n  ```\n  %% fenced in a list %%\n  ```')).toEqual([list(item([p(t('item')), { type: 'code-block', children: [t('%% fenced in a list %%')] }]))]);
+  });
+
   it('a comment holding code ends at the %% after the code', async () => {
     expect(await convert('Seen %% hidden `%%` still hidden %% seen.')).toEqual([p(t('Seen '), span(t('hidden '), t('%%', { code: true }), t(' still hidden')), t(' seen.'))]);
   });
