@@ -1,10 +1,11 @@
 // A note's Markdown (its mdast tree, from markdown.ts) mapped onto the rich-text vocabulary, with
 // links resolved against the vault (read.ts gives the resolver).
-import type { Blockquote, Heading, ListItem, Nodes as MdNode, Paragraph, PhrasingContent, Root, RootContent, Table } from 'mdast';
+import type { Blockquote, Heading, ListItem, Paragraph, PhrasingContent, Root, RootContent, Table } from 'mdast';
 import { RICH_TEXT_MAX_DEPTH, type RichTextBlock, type RichTextNode } from '../../domain/rich-text.js';
 import { HEADING_TYPES } from '../../vocabulary/index.js';
 import { importProblems } from '../plan.js';
-import { calloutHead, commentOf, embedAlt, firstLine, highlighted, imageAlt, isComment, withoutBlockId, type CommentNode } from './obsidian.js';
+import { calloutHead, commentOf, embedAlt, firstLine, highlighted, imageAlt, isComment, WIKILINK, withoutBlockId, type CommentNode } from './obsidian.js';
+import { aloneOnLine, commentsIn, flatten, mdText, nonEmpty, onlyComments, SECRET_SPAN_CLOSE, SECRET_SPAN_OPEN, secretSpanContent, titleText, visibleText, withText, type Line } from './nodes.js';
 
 /** What a link of a note names: another note (a thing or an arc) or an image file of the vault. */
 export type Target = { kind: 'thing' | 'arc'; key: number; name: string } | { kind: 'image'; key: number };
@@ -41,25 +42,12 @@ interface Marks {
   highlight?: true;
 }
 
-// `[[target#heading|label]]`, with `!` before it for an embed.
-const WIKILINK = /(!?)\[\[([^[\]|#^\n]*)(?:[#^][^[\]|\n]*)?(?:\|([^[\]\n]*))?\]\]/g;
 const SECRET_CALLOUT = /^\[!secret\][+-]?[ \t]*/i;
 /** An embed of a file that is neither a note nor an image (`![[map.pdf]]`, `![[theme.mp3]]`): its name as text. */
 const OTHER_FILE = /\.(?!md$)[a-z0-9]{1,8}$/i;
 /** The longest callout title the vocabulary holds. */
 const CALLOUT_TITLE_MAX = 500;
-const SECRET_SPAN_OPEN = '<span class="secret">';
-const SECRET_SPAN_CLOSE = '</span>';
 
-/** The content of phrasing that is exactly one secret span (our export's secret cell), else undefined. */
-function secretSpanContent(nodes: readonly PhrasingContent[]): PhrasingContent[] | undefined {
-  const kept = nodes.filter((n) => !(n.type === 'text' && n.value.trim() === ''));
-  const first = kept[0];
-  const last = kept.at(-1);
-  if (kept.length < 2 || first?.type !== 'html' || first.value !== SECRET_SPAN_OPEN || last?.type !== 'html' || last.value !== SECRET_SPAN_CLOSE) return undefined;
-  const inner = kept.slice(1, -1);
-  return inner.some((n) => n.type === 'html' && (n.value === SECRET_SPAN_OPEN || n.value === SECRET_SPAN_CLOSE)) ? undefined : inner;
-}
 
 /** Where phrasing sits: the depth of its block, whether it is a block's own phrasing, whether blocks may leave it. */
 interface Place {
@@ -369,83 +357,4 @@ export class Converter {
     this.lifted.add(block);
     return block;
   }
-}
-
-interface Line {
-  start: boolean;
-  end: boolean;
-}
-
-/** Where an embed alone on its line begins and ends, its line ending(s) included; undefined when other text shares its line. */
-function aloneOnLine(value: string, start: number, end: number, line: Line): [number, number] | undefined {
-  let from = start;
-  while (from > 0 && (value[from - 1] === ' ' || value[from - 1] === '\t')) from--;
-  let to = end;
-  while (to < value.length && (value[to] === ' ' || value[to] === '\t')) to++;
-  const startsLine = from === 0 ? line.start : value[from - 1] === '\n';
-  const endsLine = to === value.length ? line.end : value[to] === '\n';
-  if (!startsLine || !endsLine) return undefined;
-  return [from > 0 ? from - 1 : from, to < value.length ? to + 1 : to];
-}
-
-/** The comments of phrasing that holds nothing else (but white space), or undefined. */
-function onlyComments(nodes: readonly PhrasingContent[]): CommentNode[] | undefined {
-  const comments = nodes.flatMap((n) => commentOf(n) ?? []);
-  if (comments.length === 0) return undefined;
-  return nodes.every((n) => isComment(n) || n.type === 'break' || (n.type === 'text' && n.value.trim() === '')) ? comments : undefined;
-}
-
-/** Blocks as one run of inline content (what a cell can hold), blocks apart by a space. */
-function flatten(blocks: readonly RichTextNode[]): RichTextNode[] {
-  const out: RichTextNode[] = [];
-  for (const block of blocks) {
-    if ('text' in block) out.push(block);
-    else if (block.type === 'image') out.push({ text: typeof block.alt === 'string' ? block.alt : '' });
-    else if (block.children.some((child) => 'text' in child || child.type === 'mention' || child.type === 'link' || child.type === 'span')) {
-      if (out.length > 0) out.push({ text: ' ' });
-      out.push(...block.children);
-    } else out.push(...flatten(block.children));
-  }
-  return out;
-}
-
-/** The text a reader sees of inline content (a link's text as a mention's label): secret elements are not part of it. */
-function visibleText(node: RichTextNode): string {
-  if ((node as { isSecret?: unknown }).isSecret === true) return '';
-  if (typeof (node as { text?: unknown }).text === 'string') return (node as { text: string }).text;
-  return ((node as RichTextBlock).children ?? []).map(visibleText).join('');
-}
-
-/** A callout title's text: wikilinks as their label or their target's name, comments left out. */
-function titleText(node: PhrasingContent): string {
-  return mdText(node).replace(WIKILINK, (_whole, _bang, reference: string, label: string | undefined) => label ?? reference);
-}
-
-/** The text of every comment in a tree (the depth guard keeps them as secret paragraphs). */
-function commentsIn(node: MdNode): string[] {
-  const found: string[] = [];
-  const stack: MdNode[] = [node];
-  while (stack.length > 0) {
-    const next = stack.pop()!;
-    const comment = commentOf(next);
-    if (comment) found.push(comment.children.map((child) => mdText(child, true)).join('\n'));
-    else if ('children' in next) for (const child of next.children as MdNode[]) stack.push(child);
-  }
-  return found;
-}
-
-function withText(nodes: RichTextNode[]): RichTextNode[] {
-  return nodes.length === 0 ? [{ text: '' }] : nodes;
-}
-
-function nonEmpty(blocks: RichTextBlock[]): RichTextBlock[] {
-  return blocks.length === 0 ? [{ type: 'paragraph', children: [{ text: '' }] }] : blocks;
-}
-
-/** The text of a tree; a comment's text only when `comments` says so (it is secret). */
-export function mdText(node: MdNode, comments = false): string {
-  if (!comments && isComment(node)) return '';
-  if ('value' in node && typeof node.value === 'string') return node.value;
-  if ('children' in node) return (node.children as MdNode[]).map((child) => mdText(child, comments)).join('');
-  return '';
 }

@@ -4,6 +4,9 @@
 // server's event loop.
 import type { PhrasingContent } from 'mdast';
 
+/** `[[target#heading|label]]`, with `!` before it for an embed. */
+export const WIKILINK = /(!?)\[\[([^[\]|#^\n]*)(?:[#^][^[\]|\n]*)?(?:\|([^[\]\n]*))?\]\]/g;
+
 /** A comment (`%% … %%`, `<!-- … -->`) as the parser's worker leaves it in the tree (markdown-worker.mjs). */
 export interface CommentNode {
   type: 'comment';
