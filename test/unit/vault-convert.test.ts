@@ -127,6 +127,14 @@ describe('comments become secrets', () => {
   });
 });
 
+describe('bounds', () => {
+  it('a note of more comments than a thing’s text could hold is refused by the parser before their contents are parsed', async () => {
+    await expect(parser.parse('%%a%% '.repeat(60_000), 'many.md')).rejects.toMatchObject({ code: 'invalid_import', message: expect.stringContaining('more than 100000 elements') });
+    // The parser is still there for the next note.
+    expect(await convert('A %%b%% c')).toEqual([p(t('A '), span(t('b')), t(' c'))]);
+  });
+});
+
 describe('highlights', () => {
   it('==text== is the highlight mark, with = inside, across emphasis, never in code', async () => {
     expect(await convert('A ==bright== idea.')).toEqual([p(t('A '), t('bright', { highlight: true }), t(' idea.'))]);

@@ -49,7 +49,12 @@ export function highlighted(nodes: readonly PhrasingContent[]): Piece[] {
   const closerAfter = new Array<boolean>(found.length + 1).fill(false);
   for (let k = found.length - 1; k >= 0; k--) closerAfter[k] = closerAfter[k + 1]! || found[k]!.close;
   const toggles = new Map<number, number[]>();
-  const toggle = (k: number) => toggles.set(found[k]!.i, [...(toggles.get(found[k]!.i) ?? []), found[k]!.at]);
+  const toggle = (k: number) => {
+    const { i, at } = found[k]!;
+    const list = toggles.get(i);
+    if (list) list.push(at);
+    else toggles.set(i, [at]);
+  };
   let open = -1;
   for (let k = 0; k < found.length; k++) {
     if (open === -1) {
