@@ -124,6 +124,17 @@ describe('comments become secrets', () => {
     expect(await convert('> [!secret]\n> GM only.')).toEqual([secret(p(t('GM only.')))]);
     expect(await convert('Shown <span class="secret">hidden</span> shown.')).toEqual([p(t('Shown '), span(t('hidden')), t(' shown.'))]);
     expect(await convert('Kept \\%% literal \\%% text.')).toEqual([p(t('Kept %% literal %% text.'))]);
+    expect(await convert('Shown <span class="secret">a ==marked== word</span>.')).toEqual([p(t('Shown '), span(t('a '), t('marked', { highlight: true }), t(' word')), t('.'))]);
+    // An image in a secret cell follows the table, secret still.
+    expect(await convert('| a |\n|---|\n| <span class="secret">![Map](img.png)</span> |')).toEqual([
+      { type: 'table', children: [{ type: 'table-row', children: [cell('a')] }, { type: 'table-row', children: [{ type: 'table-cell', isSecret: true, children: [t('Map')] }] }] },
+      secret(asset(1, 'Map')),
+    ]);
+  });
+
+  it('a comment in the line under an image keeps that line from being taken for its caption', async () => {
+    expect(await convert('![Map](img.png)\n\n*The old map %%forged%%*')).toEqual([asset(1, 'Map'), p(t('The old map ', { italic: true }), span(t('forged')))]);
+    expect(await convert('![Map](img.png)\n\n*The old map*')).toEqual([{ ...asset(1, 'Map'), caption: 'The old map' }]);
   });
 });
 

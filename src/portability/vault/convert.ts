@@ -4,7 +4,7 @@ import type { Blockquote, Heading, ListItem, Paragraph, PhrasingContent, Root, R
 import { RICH_TEXT_MAX_DEPTH, type RichTextBlock, type RichTextNode } from '../../domain/rich-text.js';
 import { HEADING_TYPES } from '../../vocabulary/index.js';
 import { importProblems } from '../plan.js';
-import { calloutHead, commentOf, embedAlt, firstLine, highlighted, imageAlt, isComment, WIKILINK, withoutBlockId, type CommentNode } from './obsidian.js';
+import { calloutHead, commentOf, embedAlt, firstLine, highlighted, imageAlt, isComment, WIKILINK, withoutBlockId, type CommentNode, type Piece } from './obsidian.js';
 import { aloneOnLine, commentsIn, flatten, mdText, nonEmpty, onlyComments, SECRET_SPAN_CLOSE, SECRET_SPAN_OPEN, secretSpanContent, titleText, visibleText, withText, type Line } from './nodes.js';
 
 /** What a link of a note names: another note (a thing or an arc) or an image file of the vault. */
@@ -77,7 +77,7 @@ export class Converter {
       // Our export's caption line under an image: `*caption*` alone in a paragraph.
       const last = made.at(-1);
       const next = nodes[i + 1];
-      if (last?.type === 'image' && next?.type === 'paragraph' && next.children.length === 1 && next.children[0]!.type === 'emphasis') {
+      if (last?.type === 'image' && next?.type === 'paragraph' && next.children.length === 1 && next.children[0]!.type === 'emphasis' && commentsIn(next).length === 0) {
         const caption = mdText(next.children[0]);
         if (caption !== last.alt) last.caption = caption;
         i++;
@@ -190,7 +190,8 @@ export class Converter {
     const comments = onlyComments(children);
     const source = inner ?? children;
     const { leaves, lifted } = comments ? { leaves: comments.flatMap((c) => flatten(this.secret(c.children, depth))), lifted: [] } : this.split(source, { depth, top: true, inlineOnly: true });
-    after.push(...lifted);
+    // What leaves a secret cell (its images) stays secret.
+    after.push(...(inner ? lifted.map((block) => ({ ...block, isSecret: true })) : lifted));
     return inner || comments ? { type: 'table-cell', isSecret: true, children: withText(leaves) } : { type: 'table-cell', children: withText(leaves) };
   }
 
@@ -230,7 +231,11 @@ export class Converter {
   }
 
   private inline(nodes: readonly PhrasingContent[], marks: Marks, place: Place): RichTextNode[] {
-    const pieces = highlighted(nodes);
+    return this.pieces(highlighted(nodes), marks, place);
+  }
+
+  /** Phrasing whose highlights are known (see obsidian.ts `highlighted`). */
+  private pieces(pieces: readonly Piece[], marks: Marks, place: Place): RichTextNode[] {
     const out: RichTextNode[] = [];
     for (let i = 0; i < pieces.length; i++) {
       const { node } = pieces[i]!;
@@ -239,7 +244,7 @@ export class Converter {
       if (close > i) {
         // Our export's secret inline element: one link or mention is itself secret; other
         // content keeps its secrecy in an element of its own (rendered as its children).
-        const inner = this.inline(pieces.slice(i + 1, close).map((p) => p.node), here, { ...place, top: false }).filter((n) => !('text' in n) || n.text !== '');
+        const inner = this.pieces(pieces.slice(i + 1, close), marks, { ...place, top: false }).filter((n) => !('text' in n) || n.text !== '');
         const only = inner.length === 1 && !('text' in inner[0]!) ? inner[0] : undefined;
         out.push(only ? { ...only, isSecret: true } : { type: 'span', isSecret: true, children: withText(inner) });
         i = close;
