@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { validateRichText, type RichTextBlock, type RichTextNode } from '../../src/domain/rich-text.js';
 import { MarkdownParser } from '../../src/portability/markdown.js';
 import { Converter, toBlocks, type Target } from '../../src/portability/vault/convert.js';
-import { walkWithSecrecy } from '../../src/vocabulary/index.js';
+import { redactNodes, walkWithSecrecy } from '../../src/vocabulary/index.js';
 import { cell, mention, p, t } from '../fixtures/rich-text.js';
 
 // A vault's Markdown as Obsidian users write it (CONTRACT "Import from elsewhere"), parsed by the
@@ -130,6 +130,10 @@ describe('comments become secrets', () => {
       { type: 'table', children: [{ type: 'table-row', children: [cell('a')] }, { type: 'table-row', children: [{ type: 'table-cell', isSecret: true, children: [t('Map')] }] }] },
       secret(asset(1, 'Map')),
     ]);
+  });
+
+  it('the empty comment our export writes between two lists (so they stay two) leaves nothing', async () => {
+    expect(await convert('- a\n\n<!---->\n\n- b')).toEqual([list(item([t('a')])), list(item([t('b')]))]);
   });
 
   it('a comment in the line under an image keeps that line from being taken for its caption', async () => {
@@ -291,6 +295,8 @@ describe('random notes made of these constructs', () => {
         const markdown = pieces.join(' ') + (unclosed ? ' %% zqopen the rest' : '');
         const blocks = await convert(markdown);
         expect(validateRichText(blocks.length === 0 ? [p(t(''))] : blocks, '')).toEqual([]);
+        // What a player reads of it, by the vocabulary's one rule of secrecy.
+        expect(JSON.stringify(redactNodes(blocks))).not.toMatch(/zq/);
         const { shown, hidden } = texts(blocks);
         expect(shown).not.toMatch(/zq/);
         for (const secretWord of markdown.match(/zq\w+/g) ?? []) expect(hidden).toContain(secretWord);
