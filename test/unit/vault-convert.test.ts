@@ -170,6 +170,7 @@ describe('tasks', () => {
       ),
     ]);
     expect(await convert('1. [X] done')).toEqual([{ type: 'numbered-list', children: [item([t('done')], true)] }]);
+    expect(await convert('- [ ]\n- [x] \n- [y]')).toEqual([list(item([t('')], false), item([t('')], true), item([t('[y]')]))]);
   });
 });
 

@@ -58,6 +58,13 @@ interface Place {
   inlineOnly?: boolean;
 }
 
+/** Whether a list item's only block is the box of an empty task (`[ ]`, `[x]`), and checked; undefined when it is not. */
+function emptyTask(node: RootContent): boolean | undefined {
+  const only = node.type === 'paragraph' && node.children.length === 1 ? node.children[0] : undefined;
+  const box = only?.type === 'text' ? /^\[([ xX])\]$/.exec(only.value) : null;
+  return box ? box[1] !== ' ' : undefined;
+}
+
 /** mdast to rich text, with links resolved against the vault. */
 export class Converter {
   /** Blocks made from phrasing (images, embeds, comments of several blocks): moved out of the block around them. */
@@ -170,6 +177,9 @@ export class Converter {
   }
 
   private listItem(item: ListItem, depth: number): RichTextBlock {
+    // An empty task (`- [ ]` with nothing after it) is no task item to GFM; it is to Obsidian.
+    const box = item.checked == null && item.children.length === 1 ? emptyTask(item.children[0]!) : undefined;
+    if (box !== undefined) return { type: 'list-item', checked: box, children: [{ text: '' }] };
     const made = this.blocks(item.children, depth + 2, false);
     // An item of one paragraph holds its text; a task keeps whether it is done.
     const only = item.children.length === 1 && made.length === 1 && made[0]!.type === 'paragraph' && made[0]!.isSecret !== true ? made[0] : undefined;
