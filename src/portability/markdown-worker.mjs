@@ -190,7 +190,8 @@ class TooLarge extends Error {
 function parseWithComments(text, maxNodes) {
   if (!text.includes('%%') && !text.includes('<!--')) return fromMarkdown(text, options);
   const mark = unusedCharacter(text);
-  if (mark === undefined) return fromMarkdown(text, options);
+  // Never its comments shown: a note that leaves no character for the tokens is not read.
+  if (mark === undefined) throw new Error('it holds comments and every private-use character, so its comments cannot be kept apart');
   return cutAndParse(text, mark, quickCodeRanges(text), true, maxNodes) ?? cutAndParse(text, mark, codeRanges(text), false, maxNodes);
 }
 

@@ -26,7 +26,8 @@ const TARGETS: Record<string, Target> = {
 
 async function convert(markdown: string): Promise<RichTextBlock[]> {
   const converter = new Converter((reference) => TARGETS[reference.toLowerCase()], new Map());
-  return toBlocks(converter, await parser.parse(markdown, 'note.md'), 'note.md');
+  // A generous time allowance: what is tested here is the result, on a machine that may be busy.
+  return toBlocks(converter, await parser.parse(markdown, 'note.md', undefined, 60_000), 'note.md');
 }
 
 const secret = (block: Record<string, unknown>) => ({ ...block, isSecret: true });
@@ -145,6 +146,9 @@ describe('comments become secrets', () => {
 describe('bounds', () => {
   it('a note of more comments than a thing’s text could hold is refused by the parser before their contents are parsed', async () => {
     await expect(parser.parse('%%a%% '.repeat(60_000), 'many.md')).rejects.toMatchObject({ code: 'invalid_import', message: expect.stringContaining('more than 100000 elements') });
+    let everyPrivateCharacter = '';
+    for (let code = 0xe000; code <= 0xf8ff; code++) everyPrivateCharacter += String.fromCharCode(code);
+    await expect(parser.parse(`${everyPrivateCharacter} %%secret%%`, 'odd.md')).rejects.toMatchObject({ code: 'invalid_import' });
     // The parser is still there for the next note.
     expect(await convert('A %%b%% c')).toEqual([p(t('A '), span(t('b')), t(' c'))]);
   });
