@@ -133,6 +133,14 @@ describe('comments become secrets', () => {
     ]);
   });
 
+  it('an image’s alt text in a comment names no asset (players see labels); in our export’s secret it still does', async () => {
+    const labels = new Map<number, string>();
+    const converter = new Converter((reference) => TARGETS[reference.toLowerCase()], labels);
+    const blocks = toBlocks(converter, await parser.parse('%% ![[img.png|The secret lair]] %%\n\n> [!secret]\n> ![[portrait.jpg|The duke]]', 'n.md', undefined, 60_000), 'n.md');
+    expect(blocks).toEqual([secret(asset(1, 'The secret lair')), secret(asset(2, 'The duke'))]);
+    expect([...labels]).toEqual([[2, 'The duke']]);
+  });
+
   it('the empty comment our export writes between two lists (so they stay two) leaves nothing', async () => {
     expect(await convert('- a\n\n<!---->\n\n- b')).toEqual([list(item([t('a')])), list(item([t('b')]))]);
   });

@@ -69,6 +69,8 @@ function emptyTask(node: RootContent): boolean | undefined {
 export class Converter {
   /** Blocks made from phrasing (images, embeds, comments of several blocks): moved out of the block around them. */
   private readonly lifted = new WeakSet<object>();
+  /** How many comments the content being converted is inside. */
+  private inComments = 0;
 
   constructor(
     private readonly resolve: (reference: string, wiki: boolean) => Target | undefined,
@@ -96,7 +98,7 @@ export class Converter {
 
   private block(node: RootContent, depth: number, top: boolean): RichTextBlock[] {
     const comment = commentOf(node);
-    if (comment) return this.secret(comment.children, depth);
+    if (comment) return this.commentBlocks(comment, depth);
     // Deeper than rich text may nest: what is inside is kept as paragraphs of its text (its comments as secret ones).
     if (depth > RICH_TEXT_MAX_DEPTH - 2 && 'children' in node && node.type !== 'paragraph' && node.type !== 'heading') {
       return [{ type: 'paragraph', children: [{ text: mdText(node) }] }, ...commentsIn(node).map((text) => ({ type: 'paragraph', isSecret: true, children: [{ text }] }))];
@@ -144,9 +146,22 @@ export class Converter {
     }
   }
 
-  /** A comment's content: secret blocks (`isSecret: true` on each), as `> [!secret]` gives. */
+  /** Secret blocks (`isSecret: true` on each): what `> [!secret]` holds. */
   private secret(nodes: readonly RootContent[], depth: number): RichTextBlock[] {
     return this.blocks(nodes, depth, false).map((block) => ({ ...block, isSecret: true }));
+  }
+
+  /**
+   * A comment's content: secret blocks. An image's alt text in a comment names no asset (players
+   * see an asset's label); in our own export's secrets it does (the label was already shown).
+   */
+  private commentBlocks(comment: CommentNode, depth: number): RichTextBlock[] {
+    this.inComments += 1;
+    try {
+      return this.secret(comment.children, depth);
+    } finally {
+      this.inComments -= 1;
+    }
   }
 
   private heading(node: Heading, depth: number): RichTextBlock[] {
@@ -166,13 +181,13 @@ export class Converter {
       const remainder = head.value.replace(SECRET_CALLOUT, '').replace(/^\r?\n/, '');
       const firstChildren = remainder === '' ? firstParagraph.children.slice(1) : [{ ...head, value: remainder }, ...firstParagraph.children.slice(1)];
       const inner = firstChildren.length > 0 ? [{ ...firstParagraph, children: firstChildren }, ...rest] : rest;
-      return this.blocks(inner, depth, false).map((block) => ({ ...block, isSecret: true }));
+      return this.secret(inner, depth);
     }
     // `> [!kind]+ Title`: the title is the rest of the marker's line, as plain text; a comment in it goes to the callout's body.
     const [line, body] = firstLine([{ ...head, value: head.value.slice(callout.length) }, ...firstParagraph.children.slice(1)]);
     const title = [...line.filter((n) => !isComment(n)).map(titleText).join('').trim()].slice(0, CALLOUT_TITLE_MAX).join('');
     const inner: RootContent[] = body.some((n) => n.type !== 'text' || n.value.trim() !== '') ? [{ ...firstParagraph, children: body }, ...rest] : rest;
-    const children = [...line.flatMap((n) => this.secret(commentOf(n)?.children ?? [], depth + 1)), ...this.blocks(inner, depth + 1, false)];
+    const children = [...line.flatMap((n) => commentOf(n) ?? []).flatMap((c) => this.commentBlocks(c, depth + 1)), ...this.blocks(inner, depth + 1, false)];
     return [{ type: 'callout', kind: callout.kind, ...(title === '' ? {} : { title }), children: nonEmpty(children) }];
   }
 
@@ -198,8 +213,8 @@ export class Converter {
     // Our export's secret cell: its whole content in one `<span class="secret">`; a cell that is a comment is secret too.
     const inner = secretSpanContent(children);
     const comments = onlyComments(children);
-    const source = inner ?? children;
-    const { leaves, lifted } = comments ? { leaves: comments.flatMap((c) => flatten(this.secret(c.children, depth))), lifted: [] } : this.split(source, { depth, top: true, inlineOnly: true });
+    const place = { depth, top: true, inlineOnly: true };
+    const { leaves, lifted } = comments ? { leaves: comments.flatMap((c) => flatten(this.commentBlocks(c, depth))), lifted: [] } : this.split(inner ?? children, place);
     // What leaves a secret cell (its images) stays secret.
     after.push(...(inner ? lifted.map((block) => ({ ...block, isSecret: true })) : lifted));
     return inner || comments ? { type: 'table-cell', isSecret: true, children: withText(leaves) } : { type: 'table-cell', children: withText(leaves) };
@@ -209,7 +224,7 @@ export class Converter {
   private paragraph(children: PhrasingContent[], type: string, depth: number): RichTextBlock[] {
     // A comment standing as its own paragraph: secret blocks.
     const comments = onlyComments(children);
-    if (comments) return comments.flatMap((c) => this.secret(c.children, depth));
+    if (comments) return comments.flatMap((c) => this.commentBlocks(c, depth));
     const out: RichTextBlock[] = [];
     let run: RichTextNode[] = [];
     const flush = () => {
@@ -305,7 +320,7 @@ export class Converter {
 
   /** A comment inside a block's text: a secret inline element, or, when it holds several blocks, secret blocks after the text before it. */
   private comment(node: CommentNode, place: Place): RichTextNode[] {
-    const blocks = this.secret(node.children, place.depth);
+    const blocks = this.commentBlocks(node, place.depth);
     if (blocks.length === 0) return [];
     const only = blocks.length === 1 && blocks[0]!.type === 'paragraph' ? blocks[0] : undefined;
     if (only || place.inlineOnly) return [{ type: 'span', isSecret: true, children: only ? only.children : withText(flatten(blocks)) }];
@@ -364,7 +379,7 @@ export class Converter {
   }
 
   private imageOf(key: number, alt: string): RichTextBlock {
-    if (alt !== '' && !this.labels.has(key)) this.labels.set(key, alt);
+    if (alt !== '' && this.inComments === 0 && !this.labels.has(key)) this.labels.set(key, alt);
     return this.lift({ type: 'image', assetId: key, url: '', alt, children: [{ text: '' }] });
   }
 
