@@ -201,6 +201,7 @@ function parseWithComments(text, maxNodes) {
  * in text or HTML, or a token inside code.
  */
 function cutAndParse(text, mark, code, check, maxNodes) {
+  const shown = (value) => typeof value === 'string' && (value.includes('%%') || value.includes('<!--'));
   const comments = findComments(text, code);
   // Each comment is at least a node and its paragraph: refused before parsing what could not be kept.
   if (comments.length * 2 > maxNodes) throw new TooLarge(maxNodes);
@@ -217,9 +218,7 @@ function cutAndParse(text, mark, code, check, maxNodes) {
   const stack = [tree];
   while (stack.length > 0) {
     const node = stack.pop();
-    if (check && node.type === 'text' && (node.value.includes('%%') || node.value.includes('<!--'))) return undefined;
-    if (check && node.type === 'html' && node.value.includes('<!--')) return undefined;
-    if (check && (node.type === 'code' || node.type === 'inlineCode') && node.value.includes(mark)) return undefined;
+    if (check && (node.type === 'code' || node.type === 'inlineCode' ? node.value.includes(mark) : shown(node.value) || shown(node.alt))) return undefined;
     for (const key of ['url', 'alt', 'title', 'value']) {
       if (node.type !== 'text' && typeof node[key] === 'string' && node[key].includes(mark)) node[key] = node[key].replace(token, '');
     }

@@ -305,7 +305,8 @@ describe('random notes made of these constructs', () => {
   it('convert without throwing to valid rich text that never shows a comment’s words, and loses none', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(piece, { maxLength: 12 }), fc.boolean(), async (pieces, unclosed) => {
-        const markdown = pieces.join(' ') + (unclosed ? ' %% zqopen the rest' : '');
+        // No run of four spaces: it could start an indented code block, where %% is text.
+        const markdown = (pieces.join(' ') + (unclosed ? ' %% zqopen the rest' : '')).replace(/ {3,}/g, ' ');
         const blocks = await convert(markdown);
         expect(validateRichText(blocks.length === 0 ? [p(t(''))] : blocks, '')).toEqual([]);
         // What a player reads of it, by the vocabulary's one rule of secrecy.
