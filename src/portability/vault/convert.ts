@@ -1,9 +1,11 @@
 // A note's Markdown (its mdast tree, from markdown.ts) mapped onto the rich-text vocabulary, with
 // links resolved against the vault (read.ts gives the resolver).
-import type { Nodes as MdNode, PhrasingContent, Root, RootContent } from 'mdast';
+import type { Blockquote, Heading, ListItem, Paragraph, PhrasingContent, Root, RootContent, Table } from 'mdast';
 import { RICH_TEXT_MAX_DEPTH, type RichTextBlock, type RichTextNode } from '../../domain/rich-text.js';
 import { HEADING_TYPES } from '../../vocabulary/index.js';
 import { importProblems } from '../plan.js';
+import { calloutHead, commentOf, embedAlt, firstLine, highlighted, imageAlt, isComment, WIKILINK, withoutBlockId, type CommentNode, type Piece } from './obsidian.js';
+import { aloneOnLine, commentsIn, flatten, mdText, nonEmpty, onlyComments, SECRET_SPAN_CLOSE, SECRET_SPAN_OPEN, secretSpanContent, titleText, visibleText, withText, type Line } from './nodes.js';
 
 /** What a link of a note names: another note (a thing or an arc) or an image file of the vault. */
 export type Target = { kind: 'thing' | 'arc'; key: number; name: string } | { kind: 'image'; key: number };
@@ -37,26 +39,39 @@ interface Marks {
   italic?: true;
   strikethrough?: true;
   code?: true;
+  highlight?: true;
 }
 
-// `[[target#heading|label]]`, with `!` before it for an embed.
-const WIKILINK = /(!?)\[\[([^[\]|#^\n]*)(?:[#^][^[\]|\n]*)?(?:\|([^[\]\n]*))?\]\]/g;
 const SECRET_CALLOUT = /^\[!secret\][+-]?[ \t]*/i;
-const SECRET_SPAN_OPEN = '<span class="secret">';
-const SECRET_SPAN_CLOSE = '</span>';
+/** An embed of a file that is neither a note nor an image (`![[map.pdf]]`, `![[theme.mp3]]`): its name as text. */
+const OTHER_FILE = /\.(?!md$)[a-z0-9]{1,8}$/i;
+/** The longest callout title the vocabulary holds. */
+const CALLOUT_TITLE_MAX = 500;
 
-/** The content of phrasing that is exactly one secret span (our export's secret cell), else undefined. */
-function secretSpanContent(nodes: readonly PhrasingContent[]): PhrasingContent[] | undefined {
-  const kept = nodes.filter((n) => !(n.type === 'text' && n.value.trim() === ''));
-  const first = kept[0];
-  const last = kept.at(-1);
-  if (kept.length < 2 || first?.type !== 'html' || first.value !== SECRET_SPAN_OPEN || last?.type !== 'html' || last.value !== SECRET_SPAN_CLOSE) return undefined;
-  const inner = kept.slice(1, -1);
-  return inner.some((n) => n.type === 'html' && (n.value === SECRET_SPAN_OPEN || n.value === SECRET_SPAN_CLOSE)) ? undefined : inner;
+
+/** Where phrasing sits: the depth of its block, whether it is a block's own phrasing, whether blocks may leave it. */
+interface Place {
+  depth: number;
+  /** A paragraph's, heading's or cell's own phrasing (not inside emphasis or a link): its lines are the block's. */
+  top?: boolean;
+  /** A table cell or a link's text: a comment there stays an inline secret, never blocks. */
+  inlineOnly?: boolean;
+}
+
+/** Whether a list item's only block is the box of an empty task (`[ ]`, `[x]`), and checked; undefined when it is not. */
+function emptyTask(node: RootContent): boolean | undefined {
+  const only = node.type === 'paragraph' && node.children.length === 1 ? node.children[0] : undefined;
+  const box = only?.type === 'text' ? /^\[([ xX])\]$/.exec(only.value) : null;
+  return box ? box[1] !== ' ' : undefined;
 }
 
 /** mdast to rich text, with links resolved against the vault. */
 export class Converter {
+  /** Blocks made from phrasing (images, embeds, comments of several blocks): moved out of the block around them. */
+  private readonly lifted = new WeakSet<object>();
+  /** How many comments the content being converted is inside. */
+  private inComments = 0;
+
   constructor(
     private readonly resolve: (reference: string, wiki: boolean) => Target | undefined,
     /** The first alt text seen for each image: its label. */
@@ -71,7 +86,7 @@ export class Converter {
       // Our export's caption line under an image: `*caption*` alone in a paragraph.
       const last = made.at(-1);
       const next = nodes[i + 1];
-      if (last?.type === 'image' && next?.type === 'paragraph' && next.children.length === 1 && next.children[0]!.type === 'emphasis') {
+      if (last?.type === 'image' && next?.type === 'paragraph' && next.children.length === 1 && next.children[0]!.type === 'emphasis' && commentsIn(next).length === 0) {
         const caption = mdText(next.children[0]);
         if (caption !== last.alt) last.caption = caption;
         i++;
@@ -82,56 +97,27 @@ export class Converter {
   }
 
   private block(node: RootContent, depth: number, top: boolean): RichTextBlock[] {
-    // Deeper than rich text may nest: what is inside is kept as paragraphs of its text.
+    const comment = commentOf(node);
+    if (comment) return this.commentBlocks(comment, depth);
+    // Deeper than rich text may nest: what is inside is kept as paragraphs of its text (its comments as secret ones).
     if (depth > RICH_TEXT_MAX_DEPTH - 2 && 'children' in node && node.type !== 'paragraph' && node.type !== 'heading') {
-      return [{ type: 'paragraph', children: [{ text: mdText(node) }] }];
+      return [{ type: 'paragraph', children: [{ text: mdText(node) }] }, ...commentsIn(node).map((text) => ({ type: 'paragraph', isSecret: true, children: [{ text }] }))];
     }
     switch (node.type) {
       case 'paragraph':
-        return this.paragraph(node.children, 'paragraph');
+        return this.paragraph(withoutBlockId(node.children), 'paragraph', depth);
       case 'heading':
-        return [{ type: HEADING_TYPES[node.depth - 1]!, children: this.leaves(node.children) }];
-      case 'blockquote': {
-        const [first, ...rest] = node.children;
-        if (first?.type === 'paragraph' && first.children[0]?.type === 'text' && SECRET_CALLOUT.test(first.children[0].value)) {
-          // `> [!secret]`, at any depth (a list item, a quote): each block inside is a secret block.
-          const head = first.children[0];
-          const remainder = head.value.replace(SECRET_CALLOUT, '').replace(/^\r?\n/, '');
-          const firstChildren = remainder === '' ? first.children.slice(1) : [{ ...head, value: remainder }, ...first.children.slice(1)];
-          const inner = firstChildren.length > 0 ? [{ ...first, children: firstChildren }, ...rest] : rest;
-          return this.blocks(inner as RootContent[], depth, false).map((block) => ({ ...block, isSecret: true }));
-        }
-        return [{ type: 'block-quote', children: nonEmpty(this.blocks(node.children, depth + 1, false)) }];
-      }
+        return this.heading(node, depth);
+      case 'blockquote':
+        return this.quote(node, depth);
       case 'list':
-        return [
-          {
-            type: node.ordered ? 'numbered-list' : 'bulleted-list',
-            children: node.children.map((item) => {
-              const only = item.children.length === 1 && item.children[0]!.type === 'paragraph' ? item.children[0] : undefined;
-              const children = only ? this.leaves(only.children) : nonEmpty(this.blocks(item.children, depth + 2, false));
-              return { type: 'list-item', children: children.length === 0 ? [{ text: '' }] : children };
-            }),
-          },
-        ];
+        return [{ type: node.ordered ? 'numbered-list' : 'bulleted-list', children: node.children.map((item) => this.listItem(item, depth)) }];
       case 'code':
         return [{ type: 'code-block', children: [{ text: node.value }] }];
       case 'thematicBreak':
         return [{ type: 'divider', children: [{ text: '' }] }];
       case 'table':
-        return [
-          {
-            type: 'table',
-            children: node.children.map((row) => ({
-              type: 'table-row',
-              children: row.children.map((cell) => {
-                // Our export's secret cell: its whole content in one `<span class="secret">`.
-                const inner = secretSpanContent(cell.children);
-                return inner ? { type: 'table-cell', isSecret: true, children: withText(this.leaves(inner)) } : { type: 'table-cell', children: withText(this.leaves(cell.children)) };
-              }),
-            })),
-          },
-        ];
+        return this.table(node, depth);
       case 'html':
         return node.value.trim() === '' ? [] : [{ type: 'paragraph', children: [{ text: node.value }] }];
       case 'definition':
@@ -143,7 +129,7 @@ export class Converter {
       case 'tableRow':
         return this.blocks(node.children, depth, top);
       case 'tableCell':
-        return this.paragraph(node.children, 'paragraph');
+        return this.paragraph(node.children, 'paragraph', depth);
       // Phrasing where a block belongs (mdast allows it in few places): a paragraph of it.
       case 'text':
       case 'emphasis':
@@ -156,20 +142,97 @@ export class Converter {
       case 'linkReference':
       case 'imageReference':
       case 'footnoteReference':
-        return this.paragraph([node], 'paragraph');
+        return this.paragraph([node], 'paragraph', depth);
     }
   }
 
-  /** A paragraph's inline content; images in it come out as image blocks around the text. */
-  private paragraph(children: PhrasingContent[], type: string): RichTextBlock[] {
+  /** Secret blocks (`isSecret: true` on each): what `> [!secret]` holds. */
+  private secret(nodes: readonly RootContent[], depth: number): RichTextBlock[] {
+    return this.blocks(nodes, depth, false).map((block) => ({ ...block, isSecret: true }));
+  }
+
+  /**
+   * A comment's content: secret blocks. An image's alt text in a comment names no asset (players
+   * see an asset's label); in our own export's secrets it does (the label was already shown).
+   */
+  private commentBlocks(comment: CommentNode, depth: number): RichTextBlock[] {
+    this.inComments += 1;
+    try {
+      return this.secret(comment.children, depth);
+    } finally {
+      this.inComments -= 1;
+    }
+  }
+
+  private heading(node: Heading, depth: number): RichTextBlock[] {
+    // Images and comments of several blocks cannot sit in a heading: they follow it.
+    const { leaves, lifted } = this.split(node.children, { depth, top: true });
+    return [{ type: HEADING_TYPES[node.depth - 1]!, children: leaves }, ...lifted];
+  }
+
+  private quote(node: Blockquote, depth: number): RichTextBlock[] {
+    const [first, ...rest] = node.children;
+    const head = first?.type === 'paragraph' && first.children[0]?.type === 'text' ? first.children[0] : undefined;
+    const callout = head ? calloutHead(head.value) : undefined;
+    if (!first || !head || !callout) return [{ type: 'block-quote', children: nonEmpty(this.blocks(node.children, depth + 1, false)) }];
+    const firstParagraph = first as Paragraph;
+    if (callout.kind === 'secret') {
+      // `> [!secret]`, at any depth (a list item, a quote): each block inside is a secret block.
+      const remainder = head.value.replace(SECRET_CALLOUT, '').replace(/^\r?\n/, '');
+      const firstChildren = remainder === '' ? firstParagraph.children.slice(1) : [{ ...head, value: remainder }, ...firstParagraph.children.slice(1)];
+      const inner = firstChildren.length > 0 ? [{ ...firstParagraph, children: firstChildren }, ...rest] : rest;
+      return this.secret(inner, depth);
+    }
+    // `> [!kind]+ Title`: the title is the rest of the marker's line, as plain text; a comment in it goes to the callout's body.
+    const [line, body] = firstLine([{ ...head, value: head.value.slice(callout.length) }, ...firstParagraph.children.slice(1)]);
+    const title = [...line.filter((n) => !isComment(n)).map(titleText).join('').trim()].slice(0, CALLOUT_TITLE_MAX).join('');
+    const inner: RootContent[] = body.some((n) => n.type !== 'text' || n.value.trim() !== '') ? [{ ...firstParagraph, children: body }, ...rest] : rest;
+    const children = [...line.flatMap((n) => commentOf(n) ?? []).flatMap((c) => this.commentBlocks(c, depth + 1)), ...this.blocks(inner, depth + 1, false)];
+    return [{ type: 'callout', kind: callout.kind, ...(title === '' ? {} : { title }), children: nonEmpty(children) }];
+  }
+
+  private listItem(item: ListItem, depth: number): RichTextBlock {
+    // An empty task (`- [ ]` with nothing after it) is no task item to GFM; it is to Obsidian.
+    const box = item.checked == null && item.children.length === 1 ? emptyTask(item.children[0]!) : undefined;
+    if (box !== undefined) return { type: 'list-item', checked: box, children: [{ text: '' }] };
+    const made = this.blocks(item.children, depth + 2, false);
+    // An item of one paragraph holds its text; a task keeps whether it is done.
+    const only = item.children.length === 1 && made.length === 1 && made[0]!.type === 'paragraph' && made[0]!.isSecret !== true ? made[0] : undefined;
+    const children = only ? only.children : made.length === 0 ? [{ text: '' }] : made;
+    return { type: 'list-item', ...(typeof item.checked === 'boolean' ? { checked: item.checked } : {}), children };
+  }
+
+  private table(node: Table, depth: number): RichTextBlock[] {
+    // Images cannot sit in a cell: they follow the table, in order; the cell keeps their alt text.
+    const after: RichTextBlock[] = [];
+    const rows = node.children.map((row) => ({ type: 'table-row', children: row.children.map((cell) => this.cell(cell.children, depth, after)) }));
+    return [{ type: 'table', children: rows }, ...after];
+  }
+
+  private cell(children: PhrasingContent[], depth: number, after: RichTextBlock[]): RichTextBlock {
+    // Our export's secret cell: its whole content in one `<span class="secret">`; a cell that is a comment is secret too.
+    const inner = secretSpanContent(children);
+    const comments = onlyComments(children);
+    const place = { depth, top: true, inlineOnly: true };
+    const { leaves, lifted } = comments ? { leaves: comments.flatMap((c) => flatten(this.commentBlocks(c, depth))), lifted: [] } : this.split(inner ?? children, place);
+    // What leaves a secret cell (its images) stays secret.
+    after.push(...(inner ? lifted.map((block) => ({ ...block, isSecret: true })) : lifted));
+    return inner || comments ? { type: 'table-cell', isSecret: true, children: withText(leaves) } : { type: 'table-cell', children: withText(leaves) };
+  }
+
+  /** A paragraph's inline content; images, embeds and comments of several blocks in it come out as blocks around its text. */
+  private paragraph(children: PhrasingContent[], type: string, depth: number): RichTextBlock[] {
+    // A comment standing as its own paragraph: secret blocks.
+    const comments = onlyComments(children);
+    if (comments) return comments.flatMap((c) => this.commentBlocks(c, depth));
     const out: RichTextBlock[] = [];
     let run: RichTextNode[] = [];
     const flush = () => {
       if (run.some((n) => !('text' in n) || (n as { text: string }).text.trim() !== '')) out.push({ type, children: withText(run) });
       run = [];
     };
-    for (const item of this.inline(children, {})) {
-      if ('type' in item && item.type === 'image') {
+    for (const item of this.inline(children, {}, { depth, top: true })) {
+      if (this.lifted.has(item)) {
         flush();
         out.push(item as RichTextBlock);
       } else run.push(item);
@@ -178,91 +241,126 @@ export class Converter {
     return out;
   }
 
-  /** Inline content with images kept as text (inside headings, list items, cells). */
-  private leaves(children: PhrasingContent[]): RichTextNode[] {
-    return withText(this.inline(children, {}).map((item) => ('type' in item && item.type === 'image' ? { text: typeof item.alt === 'string' ? item.alt : '' } : item)));
+  /** Inline content that must stay in its block (a heading, a cell), and the blocks that leave it (images keep their alt text in place). */
+  private split(children: PhrasingContent[], place: Place): { leaves: RichTextNode[]; lifted: RichTextBlock[] } {
+    const leaves: RichTextNode[] = [];
+    const lifted: RichTextBlock[] = [];
+    for (const item of this.inline(children, {}, place)) {
+      if (!this.lifted.has(item)) leaves.push(item);
+      else {
+        lifted.push(item as RichTextBlock);
+        if (item.type === 'image' && typeof item.alt === 'string' && item.alt !== '') leaves.push({ text: item.alt });
+      }
+    }
+    return { leaves: withText(leaves), lifted };
   }
 
-  private inline(nodes: readonly PhrasingContent[], marks: Marks): RichTextNode[] {
+  private inline(nodes: readonly PhrasingContent[], marks: Marks, place: Place): RichTextNode[] {
+    return this.pieces(highlighted(nodes), marks, place);
+  }
+
+  /** Phrasing whose highlights are known (see obsidian.ts `highlighted`). */
+  private pieces(pieces: readonly Piece[], marks: Marks, place: Place): RichTextNode[] {
     const out: RichTextNode[] = [];
-    for (let i = 0; i < nodes.length; i++) {
-      const node = nodes[i]!;
-      const close = node.type === 'html' && node.value === SECRET_SPAN_OPEN ? nodes.findIndex((n, j) => j > i && n.type === 'html' && n.value === SECRET_SPAN_CLOSE) : -1;
+    for (let i = 0; i < pieces.length; i++) {
+      const { node } = pieces[i]!;
+      const here = pieces[i]!.on ? { ...marks, highlight: true as const } : marks;
+      const close = node.type === 'html' && node.value === SECRET_SPAN_OPEN ? pieces.findIndex((p, j) => j > i && p.node.type === 'html' && p.node.value === SECRET_SPAN_CLOSE) : -1;
       if (close > i) {
         // Our export's secret inline element: one link or mention is itself secret; other
         // content keeps its secrecy in an element of its own (rendered as its children).
-        const inner = this.inline(nodes.slice(i + 1, close), marks).filter((n) => !('text' in n) || n.text !== '');
+        const inner = this.pieces(pieces.slice(i + 1, close), marks, { ...place, top: false }).filter((n) => !('text' in n) || n.text !== '');
         const only = inner.length === 1 && !('text' in inner[0]!) ? inner[0] : undefined;
         out.push(only ? { ...only, isSecret: true } : { type: 'span', isSecret: true, children: withText(inner) });
         i = close;
         continue;
       }
-      switch (node.type) {
-        case 'text':
-          out.push(...this.text(node.value, marks));
-          break;
-        case 'emphasis':
-          out.push(...this.inline(node.children, { ...marks, italic: true }));
-          break;
-        case 'strong':
-          out.push(...this.inline(node.children, { ...marks, bold: true }));
-          break;
-        case 'delete':
-          out.push(...this.inline(node.children, { ...marks, strikethrough: true }));
-          break;
-        case 'inlineCode':
-          out.push({ text: node.value, ...marks, code: true });
-          break;
-        case 'break':
-          out.push({ text: '\n', ...marks });
-          break;
-        case 'link': {
-          const label = this.inline(node.children, marks);
-          out.push(this.link(node.url, label, marks));
-          break;
-        }
-        case 'image':
-          out.push(this.image(node.url, node.alt ?? ''));
-          break;
-        case 'html':
-          out.push({ text: node.value, ...marks });
-          break;
-        case 'linkReference':
-          out.push(...this.inline(node.children, marks));
-          break;
-        case 'imageReference':
-          out.push({ text: node.alt ?? '', ...marks });
-          break;
-        case 'footnoteReference':
-          out.push({ text: `[^${node.identifier}]`, ...marks });
-          break;
-      }
+      // A line of the block starts before this piece, or ends after it (for embeds alone on their line).
+      const line = { start: place.top === true && (i === 0 || pieces[i - 1]!.node.type === 'break'), end: place.top === true && (i === pieces.length - 1 || pieces[i + 1]!.node.type === 'break') };
+      out.push(...this.phrasing(node, here, place, line));
     }
     return out;
   }
 
-  /** Text, with `[[wikilinks]]` to files of the vault made mentions and `![[embeds]]` of its images image blocks. */
-  private text(value: string, marks: Marks): RichTextNode[] {
+  private phrasing(node: PhrasingContent, marks: Marks, place: Place, line: Line): RichTextNode[] {
+    const comment = commentOf(node);
+    if (comment) return this.comment(comment, place);
+    const inner = { ...place, top: false };
+    switch (node.type) {
+      case 'text':
+        return this.text(node.value, marks, line);
+      case 'emphasis':
+        return this.inline(node.children, { ...marks, italic: true }, inner);
+      case 'strong':
+        return this.inline(node.children, { ...marks, bold: true }, inner);
+      case 'delete':
+        return this.inline(node.children, { ...marks, strikethrough: true }, inner);
+      case 'inlineCode':
+        return [{ text: node.value, ...marks, code: true }];
+      case 'break':
+        return [{ text: '\n', ...marks }];
+      case 'link': {
+        // A link that becomes a mention keeps its text as the label; a comment in that text stays, secret, after it.
+        const label = this.inline(node.children, marks, { ...inner, inlineOnly: true });
+        const made = this.link(node.url, label, marks);
+        return made.type === 'link' ? [made] : [made, ...label.filter((n) => (n as { isSecret?: unknown }).isSecret === true)];
+      }
+      case 'image':
+        return [this.image(node.url, imageAlt(node.alt ?? ''))];
+      case 'html':
+        return [{ text: node.value, ...marks }];
+      case 'linkReference':
+        return this.inline(node.children, marks, inner);
+      case 'imageReference':
+        return [{ text: imageAlt(node.alt ?? ''), ...marks }];
+      case 'footnoteReference':
+        return [{ text: `[^${node.identifier}]`, ...marks }];
+    }
+  }
+
+  /** A comment inside a block's text: a secret inline element, or, when it holds several blocks, secret blocks after the text before it. */
+  private comment(node: CommentNode, place: Place): RichTextNode[] {
+    const blocks = this.commentBlocks(node, place.depth);
+    if (blocks.length === 0) return [];
+    const only = blocks.length === 1 && blocks[0]!.type === 'paragraph' ? blocks[0] : undefined;
+    if (only || place.inlineOnly) return [{ type: 'span', isSecret: true, children: only ? only.children : withText(flatten(blocks)) }];
+    for (const block of blocks) this.lifted.add(block);
+    return blocks;
+  }
+
+  /**
+   * Text, with `[[wikilinks]]` to files of the vault made mentions, `![[embeds]]` of its images image
+   * blocks, an embed of a note alone on its line a paragraph of its own (holding the mention), and an
+   * embed of any other file (a PDF, a sound) the file's name as text.
+   */
+  private text(value: string, marks: Marks, line: Line): RichTextNode[] {
     const out: RichTextNode[] = [];
     let at = 0;
     for (const match of value.matchAll(WIKILINK)) {
       const [whole, bang, reference, label] = match;
-      const target = reference!.trim() === '' ? undefined : this.resolve(reference!.trim(), true);
-      if (!target) continue;
-      if (match.index > at) out.push({ text: value.slice(at, match.index), ...marks });
-      at = match.index + whole.length;
-      if (target.kind === 'image') out.push(bang ? this.imageOf(target.key, label ?? '') : { text: label ?? reference!, ...marks });
+      const name = reference!.trim();
+      const target = name === '' ? undefined : this.resolve(name, true);
+      if (!target && !(bang && OTHER_FILE.test(name))) continue;
+      let start = match.index;
+      let end = match.index + whole.length;
+      const alone = bang !== '' && target !== undefined && target.kind !== 'image' ? aloneOnLine(value, start, end, line) : undefined;
+      if (alone) [start, end] = alone;
+      if (start > at) out.push({ text: value.slice(at, start), ...marks });
+      at = end;
+      if (!target) out.push({ text: embedAlt(label ?? '') || name, ...marks });
+      else if (target.kind === 'image') out.push(bang ? this.imageOf(target.key, embedAlt(label ?? '')) : { text: label ?? reference!, ...marks });
+      else if (alone) out.push(this.lift({ type: 'paragraph', children: [this.mention(target, label?.trim() ?? '')] }));
       else out.push(this.mention(target, label?.trim() ?? ''));
     }
     if (at < value.length) out.push({ text: value.slice(at), ...marks });
     return out;
   }
 
-  private link(url: string, label: RichTextNode[], marks: Marks): RichTextNode {
+  private link(url: string, label: RichTextNode[], marks: Marks): RichTextNode & { type?: unknown } {
     if (!/^[a-z][a-z0-9+.-]*:/i.test(url) && !url.startsWith('/') && !url.startsWith('#')) {
       const target = this.resolve(safeDecode(url.split('#')[0]!), false);
-      if (target && target.kind !== 'image') return this.mention(target, label.map(plainText).join(''));
-      if (target?.kind === 'image') return { text: label.map(plainText).join(''), ...marks };
+      if (target && target.kind !== 'image') return this.mention(target, label.map(visibleText).join(''));
+      if (target?.kind === 'image') return { text: label.map(visibleText).join(''), ...marks };
     }
     return { type: 'link', url, children: withText(label) };
   }
@@ -277,25 +375,16 @@ export class Converter {
       const target = this.resolve(safeDecode(url), false);
       if (target?.kind === 'image') return this.imageOf(target.key, alt);
     }
-    return { type: 'image', url, alt, children: [{ text: '' }] };
+    return this.lift({ type: 'image', url, alt, children: [{ text: '' }] });
   }
 
   private imageOf(key: number, alt: string): RichTextBlock {
-    if (alt !== '' && !this.labels.has(key)) this.labels.set(key, alt);
-    return { type: 'image', assetId: key, url: '', alt, children: [{ text: '' }] };
+    if (alt !== '' && this.inComments === 0 && !this.labels.has(key)) this.labels.set(key, alt);
+    return this.lift({ type: 'image', assetId: key, url: '', alt, children: [{ text: '' }] });
   }
-}
 
-function withText(nodes: RichTextNode[]): RichTextNode[] {
-  return nodes.length === 0 ? [{ text: '' }] : nodes;
-}
-
-function nonEmpty(blocks: RichTextBlock[]): RichTextBlock[] {
-  return blocks.length === 0 ? [{ type: 'paragraph', children: [{ text: '' }] }] : blocks;
-}
-
-export function mdText(node: MdNode): string {
-  if ('value' in node && typeof node.value === 'string') return node.value;
-  if ('children' in node) return (node.children as MdNode[]).map(mdText).join('');
-  return '';
+  private lift(block: RichTextBlock): RichTextBlock {
+    this.lifted.add(block);
+    return block;
+  }
 }

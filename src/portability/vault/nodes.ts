@@ -1,0 +1,96 @@
+// Small pieces of the vault reader (convert.ts): reading mdast and making rich-text nodes.
+import type { Nodes as MdNode, PhrasingContent } from 'mdast';
+import type { RichTextBlock, RichTextNode } from '../../domain/rich-text.js';
+import { commentOf, isComment, WIKILINK, type CommentNode } from './obsidian.js';
+
+export const SECRET_SPAN_OPEN = '<span class="secret">';
+export const SECRET_SPAN_CLOSE = '</span>';
+
+/** The content of phrasing that is exactly one secret span (our export's secret cell), else undefined. */
+export function secretSpanContent(nodes: readonly PhrasingContent[]): PhrasingContent[] | undefined {
+  const kept = nodes.filter((n) => !(n.type === 'text' && n.value.trim() === ''));
+  const first = kept[0];
+  const last = kept.at(-1);
+  if (kept.length < 2 || first?.type !== 'html' || first.value !== SECRET_SPAN_OPEN || last?.type !== 'html' || last.value !== SECRET_SPAN_CLOSE) return undefined;
+  const inner = kept.slice(1, -1);
+  return inner.some((n) => n.type === 'html' && (n.value === SECRET_SPAN_OPEN || n.value === SECRET_SPAN_CLOSE)) ? undefined : inner;
+}
+
+export interface Line {
+  start: boolean;
+  end: boolean;
+}
+
+/** Where an embed alone on its line begins and ends, its line ending(s) included; undefined when other text shares its line. */
+export function aloneOnLine(value: string, start: number, end: number, line: Line): [number, number] | undefined {
+  let from = start;
+  while (from > 0 && (value[from - 1] === ' ' || value[from - 1] === '\t')) from--;
+  let to = end;
+  while (to < value.length && (value[to] === ' ' || value[to] === '\t')) to++;
+  const startsLine = from === 0 ? line.start : value[from - 1] === '\n';
+  const endsLine = to === value.length ? line.end : value[to] === '\n';
+  if (!startsLine || !endsLine) return undefined;
+  return [from > 0 ? from - 1 : from, to < value.length ? to + 1 : to];
+}
+
+/** The comments of phrasing that holds nothing else (but white space), or undefined. */
+export function onlyComments(nodes: readonly PhrasingContent[]): CommentNode[] | undefined {
+  const comments = nodes.flatMap((n) => commentOf(n) ?? []);
+  if (comments.length === 0) return undefined;
+  return nodes.every((n) => isComment(n) || n.type === 'break' || (n.type === 'text' && n.value.trim() === '')) ? comments : undefined;
+}
+
+/** Blocks as one run of inline content (what a cell can hold), blocks apart by a space. */
+export function flatten(blocks: readonly RichTextNode[]): RichTextNode[] {
+  const out: RichTextNode[] = [];
+  for (const block of blocks) {
+    if ('text' in block) out.push(block);
+    else if (block.type === 'image') out.push({ text: typeof block.alt === 'string' ? block.alt : '' });
+    else if (block.children.some((child) => 'text' in child || child.type === 'mention' || child.type === 'link' || child.type === 'span')) {
+      if (out.length > 0) out.push({ text: ' ' });
+      out.push(...block.children);
+    } else out.push(...flatten(block.children));
+  }
+  return out;
+}
+
+/** The text a reader sees of inline content (a link's text as a mention's label): secret elements are not part of it. */
+export function visibleText(node: RichTextNode): string {
+  if ((node as { isSecret?: unknown }).isSecret === true) return '';
+  if (typeof (node as { text?: unknown }).text === 'string') return (node as { text: string }).text;
+  return ((node as RichTextBlock).children ?? []).map(visibleText).join('');
+}
+
+/** A callout title's text: wikilinks as their label or their target's name, comments left out. */
+export function titleText(node: PhrasingContent): string {
+  return mdText(node).replace(WIKILINK, (_whole, _bang, reference: string, label: string | undefined) => label ?? reference);
+}
+
+/** The text of every comment in a tree (the depth guard keeps them as secret paragraphs). */
+export function commentsIn(node: MdNode): string[] {
+  const found: string[] = [];
+  const stack: MdNode[] = [node];
+  while (stack.length > 0) {
+    const next = stack.pop()!;
+    const comment = commentOf(next);
+    if (comment) found.push(comment.children.map((child) => mdText(child, true)).join('\n'));
+    else if ('children' in next) for (const child of next.children as MdNode[]) stack.push(child);
+  }
+  return found;
+}
+
+export function withText(nodes: RichTextNode[]): RichTextNode[] {
+  return nodes.length === 0 ? [{ text: '' }] : nodes;
+}
+
+export function nonEmpty(blocks: RichTextBlock[]): RichTextBlock[] {
+  return blocks.length === 0 ? [{ type: 'paragraph', children: [{ text: '' }] }] : blocks;
+}
+
+/** The text of a tree; a comment's text only when `comments` says so (it is secret). */
+export function mdText(node: MdNode, comments = false): string {
+  if (!comments && isComment(node)) return '';
+  if ('value' in node && typeof node.value === 'string') return node.value;
+  if ('children' in node) return (node.children as MdNode[]).map((child) => mdText(child, comments)).join('');
+  return '';
+}
