@@ -1,0 +1,141 @@
+// A vault note too long for one thing's text (RICH_TEXT_MAX_BYTES of JSON), and its Markdown too
+// long to parse at once, cut where nothing is lost:
+// - `markdownChunks`: the Markdown in pieces of at most MARKDOWN_CHUNK characters, cut at blank
+//   lines outside fenced code (else at line breaks, else anywhere between two characters), each
+//   parsed on its own (the parser's memory is bounded: see markdown.ts);
+// - `splitBlocks`: rich text in parts of at most `max` bytes of JSON each, cut between top-level
+//   blocks; a block larger than a part is cut between its children (a list into two lists, a
+//   paragraph between its leaves, a leaf's text between two characters), every word kept.
+import type { RichTextBlock, RichTextNode } from '../../domain/rich-text.js';
+
+/** Markdown longer than this is parsed in pieces. */
+export const MARKDOWN_CHUNK = 192 * 1024;
+
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+
+/** The Markdown cut into pieces of at most `max` characters (see above); the pieces joined are the text. */
+export function markdownChunks(text: string, max = MARKDOWN_CHUNK): string[] {
+  if (text.length <= max) return [text];
+  // Cut points: after each blank line outside a fence (best), after each line break (else).
+  const lines = text.split(/(?<=\n)/);
+  const pieces: string[] = [];
+  let current = '';
+  let fence: string | undefined;
+  let cuttable = true;
+  const push = (piece: string) => {
+    for (let at = 0; at < piece.length; ) {
+      let end = Math.min(piece.length, at + max);
+      // Not between the two halves of a surrogate pair.
+      if (end < piece.length && /[\uD800-\uDBFF]/.test(piece[end - 1]!)) end -= 1;
+      pieces.push(piece.slice(at, end));
+      at = end;
+    }
+  };
+  for (const line of lines) {
+    const opened = FENCE.exec(line);
+    if (opened) {
+      if (fence === undefined) fence = opened[1]!;
+      else if (opened[1]![0] === fence[0] && opened[1]!.length >= fence.length) fence = undefined;
+    }
+    if (current.length + line.length > max && current !== '') {
+      if (cuttable || current.length > max / 2) {
+        pieces.push(current);
+        current = '';
+      }
+    }
+    current += line;
+    if (current.length > max) {
+      push(current);
+      current = '';
+    }
+    cuttable = fence === undefined && line.trim() === '';
+  }
+  if (current !== '') pieces.push(current);
+  return pieces;
+}
+
+/** The bytes a string takes in JSON (UTF-8), without its quotes. */
+function jsonBytes(text: string): number {
+  let count = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === 0x22 || code === 0x5c || code === 0x08 || code === 0x0c || code === 0x0a || code === 0x0d || code === 0x09) count += 2;
+    else if (code < 0x20) count += 6;
+    else if (code < 0x80) count += 1;
+    else if (code < 0x800) count += 2;
+    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
+      count += 4;
+      i++;
+    } else count += 3;
+  }
+  return count;
+}
+
+export function sizeOf(node: unknown): number {
+  return Buffer.byteLength(JSON.stringify(node), 'utf8');
+}
+
+/** A leaf's text cut into leaves of at most `room` bytes of JSON each (its marks on each). */
+function splitLeaf(leaf: RichTextNode & { text: string }, room: number): RichTextNode[] {
+  const shell = sizeOf({ ...leaf, text: '' });
+  const budget = Math.max(16, room - shell);
+  const out: RichTextNode[] = [];
+  let start = 0;
+  let used = 0;
+  for (let i = 0; i < leaf.text.length; i++) {
+    const pair = /[\uD800-\uDBFF]/.test(leaf.text[i]!) && i + 1 < leaf.text.length;
+    const cost = jsonBytes(leaf.text.slice(i, pair ? i + 2 : i + 1));
+    if (used + cost > budget && i > start) {
+      out.push({ ...leaf, text: leaf.text.slice(start, i) });
+      start = i;
+      used = 0;
+    }
+    used += cost;
+    if (pair) i++;
+  }
+  out.push({ ...leaf, text: leaf.text.slice(start) });
+  return out;
+}
+
+/** A node as pieces of at most `max` bytes each: itself, or copies of it each holding some of its children. */
+function pieces(node: RichTextNode, max: number): RichTextNode[] {
+  if (sizeOf(node) <= max) return [node];
+  if (typeof (node as { text?: unknown }).text === 'string') return splitLeaf(node as RichTextNode & { text: string }, max);
+  const block = node as RichTextBlock;
+  const shell = sizeOf({ ...block, children: [] });
+  const room = Math.max(64, max - shell);
+  const groups: RichTextNode[][] = [];
+  let group: RichTextNode[] = [];
+  let used = 0;
+  for (const child of block.children.flatMap((c) => pieces(c, room))) {
+    const size = sizeOf(child) + 1;
+    if (used + size > room && group.length > 0) {
+      groups.push(group);
+      group = [];
+      used = 0;
+    }
+    group.push(child);
+    used += size;
+  }
+  if (group.length > 0) groups.push(group);
+  return groups.map((children) => ({ ...block, children }));
+}
+
+/** Rich text in parts of at most `max` bytes of JSON each (see above); a text within `max` is one part. */
+export function splitBlocks(blocks: RichTextBlock[], max: number): RichTextBlock[][] {
+  const parts: RichTextBlock[][] = [];
+  let part: RichTextBlock[] = [];
+  let used = 2;
+  for (const block of blocks.flatMap((b) => pieces(b, max - 2) as RichTextBlock[])) {
+    const size = sizeOf(block) + 1;
+    if (used + size > max && part.length > 0) {
+      parts.push(part);
+      part = [];
+      used = 2;
+    }
+    part.push(block);
+    used += size;
+  }
+  if (part.length > 0 || parts.length === 0) parts.push(part);
+  return parts;
+}
