@@ -25,8 +25,10 @@ export function markdownChunks(text: string, max = MARKDOWN_CHUNK): string[] {
   const push = (piece: string) => {
     for (let at = 0; at < piece.length; ) {
       let end = Math.min(piece.length, at + max);
-      // Not between the two halves of a surrogate pair.
-      if (end < piece.length && /[\uD800-\uDBFF]/.test(piece[end - 1]!)) end -= 1;
+      // After a space when there is one in the second half (a word kept whole), never between the two halves of a surrogate pair.
+      const space = end < piece.length ? piece.lastIndexOf(' ', end - 1) : -1;
+      if (space > at + max / 2) end = space + 1;
+      else if (end < piece.length && /[\uD800-\uDBFF]/.test(piece[end - 1]!)) end -= 1;
       pieces.push(piece.slice(at, end));
       at = end;
     }
@@ -82,15 +84,24 @@ function splitLeaf(leaf: RichTextNode & { text: string }, room: number): RichTex
   const out: RichTextNode[] = [];
   let start = 0;
   let used = 0;
+  // The last space of the current piece, and the bytes up to it: a piece ends after a space when one is in its second half.
+  let space = -1;
+  let usedAtSpace = 0;
   for (let i = 0; i < leaf.text.length; i++) {
     const pair = /[\uD800-\uDBFF]/.test(leaf.text[i]!) && i + 1 < leaf.text.length;
     const cost = jsonBytes(leaf.text.slice(i, pair ? i + 2 : i + 1));
     if (used + cost > budget && i > start) {
-      out.push({ ...leaf, text: leaf.text.slice(start, i) });
-      start = i;
-      used = 0;
+      const cut = space > start && usedAtSpace > budget / 2 ? space + 1 : i;
+      out.push({ ...leaf, text: leaf.text.slice(start, cut) });
+      used = cut === i ? 0 : used - usedAtSpace;
+      start = cut;
+      space = -1;
     }
     used += cost;
+    if (leaf.text[i] === ' ') {
+      space = i;
+      usedAtSpace = used;
+    }
     if (pair) i++;
   }
   out.push({ ...leaf, text: leaf.text.slice(start) });
