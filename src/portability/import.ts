@@ -113,7 +113,7 @@ async function stageImages(opened: OpenedZip, plan: ImportPlan, imageHost: Image
   const skipped = new Set<number>();
   const skip = (key: number, entry: string, problem: string) => {
     skipped.add(key);
-    plan.warnings.push({ entry, problem: `${problem}: not imported` });
+    plan.warnings.push({ entry, problem: `${problem.replace(/\.$/, '')}: not imported` });
   };
   try {
     for (const asset of plan.assets) {

@@ -446,9 +446,11 @@ class VaultReader {
     const under = (folder: string) => folded.startsWith(`${folder}/`);
     if (this.layout.templates.some(under)) return undefined;
     const folders = vaultPath.split('/').slice(0, -1);
-    const attachment = folders.length > 0 && (ATTACHMENT_FOLDERS.has(folders[0]!.toLowerCase()) || this.layout.attachments.some(under));
-    const typeName = folders.length === 0 || attachment ? LOOSE_NOTES_TYPE : folders[0]!;
-    const folderTags = folders.slice(1).map(folderTag).filter((tag): tag is string => tag !== undefined);
+    // An attachment folder's notes go to "Notes"; the folders below it are tags.
+    const setting = this.layout.attachments.find(under);
+    const attachmentDepth = setting !== undefined ? setting.split('/').length : folders.length > 0 && ATTACHMENT_FOLDERS.has(folders[0]!.toLowerCase()) ? 1 : 0;
+    const typeName = folders.length === 0 || attachmentDepth > 0 ? LOOSE_NOTES_TYPE : folders[0]!;
+    const folderTags = folders.slice(Math.max(1, attachmentDepth)).map(folderTag).filter((tag): tag is string => tag !== undefined);
     return { typeName, folderTags };
   }
 

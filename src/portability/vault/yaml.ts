@@ -27,7 +27,7 @@ function reading(value: unknown): FrontMatterReading {
 
 /** The first line of a YAML error. */
 export function yamlError(error: unknown): string {
-  return (error as Error).message.split('\n')[0]!;
+  return (error as Error).message.split('\n')[0]!.replace(/:$/, '');
 }
 
 /** Strict YAML; throws the library's error. */
@@ -57,7 +57,7 @@ export function forgivingFrontMatter(yaml: string): FrontMatterReading {
   return { ...reading(map), problem: `${invalid}: read line by line as Obsidian shows it${left}` };
 }
 
-const PAIR = /^([^\s#\-[{][^:]*?|"[^"]*"|'[^']*')[ \t]*:(?:[ \t]+(.*))?$/;
+const PAIR = /^([^\s#\-[{:][^:]*?|"[^"]*"|'[^']*')[ \t]*:(?:[ \t]+(.*))?$/;
 const ITEM = /^-(?:[ \t]+(.*))?$/;
 
 /** `key: value` lines, `key:` with `- item` lines below, indented pairs as a map. */
