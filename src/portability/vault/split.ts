@@ -56,21 +56,15 @@ export function markdownChunks(text: string, max = MARKDOWN_CHUNK): string[] {
   return pieces;
 }
 
-/** The bytes a string takes in JSON (UTF-8), without its quotes. */
-function jsonBytes(text: string): number {
-  let count = 0;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code === 0x22 || code === 0x5c || code === 0x08 || code === 0x0c || code === 0x0a || code === 0x0d || code === 0x09) count += 2;
-    else if (code < 0x20) count += 6;
-    else if (code < 0x80) count += 1;
-    else if (code < 0x800) count += 2;
-    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
-      count += 4;
-      i++;
-    } else count += 3;
-  }
-  return count;
+/** The bytes one UTF-16 unit takes in JSON (UTF-8); a high surrogate counts for its pair. */
+function unitBytes(code: number): number {
+  if (code === 0x22 || code === 0x5c || code === 0x08 || code === 0x0c || code === 0x0a || code === 0x0d || code === 0x09) return 2;
+  if (code < 0x20) return 6;
+  if (code < 0x80) return 1;
+  if (code < 0x800) return 2;
+  if (code >= 0xd800 && code <= 0xdbff) return 4;
+  if (code >= 0xdc00 && code <= 0xdfff) return 0;
+  return 3;
 }
 
 export function sizeOf(node: unknown): number {
@@ -88,8 +82,9 @@ function splitLeaf(leaf: RichTextNode & { text: string }, room: number): RichTex
   let space = -1;
   let usedAtSpace = 0;
   for (let i = 0; i < leaf.text.length; i++) {
-    const pair = /[\uD800-\uDBFF]/.test(leaf.text[i]!) && i + 1 < leaf.text.length;
-    const cost = jsonBytes(leaf.text.slice(i, pair ? i + 2 : i + 1));
+    const code = leaf.text.charCodeAt(i);
+    const pair = code >= 0xd800 && code <= 0xdbff && i + 1 < leaf.text.length;
+    const cost = unitBytes(code);
     if (used + cost > budget && i > start) {
       const cut = space > start && usedAtSpace > budget / 2 ? space + 1 : i;
       out.push({ ...leaf, text: leaf.text.slice(start, cut) });
@@ -98,7 +93,7 @@ function splitLeaf(leaf: RichTextNode & { text: string }, room: number): RichTex
       space = -1;
     }
     used += cost;
-    if (leaf.text[i] === ' ') {
+    if (code === 0x20) {
       space = i;
       usedAtSpace = used;
     }
