@@ -307,8 +307,11 @@ async function readSettings(opened: OpenedZip, name: string, budget: ImportBudge
 /** A folder setting of Obsidian as a vault path (lower case, no slashes around), or undefined. */
 function settingFolder(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
-  const folder = path.posix.normalize(value.trim().replace(/^\/+|\/+$/g, '')).normalize('NFC').toLowerCase();
-  return folder === '' || folder === '.' || folder.startsWith('..') || folder.startsWith('./') ? undefined : folder;
+  const raw = value.trim();
+  // `./x` is a folder beside each note (Obsidian's "in subfolder under current folder"): no one folder of the vault.
+  if (raw === '' || raw === '.' || raw.startsWith('./') || raw.startsWith('../')) return undefined;
+  const folder = path.posix.normalize(raw.replace(/^\/+|\/+$/g, '')).normalize('NFC').toLowerCase();
+  return folder === '' || folder === '.' || folder.startsWith('..') ? undefined : folder;
 }
 
 async function scanLayout(opened: OpenedZip, budget: ImportBudget): Promise<Layout> {
