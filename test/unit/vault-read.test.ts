@@ -85,8 +85,8 @@ describe('long notes', () => {
     );
     const text = (nodes: unknown[]): string => nodes.map((n) => ((n as { text?: string }).text ?? text((n as { children: unknown[] }).children))).join('');
     fc.assert(
-      fc.property(fc.array(block, { minLength: 1, maxLength: 8 }), fc.integer({ min: 300, max: 800 }), (blocks, max) => {
-        const parts = splitBlocks(blocks, max);
+      fc.property(fc.array(block, { minLength: 1, maxLength: 8 }), fc.integer({ min: 300, max: 800 }), fc.integer({ min: 8, max: 400 }), (blocks, max, fillMin) => {
+        const parts = splitBlocks(blocks, max, fillMin);
         for (const part of parts) expect(Buffer.byteLength(JSON.stringify(part))).toBeLessThanOrEqual(max);
         expect(parts.map((part) => text(part)).join('')).toBe(text(blocks));
       }),

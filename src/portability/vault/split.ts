@@ -127,14 +127,53 @@ function pieces(node: RichTextNode, max: number): RichTextNode[] {
   return groups.map((children) => ({ ...block, children }));
 }
 
+/**
+ * The node cut in two where `room` bytes end: a first piece of at most `room` bytes and the rest, or
+ * undefined when no first piece fits.
+ */
+function cutAt(node: RichTextNode, room: number): [RichTextNode, RichTextNode] | undefined {
+  if (typeof (node as { text?: unknown }).text === 'string') {
+    const leaf = node as RichTextNode & { text: string };
+    const [head, ...rest] = splitLeaf(leaf, room) as (RichTextNode & { text: string })[];
+    if (rest.length === 0 || sizeOf(head) > room) return undefined;
+    return [head!, { ...leaf, text: rest.map((piece) => piece.text).join('') }];
+  }
+  const block = node as RichTextBlock;
+  const avail = room - sizeOf({ ...block, children: [] });
+  let used = 0;
+  for (let i = 0; i < block.children.length; i++) {
+    const child = block.children[i]!;
+    const size = sizeOf(child) + 1;
+    if (used + size <= avail) {
+      used += size;
+      continue;
+    }
+    const cut = cutAt(child, avail - used - 1);
+    const head = cut ? [...block.children.slice(0, i), cut[0]] : block.children.slice(0, i);
+    const tail = cut ? [cut[1], ...block.children.slice(i + 1)] : block.children.slice(i);
+    return head.length === 0 ? undefined : [{ ...block, children: head }, { ...block, children: tail }];
+  }
+  return undefined;
+}
+
+/** A part is filled to its end by cutting the next block when at least this much room is left. */
+const FILL_MIN = 4096;
+
 /** Rich text in parts of at most `max` bytes of JSON each (see above); a text within `max` is one part. */
-export function splitBlocks(blocks: RichTextBlock[], max: number): RichTextBlock[][] {
+export function splitBlocks(blocks: RichTextBlock[], max: number, fillMin = FILL_MIN): RichTextBlock[][] {
   const parts: RichTextBlock[][] = [];
   let part: RichTextBlock[] = [];
   let used = 2;
-  for (const block of blocks.flatMap((b) => pieces(b, max - 2) as RichTextBlock[])) {
-    const size = sizeOf(block) + 1;
+  for (let block of blocks.flatMap((b) => pieces(b, max - 2) as RichTextBlock[])) {
+    let size = sizeOf(block) + 1;
     if (used + size > max && part.length > 0) {
+      const room = max - used - 1;
+      const cut = room >= fillMin ? cutAt(block, room) : undefined;
+      if (cut) {
+        part.push(cut[0] as RichTextBlock);
+        block = cut[1] as RichTextBlock;
+        size = sizeOf(block) + 1;
+      }
       parts.push(part);
       part = [];
       used = 2;
