@@ -139,7 +139,7 @@ describe('notes with more text than a thing holds', () => {
         expect(Buffer.byteLength(JSON.stringify(thing.description))).toBeLessThanOrEqual(RICH_TEXT_MAX_BYTES);
         const last: Node = thing.description.at(-1)!;
         const next: Node | undefined = last.children?.find((n) => n.type === 'mention');
-        const text = (k < parts ? thing.description.slice(0, -1) : thing.description).map((b) => (b.children ?? []).map((n) => n.text ?? '').join('')).join('');
+        const text = (k < parts ? thing.description.slice(0, -1) : thing.description).map((b) => (b.children ?? []).map((n) => n.text ?? '').join('')).join(' ');
         words.push(text);
         if (k < parts) {
           expect(last.children![0]).toEqual({ text: 'Continued in ' });
@@ -147,7 +147,7 @@ describe('notes with more text than a thing holds', () => {
           slug = things.find((t) => t.id === next!.targetId)!.slug;
         } else slug = undefined;
       }
-      // Every character kept (spaces at the parts' edges are Markdown's to trim).
+      // Every character kept (spaces at the edges of blocks and parts are Markdown’s to trim).
       const squeezed = words.join(' ').replace(/\s+/g, ' ');
       expect(squeezed.length).toBe(body.trim().length);
       expect(squeezed === body.trim()).toBe(true);
