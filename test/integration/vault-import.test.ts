@@ -213,6 +213,23 @@ describe(`lenient for vaults from elsewhere only, on ${dialect}`, () => {
     expect(problemOf(res).detail).toMatch(/^NPCs\/laiba\.md: the front matter is not valid YAML \(Missing , or : between flow sequence items/);
   });
 
+  it('a note that fits a thing only until its images get their URLs is split too: every part within the limit once stored', async () => {
+    // 257,000 bytes of words and 40 embeds of one image: within 256 KiB as read, past it with the images' URLs.
+    const paragraph = `${'word '.repeat(1_285).trim()}\n\n![[map.png]]\n\n`;
+    const res = await importZip(await zipOf([{ name: 'Maps/map.png', data: png([1, 2, 3, 255]) }, { name: 'Maps/Atlas.md', data: paragraph.repeat(40) }]));
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(201);
+    const done = json<Imported>(res);
+    expect(done.import.things).toBe(2);
+    expect(done.import.warnings).toEqual([{ entry: 'Maps/Atlas.md', problem: expect.stringMatching(/^holds \d+ bytes of rich text, more than the 262144 of a thing's text: imported as 2 things, "Atlas" and "Atlas \(continued 2\)", each ending with a mention of the next$/) }]);
+    let images = 0;
+    for (const slug of ['atlas', 'atlas-continued-2']) {
+      const thing = await get<Doc>(`/api/campaigns/${done.slug}/things/${slug}`);
+      expect(Buffer.byteLength(JSON.stringify(thing.description))).toBeLessThanOrEqual(262_144);
+      images += thing.description.filter((b: Doc) => b.type === 'image' && typeof b.assetId === 'number').length;
+    }
+    expect(images).toBe(40);
+  });
+
   it('a note with more tags than a record holds keeps the first hundred, with a warning', async () => {
     const body = Array.from({ length: 120 }, (_, i) => `#tag${i}`).join(' ');
     const res = await importZip(await zipOf([{ name: 'Notes/Tagged.md', data: `---\ntags: [a${'b'.repeat(60)}]\n---\n${body}\n` }]));

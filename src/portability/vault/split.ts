@@ -67,8 +67,14 @@ function unitBytes(code: number): number {
   return 3;
 }
 
+/** What an uploaded image's block may grow by when the writer gives it the image's URL. */
+export const IMAGE_URL_ALLOWANCE = 512;
+
+/** A node's bytes of JSON as it will be stored: an image block of an uploaded image counted with its URL to come. */
 export function sizeOf(node: unknown): number {
-  return Buffer.byteLength(JSON.stringify(node), 'utf8');
+  const json = JSON.stringify(node);
+  // `"assetId":` only ever appears as a key: inside a string its quotes are escaped.
+  return Buffer.byteLength(json, 'utf8') + (json.split('"assetId":').length - 1) * IMAGE_URL_ALLOWANCE;
 }
 
 /** A leaf's text cut into leaves of at most `room` bytes of JSON each (its marks on each). */
