@@ -95,18 +95,37 @@ function label(value: unknown, max: number): string | undefined {
   return text === '' ? undefined : text;
 }
 
-function labels(value: unknown, max: number, count: number, split: boolean, strip?: RegExp): string[] {
-  const items = Array.isArray(value) ? value : typeof value === 'string' && split ? value.split(/[,\s]+/) : value === undefined || value === null ? [] : [value];
+/** What reading a note's front matter cut or left out, in words (a vault import's warnings). */
+export type Warn = (problem: string) => void;
+
+function labels(value: unknown, max: number, count: number, split: boolean, strip?: RegExp, what = 'label', warn: Warn = () => {}): string[] {
+  const items: unknown[] = Array.isArray(value) ? value : typeof value === 'string' && split ? value.split(/[,\s]+/) : value === undefined || value === null ? [] : [value];
   const out: string[] = [];
   const seen = new Set<string>();
-  for (const item of items) {
-    const text = label(typeof item === 'string' && strip ? item.replace(strip, '') : item, max);
-    if (text === undefined || seen.has(foldKey(text))) continue;
+  for (const [index, item] of items.entries()) {
+    const raw = typeof item === 'string' && strip ? item.replace(strip, '') : item;
+    const text = label(raw, max);
+    if (text === undefined) {
+      if (typeof raw === 'object' && raw !== null) warn(`a ${what} that is not text is left out`);
+      continue;
+    }
+    if (seen.has(foldKey(text))) continue;
+    if ([...String(raw).trim()].length > max) warn(`the ${what} "${text}…" is cut to ${max} characters`);
     seen.add(foldKey(text));
     out.push(text);
-    if (out.length === count) break;
+    if (out.length === count) {
+      if (index < items.length - 1) warn(`more than ${count} ${what === 'alias' ? 'aliases' : `${what}s`}: the rest are left out`);
+      break;
+    }
   }
   return out;
+}
+
+/** A note's aliases from its front matter (`aliases` or `alias`: a list or one string). */
+export function frontMatterAliases(entries: Iterable<readonly [unknown, unknown]>): string[] {
+  const top = [...entries].map(([key, value]) => [String(key), value] as const);
+  const value = top.find(([k]) => k === 'aliases')?.[1] ?? top.find(([k]) => k === 'alias')?.[1];
+  return labels(toPlain(value), ALIAS_MAX_LENGTH, ALIASES_MAX, false);
 }
 
 /** A YAML date as a date (`2026-11-24`) when it has no time of day, else as an instant. */
@@ -116,20 +135,24 @@ function dateText(date: Date): string {
   return iso.endsWith('T00:00:00.000Z') ? iso.slice(0, 10) : iso;
 }
 
-function text(value: string): string {
-  return cut(value.replaceAll('\u0000', ''), PROPERTY_TEXT_MAX);
+function text(value: string, warn: Warn): string {
+  const clean = value.replaceAll('\u0000', '');
+  const out = cut(clean, PROPERTY_TEXT_MAX);
+  if (out.length < clean.length) warn(`a value of ${[...clean].length} characters is cut to ${PROPERTY_TEXT_MAX}`);
+  return out;
 }
 
-function scalarOf(value: unknown, resolve: (reference: string) => PropertyLink | undefined): PropertyScalar {
+function scalarOf(value: unknown, resolve: (reference: string) => PropertyLink | undefined, warn: Warn): PropertyScalar {
   if (value === null || value === undefined || typeof value === 'boolean') return value ?? null;
   if (typeof value === 'number') return Number.isFinite(value) ? value : String(value);
   if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : String(value);
   if (typeof value === 'string') {
     const match = WIKILINK.exec(value.trim());
     const link = match ? resolve(match[1]!.trim()) : undefined;
-    return link ?? text(value);
+    return link ?? text(value, warn);
   }
   if (value instanceof Date) return dateText(value);
+  warn(`a ${Array.isArray(value) ? 'list in a list' : 'map'} is kept as its JSON text`);
   // A map, or a list where a value belongs: its JSON text.
   let json: string;
   try {
@@ -137,12 +160,13 @@ function scalarOf(value: unknown, resolve: (reference: string) => PropertyLink |
   } catch {
     json = '';
   }
-  return text(json);
+  return text(json, warn);
 }
 
-function valueOf(value: unknown, resolve: (reference: string) => PropertyLink | undefined): PropertyValue {
-  if (!Array.isArray(value)) return scalarOf(value, resolve);
-  return value.slice(0, PROPERTY_LIST_MAX).map((item) => scalarOf(item, resolve));
+function valueOf(value: unknown, resolve: (reference: string) => PropertyLink | undefined, warn: Warn): PropertyValue {
+  if (!Array.isArray(value)) return scalarOf(value, resolve, warn);
+  if (value.length > PROPERTY_LIST_MAX) warn(`a list of ${value.length} values is cut to ${PROPERTY_LIST_MAX}`);
+  return value.slice(0, PROPERTY_LIST_MAX).map((item) => scalarOf(item, resolve, warn));
 }
 
 /** A YAML value read with maps as Maps (which keep their keys' order), as plain objects and arrays. */
@@ -159,18 +183,20 @@ export function toPlain(value: unknown): unknown {
  * A note's properties, tags and aliases from its front matter: its top-level entries in order (YAML
  * maps read as Maps: a plain object would put keys such as `123` first). `skip` holds the (folded)
  * keys the note's record takes for itself; `resolve` turns a wikilink's target into a link, or
- * undefined when it names no note of the vault (the value stays text).
+ * undefined when it names no note of the vault (the value stays text). `warn` hears of every value
+ * cut or left out (each problem prefixed with the key).
  */
 export function structureFromFrontMatter(
   entries: Iterable<readonly [unknown, unknown]>,
   skip: ReadonlySet<string>,
   resolve: (reference: string) => PropertyLink | undefined,
+  warn: Warn = () => {},
 ): { properties: Property[]; tags: string[]; aliases: string[] } {
   const top = [...entries].map(([key, value]) => [String(key), value] as const);
   const get = (key: string) => top.find(([k]) => k === key)?.[1];
   const plain = (value: unknown) => toPlain(value);
-  const tags = labels(plain(get('tags') ?? get('tag')), TAG_MAX_LENGTH, TAGS_MAX, true, /^#+/);
-  const aliases = labels(plain(get('aliases') ?? get('alias')), ALIAS_MAX_LENGTH, ALIASES_MAX, false);
+  const tags = labels(plain(get('tags') ?? get('tag')), TAG_MAX_LENGTH, TAGS_MAX, true, /^#+/, 'tag', (problem) => warn(`tags: ${problem}`));
+  const aliases = labels(plain(get('aliases') ?? get('alias')), ALIAS_MAX_LENGTH, ALIASES_MAX, false, undefined, 'alias', (problem) => warn(`aliases: ${problem}`));
   const gmOnly = new Set(labels(plain(get(GM_ONLY_KEY)), PROPERTY_KEY_MAX, PROPERTIES_MAX, false).map(foldKey));
   const nested = get(PROPERTIES_KEY);
   const found: (readonly [unknown, unknown])[] = nested instanceof Map ? [...nested] : [];
@@ -182,15 +208,22 @@ export function structureFromFrontMatter(
   const seen = new Set<string>();
   // As stored, `[` … `]` with a comma between properties: at most PROPERTIES_MAX_BYTES in all.
   let bytes = 2;
-  for (const [rawKey, value] of found) {
+  for (const [index, [rawKey, value]] of found.entries()) {
     const key = label(rawKey, PROPERTY_KEY_MAX);
     if (key === undefined || seen.has(foldKey(key))) continue;
+    if ([...String(rawKey).trim()].length > PROPERTY_KEY_MAX) warn(`the key "${key}…" is cut to ${PROPERTY_KEY_MAX} characters`);
     seen.add(foldKey(key));
-    const property = { key, value: valueOf(plain(value), resolve), gmOnly: gmOnly.has(foldKey(key)) };
+    const property = { key, value: valueOf(plain(value), resolve, (problem) => warn(`${key}: ${problem}`)), gmOnly: gmOnly.has(foldKey(key)) };
     bytes += Buffer.byteLength(JSON.stringify(property), 'utf8') + (properties.length > 0 ? 1 : 0);
-    if (bytes > PROPERTIES_MAX_BYTES) break;
+    if (bytes > PROPERTIES_MAX_BYTES) {
+      warn(`the properties pass ${PROPERTIES_MAX_BYTES} bytes in all: "${key}" and the ${found.length - index - 1} after it are left out`);
+      break;
+    }
     properties.push(property);
-    if (properties.length === PROPERTIES_MAX) break;
+    if (properties.length === PROPERTIES_MAX) {
+      if (index < found.length - 1) warn(`more than ${PROPERTIES_MAX} properties: the ${found.length - index - 1} after "${key}" are left out`);
+      break;
+    }
   }
   return { properties, tags, aliases };
 }

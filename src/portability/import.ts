@@ -20,7 +20,7 @@ import { openJsonDocument } from './json-document/parse.js';
 import { planFromDocument } from './json-document/read.js';
 import type { ImportPlan, ImportWarning } from './plan.js';
 import { isImageFile, isMarkdownFile } from './vault/layout.js';
-import { MARKDOWN_MAX_BYTES, planFromVault } from './vault/read.js';
+import { MARKDOWN_MAX_BYTES, planFromVault, withoutAssets } from './vault/read.js';
 import { writePlan, type ImportCounts } from './write-plan.js';
 import { openEntry, openZip, readEntryBytes, type OpenedZip } from './zip.js';
 
@@ -103,16 +103,30 @@ async function planFromBytes(bytes: Buffer, entry: string, withImages: boolean, 
   }
 }
 
-/** Stages the bytes of every asset of the plan; on any problem, discards what was staged and throws. */
-async function stageImages(opened: OpenedZip, plan: ImportPlan, imageHost: ImageHost, maxImageBytes: number, budget: ImportBudget): Promise<Map<string, StagedImage>> {
+/**
+ * Stages the bytes of every asset of the plan; on any problem, discards what was staged and throws.
+ * A vault's (`lenient`) image over MAX_UPLOAD_BYTES or of an unknown kind is left out instead, with
+ * a warning, and the blocks showing it keep its alt text (withoutAssets).
+ */
+async function stageImages(opened: OpenedZip, plan: ImportPlan, imageHost: ImageHost, maxImageBytes: number, budget: ImportBudget, lenient = false): Promise<Map<string, StagedImage>> {
   const staged = new Map<string, StagedImage>();
   const byName = new Map(opened.entries.map((e) => [e.name, e]));
+  const skipped = new Set<number>();
+  const skip = (key: number, entry: string, problem: string) => {
+    skipped.add(key);
+    plan.warnings.push({ entry, problem: `${problem.replace(/\.$/, '')}: not imported` });
+  };
   try {
     for (const asset of plan.assets) {
       if (staged.has(asset.file)) continue;
       const entry = byName.get(asset.file);
       if (!entry) throw errors.invalidImport(asset.file, 'the archive has no such entry (campaign.json names it as an image)');
-      if (entry.size > maxImageBytes) throw errors.invalidImport(entry.name, `the image is ${entry.size} bytes; at most ${maxImageBytes} (MAX_UPLOAD_BYTES) are accepted`);
+      const tooLarge = `the image is ${entry.size} bytes; at most ${maxImageBytes} (MAX_UPLOAD_BYTES) are accepted`;
+      if (entry.size > maxImageBytes && lenient) {
+        skip(asset.key, entry.name, tooLarge);
+        continue;
+      }
+      if (entry.size > maxImageBytes) throw errors.invalidImport(entry.name, tooLarge);
       // Its declared size is what is read: yauzl fails an entry whose bytes do not match it.
       budget.check();
       budget.spend(entry.size, entry.name);
@@ -131,10 +145,15 @@ async function stageImages(opened: OpenedZip, plan: ImportPlan, imageHost: Image
         if (outcome.kind === 'staged') await imageHost.discardStaged(outcome.image);
         throw errors.invalidImport(entry.name, `the entry is damaged (${stream.errored.message})`);
       }
+      if (outcome.kind !== 'staged' && lenient) {
+        skip(asset.key, entry.name, outcome.kind === 'too_large' ? `the image is larger than the ${maxImageBytes} bytes (MAX_UPLOAD_BYTES) accepted` : outcome.reason);
+        continue;
+      }
       if (outcome.kind === 'too_large') throw errors.invalidImport(entry.name, `the image is larger than the ${maxImageBytes} bytes (MAX_UPLOAD_BYTES) accepted`);
       if (outcome.kind === 'unsupported') throw errors.invalidImport(entry.name, outcome.reason);
       staged.set(asset.file, outcome.image);
     }
+    withoutAssets(plan, skipped);
     return staged;
   } catch (error) {
     await Promise.all([...staged.values()].map((image) => imageHost.discardStaged(image).catch(() => {})));
@@ -168,7 +187,8 @@ export async function importCampaign(
   }
 
   const opened = await openZip(source.file, source.label, (name) =>
-    name === 'campaign.json' ? IMPORT_JSON_MAX_BYTES : name.toLowerCase().endsWith('.md') ? MARKDOWN_MAX_BYTES : isImageFile(name) ? maxImageBytes : Number.POSITIVE_INFINITY,
+    // An image over MAX_UPLOAD_BYTES is refused (archive) or left out (vault) when staged.
+    name === 'campaign.json' ? IMPORT_JSON_MAX_BYTES : name.toLowerCase().endsWith('.md') ? MARKDOWN_MAX_BYTES : Number.POSITIVE_INFINITY,
   );
   try {
     const document = opened.entries.find((e) => e.name === 'campaign.json');
@@ -190,7 +210,7 @@ export async function importCampaign(
     }
     const images = new Set(plan.assets.map((a) => a.file)).size;
     if (images > 0 && !importer.mayStoreImages) throw errors.premiumRequiredForImport(images);
-    const staged = await stageImages(opened, plan, imageHost, maxImageBytes, budget);
+    const staged = await stageImages(opened, plan, imageHost, maxImageBytes, budget, format === 'markdown');
     const { campaign, counts } = await writePlan(database, imageHost, plan, importer.ownerId, staged, fallbackSlug, budget);
     return { campaign, report: { format, counts, warnings: plan.warnings } };
   } finally {

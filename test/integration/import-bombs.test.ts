@@ -123,7 +123,8 @@ function repeatedNotes(count: number, text: string, folder = 'Notes'): Buffer {
 
 describe('import bombs against the server process', () => {
   // 1,200 notes are 4.7 GiB, past IMPORT_MAX_EXPANDED_BYTES (refused before a note is read); 400 notes
-  // are 1.6 GiB, within it (each note is read, and refused as more text than a thing holds).
+  // are 1.6 GiB, within it (each note is read, parsed in pieces and split into continued parts, until the
+  // vault's text passes the 64 MiB of rich text one import holds).
   for (const count of [1_200, 400]) {
     it(`a vault of ${count} notes of 4 MiB each that compress to 4 KB: refused, memory and health within bounds`, async () => {
       const user = await createTestUser(database);

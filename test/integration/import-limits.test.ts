@@ -11,7 +11,7 @@ import { png } from '../fixtures/images.js';
 
 // CONTRACT "Hostile input", the budgets of an import that an in-process app can show: the expanded
 // bytes read in all (IMPORT_MAX_EXPANDED_BYTES), one import per user at a time, at most
-// IMPORTS_MAX_CONCURRENT per instance, notes with more text than a thing holds refused unparsed,
+// IMPORTS_MAX_CONCURRENT per instance, notes with more text than a thing holds split (from elsewhere) or refused unparsed (our own vault),
 // and imported text within the rich-text limit after its asset URLs are rewritten. The bombs, with
 // memory and latency bounds, run against the server process in import-bombs.test.ts.
 
@@ -110,9 +110,57 @@ describe('notes read in two passes (front matter first, then the Markdown)', () 
 });
 
 describe('notes with more text than a thing holds', () => {
-  it('are refused without being parsed, naming the note', async () => {
-    const zip = await zipOf([{ name: 'Notes/huge.md', data: 'word '.repeat(Math.ceil((2 * RICH_TEXT_MAX_BYTES) / 4) + 1) }]);
+  // CONTRACT "Import from elsewhere": a vault from elsewhere is lenient (the note is split into
+  // continued parts, with a warning); our own vault stays exact (refused without being parsed).
+  const body = 'word '.repeat(Math.ceil((2 * RICH_TEXT_MAX_BYTES) / 4) + 1);
+
+  it('from elsewhere: imported as continued parts, each within the limit and linking to the next, every word kept', async () => {
+    const zip = await zipOf([{ name: 'Notes/huge.md', data: body }]);
     // Within the default budget: a context of its own is not needed, the note is 640 KiB.
+    const big = await createTestContext({});
+    try {
+      const user = await premiumUser(big);
+      const res = await big.app.inject({ method: 'POST', url: '/api/campaigns/import', headers: { ...user.headers, 'content-type': 'application/zip' }, payload: zip });
+      expect(res.statusCode, res.body.slice(0, 300)).toBe(201);
+      const imported = json<{ slug: string; import: { things: number; warnings: { entry: string; problem: string }[] } }>(res);
+      const parts = imported.import.things;
+      expect(parts).toBeGreaterThanOrEqual(3);
+      expect(imported.import.warnings).toEqual([
+        { entry: 'Notes/huge.md', problem: expect.stringMatching(new RegExp(`^holds \\d+ bytes of rich text, more than the ${RICH_TEXT_MAX_BYTES} of a thing's text: imported as ${parts} things, "huge" and "huge \\(continued 2\\)" to "huge \\(continued ${parts}\\)", each ending with a mention of the next$`)) },
+      ]);
+      const base = `/api/campaigns/${imported.slug}`;
+      const get = (slug: string) => big.app.inject({ method: 'GET', url: `${base}/things/${slug}`, headers: user.headers });
+      type Node = { type?: string; text?: string; targetId?: number; children?: Node[] };
+      const words: string[] = [];
+      let slug: string | undefined = 'huge';
+      for (let k = 1; slug !== undefined; k++) {
+        const thing: { id: number; name: string; description: Node[] } = json<{ id: number; name: string; description: Node[] }>(await get(slug));
+        expect(thing.name).toBe(k === 1 ? 'huge' : `huge (continued ${k})`);
+        expect(Buffer.byteLength(JSON.stringify(thing.description))).toBeLessThanOrEqual(RICH_TEXT_MAX_BYTES);
+        const last: Node = thing.description.at(-1)!;
+        const next: Node | undefined = last.children?.find((n) => n.type === 'mention');
+        const text = (k < parts ? thing.description.slice(0, -1) : thing.description).map((b) => (b.children ?? []).map((n) => n.text ?? '').join('')).join(' ');
+        words.push(text);
+        if (k < parts) {
+          expect(last.children![0]).toEqual({ text: 'Continued in ' });
+          const things: { id: number; slug: string }[] = json<{ id: number; slug: string }[]>(await big.app.inject({ method: 'GET', url: `${base}/things?fetchAll=true`, headers: user.headers }));
+          slug = things.find((t) => t.id === next!.targetId)!.slug;
+        } else slug = undefined;
+      }
+      // Every character kept (spaces at the edges of blocks and parts are Markdown’s to trim).
+      const squeezed = words.join(' ').replace(/\s+/g, ' ');
+      expect(squeezed.length).toBe(body.trim().length);
+      expect(squeezed === body.trim()).toBe(true);
+    } finally {
+      await big.close();
+    }
+  });
+
+  it('of our own vault: refused without being parsed, naming the note', async () => {
+    const zip = await zipOf([
+      { name: 'index.md', data: '---\nformat: loreforge-vault\nname: Ours\n---\n' },
+      { name: 'Notes/huge.md', data: body },
+    ]);
     const big = await createTestContext({});
     try {
       const user = await premiumUser(big);

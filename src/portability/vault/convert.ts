@@ -357,7 +357,8 @@ export class Converter {
   }
 
   private link(url: string, label: RichTextNode[], marks: Marks): RichTextNode & { type?: unknown } {
-    if (!/^[a-z][a-z0-9+.-]*:/i.test(url) && !url.startsWith('/') && !url.startsWith('#')) {
+    // A path from the vault root (`/x/y.md`) is the vault's too; `//host` is not.
+    if (!/^[a-z][a-z0-9+.-]*:/i.test(url) && !url.startsWith('//') && !url.startsWith('#')) {
       const target = this.resolve(safeDecode(url.split('#')[0]!), false);
       if (target && target.kind !== 'image') return this.mention(target, label.map(visibleText).join(''));
       if (target?.kind === 'image') return { text: label.map(visibleText).join(''), ...marks };
@@ -371,7 +372,7 @@ export class Converter {
   }
 
   private image(url: string, alt: string): RichTextBlock {
-    if (!/^[a-z][a-z0-9+.-]*:/i.test(url) && !url.startsWith('/')) {
+    if (!/^[a-z][a-z0-9+.-]*:/i.test(url) && !url.startsWith('//')) {
       const target = this.resolve(safeDecode(url), false);
       if (target?.kind === 'image') return this.imageOf(target.key, alt);
     }

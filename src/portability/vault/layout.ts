@@ -34,3 +34,23 @@ export function isIgnored(name: string): boolean {
   return name.split('/').some((segment) => segment.startsWith('.') || segment === '__MACOSX');
 }
 
+
+/**
+ * Whether a top-level folder holds templates (not imported): its name, without leading `_`, `z_`,
+ * digits and separators (`_templates`, `z_Templates`, `99 - Templates`), is "template" or
+ * "templates", ignoring case.
+ */
+export function isTemplatesFolder(name: string): boolean {
+  const bare = name.replace(/^(?:z_|[_\d\s.\-–—])+/i, '');
+  return /^templates?$/i.test(bare);
+}
+
+/** Folders a vault keeps its attachments in (compared ignoring case): not thing types. */
+export const ATTACHMENT_FOLDERS: ReadonlySet<string> = new Set(['attachments', '_attachments', 'assets', 'images', 'media', 'files']);
+
+/** Obsidian's settings the reader looks at (each read only when small). */
+export const OBSIDIAN_APP_SETTINGS = '.obsidian/app.json';
+export const OBSIDIAN_TEMPLATES_SETTINGS = '.obsidian/templates.json';
+export const TEMPLATER_SETTINGS = '.obsidian/plugins/templater-obsidian/data.json';
+/** A settings file larger than this is not read. */
+export const SETTINGS_MAX_BYTES = 64 * 1024;
