@@ -49,12 +49,14 @@ const JOB_RETRY_SECONDS = 1;
 
 const ImportQuery = Type.Object({
   dryRun: Type.Optional(
-    Type.String({
+    Type.Unsafe<'true' | 'false'>({
+      type: 'string',
+      enum: ['true', 'false'],
       description:
         '`true`: a dry run. Reads and checks the file as the import would (every check, the same 4xx answers) and answers 200 with the report it would give; creates nothing. `false` (default): import.',
     }),
   ),
-  visibility: Type.Optional(Type.String({ description: '`gm`: every imported thing and arc is GM-only, whatever the file says. Any other value is 400. Absent: as the file says (a vault: visible to all).' })),
+  visibility: Type.Optional(Type.Unsafe<'gm'>({ type: 'string', enum: ['gm'], description: '`gm`: every imported thing and arc is GM-only, whatever the file says. Any other value is 400. Absent: as the file says (a vault: visible to all).' })),
 });
 
 const ImportHeaders = Type.Object({
