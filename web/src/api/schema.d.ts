@@ -20303,9 +20303,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description `true`: a dry run. Reads and checks the file as the import would (every check, the same 4xx answers) and answers 200 with the report it would give; creates nothing. `false` (default): import. */
-                dryRun?: string;
+                dryRun?: "true" | "false";
                 /** @description `gm`: every imported thing and arc is GM-only, whatever the file says. Any other value is 400. Absent: as the file says (a vault: visible to all). */
-                visibility?: string;
+                visibility?: "gm";
             };
             header?: {
                 /** @description `respond-async` (RFC 7240, among other preferences, any case): answer 202 once the file is received and import in the background; the import goes on if the client leaves. Ignored by a dry run. */
