@@ -13,7 +13,8 @@ import { hasPremium } from '../../domain/accounts.js';
 import { HOUR_MS, limitKeys } from '../../domain/rate-limit.js';
 import { AppError, errors } from '../../domain/errors.js';
 import { addMs, nowIso } from '../../domain/time.js';
-import { makeView } from '../../access/view.js';
+import { makeView, VIEW_HEADER } from '../../access/view.js';
+import { loadHiddenRecords } from '../../db/repositories/visible.js';
 import { ImportBudget, ImportCancelled } from '../../portability/budget.js';
 import { dryRunImport, fileKind, IMPORT_JSON_MAX_BYTES, importCampaign, importSpoolFile, type ImportOptions, type ImportSource } from '../../portability/import.js';
 import { IDEMPOTENCY_WINDOW_MS, ImportJobRunner, interruptedProblem, newImportJobId } from '../../portability/import-jobs.js';
@@ -151,10 +152,16 @@ export async function importRoutes(instance: FastifyInstance): Promise<void> {
     return problem('internal_error', 'Something went wrong on our side; the error has been logged.');
   }
 
-  /** The job as answered (202, GET), with its campaign as it is now. */
-  async function jobAnswer(job: ImportJobRow, userId: string) {
+  /**
+   * The job as answered (202, GET), with its campaign as it is now, seen with the caller's role in
+   * it (as players see it, with `Loreforge-View: player`, as GET /api/campaigns does).
+   */
+  async function jobAnswer(job: ImportJobRow, userId: string, request: FastifyRequest) {
     const campaign = job.status === 'done' && job.campaign_id !== null ? await findJobCampaign(database.kysely, job.campaign_id, userId) : undefined;
-    return presentImportJob(job, campaign);
+    if (!campaign) return presentImportJob(job);
+    const view = makeView(campaign, campaign.role, request.headers[VIEW_HEADER] === 'player');
+    if (view.players) view.hidden = await loadHiddenRecords(database.kysely, campaign.id);
+    return presentImportJob(job, { row: campaign, view });
   }
 
   function sendJob(reply: FastifyReply, status: 200 | 202, body: ReturnType<typeof presentImportJob>): FastifyReply {
@@ -184,7 +191,7 @@ export async function importRoutes(instance: FastifyInstance): Promise<void> {
     }
     if (respondAsync) {
       withoutBody(request, reply);
-      return sendJob(reply, 202, await jobAnswer(job, userId));
+      return sendJob(reply, 202, await jobAnswer(job, userId, request));
     }
     if (unfinished(job)) {
       withoutBody(request, reply);
@@ -397,7 +404,7 @@ export async function importRoutes(instance: FastifyInstance): Promise<void> {
           'An import sent with `Prefer: respond-async`: its status, progress and, once `done`, the new campaign and the import report; once `failed`, the problem document the import would have answered (nothing was created). ' +
           'Only the user who started it sees it: any other caller gets 404, as for an id that does not exist. ' +
           'A job whose server stopped while it ran (crashed, killed, restarted) is answered `failed` (`service_unavailable`) once its heartbeat is older than IMPORT_JOB_STALE_MS (30 s). ' +
-          'While it is `queued` or `running`, `Retry-After` says when to ask again. Jobs are erased 48 hours after they started.',
+          'While it is `queued` or `running`, `Retry-After` says when to ask again. `campaign` honours `Loreforge-View: player` as GET /api/campaigns does. Jobs are erased 48 hours after they started.',
         tags: ['portability'],
         params: ImportJobParams,
         responseHeaders: { 200: ['retry-after'] },
@@ -410,7 +417,8 @@ export async function importRoutes(instance: FastifyInstance): Promise<void> {
       let job = await findImportJob(database.kysely, caller.id, id);
       if (job && unfinished(job) && (await jobs.failIfStale(job.id))) job = await findImportJob(database.kysely, caller.id, id);
       if (!job) throw errors.importJobNotFound();
-      return sendJob(reply, 200, await jobAnswer(job, caller.id));
+      void reply.header('vary', 'Loreforge-View');
+      return sendJob(reply, 200, await jobAnswer(job, caller.id, request));
     },
   );
 }

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { makeView } from '../../access/view.js';
-import type { CampaignRow, ImportJobRow, Role } from '../../db/schema.js';
+import type { View } from '../../access/view.js';
+import type { CampaignRow, ImportJobRow } from '../../db/schema.js';
 import type { ImportReport as Report } from '../../portability/import.js';
 import { Campaign, presentCampaign } from './campaign.js';
 import { Problem, Timestamp } from './common.js';
@@ -61,13 +61,13 @@ export function presentReport(report: Report) {
   return { format: report.format, ...report.counts, warnings: report.warnings };
 }
 
-/** The job as the API answers it; `campaign` is the job's campaign with the caller's role in it, when it exists. */
-export function presentImportJob(row: ImportJobRow, campaign?: CampaignRow & { role: Role }) {
+/** The job as the API answers it; `campaign` is the job's campaign (as `view` sees it), when it exists. */
+export function presentImportJob(row: ImportJobRow, campaign?: { row: CampaignRow; view: View }) {
   return {
     id: row.id,
     status: row.status,
     progress: { done: row.progress_done, total: row.progress_total },
-    ...(row.status === 'done' && campaign ? { campaign: presentCampaign(campaign, makeView(campaign, campaign.role, false)) } : {}),
+    ...(row.status === 'done' && campaign ? { campaign: presentCampaign(campaign.row, campaign.view) } : {}),
     ...(row.status === 'done' && row.report !== null ? { report: JSON.parse(row.report) as unknown } : {}),
     ...(row.status === 'failed' && row.error !== null ? { error: JSON.parse(row.error) as unknown } : {}),
     createdAt: row.created_at,

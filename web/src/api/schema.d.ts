@@ -1346,7 +1346,7 @@ export type paths = {
         };
         /**
          * Follow an import job
-         * @description An import sent with `Prefer: respond-async`: its status, progress and, once `done`, the new campaign and the import report; once `failed`, the problem document the import would have answered (nothing was created). Only the user who started it sees it: any other caller gets 404, as for an id that does not exist. A job whose server stopped while it ran (crashed, killed, restarted) is answered `failed` (`service_unavailable`) once its heartbeat is older than IMPORT_JOB_STALE_MS (30 s). While it is `queued` or `running`, `Retry-After` says when to ask again. Jobs are erased 48 hours after they started.
+         * @description An import sent with `Prefer: respond-async`: its status, progress and, once `done`, the new campaign and the import report; once `failed`, the problem document the import would have answered (nothing was created). Only the user who started it sees it: any other caller gets 404, as for an id that does not exist. A job whose server stopped while it ran (crashed, killed, restarted) is answered `failed` (`service_unavailable`) once its heartbeat is older than IMPORT_JOB_STALE_MS (30 s). While it is `queued` or `running`, `Retry-After` says when to ask again. `campaign` honours `Loreforge-View: player` as GET /api/campaigns does. Jobs are erased 48 hours after they started.
          */
         get: operations["getImportJob"];
         put?: never;
@@ -1355,7 +1355,7 @@ export type paths = {
         options?: never;
         /**
          * Follow an import job (headers only)
-         * @description An import sent with `Prefer: respond-async`: its status, progress and, once `done`, the new campaign and the import report; once `failed`, the problem document the import would have answered (nothing was created). Only the user who started it sees it: any other caller gets 404, as for an id that does not exist. A job whose server stopped while it ran (crashed, killed, restarted) is answered `failed` (`service_unavailable`) once its heartbeat is older than IMPORT_JOB_STALE_MS (30 s). While it is `queued` or `running`, `Retry-After` says when to ask again. Jobs are erased 48 hours after they started.
+         * @description An import sent with `Prefer: respond-async`: its status, progress and, once `done`, the new campaign and the import report; once `failed`, the problem document the import would have answered (nothing was created). Only the user who started it sees it: any other caller gets 404, as for an id that does not exist. A job whose server stopped while it ran (crashed, killed, restarted) is answered `failed` (`service_unavailable`) once its heartbeat is older than IMPORT_JOB_STALE_MS (30 s). While it is `queued` or `running`, `Retry-After` says when to ask again. `campaign` honours `Loreforge-View: player` as GET /api/campaigns does. Jobs are erased 48 hours after they started.
          */
         head: operations["getImportJobHead"];
         patch?: never;
