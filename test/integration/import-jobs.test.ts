@@ -185,6 +185,7 @@ describe(`asynchronous imports, on ${dialect}`, () => {
     expect(ended.campaign).toEqual(json(campaign));
     // The progress is written throttled, never a statement per note.
     const jobWrites = ctx.queries.filter((sql) => /^update "import_jobs"/i.test(sql)).length;
+    expect(jobWrites).toBeGreaterThanOrEqual(2);
     expect(jobWrites).toBeLessThan(400 / 4);
   });
 
@@ -259,6 +260,26 @@ describe(`asynchronous imports, on ${dialect}`, () => {
       expect(problemOf(second).code).toBe('import_in_progress');
     }
     expect((await post(await vault(1), { user: other })).statusCode).toBe(201);
+  });
+
+  it('is recorded as failed, with nothing created, when its instance closes while it runs', async () => {
+    const closing = await createTestContext({ DATA_DIR: dataDir });
+    try {
+      const user = await premiumUser(closing);
+      const form = multipartFile(await vault(300, { images: 300 }), 'closing.zip');
+      const res = await closing.app.inject({ method: 'POST', url: '/api/campaigns/import', headers: { ...user.headers, ...form.headers, prefer: 'respond-async' }, payload: form.payload });
+      expect(res.statusCode, res.body).toBe(202);
+      const { id } = json<Job>(res);
+      await closing.app.close();
+      const row = await closing.database.kysely.selectFrom('import_jobs').select(['status', 'error']).where('id', '=', id).executeTakeFirstOrThrow();
+      const campaigns = await closing.database.kysely.selectFrom('campaigns').select('id').where('user_id', '=', user.id).execute();
+      // Closed at once after the 202: 300 notes and 300 images are far from read.
+      expect(row.status).toBe('failed');
+      expect(JSON.parse(row.error!)).toMatchObject({ status: 503, code: 'service_unavailable' });
+      expect(campaigns).toEqual([]);
+    } finally {
+      await closing.database.close();
+    }
   });
 
   it('answers a job whose instance stopped touching it as failed, and stores it so', async () => {
