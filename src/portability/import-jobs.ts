@@ -71,7 +71,8 @@ export class ImportJobRunner {
   /**
    * Runs `work` as job `id`: touches its row while it runs (status running, progress, heartbeat),
    * then records how it ended (`done` with `describe(result)`, or `failed` with `failure(error)`).
-   * Returns or throws what `work` does. `stop` aborts when this instance closes.
+   * Returns or throws what `work` does. `stop` aborts when this instance closes. `settled` is called
+   * once `work` has ended, before the end is recorded: whoever reads `done` may import again at once.
    */
   async run<T>(
     id: string,
@@ -80,6 +81,7 @@ export class ImportJobRunner {
     work: () => Promise<T>,
     describe: (result: T) => JobResult & { status: 'done' },
     failure: (error: unknown) => unknown,
+    settled: () => void = () => {},
   ): Promise<T> {
     let finish!: () => void;
     const finished = new Promise<void>((resolve) => (finish = resolve));
@@ -99,14 +101,18 @@ export class ImportJobRunner {
     touch();
     const timer = setInterval(touch, PROGRESS_WRITE_MS);
     try {
-      const result = await work();
+      let result: T;
+      try {
+        result = await work();
+      } finally {
+        clearInterval(timer);
+        settled();
+      }
       const outcome = describe(result);
-      clearInterval(timer);
       await writing;
       await this.record(id, budget, outcome);
       return result;
     } catch (error) {
-      clearInterval(timer);
       await writing;
       await this.record(id, budget, { status: 'failed', error: failure(error) });
       throw error;

@@ -361,13 +361,12 @@ export async function importRoutes(instance: FastifyInstance): Promise<void> {
         handOver();
         spoolHandedOver = true;
         reply.raw.off('close', onClose);
-        jobs
-          .run(id, budget, stop, work, describe, (error) => failureOf(error, request.log, true))
-          .catch(() => {})
-          .finally(() => {
-            running.delete(caller.id);
-            fs.rm(file, { force: true }).catch((error: unknown) => request.log.warn({ err: error }, 'a spooled import could not be removed'));
-          });
+        // The slot and the spooled file are let go as soon as the import has ended, before its end is recorded.
+        const settled = () => {
+          running.delete(caller.id);
+          fs.rm(file, { force: true }).catch((error: unknown) => request.log.warn({ err: error }, 'a spooled import could not be removed'));
+        };
+        jobs.run(id, budget, stop, work, describe, (error) => failureOf(error, request.log, true), settled).catch(() => {});
         const job = await findImportJob(database.kysely, caller.id, id);
         return sendJob(reply, 202, job ? presentImportJob(job) : { id, status: 'queued', progress: { done: 0, total: 0 }, createdAt: nowIso(), updatedAt: nowIso() });
       }
