@@ -107,10 +107,10 @@ export const errors = {
   importInProgress: () => new AppError('import_in_progress', 'An import of yours is still running; send this one once it has finished.'),
   importJobNotFound: () => new AppError('import_job_not_found', 'You have no import job with this id.'),
   /** A synchronous import repeated with the Idempotency-Key of one still running. */
-  idempotencyKeyInUse: (jobId: string) =>
+  idempotencyKeyInUse: (jobId?: string) =>
     new AppError(
       'idempotency_key_in_use',
-      `An import with this Idempotency-Key is still running (GET /api/imports/${jobId} follows it); send the repeat once it has finished, when it answers the first one's result.`,
+      `An import with this Idempotency-Key is still running${jobId === undefined ? '' : ` (GET /api/imports/${jobId} follows it)`}; send the repeat once it has finished, when it answers the first one's result.`,
     ),
   /** The instance running an import job stopped (crashed, killed, shut down) before the job ended. */
   importInterrupted: () =>

@@ -7,7 +7,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addMs, nowIso } from '../../src/domain/time.js';
 import { IMPORT_JOB_RETENTION_MS, sweepImportJobs } from '../../src/portability/import-jobs.js';
-import { createTestContext, json, type TestContext, type TestUser } from '../support/app.js';
+import { createScaledOutContext, createTestContext, json, type TestContext, type TestUser } from '../support/app.js';
 import { filesUnder, premiumUser } from '../fixtures/image-app.js';
 import { png } from '../fixtures/images.js';
 import { problemOf } from '../support/fixtures.js';
@@ -368,6 +368,42 @@ describe(`Idempotency-Key, on ${dialect}`, () => {
     expect(sync.statusCode).toBe(409);
     expect(problemOf(sync).code).toBe('idempotency_key_in_use');
     expect(problemOf(sync).detail).toContain('/api/imports/running-elsewhere-1');
+  });
+
+  it('imports once when the same key arrives at two instances at the same moment', async () => {
+    const scaled = await createScaledOutContext();
+    try {
+      const user = await premiumUser(scaled);
+      const zip = await vault(20);
+      const send = (i: number) => {
+        const form = multipartFile(zip, 'twice.zip');
+        const app = scaled.apps[i % scaled.apps.length]!;
+        return app.inject({ method: 'POST', url: '/api/campaigns/import', headers: { ...user.headers, ...form.headers, prefer: 'respond-async', 'idempotency-key': 'at-once' }, payload: form.payload });
+      };
+      const answers = await Promise.all([send(0), send(1)]);
+      const ids = new Set<string>();
+      for (const res of answers) {
+        // On one instance the second may find the user's slot taken before it finds the key.
+        if (res.statusCode === 429) expect(problemOf(res).code).toBe('import_in_progress');
+        else {
+          expect(res.statusCode, res.body).toBe(202);
+          ids.add(json<Job>(res).id);
+        }
+      }
+      expect(ids.size).toBe(1);
+      const [id] = [...ids];
+      for (let polls = 0; ; polls++) {
+        const job = json<Job>(await scaled.app.inject({ method: 'GET', url: `/api/imports/${id}`, headers: user.headers }));
+        if (job.status === 'done') break;
+        expect(job.status).not.toBe('failed');
+        expect(polls).toBeLessThan(1_000);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const campaigns = await scaled.database.kysely.selectFrom('campaigns').select('id').where('user_id', '=', user.id).execute();
+      expect(campaigns).toHaveLength(1);
+    } finally {
+      await scaled.close();
+    }
   });
 
   it('keeps different users’ keys apart', async () => {

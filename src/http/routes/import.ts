@@ -320,7 +320,7 @@ export async function importRoutes(instance: FastifyInstance): Promise<void> {
         const answered = await answerRepeat(request, reply, caller.id, key, respondAsync);
         if (answered) return answered;
         withoutBody(request, reply);
-        throw errors.idempotencyKeyInUse('…');
+        throw errors.idempotencyKeyInUse();
       }
     }
     // The client going away (the connection closes before the answer is sent) stops a synchronous import.
