@@ -145,6 +145,34 @@ describe(`dry run, on ${dialect}`, () => {
     expect(filesUnder(dataDir).filter((f) => !f.startsWith('images/'))).toEqual([]);
   });
 
+  it('counts against IMPORTS_MAX_PER_USER_PER_HOUR like an import; a repeat answered by its Idempotency-Key does not', async () => {
+    const limited = await createTestContext({ DATA_DIR: dataDir, IMPORTS_MAX_PER_USER_PER_HOUR: '3' });
+    try {
+      const user = await limited.createUser();
+      const zip = await vault(2);
+      const send = (query: string, headers: Record<string, string> = {}) => {
+        const form = multipartFile(zip, 'limited.zip');
+        return limited.app.inject({ method: 'POST', url: `/api/campaigns/import${query}`, headers: { ...user.headers, ...form.headers, ...headers }, payload: form.payload });
+      };
+      const hits = async () => (await limited.database.kysely.selectFrom('rate_limits').select('hits').execute()).map((r) => Number(r.hits));
+      expect((await send('?dryRun=true')).statusCode).toBe(200);
+      expect(await hits()).toEqual([1]);
+      expect((await send('', { 'idempotency-key': 'once' })).statusCode).toBe(201);
+      expect((await send('', { 'idempotency-key': 'once' })).statusCode).toBe(201);
+      expect((await send('', { 'idempotency-key': 'once', prefer: 'respond-async' })).statusCode).toBe(202);
+      expect(await hits()).toEqual([2]);
+      const third = await send('?dryRun=true');
+      expect(third.statusCode, third.body).toBe(200);
+      const past = await send('?dryRun=true');
+      expect(past.statusCode).toBe(429);
+      expect(problemOf(past).code).toBe('rate_limited');
+      // The first result is still answered: reading nothing, it counts nothing.
+      expect((await send('', { 'idempotency-key': 'once' })).statusCode).toBe(201);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('refuses query values it does not know: 400', async () => {
     const zip = await vault(1);
     for (const query of ['dryRun=yes', 'dryRun=', 'visibility=all', 'visibility=GM', 'visibility=']) {

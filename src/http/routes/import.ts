@@ -180,18 +180,22 @@ export async function importRoutes(instance: FastifyInstance): Promise<void> {
    * A repeat of an import with this Idempotency-Key, answered with the first one's result; undefined
    * when there is none to answer (no such key, the first failed, it is older than a day, or a
    * synchronous repeat finds its campaign gone): then the key is free and this import goes ahead.
+   * True when it answered. (Never resolves to the reply: a reply is thenable, and awaiting it waits
+   * for the answer to be sent and gives undefined.)
    */
-  async function answerRepeat(request: FastifyRequest, reply: FastifyReply, userId: string, key: string, respondAsync: boolean): Promise<FastifyReply | undefined> {
+  async function answerRepeat(request: FastifyRequest, reply: FastifyReply, userId: string, key: string, respondAsync: boolean): Promise<boolean> {
     let job = await findImportJobByKey(database.kysely, userId, key);
     if (job && unfinished(job) && (await jobs.failIfStale(job.id))) job = await findImportJobByKey(database.kysely, userId, key);
-    if (!job) return undefined;
+    if (!job) return false;
     if (job.status === 'failed' || job.created_at < addMs(nowIso(), -IDEMPOTENCY_WINDOW_MS)) {
       await releaseImportKey(database.kysely, userId, key, addMs(nowIso(), -IDEMPOTENCY_WINDOW_MS));
-      return undefined;
+      return false;
     }
     if (respondAsync) {
+      const answer = await jobAnswer(job, userId, request);
       withoutBody(request, reply);
-      return sendJob(reply, 202, await jobAnswer(job, userId, request));
+      await sendJob(reply, 202, answer);
+      return true;
     }
     if (unfinished(job)) {
       withoutBody(request, reply);
@@ -200,15 +204,16 @@ export async function importRoutes(instance: FastifyInstance): Promise<void> {
     const campaign = job.campaign_id === null ? undefined : await findJobCampaign(database.kysely, job.campaign_id, userId);
     if (!campaign) {
       await deleteImportJob(database.kysely, job.id);
-      return undefined;
+      return false;
     }
     withoutBody(request, reply);
     const view = makeView(campaign, campaign.role, false);
-    return reply
+    await reply
       .code(201)
       .header('location', `/api/campaigns/${campaign.slug}`)
       .header('etag', campaignEtag(view, campaign))
       .send({ ...presentCampaign(campaign, view), import: JSON.parse(job.report ?? 'null') as never });
+    return true;
   }
 
   app.post(
@@ -273,8 +278,7 @@ export async function importRoutes(instance: FastifyInstance): Promise<void> {
       const keyHeader = request.headers['idempotency-key'];
       const key = options.dryRun || typeof keyHeader !== 'string' ? undefined : keyHeader;
       if (key !== undefined) {
-        const answered = await answerRepeat(request, reply, caller.id, key, respondAsync);
-        if (answered) return answered;
+        if (await answerRepeat(request, reply, caller.id, key, respondAsync)) return reply;
       }
       if (running.has(caller.id)) refuse(errors.importInProgress());
       if (running.size >= config.importsMaxConcurrent) refuse(errors.rateLimited('This server is running as many imports as it takes at once', BUSY_RETRY_SECONDS));
@@ -317,8 +321,7 @@ export async function importRoutes(instance: FastifyInstance): Promise<void> {
       } catch (error) {
         // The same key, sent again at the same moment to another instance, which took it first.
         if (classifyDatabaseError(error) !== 'unique' || key === undefined) throw error;
-        const answered = await answerRepeat(request, reply, caller.id, key, respondAsync);
-        if (answered) return answered;
+        if (await answerRepeat(request, reply, caller.id, key, respondAsync)) return reply;
         withoutBody(request, reply);
         throw errors.idempotencyKeyInUse();
       }
