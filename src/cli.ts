@@ -13,7 +13,8 @@ import { vacuumInto } from './db/repositories/backup.js';
 import { findCampaignBySlug } from './db/repositories/campaign-export.js';
 import { findUserByEmail, setPremiumUntil } from './db/repositories/users.js';
 import { ImportBudget } from './portability/budget.js';
-import { fileKind, importCampaign } from './portability/import.js';
+import { dryRunImport, fileKind, importCampaign } from './portability/import.js';
+import type { ImportCounts } from './portability/write-plan.js';
 import { parseDateTime } from './domain/time.js';
 import { rebuildMentionsIndex } from './db/indexes/mentions.js';
 import { rebuildSearchIndex } from './db/indexes/search.js';
@@ -47,9 +48,12 @@ Commands:
                                            export a campaign (default: archive, a zip of
                                            campaign.json and its images; json; or markdown, an
                                            Obsidian vault); never overwrites a file
-  import <file> --owner <email>            import a campaign from an export (archive, json or
+  import <file> --owner <email> [--dry-run] [--visibility gm]
+                                           import a campaign from an export (archive, json or
                                            markdown) or a Markdown vault made elsewhere, as a new
-                                           campaign owned by that user; all or nothing
+                                           campaign owned by that user; all or nothing. --dry-run:
+                                           read and check it, say what it would create, create
+                                           nothing. --visibility gm: every thing and arc GM-only
   help                                     show this text
 
 Settings are read from the same environment variables as the server: DATABASE_URL (PostgreSQL), or
@@ -67,7 +71,7 @@ type Command =
   | { kind: 'reindex'; create: boolean }
   | { kind: 'backup'; file: string; create: false }
   | { kind: 'export'; slug: string; format: ExportFormat; out: string; create: false }
-  | { kind: 'import'; file: string; owner: string; create: boolean };
+  | { kind: 'import'; file: string; owner: string; create: boolean; dryRun: boolean; visibility: 'gm' | undefined };
 
 class UsageError extends Error {}
 
@@ -93,6 +97,8 @@ function parseCommand(argv: string[]): Command {
         format: { type: 'string' },
         out: { type: 'string' },
         owner: { type: 'string' },
+        'dry-run': { type: 'boolean' },
+        visibility: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -103,7 +109,8 @@ function parseCommand(argv: string[]): Command {
   const [name, ...rest] = positionals;
   if (values.help || name === 'help') return { kind: 'help' };
   if (name === undefined) throw new UsageError('no command given');
-  const noOptions = values.until === undefined && values.off === undefined && values.format === undefined && values.out === undefined && values.owner === undefined;
+  const noOptions =
+    values.until === undefined && values.off === undefined && values.format === undefined && values.out === undefined && values.owner === undefined && values['dry-run'] === undefined && values.visibility === undefined;
   const create = values.create === true;
 
   if (name === 'migrate') {
@@ -128,9 +135,12 @@ function parseCommand(argv: string[]): Command {
   }
   if (name === 'import') {
     if (rest.length !== 1 || rest[0]!.trim() === '') throw new UsageError('import takes one argument: the file to import');
-    if (values.until !== undefined || values.off !== undefined || values.format !== undefined || values.out !== undefined) throw new UsageError('import takes only --owner (and --create)');
+    if (values.until !== undefined || values.off !== undefined || values.format !== undefined || values.out !== undefined) {
+      throw new UsageError('import takes only --owner, --dry-run, --visibility gm (and --create)');
+    }
     if (values.owner === undefined || values.owner.trim() === '') throw new UsageError('import needs --owner <email>: the user who will own the campaign');
-    return { kind: 'import', file: rest[0]!, owner: values.owner.trim(), create };
+    if (values.visibility !== undefined && values.visibility !== 'gm') throw new UsageError(`--visibility takes gm (every imported thing and arc GM-only), not "${values.visibility}"`);
+    return { kind: 'import', file: rest[0]!, owner: values.owner.trim(), create, dryRun: values['dry-run'] === true, visibility: values.visibility === 'gm' ? 'gm' : undefined };
   }
   if (name === 'user' && rest[0] === 'reset-password') {
     const [, email, ...extra] = rest;
@@ -291,14 +301,24 @@ async function importFromFile(database: Database, config: Config, command: Extra
   }
   const imageHost = await createImageHost(config);
   try {
-    const { result, seconds } = await timed(() =>
-      importCampaign(database, imageHost, { file, kind, fileName: path.basename(file), label: path.basename(file) }, { ownerId: owner.id, mayStoreImages: true }, config.maxUploadBytes, new ImportBudget(config.importMaxExpandedBytes)),
-    );
-    const { counts, format, warnings } = result.report;
-    io.out(
-      `Imported ${result.campaign.name} (${format}) as the campaign ${result.campaign.slug}, owned by ${owner.email}: ${plural(counts.thingTypes, 'thing type')}, ${plural(counts.things, 'thing')}, ${plural(counts.arcs, 'arc')}, ${plural(counts.links, 'link')}, ${plural(counts.assets, 'image')} in ${seconds} s.`,
-    );
-    for (const warning of warnings) io.out(`Note: ${warning.entry}: ${warning.problem}`);
+    const source = { file, kind, fileName: path.basename(file), label: path.basename(file) };
+    const importer = { ownerId: owner.id, mayStoreImages: true };
+    const options = { visibility: command.visibility };
+    const budget = new ImportBudget(config.importMaxExpandedBytes);
+    const described = (counts: ImportCounts) =>
+      `${plural(counts.thingTypes, 'thing type')}, ${plural(counts.things, 'thing')}, ${plural(counts.arcs, 'arc')}, ${plural(counts.links, 'link')}, ${plural(counts.assets, 'image')}`;
+    let report;
+    if (command.dryRun) {
+      const { result, seconds } = await timed(() => dryRunImport(database, imageHost, source, importer, config.maxUploadBytes, budget, options));
+      report = result;
+      io.out(`Dry run: ${path.basename(file)} (${report.format}) would be imported for ${owner.email} with ${described(report.counts)}; nothing was created (${seconds} s).`);
+    } else {
+      const { result, seconds } = await timed(() => importCampaign(database, imageHost, source, importer, config.maxUploadBytes, budget, options));
+      report = result.report;
+      io.out(`Imported ${result.campaign.name} (${report.format}) as the campaign ${result.campaign.slug}, owned by ${owner.email}: ${described(report.counts)} in ${seconds} s.`);
+    }
+    if (command.visibility === 'gm') io.out('Every thing and arc is GM-only.');
+    for (const warning of report.warnings) io.out(`Note: ${warning.entry}: ${warning.problem}`);
     return 0;
   } finally {
     await imageHost.close();

@@ -26,6 +26,7 @@ const intSettings = {
   IMPORT_MAX_BYTES: { ...PositiveInt(200 * 1024 * 1024, 'largest file POST /api/campaigns/import accepts, in bytes'), min: 1024, max: 64 * 1024 * 1024 * 1024 },
   IMPORT_MAX_EXPANDED_BYTES: { ...PositiveInt(2 * 1024 * 1024 * 1024, 'uncompressed bytes one import may read from its file in all, in bytes'), min: 1024, max: 1024 * 1024 * 1024 * 1024 },
   IMPORTS_MAX_CONCURRENT: { ...PositiveInt(2, 'imports running at once on one instance'), min: 1, max: 1000 },
+  IMPORT_JOB_STALE_MS: { ...PositiveInt(30_000, 'an import job whose instance has not touched it for this many milliseconds is failed (its instance died)'), min: 1000, max: 3_600_000 },
   REVISION_MERGE_SECONDS: { ...PositiveInt(300, 'changes by one author within this many seconds of their latest unnamed revision update it instead of adding one'), min: 0, max: 86_400 },
   MAX_UPLOAD_BYTES: { ...PositiveInt(10 * 1024 * 1024, 'largest accepted image upload, in bytes'), min: 1024, max: 1024 * 1024 * 1024 },
 } as const;
@@ -73,6 +74,7 @@ export const ConfigSchema = Type.Object({
   everyonePremium: Type.Boolean(),
   importMaxExpandedBytes: Type.Integer(),
   importsMaxConcurrent: Type.Integer(),
+  importJobStaleMs: Type.Integer(),
   revisionMergeSeconds: Type.Integer(),
   /** The built web app's folder (WEB_ROOT); unset: dist/web next to the server. */
   webRoot: Type.Optional(Type.String()),
@@ -201,6 +203,7 @@ export function loadConfig(env: Env = process.env): Config {
     everyonePremium: readBool(env, 'EVERYONE_PREMIUM', false),
     importMaxExpandedBytes: readInt(env, 'IMPORT_MAX_EXPANDED_BYTES'),
     importsMaxConcurrent: readInt(env, 'IMPORTS_MAX_CONCURRENT'),
+    importJobStaleMs: readInt(env, 'IMPORT_JOB_STALE_MS'),
     revisionMergeSeconds: readInt(env, 'REVISION_MERGE_SECONDS'),
     webRoot: env.WEB_ROOT?.trim() || undefined,
   };

@@ -6,6 +6,7 @@ import type { ImageHost } from './images/image-host.js';
 import { sweepUploads } from './images/uploads.js';
 import { revisionThinner } from './history/thinning.js';
 import { sweepImportSpools } from './portability/import.js';
+import { sweepImportJobs } from './portability/import-jobs.js';
 import { sweepTrash } from './history/trash-sweeper.js';
 
 // Background work every instance does on a timer, started when the app is ready and stopped when it
@@ -24,7 +25,11 @@ export function registerSweepers(app: AppInstance, database: Database, imageHost
   // Unnamed revisions past 30 days thin to one a day, past 90 to one a week; a bounded batch per run.
   const thinner = revisionThinner(database);
   let thinning = false;
+  // Import jobs whose instance died (a crash, a kill) are failed, at start-up and then with every
+  // sweep; finished jobs are erased after IMPORT_JOB_RETENTION_MS (48 hours).
+  const importJobs = () => sweepImportJobs(database, config.importJobStaleMs).catch((error: unknown) => app.log.warn({ err: error }, 'import job sweep failed'));
   app.addHook('onReady', () => {
+    void importJobs();
     sweeper = setInterval(() => {
       if (!thinning) {
         thinning = true;
@@ -33,6 +38,7 @@ export function registerSweepers(app: AppInstance, database: Database, imageHost
           .catch((error: unknown) => app.log.warn({ err: error }, 'revision thinning failed'))
           .finally(() => (thinning = false));
       }
+      void importJobs();
       sweepExpired(database.kysely, new Date(), longestWindowMs).catch((error: unknown) => app.log.warn({ err: error }, 'sweep failed'));
       // Deletions older than the feed keeps: a cursor from before them is then 410 cursor_expired.
       const cutoff = new Date(Date.now() - config.changesRetentionDays * 86_400_000).toISOString();

@@ -224,7 +224,26 @@ export interface DB {
   trash_links: TrashLinksTable;
   revisions: RevisionsTable;
   gone_gm_only: GoneGmOnlyTable;
+  import_jobs: ImportJobsTable;
 }
+
+/** Import jobs (migrations/2026-11-24-0020-import-jobs.ts). */
+export interface ImportJobsTable {
+  id: string;
+  user_id: string;
+  status: 'queued' | 'running' | 'done' | 'failed';
+  progress_done: number;
+  progress_total: number;
+  campaign_id: number | null;
+  report: string | null;
+  error: string | null;
+  idempotency_key: string | null;
+  instance_id: string;
+  heartbeat_at: string;
+  created_at: string;
+  updated_at: string;
+}
+export type ImportJobRow = Selectable<ImportJobsTable>;
 
 /** GM-only things (kind 1) and arcs (kind 2) whose rows are gone: still hidden from players (migrations/2026-11-24-0019-gone-gm-only.ts). */
 export interface GoneGmOnlyTable {

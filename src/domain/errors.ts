@@ -38,6 +38,7 @@ export const errorCatalogue = {
   invitation_not_found: { status: 404, title: 'Not Found' },
   trash_entry_not_found: { status: 404, title: 'Not Found' },
   revision_not_found: { status: 404, title: 'Not Found' },
+  import_job_not_found: { status: 404, title: 'Not Found' },
   method_not_allowed: { status: 405, title: 'Method Not Allowed' },
   request_timeout: { status: 408, title: 'Request Timeout' },
   conflict: { status: 409, title: 'Conflict' },
@@ -48,6 +49,7 @@ export const errorCatalogue = {
   owner_must_transfer: { status: 409, title: 'Conflict' },
   owner_of_shared_campaign: { status: 409, title: 'Conflict' },
   restore_container_first: { status: 409, title: 'Conflict' },
+  idempotency_key_in_use: { status: 409, title: 'Conflict' },
   invitation_unavailable: { status: 410, title: 'Gone' },
   cursor_expired: { status: 410, title: 'Gone' },
   reset_token_unavailable: { status: 410, title: 'Gone' },
@@ -103,6 +105,16 @@ export const errors = {
   invalidImport: (entry: string, problem: string) =>
     new AppError('invalid_import', `${entry}: ${problem}`, [{ path: entry, message: problem }]),
   importInProgress: () => new AppError('import_in_progress', 'An import of yours is still running; send this one once it has finished.'),
+  importJobNotFound: () => new AppError('import_job_not_found', 'You have no import job with this id.'),
+  /** A synchronous import repeated with the Idempotency-Key of one still running. */
+  idempotencyKeyInUse: (jobId?: string) =>
+    new AppError(
+      'idempotency_key_in_use',
+      `An import with this Idempotency-Key is still running${jobId === undefined ? '' : ` (GET /api/imports/${jobId} follows it)`}; send the repeat once it has finished, when it answers the first one's result.`,
+    ),
+  /** The instance running an import job stopped (crashed, killed, shut down) before the job ended. */
+  importInterrupted: () =>
+    new AppError('service_unavailable', 'The server running this import stopped before it finished; nothing was created. Send the file again.'),
   importTooLarge: (maxBytes: number) => new AppError('import_too_large', `The file is larger than the ${maxBytes} bytes this service imports (IMPORT_MAX_BYTES).`),
   premiumRequiredForImport: (images: number) =>
     new AppError(

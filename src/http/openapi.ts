@@ -19,14 +19,15 @@ import { VIEW_HEADER } from '../access/view.js';
 /** Headers a response may carry, each described once. */
 export const RESPONSE_HEADERS = {
   etag: { type: 'string', description: 'The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see.' },
-  location: { type: 'string', description: 'The URL of the record created (201), or the current URL of a record named by a previous slug (308).' },
+  location: { type: 'string', description: 'The URL of the record created (201), the current URL of a record named by a previous slug (308), or of an import job (202).' },
   link: { type: 'string', description: '`</api/…?cursor=…>; rel="next"`: the next page, present while more remain.' },
   'cache-control': { type: 'string', description: 'How long a cache may keep the answer.' },
   'set-cookie': {
     type: 'string',
     description: 'The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry).',
   },
-  'retry-after': { type: 'string', description: 'Whole seconds until the limit’s window ends.' },
+  'retry-after': { type: 'string', description: 'Whole seconds until the limit’s window ends (429); on an unfinished import job, seconds to wait before asking about it again.' },
+  'preference-applied': { type: 'string', description: '`respond-async` (RFC 7240): the request was answered asynchronously, as its `Prefer` header asked.' },
   'ratelimit-limit': { type: 'string', description: 'Requests allowed per minute (only with API_RATE_LIMIT set).' },
   'ratelimit-remaining': { type: 'string', description: 'Requests left in this minute (only with API_RATE_LIMIT set).' },
   'ratelimit-reset': { type: 'string', description: 'Seconds until the minute ends (only with API_RATE_LIMIT set).' },

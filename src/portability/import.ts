@@ -115,7 +115,10 @@ async function stageImages(opened: OpenedZip, plan: ImportPlan, imageHost: Image
   const skip = (key: number, entry: string, problem: string) => {
     skipped.add(key);
     plan.warnings.push({ entry, problem: `${problem.replace(/\.$/, '')}: not imported` });
+    budget.advance();
   };
+  // One step of the job's progress per image stored.
+  budget.addSteps(new Set(plan.assets.map((asset) => asset.file)).size);
   try {
     for (const asset of plan.assets) {
       if (staged.has(asset.file)) continue;
@@ -152,6 +155,7 @@ async function stageImages(opened: OpenedZip, plan: ImportPlan, imageHost: Image
       if (outcome.kind === 'too_large') throw errors.invalidImport(entry.name, `the image is larger than the ${maxImageBytes} bytes (MAX_UPLOAD_BYTES) accepted`);
       if (outcome.kind === 'unsupported') throw errors.invalidImport(entry.name, outcome.reason);
       staged.set(asset.file, outcome.image);
+      budget.advance();
     }
     withoutAssets(plan, skipped);
     return staged;
@@ -166,6 +170,24 @@ function baseName(fileName: string | undefined): string {
   return name === '' ? 'Imported vault' : name;
 }
 
+export interface ImportOptions {
+  /** Read and check everything, stage and discard the images, write nothing: the report the import would give. */
+  dryRun?: boolean;
+  /** `gm`: every imported thing and arc is GM-only (CONTRACT "Import from elsewhere": `visibility=gm`). */
+  visibility?: 'gm' | undefined;
+}
+
+/** Every thing and arc of the plan GM-only (`visibility=gm`); assets have no visibility. */
+export function makeGmOnly(plan: ImportPlan): void {
+  for (const thing of plan.things) thing.visibility = 'gm';
+  for (const arc of plan.arcs) arc.visibility = 'gm';
+}
+
+/** What writing the plan creates (as writePlan counts it). */
+function plannedCounts(plan: ImportPlan): ImportCounts {
+  return { thingTypes: plan.thingTypes.length, things: plan.things.length, arcs: plan.arcs.length, links: plan.links.length, assets: plan.assets.length };
+}
+
 /**
  * Reads, checks and imports the file: the new campaign and what was imported. Everything read
  * counts against `budget` (IMPORT_MAX_EXPANDED_BYTES); when its signal aborts (the client went
@@ -178,12 +200,51 @@ export async function importCampaign(
   importer: Importer,
   maxImageBytes: number,
   budget: ImportBudget = new ImportBudget(Number.POSITIVE_INFINITY),
+  options: Omit<ImportOptions, 'dryRun'> = {},
 ): Promise<{ campaign: CampaignRow; report: ImportReport }> {
+  const outcome = await runImport(database, imageHost, source, importer, maxImageBytes, budget, { ...options, dryRun: false });
+  return { campaign: outcome.campaign!, report: outcome.report };
+}
+
+/**
+ * A dry run: every check the import makes (the file read whole, premium for images, each image
+ * staged at the image host and discarded), and the report it would give; nothing is created.
+ */
+export async function dryRunImport(
+  database: Database,
+  imageHost: ImageHost,
+  source: ImportSource,
+  importer: Importer,
+  maxImageBytes: number,
+  budget: ImportBudget = new ImportBudget(Number.POSITIVE_INFINITY),
+  options: Omit<ImportOptions, 'dryRun'> = {},
+): Promise<ImportReport> {
+  return (await runImport(database, imageHost, source, importer, maxImageBytes, budget, { ...options, dryRun: true })).report;
+}
+
+async function runImport(
+  database: Database,
+  imageHost: ImageHost,
+  source: ImportSource,
+  importer: Importer,
+  maxImageBytes: number,
+  budget: ImportBudget,
+  options: ImportOptions,
+): Promise<{ campaign: CampaignRow | undefined; report: ImportReport }> {
   const fallbackSlug = slugifyName(baseName(source.fileName)) || 'campaign';
+  const finish = async (plan: ImportPlan, format: ImportFormat, staged: Map<string, StagedImage>) => {
+    if (options.visibility === 'gm') makeGmOnly(plan);
+    if (options.dryRun) {
+      await Promise.all([...staged.values()].map((image) => imageHost.discardStaged(image).catch(() => {})));
+      budget.check();
+      return { campaign: undefined, report: { format, counts: plannedCounts(plan), warnings: plan.warnings } };
+    }
+    const { campaign, counts } = await writePlan(database, imageHost, plan, importer.ownerId, staged, fallbackSlug, budget);
+    return { campaign, report: { format, counts, warnings: plan.warnings } };
+  };
   if (source.kind === 'json') {
     const plan = await planFromBytes(await readJsonFile(source.file, source.label, budget), source.label, false, budget);
-    const { campaign, counts } = await writePlan(database, imageHost, plan, importer.ownerId, new Map(), fallbackSlug, budget);
-    return { campaign, report: { format: 'json', counts, warnings: plan.warnings } };
+    return finish(plan, 'json', new Map());
   }
 
   const opened = await openZip(source.file, source.label, (name) =>
@@ -210,9 +271,8 @@ export async function importCampaign(
     }
     const images = new Set(plan.assets.map((a) => a.file)).size;
     if (images > 0 && !importer.mayStoreImages) throw errors.premiumRequiredForImport(images);
-    const staged = await stageImages(opened, plan, imageHost, maxImageBytes, budget, format === 'markdown');
-    const { campaign, counts } = await writePlan(database, imageHost, plan, importer.ownerId, staged, fallbackSlug, budget);
-    return { campaign, report: { format, counts, warnings: plan.warnings } };
+    const staged = await stageImages(opened, plan, imageHost, maxImageBytes, budget, plan.lenient === true);
+    return await finish(plan, format, staged);
   } finally {
     opened.close();
   }

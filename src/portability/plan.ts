@@ -70,6 +70,8 @@ export interface ImportPlan {
   assets: PlannedAsset[];
   /** What the import leaves out or changes, for the report: every one, naming its entry. */
   warnings: ImportWarning[];
+  /** A vault from elsewhere: what cannot be read as it should (an image over the limit…) is left out with a warning, not refused. */
+  lenient?: boolean;
 }
 
 /** One thing an import left out or changed (CONTRACT "Import from elsewhere"): the entry (a file of the zip, or the document) and what happened to it, in words. */

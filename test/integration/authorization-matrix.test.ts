@@ -6,6 +6,7 @@ import { createTestContext, createTestUser, json, type TestContext, type TestUse
 import { changeCounts, changedTables, installChangeJournal } from '../support/db-changes.js';
 import { seedCampaign, type Seed } from '../support/seed.js';
 import { joinCampaign } from '../support/sharing.js';
+import { minimalDoc } from '../support/zip.js';
 import { atLeast, type Role } from '../../src/access/policy.js';
 
 // Every route of the app's route table × every kind of caller, with the status each must get.
@@ -44,6 +45,8 @@ const callers: Record<Caller, Record<string, string>> = {} as Record<Caller, Rec
 const REJECTED: Caller[] = ['no caller', 'malformed token', 'revoked token', 'expired token', 'expired session'];
 let emailCounter = 0;
 let sessionUserId: string;
+/** An import job of the owner's (GET /api/imports/:importId). */
+let importJobId: string;
 let expiredSessionHash: string;
 
 // A sign-in sent with the cookie replaces (deletes) the session it names; put it back for the next route.
@@ -102,6 +105,16 @@ beforeAll(async () => {
   callers['expired session'] = { cookie: `loreforge_session=${sessionSecret}` };
   callers['other user'] = other.headers;
   callers.owner = owner.headers;
+
+  const started = await ctx.app.inject({ method: 'POST', url: '/api/campaigns/import', headers: { ...owner.headers, 'content-type': 'application/json', prefer: 'respond-async' }, payload: minimalDoc() });
+  expect(started.statusCode, started.body).toBe(202);
+  importJobId = json<{ id: string }>(started).id;
+  for (let polls = 0; ; polls++) {
+    const job = json<{ status: string }>(await ctx.app.inject({ method: 'GET', url: `/api/imports/${importJobId}`, headers: owner.headers }));
+    if (job.status === 'done') break;
+    if (job.status === 'failed' || polls > 500) throw new Error(`the import job did not end well: ${JSON.stringify(job)}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 });
 
 afterAll(async () => {
@@ -197,6 +210,7 @@ function plans(seed: Seed): Record<string, Plan> {
     'GET /api/trash/campaigns': { expect: 200 },
     'POST /api/trash/campaigns/:id/restore': { expect: 200, params: { id: seed.params.trashedCampaignId! } },
     'DELETE /api/trash/campaigns/:id': { expect: 204, params: { id: seed.params.trashedCampaignId! } },
+    'GET /api/imports/:importId': { expect: 200, params: { importId: importJobId } },
     ...revisionPlans(seed),
   };
 }

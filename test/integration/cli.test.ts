@@ -255,6 +255,17 @@ describe(`cli on ${dialect}`, () => {
           expect(res, format).toMatchObject({ status: 0, err: '' });
           expect(res.out).toMatch(new RegExp(`Imported Taken out \\(${format}\\) as the campaign taken-out-[a-z0-9]+, owned by ${user.email}: \\d+ thing types?, 0 things, 0 arcs, 0 links, 0 images in \\d+\\.\\d s\\.`));
         }
+        // --dry-run says what it would create and creates nothing; --visibility gm makes every record GM-only.
+        const countCampaigns = async () => Number((await target.database.kysely.selectFrom('campaigns').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+        const before = await countCampaigns();
+        const dry = await cli(['import', path.join(dir, 'out.archive'), '--owner', user.email, '--dry-run'], target.env);
+        expect(dry).toMatchObject({ status: 0, err: '' });
+        expect(dry.out).toMatch(new RegExp(`Dry run: out\\.archive \\(archive\\) would be imported for ${user.email} with \\d+ thing types?, 0 things, 0 arcs, 0 links, 0 images; nothing was created`));
+        expect(await countCampaigns()).toBe(before);
+        const hidden = await cli(['import', path.join(dir, 'out.json'), '--owner', user.email, '--visibility', 'gm'], target.env);
+        expect(hidden).toMatchObject({ status: 0, err: '' });
+        expect(hidden.out).toContain('Every thing and arc is GM-only.');
+        expect((await cli(['import', path.join(dir, 'out.json'), '--owner', user.email, '--visibility', 'all'], target.env)).status).toBe(2);
         const nobody = await cli(['import', path.join(dir, 'out.json'), '--owner', 'nobody@example.test'], target.env);
         expect(nobody).toMatchObject({ status: 1, err: 'loreforge: no user has the email address "nobody@example.test"' });
         fs.writeFileSync(path.join(dir, 'bad.json'), '{"format":"other"}');

@@ -168,10 +168,19 @@ async function seedLeakCampaign(): Promise<Fixture> {
   await send(gm, 'POST', `${base}/things/${sidebar.slug}/arcs`, { arcSlug: visibleArc.slug });
   // Gone to the trash: still hidden from players, the link to it with its key (gone_gm_only).
   await send(gm, 'DELETE', `${base}/things/${goneGmThing.slug}`);
+  // The game master's import of the whole campaign, in the background: its job (GET /api/imports/:importId)
+  // names the new campaign, which the game master owns and a player may not see.
+  const exported = await send(gm, 'GET', `${base}/export?format=json`);
+  const started = await send(gm, 'POST', '/api/campaigns/import', exported.body, { 'content-type': 'application/json', prefer: 'respond-async' });
+  const importId = json<{ id: string }>(started).id;
+  for (let polls = 0; json<{ status: string }>(await send(gm, 'GET', `/api/imports/${importId}`)).status !== 'done'; polls++) {
+    if (polls > 500) throw new Error('the import job did not end');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
   return {
     slug: campaign.slug,
     base,
-    params: { campaignSlug: campaign.slug, thingSlug: visible.slug, arcSlug: visibleArc.slug, thingTypeId: String(typeId), userId: player.id, id: '1' },
+    params: { campaignSlug: campaign.slug, thingSlug: visible.slug, arcSlug: visibleArc.slug, thingTypeId: String(typeId), userId: player.id, id: '1', importId },
     hiddenThing: hiddenThing.slug,
     hiddenArc: hiddenArc.slug,
     typeIds: types.map((type) => type.id),

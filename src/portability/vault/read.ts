@@ -428,6 +428,7 @@ class VaultReader {
       createdAt: metaTime(meta, 'createdAt', this.now),
       updatedAt: metaTime(meta, 'updatedAt', this.now),
     });
+    this.plan.lenient = !ours;
     if (ours) {
       const listed = meta[TYPE_FIELDS_KEY];
       if (typeof listed === 'object' && listed !== null && !Array.isArray(listed)) for (const [name, fields] of Object.entries(listed)) this.declared.set(name.toLowerCase(), fields);

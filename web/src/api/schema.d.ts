@@ -1328,12 +1328,36 @@ export type paths = {
         put?: never;
         /**
          * Import a campaign
-         * @description Creates a new campaign, owned by the caller, from an export: an `archive` (zip with campaign.json and images/), a `json` document, our own `markdown` vault, or a Markdown vault made elsewhere, read leniently: each top-level folder a thing type and deeper folders tags, templates folders left out, each `.md` file a thing, front matter `tags`, `aliases` and other keys as tags, aliases and properties, inline `#tags` as tags, `[[wikilinks]]` and Markdown links resolved as Obsidian does (from the note, from the root, by file name or alias, the nearest) as mentions keeping their labels, image files uploaded images; a note or image that cannot be read as it should (front matter that is not valid YAML, a note over the rich-text limit, an image over MAX_UPLOAD_BYTES or not an image) is imported as well as it can be (front matter read forgivingly or left out, the note split into continued parts, the image left out) and listed in `warnings`, not refused. Send it as multipart/form-data in the field `file`, or as the raw bytes (`application/zip`, `application/json`). All or nothing: a file that cannot be imported is 400 `invalid_import`, naming the entry and the problem, and nothing is created. Slugs and timestamps are kept (a campaign slug that is taken gets a suffix); ids are new, and mentions, links, parents and images follow. Members are not imported. At most IMPORT_MAX_BYTES (200 MiB; 413 `import_too_large` past it); a JSON document at most 64 MiB; at most 50,000 zip entries; at most IMPORT_MAX_EXPANDED_BYTES (2 GiB) of uncompressed bytes read from the file in all (400 `invalid_import` naming the budget past it; a zip whose entries declare more is refused before one is read); imported text within the limits of text sent to the API (256 KiB of JSON each, after image URLs are rewritten; 400 `invalid_import` naming the entry); one import per user at a time (429 `import_in_progress`) and at most IMPORTS_MAX_CONCURRENT (2) on an instance (429 `rate_limited` with Retry-After); at most IMPORTS_MAX_PER_USER_PER_HOUR (20) imports an hour (429, counted before the file is read). The JSON document and Markdown are parsed off the server’s event loop, within time and memory bounds (400 `invalid_import` naming the file past them). An import whose client disconnects stops within seconds and creates nothing. Uploaded images in the file are stored with this service’s image host and need premium, as uploads do (403 `premium_required`; the json document, without image bytes, needs none).
+         * @description Creates a new campaign, owned by the caller, from an export: an `archive` (zip with campaign.json and images/), a `json` document, our own `markdown` vault, or a Markdown vault made elsewhere, read leniently: each top-level folder a thing type and deeper folders tags, templates folders left out, each `.md` file a thing, front matter `tags`, `aliases` and other keys as tags, aliases and properties, inline `#tags` as tags, `[[wikilinks]]` and Markdown links resolved as Obsidian does (from the note, from the root, by file name or alias, the nearest) as mentions keeping their labels, image files uploaded images; a note or image that cannot be read as it should (front matter that is not valid YAML, a note over the rich-text limit, an image over MAX_UPLOAD_BYTES or not an image) is imported as well as it can be (front matter read forgivingly or left out, the note split into continued parts, the image left out) and listed in `warnings`, not refused. Send it as multipart/form-data in the field `file`, or as the raw bytes (`application/zip`, `application/json`). All or nothing: a file that cannot be imported is 400 `invalid_import`, naming the entry and the problem, and nothing is created. Slugs and timestamps are kept (a campaign slug that is taken gets a suffix); ids are new, and mentions, links, parents and images follow. Members are not imported. `dryRun=true`: 200 with the report the import would give, creating nothing (every check is made and answered alike, except that text grown past 256 KiB by rewriting image URLs is found only by the import itself). `visibility=gm`: every imported thing and arc is GM-only. `Prefer: respond-async`: 202 once the file is received, `Location: /api/imports/{id}` and the job; the import runs in the background and goes on when the client leaves; follow it with GET /api/imports/{id}. `Idempotency-Key`: a repeat within 24 hours answers the first import’s result (see the header). At most IMPORT_MAX_BYTES (200 MiB; 413 `import_too_large` past it); a JSON document at most 64 MiB; at most 50,000 zip entries; at most IMPORT_MAX_EXPANDED_BYTES (2 GiB) of uncompressed bytes read from the file in all (400 `invalid_import` naming the budget past it; a zip whose entries declare more is refused before one is read); imported text within the limits of text sent to the API (256 KiB of JSON each, after image URLs are rewritten; 400 `invalid_import` naming the entry); one import per user at a time, background jobs and dry runs included (429 `import_in_progress`) and at most IMPORTS_MAX_CONCURRENT (2) on an instance (429 `rate_limited` with Retry-After); at most IMPORTS_MAX_PER_USER_PER_HOUR (20) imports an hour, dry runs included (429, counted before the file is read; a repeat answered by its Idempotency-Key is not counted). The JSON document and Markdown are parsed off the server’s event loop, within time and memory bounds (400 `invalid_import` naming the file past them). A synchronous import (or dry run) whose client disconnects stops within seconds and creates nothing. Uploaded images in the file are stored with this service’s image host and need premium, as uploads do (403 `premium_required`; the json document, without image bytes, needs none).
          */
         post: operations["importCampaign"];
         delete?: never;
         options?: never;
         head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/imports/{importId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow an import job
+         * @description An import sent with `Prefer: respond-async`: its status, progress and, once `done`, the new campaign and the import report; once `failed`, the problem document the import would have answered (nothing was created). Only the user who started it sees it: any other caller gets 404, as for an id that does not exist. A job whose server stopped while it ran (crashed, killed, restarted) is answered `failed` (`service_unavailable`) once its heartbeat is older than IMPORT_JOB_STALE_MS (30 s). While it is `queued` or `running`, `Retry-After` says when to ask again. `campaign` honours `Loreforge-View: player` as GET /api/campaigns does. Jobs are erased 48 hours after they started.
+         */
+        get: operations["getImportJob"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Follow an import job (headers only)
+         * @description An import sent with `Prefer: respond-async`: its status, progress and, once `done`, the new campaign and the import report; once `failed`, the problem document the import would have answered (nothing was created). Only the user who started it sees it: any other caller gets 404, as for an id that does not exist. A job whose server stopped while it ran (crashed, killed, restarted) is answered `failed` (`service_unavailable`) once its heartbeat is older than IMPORT_JOB_STALE_MS (30 s). While it is `queued` or `running`, `Retry-After` says when to ask again. `campaign` honours `Loreforge-View: player` as GET /api/campaigns does. Jobs are erased 48 hours after they started.
+         */
+        head: operations["getImportJobHead"];
         patch?: never;
         trace?: never;
     };
@@ -1510,7 +1534,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    /** @description The URL of the record created (201), the current URL of a record named by a previous slug (308), or of an import job (202). */
                     location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -1621,7 +1645,7 @@ export interface operations {
             /** @description `rate_limited`: try again after Retry-After seconds */
             429: {
                 headers: {
-                    /** @description Whole seconds until the limit’s window ends. */
+                    /** @description Whole seconds until the limit’s window ends (429); on an unfinished import job, seconds to wait before asking about it again. */
                     "retry-after"?: string;
                     [name: string]: unknown;
                 };
@@ -1813,7 +1837,7 @@ export interface operations {
             /** @description `rate_limited`: try again after Retry-After seconds */
             429: {
                 headers: {
-                    /** @description Whole seconds until the limit’s window ends. */
+                    /** @description Whole seconds until the limit’s window ends (429); on an unfinished import job, seconds to wait before asking about it again. */
                     "retry-after"?: string;
                     [name: string]: unknown;
                 };
@@ -2327,7 +2351,7 @@ export interface operations {
             /** @description `rate_limited`: try again after Retry-After seconds */
             429: {
                 headers: {
-                    /** @description Whole seconds until the limit’s window ends. */
+                    /** @description Whole seconds until the limit’s window ends (429); on an unfinished import job, seconds to wait before asking about it again. */
                     "retry-after"?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -2569,7 +2593,7 @@ export interface operations {
                 headers: {
                     /** @description How long a cache may keep the answer. */
                     "cache-control"?: string;
-                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    /** @description The URL of the record created (201), the current URL of a record named by a previous slug (308), or of an import job (202). */
                     location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -2708,7 +2732,7 @@ export interface operations {
             /** @description `rate_limited`: try again after Retry-After seconds */
             429: {
                 headers: {
-                    /** @description Whole seconds until the limit’s window ends. */
+                    /** @description Whole seconds until the limit’s window ends (429); on an unfinished import job, seconds to wait before asking about it again. */
                     "retry-after"?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -3392,7 +3416,7 @@ export interface operations {
             /** @description `rate_limited`: try again after Retry-After seconds */
             429: {
                 headers: {
-                    /** @description Whole seconds until the limit’s window ends. */
+                    /** @description Whole seconds until the limit’s window ends (429); on an unfinished import job, seconds to wait before asking about it again. */
                     "retry-after"?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -3947,7 +3971,7 @@ export interface operations {
                 headers: {
                     /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
-                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    /** @description The URL of the record created (201), the current URL of a record named by a previous slug (308), or of an import job (202). */
                     location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -5130,7 +5154,7 @@ export interface operations {
                 headers: {
                     /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
-                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    /** @description The URL of the record created (201), the current URL of a record named by a previous slug (308), or of an import job (202). */
                     location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -6451,7 +6475,7 @@ export interface operations {
                 headers: {
                     /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
-                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    /** @description The URL of the record created (201), the current URL of a record named by a previous slug (308), or of an import job (202). */
                     location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -6875,7 +6899,7 @@ export interface operations {
             /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
             308: {
                 headers: {
-                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    /** @description The URL of the record created (201), the current URL of a record named by a previous slug (308), or of an import job (202). */
                     location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -7559,7 +7583,7 @@ export interface operations {
             /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
             308: {
                 headers: {
-                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    /** @description The URL of the record created (201), the current URL of a record named by a previous slug (308), or of an import job (202). */
                     location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -7915,7 +7939,7 @@ export interface operations {
                 headers: {
                     /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
-                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    /** @description The URL of the record created (201), the current URL of a record named by a previous slug (308), or of an import job (202). */
                     location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -8473,7 +8497,7 @@ export interface operations {
             /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
             308: {
                 headers: {
-                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    /** @description The URL of the record created (201), the current URL of a record named by a previous slug (308), or of an import job (202). */
                     location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -9247,7 +9271,7 @@ export interface operations {
             /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
             308: {
                 headers: {
-                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    /** @description The URL of the record created (201), the current URL of a record named by a previous slug (308), or of an import job (202). */
                     location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -9383,7 +9407,7 @@ export interface operations {
             /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
             308: {
                 headers: {
-                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    /** @description The URL of the record created (201), the current URL of a record named by a previous slug (308), or of an import job (202). */
                     location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -9747,7 +9771,7 @@ export interface operations {
             /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
             308: {
                 headers: {
-                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    /** @description The URL of the record created (201), the current URL of a record named by a previous slug (308), or of an import job (202). */
                     location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -11716,7 +11740,7 @@ export interface operations {
             /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
             308: {
                 headers: {
-                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    /** @description The URL of the record created (201), the current URL of a record named by a previous slug (308), or of an import job (202). */
                     location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -11886,7 +11910,7 @@ export interface operations {
             /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
             308: {
                 headers: {
-                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    /** @description The URL of the record created (201), the current URL of a record named by a previous slug (308), or of an import job (202). */
                     location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -12008,7 +12032,7 @@ export interface operations {
             /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
             308: {
                 headers: {
-                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    /** @description The URL of the record created (201), the current URL of a record named by a previous slug (308), or of an import job (202). */
                     location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -12178,7 +12202,7 @@ export interface operations {
             /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
             308: {
                 headers: {
-                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    /** @description The URL of the record created (201), the current URL of a record named by a previous slug (308), or of an import job (202). */
                     location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -12291,7 +12315,7 @@ export interface operations {
             /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
             308: {
                 headers: {
-                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    /** @description The URL of the record created (201), the current URL of a record named by a previous slug (308), or of an import job (202). */
                     location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -12435,7 +12459,7 @@ export interface operations {
             /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
             308: {
                 headers: {
-                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    /** @description The URL of the record created (201), the current URL of a record named by a previous slug (308), or of an import job (202). */
                     location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -12539,7 +12563,7 @@ export interface operations {
             /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
             308: {
                 headers: {
-                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    /** @description The URL of the record created (201), the current URL of a record named by a previous slug (308), or of an import job (202). */
                     location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -12683,7 +12707,7 @@ export interface operations {
             /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
             308: {
                 headers: {
-                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    /** @description The URL of the record created (201), the current URL of a record named by a previous slug (308), or of an import job (202). */
                     location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -13878,7 +13902,7 @@ export interface operations {
                 headers: {
                     /** @description How long a cache may keep the answer. */
                     "cache-control"?: string;
-                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    /** @description The URL of the record created (201), the current URL of a record named by a previous slug (308), or of an import job (202). */
                     location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -14051,7 +14075,7 @@ export interface operations {
             /** @description `rate_limited`: try again after Retry-After seconds */
             429: {
                 headers: {
-                    /** @description Whole seconds until the limit’s window ends. */
+                    /** @description Whole seconds until the limit’s window ends (429); on an unfinished import job, seconds to wait before asking about it again. */
                     "retry-after"?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -14601,7 +14625,7 @@ export interface operations {
             /** @description `rate_limited`: try again after Retry-After seconds */
             429: {
                 headers: {
-                    /** @description Whole seconds until the limit’s window ends. */
+                    /** @description Whole seconds until the limit’s window ends (429); on an unfinished import job, seconds to wait before asking about it again. */
                     "retry-after"?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -14793,7 +14817,7 @@ export interface operations {
             /** @description `rate_limited`: try again after Retry-After seconds */
             429: {
                 headers: {
-                    /** @description Whole seconds until the limit’s window ends. */
+                    /** @description Whole seconds until the limit’s window ends (429); on an unfinished import job, seconds to wait before asking about it again. */
                     "retry-after"?: string;
                     [name: string]: unknown;
                 };
@@ -17167,7 +17191,7 @@ export interface operations {
             /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
             308: {
                 headers: {
-                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    /** @description The URL of the record created (201), the current URL of a record named by a previous slug (308), or of an import job (202). */
                     location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -17319,7 +17343,7 @@ export interface operations {
             /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
             308: {
                 headers: {
-                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    /** @description The URL of the record created (201), the current URL of a record named by a previous slug (308), or of an import job (202). */
                     location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -17456,7 +17480,7 @@ export interface operations {
             /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
             308: {
                 headers: {
-                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    /** @description The URL of the record created (201), the current URL of a record named by a previous slug (308), or of an import job (202). */
                     location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -17873,7 +17897,7 @@ export interface operations {
             /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
             308: {
                 headers: {
-                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    /** @description The URL of the record created (201), the current URL of a record named by a previous slug (308), or of an import job (202). */
                     location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -18268,7 +18292,7 @@ export interface operations {
             /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
             308: {
                 headers: {
-                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    /** @description The URL of the record created (201), the current URL of a record named by a previous slug (308), or of an import job (202). */
                     location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -18420,7 +18444,7 @@ export interface operations {
             /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
             308: {
                 headers: {
-                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    /** @description The URL of the record created (201), the current URL of a record named by a previous slug (308), or of an import job (202). */
                     location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -18576,7 +18600,7 @@ export interface operations {
             /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
             308: {
                 headers: {
-                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    /** @description The URL of the record created (201), the current URL of a record named by a previous slug (308), or of an import job (202). */
                     location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -18993,7 +19017,7 @@ export interface operations {
             /** @description Permanent Redirect: the slug in the path is one the record had before an explicit slug change; `Location` is the same URL with its current slug (query string kept). Only to callers who may see the record; others get 404. */
             308: {
                 headers: {
-                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    /** @description The URL of the record created (201), the current URL of a record named by a previous slug (308), or of an import job (202). */
                     location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -20437,8 +20461,18 @@ export interface operations {
     };
     importCampaign: {
         parameters: {
-            query?: never;
-            header?: never;
+            query?: {
+                /** @description `true`: a dry run. Reads and checks the file as the import would (every check, the same 4xx answers) and answers 200 with the report it would give; creates nothing. `false` (default): import. */
+                dryRun?: "true" | "false";
+                /** @description `gm`: every imported thing and arc is GM-only, whatever the file says. Any other value is 400. Absent: as the file says (a vault: visible to all). */
+                visibility?: "gm";
+            };
+            header?: {
+                /** @description `respond-async` (RFC 7240, among other preferences, any case): answer 202 once the file is received and import in the background; the import goes on if the client leaves. Ignored by a dry run. */
+                prefer?: string;
+                /** @description 1 to 255 printable ASCII characters (else 400). A repeat by the same user with the same key within 24 hours answers the first import’s result instead of importing again: 201 with the campaign as it is now and the first report (sync), or 202 with the same job (async); its body is not read. While the first still runs, an async repeat gets 202 with its job, a sync one 409 `idempotency_key_in_use`. A first import that failed lets the key be used again. Keys of different users never meet. Dry runs ignore it. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -21054,12 +21088,44 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new campaign (as GET returns it; the caller is its owner), with a report of what was imported */
+            /** @description A dry run (`dryRun=true`): the report the import would give; nothing was created */
+            200: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description what the file was read as
+                         * @enum {string}
+                         */
+                        format: "json" | "archive" | "markdown";
+                        /** @description thing types created (a dry run: that would be created) */
+                        thingTypes: number;
+                        things: number;
+                        arcs: number;
+                        /** @description thing–arc links */
+                        links: number;
+                        /** @description uploaded images stored */
+                        assets: number;
+                        /** @description every thing the import left out or changed (members, which are not imported; in a vault from elsewhere, what could not be read as it should and how it was imported instead) */
+                        warnings: {
+                            /** @description the file of the zip (its path), or the document, that the warning is about */
+                            entry: string;
+                            /** @description what was left out or changed, in words */
+                            problem: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The new campaign (as GET returns it; the caller is its owner), with a report of what was imported. A repeat with the same Idempotency-Key answers the same: the campaign as it is now, and the first report. */
             201: {
                 headers: {
                     /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
-                    /** @description The URL of the record created (201), or the current URL of a record named by a previous slug (308). */
+                    /** @description The URL of the record created (201), the current URL of a record named by a previous slug (308), or of an import job (202). */
                     location?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -21095,13 +21161,14 @@ export interface operations {
                          * @description ISO 8601 UTC with milliseconds
                          */
                         updatedAt: string;
+                        /** @description What the import created (or, for a dry run, would create), and every warning */
                         import: {
                             /**
                              * @description what the file was read as
                              * @enum {string}
                              */
                             format: "json" | "archive" | "markdown";
-                            /** @description thing types created */
+                            /** @description thing types created (a dry run: that would be created) */
                             thingTypes: number;
                             things: number;
                             arcs: number;
@@ -21117,6 +21184,116 @@ export interface operations {
                                 problem: string;
                             }[];
                         };
+                    };
+                };
+            };
+            /** @description `Prefer: respond-async`: the file is received and the import runs in the background: the job (`Location` is its URL) */
+            202: {
+                headers: {
+                    /** @description The URL of the record created (201), the current URL of a record named by a previous slug (308), or of an import job (202). */
+                    location?: string;
+                    /** @description `respond-async` (RFC 7240): the request was answered asynchronously, as its `Prefer` header asked. */
+                    "preference-applied"?: string;
+                    /** @description Whole seconds until the limit’s window ends (429); on an unfinished import job, seconds to wait before asking about it again. */
+                    "retry-after"?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the job’s id: random and unguessable; GET /api/imports/{id} follows it */
+                        id: string;
+                        /**
+                         * @description `queued` (the file is received, the import has not started), `running`, `done` (see `campaign` and `report`) or `failed` (see `error`; nothing was created). A job whose server stopped while it ran is `failed` (`service_unavailable`).
+                         * @enum {string}
+                         */
+                        status: "queued" | "running" | "done" | "failed";
+                        /** @description How far the import is */
+                        progress: {
+                            /** @description steps done: notes and records read, images stored, records written */
+                            done: number;
+                            /** @description steps known so far: it grows as each phase learns how many it has; `done` ≤ `total`, equal once the job is done */
+                            total: number;
+                        };
+                        /** @description when `done`: the new campaign as GET /api/campaigns/{campaignSlug} answers it now (absent once it is deleted) */
+                        campaign?: {
+                            id: number;
+                            /** @description lowercase ASCII letters, digits and single hyphens */
+                            slug: string;
+                            name: string;
+                            /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?, highlight?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `callout` {kind (1 to 64 characters: note, warning, any word), title? (plain text, ≤ 500 characters)} holding blocks (Markdown `> [!kind] Title`); `bulleted-list` / `numbered-list` of `list-item`, a task when it has `checked: true|false` (`checked` is allowed on `list-item` only); `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
+                            description: unknown[];
+                            /** @description the owner */
+                            userId: string;
+                            /**
+                             * @description the caller’s role in the campaign (`player` while an owner or game master views it as players do)
+                             * @enum {string}
+                             */
+                            role: "owner" | "gm" | "player";
+                            /**
+                             * @description The `visibility` a thing or arc created without one takes: `all` (the default: every member sees it) or `gm` (GM-only). Set by the owner or a game master.
+                             * @enum {string}
+                             */
+                            defaultVisibility: "all" | "gm";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updatedAt: string;
+                        };
+                        /** @description What the import created (or, for a dry run, would create), and every warning */
+                        report?: {
+                            /**
+                             * @description what the file was read as
+                             * @enum {string}
+                             */
+                            format: "json" | "archive" | "markdown";
+                            /** @description thing types created (a dry run: that would be created) */
+                            thingTypes: number;
+                            things: number;
+                            arcs: number;
+                            /** @description thing–arc links */
+                            links: number;
+                            /** @description uploaded images stored */
+                            assets: number;
+                            /** @description every thing the import left out or changed (members, which are not imported; in a vault from elsewhere, what could not be read as it should and how it was imported instead) */
+                            warnings: {
+                                /** @description the file of the zip (its path), or the document, that the warning is about */
+                                entry: string;
+                                /** @description what was left out or changed, in words */
+                                problem: string;
+                            }[];
+                        };
+                        /** @description when `failed`: the problem document the import would have answered synchronously (RFC 9457: status, code, title, detail, errors) */
+                        error?: {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            code: string;
+                            errors?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @enum {boolean} */
+                            success?: false;
+                        };
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        updatedAt: string;
                     };
                 };
             };
@@ -21189,6 +21366,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description A conflict: `slug_taken`, `name_taken`, `email_taken`, `owner_of_shared_campaign`, … */
+            409: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
             /** @description `payload_too_large`: the body is over BODY_LIMIT */
             413: {
                 headers: {
@@ -21238,7 +21438,7 @@ export interface operations {
             /** @description `rate_limited`: try again after Retry-After seconds */
             429: {
                 headers: {
-                    /** @description Whole seconds until the limit’s window ends. */
+                    /** @description Whole seconds until the limit’s window ends (429); on an unfinished import job, seconds to wait before asking about it again. */
                     "retry-after"?: string;
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
@@ -21305,6 +21505,279 @@ export interface operations {
                         success?: false;
                     };
                 };
+            };
+        };
+    };
+    getImportJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the id of the job (its `Location`) */
+                importId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An import running in the background (`Prefer: respond-async`) */
+            200: {
+                headers: {
+                    /** @description Whole seconds until the limit’s window ends (429); on an unfinished import job, seconds to wait before asking about it again. */
+                    "retry-after"?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the job’s id: random and unguessable; GET /api/imports/{id} follows it */
+                        id: string;
+                        /**
+                         * @description `queued` (the file is received, the import has not started), `running`, `done` (see `campaign` and `report`) or `failed` (see `error`; nothing was created). A job whose server stopped while it ran is `failed` (`service_unavailable`).
+                         * @enum {string}
+                         */
+                        status: "queued" | "running" | "done" | "failed";
+                        /** @description How far the import is */
+                        progress: {
+                            /** @description steps done: notes and records read, images stored, records written */
+                            done: number;
+                            /** @description steps known so far: it grows as each phase learns how many it has; `done` ≤ `total`, equal once the job is done */
+                            total: number;
+                        };
+                        /** @description when `done`: the new campaign as GET /api/campaigns/{campaignSlug} answers it now (absent once it is deleted) */
+                        campaign?: {
+                            id: number;
+                            /** @description lowercase ASCII letters, digits and single hyphens */
+                            slug: string;
+                            name: string;
+                            /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?, highlight?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `callout` {kind (1 to 64 characters: note, warning, any word), title? (plain text, ≤ 500 characters)} holding blocks (Markdown `> [!kind] Title`); `bulleted-list` / `numbered-list` of `list-item`, a task when it has `checked: true|false` (`checked` is allowed on `list-item` only); `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
+                            description: unknown[];
+                            /** @description the owner */
+                            userId: string;
+                            /**
+                             * @description the caller’s role in the campaign (`player` while an owner or game master views it as players do)
+                             * @enum {string}
+                             */
+                            role: "owner" | "gm" | "player";
+                            /**
+                             * @description The `visibility` a thing or arc created without one takes: `all` (the default: every member sees it) or `gm` (GM-only). Set by the owner or a game master.
+                             * @enum {string}
+                             */
+                            defaultVisibility: "all" | "gm";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updatedAt: string;
+                        };
+                        /** @description What the import created (or, for a dry run, would create), and every warning */
+                        report?: {
+                            /**
+                             * @description what the file was read as
+                             * @enum {string}
+                             */
+                            format: "json" | "archive" | "markdown";
+                            /** @description thing types created (a dry run: that would be created) */
+                            thingTypes: number;
+                            things: number;
+                            arcs: number;
+                            /** @description thing–arc links */
+                            links: number;
+                            /** @description uploaded images stored */
+                            assets: number;
+                            /** @description every thing the import left out or changed (members, which are not imported; in a vault from elsewhere, what could not be read as it should and how it was imported instead) */
+                            warnings: {
+                                /** @description the file of the zip (its path), or the document, that the warning is about */
+                                entry: string;
+                                /** @description what was left out or changed, in words */
+                                problem: string;
+                            }[];
+                        };
+                        /** @description when `failed`: the problem document the import would have answered synchronously (RFC 9457: status, code, title, detail, errors) */
+                        error?: {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            code: string;
+                            errors?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @enum {boolean} */
+                            success?: false;
+                        };
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description `unauthenticated`: no valid session cookie or API token */
+            401: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `campaign_not_found` (also for a campaign of another user), or the record named in the path */
+            404: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `internal_error`: an unexpected fault (logged; no details in the body) */
+            500: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+            /** @description `service_unavailable`: this instance is shutting down; try again (another instance will answer) */
+            503: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
+            };
+        };
+    };
+    getImportJobHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the id of the job (its `Location`) */
+                importId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An import running in the background (`Prefer: respond-async`) */
+            200: {
+                headers: {
+                    /** @description Whole seconds until the limit’s window ends (429); on an unfinished import job, seconds to wait before asking about it again. */
+                    "retry-after"?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `unauthenticated`: no valid session cookie or API token */
+            401: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `campaign_not_found` (also for a campaign of another user), or the record named in the path */
+            404: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `internal_error`: an unexpected fault (logged; no details in the body) */
+            500: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `service_unavailable`: this instance is shutting down; try again (another instance will answer) */
+            503: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
