@@ -6,43 +6,16 @@
 // progress only to XMLHttpRequest, and a vault can be a hundred megabytes. The job is read with
 // fetch. Both are the public routes.
 //
-// The job's routes are not in the generated schema yet: ImportReport and ImportJob below are the
-// contract's shapes written by hand. Once `npm run generate:client` knows them, they become
-// `Answer<'importCampaign', 200>` (the dry run's report) and `Answer<'getImportJob'>` (or whatever
-// operationId the route has), and getImportJob becomes `call(api.GET('/api/imports/{id}', …))`.
+// The report and the job are the generated client's types (the routes' response schemas).
 import { useQuery } from '@tanstack/react-query';
-import { ApiError, type Campaign, type Problem } from '../api/client';
+import { ApiError, type Answer, type Problem } from '../api/client';
 
-export interface ImportWarning {
-  /** The file of the zip (or the document) it is about. */
-  entry: string;
-  /** What happened to it, in words. */
-  problem: string;
-}
-
-/** What an import brings in (or, for a dry run, would bring in). */
-export interface ImportReport {
-  format: 'json' | 'archive' | 'markdown';
-  thingTypes: number;
-  things: number;
-  arcs: number;
-  links: number;
-  assets: number;
-  warnings: ImportWarning[];
-}
-
-export type ImportJobStatus = 'queued' | 'running' | 'done' | 'failed';
-
-export interface ImportJob {
-  id: string | number;
-  status: ImportJobStatus;
-  progress: { done: number; total: number };
-  /** The new campaign, once done. */
-  campaign?: Campaign;
-  report?: ImportReport;
-  /** Why it failed. */
-  error?: Problem;
-}
+/** What an import brings in (or, for a dry run, would bring in): the dry run's answer. */
+export type ImportReport = Answer<'importCampaign', 200>;
+export type ImportWarning = ImportReport['warnings'][number];
+/** An import running in the background, as GET /api/imports/{importId} answers it. */
+export type ImportJob = Answer<'getImportJob'>;
+export type ImportJobStatus = ImportJob['status'];
 
 export interface ImportOptions {
   /** `visibility=gm`: every imported record GM-only. */
@@ -122,6 +95,7 @@ export async function startImport(file: File, options: ImportOptions, idempotenc
   return job as ImportJob;
 }
 
+/** GET /api/imports/{importId} (typed by the generated schema; plain fetch, as the uploads use XMLHttpRequest, so the page's tests fake both). */
 export async function getImportJob(id: string): Promise<ImportJob> {
   let response: Response;
   try {

@@ -8,6 +8,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { createRoot, type Root } from 'react-dom/client';
 import { createMemoryRouter, RouterProvider } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+
 import { ImportPage } from '../pages/import';
 import { POLL_MS, type ImportJob, type ImportReport } from './api';
 
@@ -62,8 +63,9 @@ class FakeXhr {
   }
 }
 
-function fakeFetch(input: string, init?: RequestInit): Promise<Response> {
-  const sent: Sent = { method: init?.method ?? 'GET', url: input, headers: {}, file: undefined };
+function fakeFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+  const url = input instanceof Request ? new URL(input.url) : new URL(String(input), 'http://localhost');
+  const sent: Sent = { method: input instanceof Request ? input.method : (init?.method ?? 'GET'), url: url.pathname + url.search, headers: {}, file: undefined };
   requests.push(sent);
   const answer = reply(sent);
   if (answer === 'network error') return Promise.reject(new TypeError('Failed to fetch'));
@@ -72,8 +74,8 @@ function fakeFetch(input: string, init?: RequestInit): Promise<Response> {
 
 const report = (extra: Partial<ImportReport> = {}): ImportReport => ({ format: 'markdown', thingTypes: 2, things: 5, arcs: 0, links: 3, assets: 1, warnings: [], ...extra });
 const campaign = { id: 7, slug: 'lost-mine-x1', name: 'Lost Mine' };
-const job = (status: ImportJob['status'], done: number, total: number, extra: Partial<ImportJob> = {}): ImportJob => ({ id: 'j1', status, progress: { done, total }, ...extra });
-const problem = (status: number, code: string, detail: string) => ({ status, code, title: code, detail });
+const job = (status: ImportJob['status'], done: number, total: number, extra: Partial<ImportJob> = {}): ImportJob => ({ id: 'j1', status, progress: { done, total }, createdAt: '2026-11-24T12:00:00.000Z', updatedAt: '2026-11-24T12:00:00.000Z', ...extra });
+const problem = (status: number, code: string, detail: string) => ({ type: 'about:blank', status, code, title: code, detail });
 
 let container: HTMLDivElement;
 let root: Root;

@@ -14,7 +14,7 @@ export function percentOf(progress: ImportJob['progress']): number {
 }
 
 /** What the live region says: it changes only at these milestones, so that a screen reader is not told every step. */
-export function milestone(job: ImportJob): string {
+export function milestone(job: Pick<ImportJob, 'status' | 'progress'>): string {
   switch (job.status) {
     case 'queued':
       return 'Import waiting to start.';
