@@ -7,6 +7,7 @@ import { sweepUploads } from './images/uploads.js';
 import { revisionThinner } from './history/thinning.js';
 import { sweepImportSpools } from './portability/import.js';
 import { sweepTrash } from './history/trash-sweeper.js';
+import { sweepUnfinishedImports } from './portability/write-plan.js';
 
 // Background work every instance does on a timer, started when the app is ready and stopped when it
 // closes: nothing here holds state another instance would need.
@@ -49,6 +50,8 @@ export function registerSweepers(app: AppInstance, database: Database, imageHost
   let uploadSweeper: NodeJS.Timeout | undefined;
   let uploadSweepRunning = false;
   app.addHook('onReady', () => {
+    // At start-up too: an instance that died mid-import left a campaign nobody can see.
+    sweepUnfinishedImports(database, imageHost).catch((error: unknown) => app.log.warn({ err: error }, 'unfinished import sweep failed'));
     uploadSweeper = setInterval(() => {
       if (uploadSweepRunning) return;
       uploadSweepRunning = true;
@@ -60,6 +63,9 @@ export function registerSweepers(app: AppInstance, database: Database, imageHost
         .catch((error: unknown) => app.log.warn({ err: error }, 'staged image sweep failed'))
         .then(() => sweepImportSpools(staleBefore))
         .catch((error: unknown) => app.log.warn({ err: error }, 'import spool sweep failed'))
+        // Campaigns an import was writing when its process died, and their images.
+        .then(() => sweepUnfinishedImports(database, imageHost, now))
+        .catch((error: unknown) => app.log.warn({ err: error }, 'unfinished import sweep failed'))
         // What has been in the trash longer than TRASH_RETENTION_DAYS is erased, stored images included.
         .then(() => sweepTrash(database, imageHost, new Date(now.getTime() - config.trashRetentionDays * 86_400_000), app.log))
         .catch((error: unknown) => app.log.warn({ err: error }, 'trash sweep failed'))

@@ -191,6 +191,14 @@ export interface ImageRemovalsTable {
   queued_at: string;
 }
 
+/** A campaign whose import is still writing it (migrations/2026-11-24-0021-campaign-imports.ts). */
+export interface CampaignImportsTable {
+  campaign_id: number;
+  /** JSON array of the image ids placed for it at the image host. */
+  image_ids: string;
+  heartbeat_at: string;
+}
+
 export interface IndexRebuildsTable {
   name: string;
   requested_at: string;
@@ -224,6 +232,7 @@ export interface DB {
   trash_links: TrashLinksTable;
   revisions: RevisionsTable;
   gone_gm_only: GoneGmOnlyTable;
+  campaign_imports: CampaignImportsTable;
 }
 
 /** GM-only things (kind 1) and arcs (kind 2) whose rows are gone: still hidden from players (migrations/2026-11-24-0019-gone-gm-only.ts). */

@@ -19,6 +19,7 @@ import * as trash from './2026-11-24-0016-trash.js';
 import * as revisions from './2026-11-24-0017-revisions.js';
 import * as properties from './2026-11-24-0018-properties.js';
 import * as goneGmOnly from './2026-11-24-0019-gone-gm-only.js';
+import * as campaignImports from './2026-11-24-0021-campaign-imports.js';
 
 export interface DialectMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -45,4 +46,5 @@ export const migrations: Record<string, DialectMigration> = {
   '2026-11-24-0017-revisions': revisions,
   '2026-11-24-0018-properties': properties,
   '2026-11-24-0019-gone-gm-only': goneGmOnly,
+  '2026-11-24-0021-campaign-imports': campaignImports,
 };
