@@ -54,8 +54,8 @@ export interface ImportCounts {
 const RECORDS_PER_TRANSACTION = 1_000;
 const RECORD_TEXT_PER_TRANSACTION = 4 * 1024 * 1024;
 /** Records and characters of text one index slice takes: the index rows of a record are many (a posting per word and audience). */
-const INDEX_RECORDS_PER_SLICE = 200;
-const INDEX_TEXT_PER_SLICE = 256 * 1024;
+const INDEX_RECORDS_PER_SLICE = 50;
+const INDEX_TEXT_PER_SLICE = 64 * 1024;
 /** A mark older than this belongs to an import whose process died (each transaction of a live one renews it). */
 export const UNFINISHED_IMPORT_GRACE_MS = 10 * 60_000;
 
