@@ -180,15 +180,13 @@ describe(`import writes on ${dialect}`, () => {
     const file = await archiveFile(150, 'crashed', 2);
     const before = await state();
     // The process "dies" at the sixth transaction: that one and every later write fail (its own clean-up included).
-    const database = watched(async (call) => {
-      if (call >= 6) throw new Error('the process died');
-    });
+    const database = watched((call) => (call >= 6 ? Promise.reject(new Error('the process died')) : Promise.resolve()));
     await expect(importArchive(database, file)).rejects.toThrow('the process died');
     const left = await state();
     expect(left.campaigns).toBe(before.campaigns + 1);
     expect(left.marks).toBe(before.marks + 1);
     expect(left.images).toBe(before.images + 2);
-    const list = json(await ctx.app.inject({ method: 'GET', url: '/api/campaigns', headers: owner.headers })) as { slug: string }[];
+    const list = json<{ slug: string }[]>(await ctx.app.inject({ method: 'GET', url: '/api/campaigns', headers: owner.headers }));
     expect(list.map((c) => c.slug)).not.toContain('crashed');
     expect((await ctx.app.inject({ method: 'GET', url: '/api/campaigns/crashed', headers: owner.headers })).statusCode).toBe(404);
 
@@ -214,7 +212,7 @@ describe(`import writes on ${dialect}`, () => {
     const res = await ctx.app.inject({ method: 'POST', url: '/api/campaigns/import', headers: { ...owner.headers, ...form.headers }, payload: form.payload });
     expect(res.statusCode, res.body).toBe(201);
     const slug = json(res).slug as string;
-    const amon = json(await ctx.app.inject({ method: 'GET', url: `/api/campaigns/${slug}/things/brother-amon/backlinks`, headers: owner.headers })) as { slug: string }[];
+    const amon = json<{ slug: string }[]>(await ctx.app.inject({ method: 'GET', url: `/api/campaigns/${slug}/things/brother-amon/backlinks`, headers: owner.headers }));
     expect(amon.map((b) => b.slug)).toEqual(['lady-vess']);
   });
 });
