@@ -38,7 +38,7 @@ import { nowIso } from '../domain/time.js';
 import { newImageId, type ImageHost, type StagedImage } from '../images/image-host.js';
 import type { ImportBudget } from './budget.js';
 import type { ImportPlan } from './plan.js';
-import { arcRows, remapRichText, storedText, thingRows, type ArcInsert, type IdMaps, type ThingInsert } from './plan-rows.js';
+import { arcRows, remapRichText, storedText, thingRows, type IdMaps } from './plan-rows.js';
 
 export { remapProperties, remapRichText } from './plan-rows.js';
 
@@ -122,6 +122,95 @@ function importWrite<T>(database: Database, campaignId: number, fn: (trx: Transa
   });
 }
 
+/** What each step of the writing needs: the database, the campaign being written, the import's budget. */
+interface Writing {
+  database: Database;
+  campaignId: number;
+  budget: ImportBudget | undefined;
+}
+
+/** Runs `fn` on each slice of `rows` in a write transaction of its own, a step of progress per row. */
+async function inSlices<R extends object>(w: Writing, rows: readonly R[], maxRows: number, maxText: number, fn: (trx: Transaction<DB>, slice: R[]) => Promise<void>): Promise<void> {
+  for (const slice of slicesByWeight(rows, maxRows, maxText, rowWeight)) {
+    w.budget?.check();
+    await importWrite(w.database, w.campaignId, (trx) => fn(trx, slice));
+    w.budget?.advance(slice.length);
+  }
+}
+
+/** Step 2: places each asset's staged image at the host under its reserved image id (outside any transaction); returns the asset rows. */
+async function placeImages(w: Writing, imageHost: ImageHost, plan: ImportPlan, begun: Begun, staged: Map<string, StagedImage>, ownerId: string): Promise<Insertable<AssetsTable>[]> {
+  const rows: Insertable<AssetsTable>[] = [];
+  for (const asset of plan.assets) {
+    w.budget?.check();
+    const ref = { campaignId: w.campaignId, imageId: begun.imageIds.get(asset.key)! };
+    const where = await imageHost.placeStaged(staged.get(asset.file)!, ref);
+    staged.delete(asset.file);
+    const id = begun.maps.assets.get(asset.key)!.id;
+    begun.maps.assets.set(asset.key, { id, url: where.url });
+    if (asset.url !== undefined) begun.maps.urls.set(asset.url, where.url);
+    rows.push({
+      id,
+      campaign_id: w.campaignId,
+      user_id: ownerId,
+      image_id: ref.imageId,
+      label: asset.label,
+      storage_key: where.storageKey,
+      url: where.url,
+      content_type: where.contentType,
+      byte_size: where.byteSize,
+      created_at: asset.createdAt,
+    });
+    // Every hundred images the mark is renewed: placing many (S3 copies) may take a while.
+    if (rows.length % 100 === 0) await importWrite(w.database, w.campaignId, () => Promise.resolve());
+  }
+  return rows;
+}
+
+/** Step 3: the records (rows by the thousand a transaction), then their search and mention indexes (50 records a transaction). */
+async function writeRecords(w: Writing, plan: ImportPlan, maps: IdMaps, assetRows: Insertable<AssetsTable>[]): Promise<void> {
+  const { campaignId } = w;
+  // Every text is checked against the limits here, before any record is written.
+  const things = thingRows(plan, campaignId, maps);
+  const arcs = arcRows(plan, campaignId, maps);
+  const description = storedText(remapRichText(plan.campaign.description, maps), plan.campaign.origin);
+  const typeRows = plan.thingTypes.map((t) => ({
+    id: maps.types.get(t.key)!,
+    campaign_id: campaignId,
+    name: t.name,
+    name_key: t.name.toLowerCase(),
+    fields: JSON.stringify(t.fields),
+    version: 1,
+    created_at: t.createdAt,
+    updated_at: t.updatedAt,
+  }));
+  const linkRows = plan.links.map((l) => ({ campaign_id: campaignId, arc_id: maps.arcs.get(l.arcKey)!, thing_id: maps.things.get(l.thingKey)!, created_at: l.createdAt }));
+
+  await importWrite(w.database, campaignId, async (trx) => {
+    await insertThingTypes(trx, typeRows);
+    await insertAssets(trx, assetRows);
+  });
+  w.budget?.advance(typeRows.length + assetRows.length);
+  await inSlices(w, things, RECORDS_PER_TRANSACTION, RECORD_TEXT_PER_TRANSACTION, insertThings);
+  await inSlices(w, arcs, RECORDS_PER_TRANSACTION, RECORD_TEXT_PER_TRANSACTION, insertArcs);
+  await inSlices(w, linkRows, RECORDS_PER_TRANSACTION, RECORD_TEXT_PER_TRANSACTION, insertArcLinks);
+
+  await importWrite(w.database, campaignId, async (trx) => {
+    const row = await setImportedCampaignDescription(trx, campaignId, description);
+    await indexCampaign(trx, row);
+    await indexCampaignMentions(trx, row, true);
+  });
+  w.budget?.advance(1);
+  await inSlices(w, things, INDEX_RECORDS_PER_SLICE, INDEX_TEXT_PER_SLICE, async (trx, slice) => {
+    await indexRestoredRecords(trx, campaignId, slice, []);
+    await indexRestoredMentions(trx, slice, []);
+  });
+  await inSlices(w, arcs, INDEX_RECORDS_PER_SLICE, INDEX_TEXT_PER_SLICE, async (trx, slice) => {
+    await indexRestoredRecords(trx, campaignId, [], slice);
+    await indexRestoredMentions(trx, [], slice);
+  });
+}
+
 /**
  * Creates the campaign of `plan`, owned by `ownerId` (see the top of this file). `staged` holds
  * the staged bytes of each asset's `file`; each is placed or discarded by the time this returns.
@@ -142,92 +231,12 @@ export async function writePlan(
   try {
     budget?.check();
     begun = await begin(database, plan, ownerId, fallbackSlug);
-    const { campaign, maps, imageIds } = begun;
-    const campaignId = campaign.id;
-
-    // Step 2: the images, outside any transaction.
-    const assetRows: Insertable<AssetsTable>[] = [];
-    for (const asset of plan.assets) {
-      budget?.check();
-      const image = staged.get(asset.file)!;
-      const ref = { campaignId, imageId: imageIds.get(asset.key)! };
-      const where = await imageHost.placeStaged(image, ref);
-      staged.delete(asset.file);
-      // Every hundred images, the mark is renewed: placing many (S3 copies) may take a while.
-      if (assetRows.length % 100 === 99) await importWrite(database, campaignId, async () => {});
-      const id = maps.assets.get(asset.key)!.id;
-      maps.assets.set(asset.key, { id, url: where.url });
-      if (asset.url !== undefined) maps.urls.set(asset.url, where.url);
-      assetRows.push({
-        id,
-        campaign_id: campaignId,
-        user_id: ownerId,
-        image_id: ref.imageId,
-        label: asset.label,
-        storage_key: where.storageKey,
-        url: where.url,
-        content_type: where.contentType,
-        byte_size: where.byteSize,
-        created_at: asset.createdAt,
-      });
-    }
-
-    // Step 3: the records, then their indexes, in slices. A text over the limits throws here, before any is written.
-    const things = thingRows(plan, campaignId, maps);
-    const arcs = arcRows(plan, campaignId, maps);
-    const description = storedText(remapRichText(plan.campaign.description, maps), plan.campaign.origin);
-    const typeRows = plan.thingTypes.map((t) => ({
-      id: maps.types.get(t.key)!,
-      campaign_id: campaignId,
-      name: t.name,
-      name_key: t.name.toLowerCase(),
-      fields: JSON.stringify(t.fields),
-      version: 1,
-      created_at: t.createdAt,
-      updated_at: t.updatedAt,
-    }));
-    const linkRows = plan.links.map((l) => ({ campaign_id: campaignId, arc_id: maps.arcs.get(l.arcKey)!, thing_id: maps.things.get(l.thingKey)!, created_at: l.createdAt }));
-
-    await importWrite(database, campaignId, async (trx) => {
-      await insertThingTypes(trx, typeRows);
-      await insertAssets(trx, assetRows);
-    });
-    budget?.advance(typeRows.length + assetRows.length);
-    const inSlices = async <R extends object>(rows: readonly R[], insert: (trx: Transaction<DB>, slice: R[]) => Promise<void>) => {
-      for (const slice of slicesByWeight(rows, RECORDS_PER_TRANSACTION, RECORD_TEXT_PER_TRANSACTION, rowWeight)) {
-        budget?.check();
-        await importWrite(database, campaignId, (trx) => insert(trx, slice));
-        budget?.advance(slice.length);
-      }
-    };
-    await inSlices(things, insertThings);
-    await inSlices(arcs, insertArcs);
-    await inSlices(linkRows, insertArcLinks);
-
-    await importWrite(database, campaignId, async (trx) => {
-      const row = await setImportedCampaignDescription(trx, campaignId, description);
-      await indexCampaign(trx, row);
-      await indexCampaignMentions(trx, row, true);
-    });
-    budget?.advance(1);
-    const index = async <R extends ThingInsert | ArcInsert>(rows: readonly R[], kind: 'thing' | 'arc') => {
-      for (const slice of slicesByWeight(rows, INDEX_RECORDS_PER_SLICE, INDEX_TEXT_PER_SLICE, rowWeight)) {
-        budget?.check();
-        await importWrite(database, campaignId, async (trx) => {
-          const things = kind === 'thing' ? (slice as ThingInsert[]) : [];
-          const arcs = kind === 'arc' ? (slice as ArcInsert[]) : [];
-          await indexRestoredRecords(trx, campaignId, things, arcs);
-          await indexRestoredMentions(trx, things, arcs);
-        });
-        budget?.advance(slice.length);
-      }
-    };
-    await index(things, 'thing');
-    await index(arcs, 'arc');
-
+    const w: Writing = { database, campaignId: begun.campaign.id, budget };
+    const assetRows = await placeImages(w, imageHost, plan, begun, staged, ownerId);
+    await writeRecords(w, plan, begun.maps, assetRows);
     // Step 4: the campaign appears, whole. A client gone by now: nothing is created.
     budget?.check();
-    const finished = await database.write((trx) => finishCampaignImport(trx, campaignId, ownerId, nowIso()));
+    const finished = await database.write((trx) => finishCampaignImport(trx, w.campaignId, ownerId, nowIso()));
     if (!finished) throw importTakenForDead();
     return {
       campaign: finished,
