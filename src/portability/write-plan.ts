@@ -26,7 +26,7 @@ import { indexCampaign, indexRestoredRecords } from '../db/indexes/search.js';
 import { insertArcLinks } from '../db/repositories/arc-links.js';
 import { insertArcs } from '../db/repositories/arcs.js';
 import { forgetImageRemovals, insertAssets } from '../db/repositories/assets.js';
-import { eraseCampaignImport, finishCampaignImport, markCampaignImport, staleCampaignImports, touchCampaignImport } from '../db/repositories/campaign-imports.js';
+import { deleteImportedRecords, eraseCampaignImport, finishCampaignImport, markCampaignImport, staleCampaignImports, touchCampaignImport } from '../db/repositories/campaign-imports.js';
 import { campaignSlugTaken, insertCampaign, setImportedCampaignDescription } from '../db/repositories/campaigns.js';
 import { reserveIds } from '../db/repositories/ids.js';
 import { insertThingTypes } from '../db/repositories/thing-types.js';
@@ -56,6 +56,8 @@ const RECORD_TEXT_PER_TRANSACTION = 4 * 1024 * 1024;
 /** Records and characters of text one index slice takes: the index rows of a record are many (a posting per word and audience). */
 const INDEX_RECORDS_PER_SLICE = 50;
 const INDEX_TEXT_PER_SLICE = 64 * 1024;
+/** Records one transaction of an erase deletes (with their index rows). */
+const ERASE_RECORDS_PER_TRANSACTION = 100;
 /** A mark older than this belongs to an import whose process died (each transaction of a live one renews it). */
 export const UNFINISHED_IMPORT_GRACE_MS = 10 * 60_000;
 
@@ -260,12 +262,18 @@ async function removeImages(database: Database, imageHost: ImageHost, removals: 
   );
 }
 
+/** Deletes the records of a campaign being imported a slice a transaction (the write lock stays short). */
+async function eraseInSlices(database: Database, campaignId: number, staleBefore?: string): Promise<void> {
+  while ((await database.write((trx) => deleteImportedRecords(trx, campaignId, ERASE_RECORDS_PER_TRANSACTION, staleBefore))) > 0);
+}
+
 /**
  * Undoes a failed import: the campaign goes, and the images placed for it. Whatever fails here is
  * left to the sweeps (the mark stays until the campaign is erased; queued images stay queued).
  */
 async function abandon(database: Database, imageHost: ImageHost, campaignId: number): Promise<void> {
   try {
+    await eraseInSlices(database, campaignId);
     const removals = await database.write((trx) => eraseCampaignImport(trx, campaignId));
     await removeImages(database, imageHost, removals ?? []);
   } catch {
@@ -282,6 +290,7 @@ export async function sweepUnfinishedImports(database: Database, imageHost: Imag
   const before = new Date(now.getTime() - UNFINISHED_IMPORT_GRACE_MS).toISOString();
   let erased = 0;
   for (const campaignId of await staleCampaignImports(database.kysely, before, limit)) {
+    await eraseInSlices(database, campaignId, before);
     const removals = await database.write((trx) => eraseCampaignImport(trx, campaignId, before));
     if (!removals) continue;
     erased += 1;

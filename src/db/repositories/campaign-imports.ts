@@ -38,6 +38,25 @@ export async function staleCampaignImports(db: Db, before: string, limit: number
 }
 
 /**
+ * Deletes up to `limit` things, or else arcs, of a campaign still marked as being imported (and,
+ * given `staleBefore`, whose import last wrote before then); their index rows and links go with
+ * them (cascades). Returns how many: erasing a large campaign this way, a slice a transaction,
+ * keeps the write lock short before eraseCampaignImport takes the rest.
+ */
+export async function deleteImportedRecords(trx: Transaction<DB>, campaignId: number, limit: number, staleBefore?: string): Promise<number> {
+  let mark = trx.selectFrom('campaign_imports').select('campaign_id').where('campaign_id', '=', campaignId);
+  if (staleBefore !== undefined) mark = mark.where('heartbeat_at', '<', staleBefore);
+  if (!(await mark.executeTakeFirst())) return 0;
+  for (const table of ['things', 'arcs'] as const) {
+    const ids = (await trx.selectFrom(table).select('id').where('campaign_id', '=', campaignId).orderBy('id').limit(limit).execute()).map((row) => row.id);
+    if (ids.length === 0) continue;
+    await trx.deleteFrom(table).where('campaign_id', '=', campaignId).where('id', 'in', ids).execute();
+    return ids.length;
+  }
+  return 0;
+}
+
+/**
  * Erases a campaign still marked as being imported (and, given `staleBefore`, only if its import
  * last wrote before then): every row of it (cascades) and its changes feed rows, and queues the
  * images placed for it for removal (image_removals: the caller removes them, or the upload
