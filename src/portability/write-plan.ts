@@ -9,13 +9,14 @@
 //      is inserted once, in multi-row statements.
 //   2. Staged images are placed at the image host (a rename, a server-side copy), outside any
 //      transaction, under image ids the mark lists.
-//   3. The records are inserted in slices, then the search and mention indexes are built in slices
-//      of a few hundred kilobytes of text: each slice its own short transaction, so other writes run
-//      between them.
+//   3. The records are inserted in slices (a thousand rows), then the search and mention indexes
+//      are built in slices (50 records or 64 KiB of text): each slice its own short transaction, so
+//      other writes run between them. The indexes are written from the rows in memory with the
+//      same functions a trash restore uses (indexRestoredRecords/Mentions), not read back.
 //   4. A last transaction makes the owner a member and removes the mark: the campaign appears whole.
 //
 // A failure at any step (a text over the limits, the client gone, a database error) erases the
-// campaign and removes the placed images before the error goes on. A process that dies meanwhile
+// campaign (a hundred records a transaction) and removes the placed images before the error goes on. A process that dies meanwhile
 // leaves a marked campaign nobody can see; sweepUnfinishedImports erases it and its images once its
 // mark is older than UNFINISHED_IMPORT_GRACE_MS (at start-up and from the sweeper).
 import type { Insertable, Transaction } from 'kysely';
@@ -283,11 +284,11 @@ async function abandon(database: Database, imageHost: ImageHost, campaignId: num
 
 /**
  * Erases the campaigns of imports whose process died (marked, and not written for longer than
- * UNFINISHED_IMPORT_GRACE_MS), with the images placed for them; returns how many. At start-up and
+ * `graceMs`, UNFINISHED_IMPORT_GRACE_MS by default), with the images placed for them; returns how many. At start-up and
  * from the sweeper: a live import renews its mark with every transaction, so it is never taken.
  */
-export async function sweepUnfinishedImports(database: Database, imageHost: ImageHost, now = new Date(), limit = 20): Promise<number> {
-  const before = new Date(now.getTime() - UNFINISHED_IMPORT_GRACE_MS).toISOString();
+export async function sweepUnfinishedImports(database: Database, imageHost: ImageHost, now = new Date(), graceMs = UNFINISHED_IMPORT_GRACE_MS, limit = 20): Promise<number> {
+  const before = new Date(now.getTime() - graceMs).toISOString();
   let erased = 0;
   for (const campaignId of await staleCampaignImports(database.kysely, before, limit)) {
     await eraseInSlices(database, campaignId, before);
