@@ -49,9 +49,10 @@ export function registerSweepers(app: AppInstance, database: Database, imageHost
   // a crash's leftovers of uploads and imports (staged bytes, spooled files) go after a day.
   let uploadSweeper: NodeJS.Timeout | undefined;
   let uploadSweepRunning = false;
-  app.addHook('onReady', () => {
-    // At start-up too: an instance that died mid-import left a campaign nobody can see.
-    sweepUnfinishedImports(database, imageHost).catch((error: unknown) => app.log.warn({ err: error }, 'unfinished import sweep failed'));
+  app.addHook('onReady', async () => {
+    // At start-up too (before the app is ready, so it never overlaps a request): an instance that
+    // died mid-import left a campaign nobody can see.
+    await sweepUnfinishedImports(database, imageHost).catch((error: unknown) => app.log.warn({ err: error }, 'unfinished import sweep failed'));
     uploadSweeper = setInterval(() => {
       if (uploadSweepRunning) return;
       uploadSweepRunning = true;
