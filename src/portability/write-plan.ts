@@ -10,7 +10,7 @@
 //   2. Staged images are placed at the image host (a rename, a server-side copy), outside any
 //      transaction, under image ids the mark lists.
 //   3. The records are inserted in slices (a thousand rows), then the search and mention indexes
-//      are built in slices (50 records or 64 KiB of text): each slice its own short transaction, so
+//      are built in slices (25 records or 32 KiB of text): each slice its own short transaction, so
 //      other writes run between them. The indexes are written from the rows in memory with the
 //      same functions a trash restore uses (indexRestoredRecords/Mentions), not read back.
 //   4. A last transaction makes the owner a member and removes the mark: the campaign appears whole.
@@ -55,8 +55,8 @@ export interface ImportCounts {
 const RECORDS_PER_TRANSACTION = 1_000;
 const RECORD_TEXT_PER_TRANSACTION = 4 * 1024 * 1024;
 /** Records and characters of text one index slice takes: the index rows of a record are many (a posting per word and audience). */
-const INDEX_RECORDS_PER_SLICE = 50;
-const INDEX_TEXT_PER_SLICE = 64 * 1024;
+const INDEX_RECORDS_PER_SLICE = 25;
+const INDEX_TEXT_PER_SLICE = 32 * 1024;
 /** Records one transaction of an erase deletes (with their index rows). */
 const ERASE_RECORDS_PER_TRANSACTION = 100;
 /** A mark older than this belongs to an import whose process died (each transaction of a live one renews it). */
