@@ -2,6 +2,16 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// Query-builder calls live under src/db only (ARCHITECTURE "Layout": routes hold no SQL; use cases
+// own the transaction and pass it to repository statements): a statement built elsewhere, or
+// Kysely's `sql` tag imported elsewhere, is an error. Types from kysely (Transaction, Kysely) stay
+// free to import: a use case names the transaction it passes on.
+const QUERY_BUILDER_CALL = {
+  selector: "CallExpression[callee.type='MemberExpression'][callee.property.name=/^(selectFrom|selectNoFrom|insertInto|replaceInto|updateTable|deleteFrom|mergeInto)$/]",
+  message: 'Query-builder calls belong under src/db/ (a repository statement that takes the transaction).',
+};
+const KYSELY_SQL = { name: 'kysely', importNames: ['sql'], message: "Kysely's sql tag belongs under src/db/ (a repository statement that takes the transaction)." };
+
 export default tseslint.config(
   { ignores: ['dist/**', 'data/**', 'node_modules/**', 'coverage/**', 'bench/results/**', '.scratch/**'] },
   js.configs.recommended,
@@ -17,6 +27,14 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['src/db/**'],
+    rules: {
+      'no-restricted-syntax': ['error', QUERY_BUILDER_CALL],
+      'no-restricted-imports': ['error', { paths: [KYSELY_SQL] }],
+    },
+  },
   // The layers (README "Layout"): domain/ and search/ are pure rules, db/ holds every statement and
   // knows no HTTP, and a migration is frozen history that imports no live code.
   {
@@ -25,6 +43,7 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
+          paths: [KYSELY_SQL],
           patterns: [
             { group: ['**/db/*', '**/db/**'], message: 'Pure code never imports the database layer; pass it the data.' },
             { group: ['**/http/*', '**/http/**'], message: 'Pure code never imports the HTTP layer.' },

@@ -7,6 +7,13 @@
 // over HTTP from the real app, each to a file, and uploads each file back to POST
 // /api/campaigns/import (streamed from disk as a multipart form). For each it prints the size, time,
 // throughput and the process's peak resident memory while it ran (sampled every 20 ms).
+//
+// Then it imports a generated Obsidian vault of BENCH_VAULT_NOTES notes (6,000: bench/lib/vault.ts)
+// while another client keeps asking for GET /api/health and a small write in another campaign,
+// and prints the time, things per second, peak RSS and how long those requests waited.
+// BENCH_VAULT_BAD_YAML=1 gives one note in a hundred front matter strict YAML refuses (lenient
+// vaults import it with a warning). BENCH_PART=vault runs only that part (no export seeding); BENCH_DATABASE=postgres runs on
+// PostgreSQL (TEST_DATABASE_URL's server, or an embedded one, as the test suite's).
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -26,12 +33,17 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { png } from '../test/fixtures/images.js';
 import { description, thingName } from './lib/content.js';
+import { formatWaits, probe, writeBenchVault } from './lib/vault-import.js';
+import { startScriptPostgres, type ScriptPostgres } from '../test/support/script-postgres.js';
 
 const THINGS = Number(process.env.BENCH_THINGS ?? 10_000);
 const IMAGE_MB = Number(process.env.BENCH_IMAGE_MB ?? 1024);
 /** Properties per thing (text, number, boolean, list, a link to another thing), with two tags and an alias; 0 by default. */
 const PROPERTIES = Number(process.env.BENCH_PROPERTIES ?? 0);
 const ARCS = 300;
+const VAULT_NOTES = Number(process.env.BENCH_VAULT_NOTES ?? 6_000);
+const PART = process.env.BENCH_PART ?? 'all';
+const ON_POSTGRES = process.env.BENCH_DATABASE === 'postgres';
 const IMAGE_BYTES = 1024 * 1024;
 
 /** A thing's properties: every kind of value, one of them a link to another thing. */
@@ -46,7 +58,10 @@ async function main() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loreforge-bench-export-'));
   // Imports as large as the exports, and as long as they take.
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'warn', PORT: '0', IMPORT_MAX_BYTES: String(8 * 1024 ** 3), REQUEST_TIMEOUT_MS: '600000' });
-  const database = createDatabase({ dataDir });
+  let postgres: ScriptPostgres | undefined;
+  if (ON_POSTGRES) postgres = await startScriptPostgres();
+  const database = createDatabase({ dataDir, url: postgres ? await postgres.newDatabase() : undefined });
+  console.log(`database: ${database.dialect}`);
   try {
     await migrateToLatest(database);
     const db = database.kysely;
@@ -60,13 +75,15 @@ async function main() {
     const type = await db.selectFrom('thing_types').select('id').where('campaign_id', '=', campaign.id).orderBy('id').executeTakeFirstOrThrow();
 
     const seedStarted = Date.now();
+    const things = PART === 'vault' ? 0 : THINGS;
+    const arcs = PART === 'vault' ? 0 : ARCS;
     // Things get ids in order from the next free one: links between them can name them before they exist.
     const firstThingId = Number((await db.selectFrom('things').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst())?.id ?? 0) + 1;
-    for (let start = 0; start < THINGS; start += 500) {
+    for (let start = 0; start < things; start += 500) {
       await db
         .insertInto('things')
         .values(
-          Array.from({ length: Math.min(500, THINGS - start) }, (_, k) => {
+          Array.from({ length: Math.min(500, things - start) }, (_, k) => {
             const i = start + k;
             const text = description(i);
             text.push({ type: 'paragraph', children: [{ text: `See [[thing#thing-${(i * 7) % THINGS}]].` }] });
@@ -85,7 +102,7 @@ async function main() {
         )
         .execute();
     }
-    for (let i = 0; i < ARCS; i++) {
+    for (let i = 0; i < arcs; i++) {
       const arc = await db
         .insertInto('arcs')
         .values({ campaign_id: campaign.id, parent_arc_id: null, slug: `arc-${i}`, name: `Arc ${i}`, hook: JSON.stringify(description(i)), protagonist: null, antagonist: null, problem: null, key: null, outcome: null, notes: null, version: 1, created_at: now, updated_at: now })
@@ -97,7 +114,7 @@ async function main() {
     // Images as the local host stores them: DATA_DIR/images/<campaign>/<imageId>.png.
     const imageDir = path.join(dataDir, 'images', String(campaign.id));
     fs.mkdirSync(imageDir, { recursive: true });
-    const images = Math.round(IMAGE_MB * 1024 * 1024 / IMAGE_BYTES);
+    const images = PART === 'vault' ? 0 : Math.round(IMAGE_MB * 1024 * 1024 / IMAGE_BYTES);
     // A PNG's first bytes (what the image check reads), then random bytes to the size.
     const head = png();
     const bytes = Buffer.concat([head, randomBytes(IMAGE_BYTES - head.length)]);
@@ -110,14 +127,14 @@ async function main() {
       }
       await db.insertInto('assets').values(rows).execute();
     }
-    console.log(`seeded ${THINGS} things, ${ARCS} arcs and ${images} images (${mb(images * IMAGE_BYTES)} MiB) in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s`);
+    console.log(`seeded ${things} things, ${arcs} arcs and ${images} images (${mb(images * IMAGE_BYTES)} MiB) in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s`);
 
     const app = await buildApp(config, { database, logger: false });
     await app.listen({ host: '127.0.0.1', port: 0 });
     const address = app.server.address() as { port: number };
     const files = new Map<string, string>();
     try {
-      for (const format of ['json', 'archive', 'markdown']) {
+      for (const format of PART === 'vault' ? [] : ['json', 'archive', 'markdown']) {
         const file = path.join(dataDir, `export.${format}`);
         files.set(format, file);
         const { seconds, line } = await measured(async () => {
@@ -133,7 +150,7 @@ async function main() {
         const size = fs.statSync(file).size;
         console.log(`export ${format.padEnd(8)} ${mb(size).padStart(8)} MiB in ${seconds.toFixed(1).padStart(5)} s = ${mb(size / seconds).padStart(6)} MiB/s; ${line}`);
       }
-      for (const format of ['json', 'archive', 'markdown']) {
+      for (const format of PART === 'vault' ? [] : ['json', 'archive', 'markdown']) {
         const file = files.get(format)!;
         const size = fs.statSync(file).size;
         let answer = '';
@@ -146,11 +163,35 @@ async function main() {
             `${Math.round(report.things / seconds)} things/s (${report.things} things, ${report.arcs} arcs, ${report.assets} images); ${line}`,
         );
       }
+      if (PART !== 'export') {
+        const vault = await writeBenchVault(dataDir, VAULT_NOTES, png(), process.env.BENCH_VAULT_BAD_YAML === '1');
+        const other = await createCampaign(database, user.id, { name: 'Probe Campaign', description: null });
+        const otherType = await db.selectFrom('thing_types').select('id').where('campaign_id', '=', other.id).orderBy('id').executeTakeFirstOrThrow();
+        // Warm up the routes the probe uses, so the first request's compile time is not counted.
+        await probe(address.port, token, { slug: other.slug, typeId: otherType.id }).stop();
+        const idle = probe(address.port, token, { slug: other.slug, typeId: otherType.id });
+        await new Promise((resolve) => setTimeout(resolve, 2000));
+        const before = await idle.stop();
+        const waits = probe(address.port, token, { slug: other.slug, typeId: otherType.id });
+        let answer = '';
+        const { seconds, line } = await measured(async () => {
+          answer = await upload(address.port, token, vault);
+        });
+        const during = await waits.stop();
+        const report = (JSON.parse(answer) as { import: { things: number; thingTypes: number; assets: number; warnings: unknown[] } }).import;
+        console.log(
+          `import vault    ${mb(fs.statSync(vault).size).padStart(8)} MiB in ${seconds.toFixed(1).padStart(5)} s, ${Math.round(report.things / seconds)} things/s ` +
+            `(${report.things} things in ${report.thingTypes} types, ${report.assets} images, ${report.warnings.length} warnings); ${line}; maxRSS of the process ${mb(process.resourceUsage().maxRSS * 1024)} MiB`,
+        );
+        console.log(`  other requests, idle:          health ${formatWaits(before.health)}; small write ${formatWaits(before.write)}`);
+        console.log(`  other requests, during import: health ${formatWaits(during.health)}; small write ${formatWaits(during.write)}`);
+      }
     } finally {
       await app.close();
     }
   } finally {
     await database.close();
+    await postgres?.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }

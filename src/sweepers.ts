@@ -8,6 +8,7 @@ import { revisionThinner } from './history/thinning.js';
 import { sweepImportSpools } from './portability/import.js';
 import { sweepImportJobs } from './portability/import-jobs.js';
 import { sweepTrash } from './history/trash-sweeper.js';
+import { sweepUnfinishedImports } from './portability/write-plan.js';
 
 // Background work every instance does on a timer, started when the app is ready and stopped when it
 // closes: nothing here holds state another instance would need.
@@ -54,7 +55,10 @@ export function registerSweepers(app: AppInstance, database: Database, imageHost
   // a crash's leftovers of uploads and imports (staged bytes, spooled files) go after a day.
   let uploadSweeper: NodeJS.Timeout | undefined;
   let uploadSweepRunning = false;
-  app.addHook('onReady', () => {
+  app.addHook('onReady', async () => {
+    // At start-up too (before the app is ready, so it never overlaps a request): an instance that
+    // died mid-import left a campaign nobody can see.
+    await sweepUnfinishedImports(database, imageHost).catch((error: unknown) => app.log.warn({ err: error }, 'unfinished import sweep failed'));
     uploadSweeper = setInterval(() => {
       if (uploadSweepRunning) return;
       uploadSweepRunning = true;
@@ -66,6 +70,9 @@ export function registerSweepers(app: AppInstance, database: Database, imageHost
         .catch((error: unknown) => app.log.warn({ err: error }, 'staged image sweep failed'))
         .then(() => sweepImportSpools(staleBefore))
         .catch((error: unknown) => app.log.warn({ err: error }, 'import spool sweep failed'))
+        // Campaigns an import was writing when its process died, and their images.
+        .then(() => sweepUnfinishedImports(database, imageHost, now))
+        .catch((error: unknown) => app.log.warn({ err: error }, 'unfinished import sweep failed'))
         // What has been in the trash longer than TRASH_RETENTION_DAYS is erased, stored images included.
         .then(() => sweepTrash(database, imageHost, new Date(now.getTime() - config.trashRetentionDays * 86_400_000), app.log))
         .catch((error: unknown) => app.log.warn({ err: error }, 'trash sweep failed'))

@@ -72,6 +72,12 @@ function logger(onQuery: ((sqlText: string) => void) | undefined) {
 }
 
 const STATEMENT_CACHE_SIZE = 500;
+/**
+ * Longer SQL texts are prepared each time, not kept: they are multi-row inserts (thousands of bound
+ * parameters), whose row counts vary so their texts seldom repeat, and each compiled one holds
+ * megabytes: an import's index slices kept hundreds of them, +400 MiB of resident memory.
+ */
+const CACHED_SQL_MAX_LENGTH = 4096;
 
 // Kysely prepares every statement anew; SQLite compiles it each time. Our SQL texts are few and
 // parameterised, so keeping the compiled statements by their text saves that work on every request.
@@ -80,6 +86,7 @@ function withStatementCache(sqlite: SQLiteDatabase) {
   const statements = new Map<string, SQLiteStatement>();
   return {
     prepare(sqlText: string) {
+      if (sqlText.length > CACHED_SQL_MAX_LENGTH) return sqlite.prepare(sqlText);
       let statement = statements.get(sqlText);
       if (!statement) {
         if (statements.size >= STATEMENT_CACHE_SIZE) statements.clear();

@@ -191,6 +191,14 @@ export interface ImageRemovalsTable {
   queued_at: string;
 }
 
+/** A campaign whose import is still writing it (migrations/2026-11-24-0021-campaign-imports.ts). */
+export interface CampaignImportsTable {
+  campaign_id: number;
+  /** JSON array of the image ids placed for it at the image host. */
+  image_ids: string;
+  heartbeat_at: string;
+}
+
 export interface IndexRebuildsTable {
   name: string;
   requested_at: string;
@@ -225,6 +233,7 @@ export interface DB {
   revisions: RevisionsTable;
   gone_gm_only: GoneGmOnlyTable;
   import_jobs: ImportJobsTable;
+  campaign_imports: CampaignImportsTable;
 }
 
 /** Import jobs (migrations/2026-11-24-0020-import-jobs.ts). */

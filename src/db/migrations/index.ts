@@ -20,6 +20,7 @@ import * as revisions from './2026-11-24-0017-revisions.js';
 import * as properties from './2026-11-24-0018-properties.js';
 import * as goneGmOnly from './2026-11-24-0019-gone-gm-only.js';
 import * as importJobs from './2026-11-24-0020-import-jobs.js';
+import * as campaignImports from './2026-11-24-0021-campaign-imports.js';
 
 export interface DialectMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -47,4 +48,5 @@ export const migrations: Record<string, DialectMigration> = {
   '2026-11-24-0018-properties': properties,
   '2026-11-24-0019-gone-gm-only': goneGmOnly,
   '2026-11-24-0020-import-jobs': importJobs,
+  '2026-11-24-0021-campaign-imports': campaignImports,
 };

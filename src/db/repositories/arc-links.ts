@@ -1,6 +1,8 @@
+import type { Insertable } from 'kysely';
+import { insertSlices } from '../chunks.js';
 import type { Database, Db } from '../database.js';
 import { classifyDatabaseError } from '../errors.js';
-import type { ArcRow } from '../schema.js';
+import type { ArcRow, ArcThingsTable } from '../schema.js';
 import { errors } from '../../domain/errors.js';
 import { isValidSlug } from '../../domain/slugs.js';
 import { nowIso } from '../../domain/time.js';
@@ -73,6 +75,17 @@ export async function listArcsOfThing(db: Db, view: View, thingSlug: string): Pr
   return (view.players ? query.where('arcs.visibility', '=', 'all') : query).execute();
 }
 
+/** Inserts links (in the caller's transaction); a pair already linked stays as it was. */
+export async function insertArcLinks(db: Db, rows: readonly Insertable<ArcThingsTable>[]): Promise<void> {
+  for (const slice of insertSlices(rows)) {
+    await db
+      .insertInto('arc_things')
+      .values(slice)
+      .onConflict((conflict) => conflict.columns(['campaign_id', 'arc_id', 'thing_id']).doNothing())
+      .execute();
+  }
+}
+
 /** Links a thing to an arc; a pair already linked stays as it was (same link time). */
 export async function linkThingToArc(
   database: Database,
@@ -84,11 +97,7 @@ export async function linkThingToArc(
     return await campaignWrite(database, campaignId, async (trx) => {
       const thing = await requireThing(trx, campaignId, thingSlug);
       const arc = await requireArc(trx, campaignId, arcSlug);
-      await trx
-        .insertInto('arc_things')
-        .values({ campaign_id: campaignId, arc_id: arc.id, thing_id: thing.id, created_at: nowIso() })
-        .onConflict((conflict) => conflict.columns(['campaign_id', 'arc_id', 'thing_id']).doNothing())
-        .execute();
+      await insertArcLinks(trx, [{ campaign_id: campaignId, arc_id: arc.id, thing_id: thing.id, created_at: nowIso() }]);
       return { thingName: thing.name, arcName: arc.name };
     });
   } catch (error) {

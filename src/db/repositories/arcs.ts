@@ -1,3 +1,5 @@
+import type { InsertObject } from 'kysely';
+import { insertSlices } from '../chunks.js';
 import type { Database, Db } from '../database.js';
 import { classifyDatabaseError } from '../errors.js';
 import { indexArcMentions, rewriteSlugLinks } from '../indexes/mentions.js';
@@ -16,7 +18,7 @@ import { keepPreviousSlug, releasePreviousSlug } from './previous-slugs.js';
 import { loadHiddenRecords, visibleArcs } from './visible.js';
 import { playersUpdatedAt } from './players-updated.js';
 import { playersSeeChange } from '../../access/players-see.js';
-import type { Visibility } from '../schema.js';
+import type { DB, Visibility } from '../schema.js';
 import { arcSnapshot } from '../../history/snapshots.js';
 import { keepRevision, revisionAuthor } from './revisions.js';
 import type { UpdateOptions } from './things.js';
@@ -69,6 +71,23 @@ export interface ArcChanges extends ArcTexts, ArcStructure {
 }
 
 const FALLBACK_SLUG = 'arc';
+
+/** An arc's row as inserted: the API's create and an import's write both go through insertArc(s). */
+export type NewArcRow = InsertObject<DB, 'arcs'>;
+
+/** Inserts one arc (in the caller's transaction) and returns its row. */
+export function insertArc(db: Db, row: NewArcRow): Promise<ArcRow> {
+  return db.insertInto('arcs').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+/**
+ * Inserts arcs (in the caller's transaction), a multi-row statement per slice of the databases'
+ * limits. A parent must come before its children (or in the same slice): foreign keys are checked
+ * at the end of each statement.
+ */
+export async function insertArcs(db: Db, rows: readonly NewArcRow[]): Promise<void> {
+  for (const slice of insertSlices(rows)) await db.insertInto('arcs').values(slice).execute();
+}
 
 const LINKED_THING_COLUMNS = [
   'things.id',
@@ -229,11 +248,7 @@ export async function createArc(database: Database, campaignId: number, input: N
     const now = nowIso();
     const { name, parentArcId, visibility, properties, tags, aliases, ...texts } = input;
     await checkLinkTargets(trx, campaignId, properties ?? []);
-    const arc = await trx
-      .insertInto('arcs')
-      .values({ ...texts, ...structureColumns({ properties: properties ?? [], tags: tags ?? [], aliases: aliases ?? [] }), campaign_id: campaignId, parent_arc_id: parentArcId, slug, name, visibility: visibility ?? campaignDefaultVisibility(trx, campaignId), version: 1, created_at: now, updated_at: now })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const arc = await insertArc(trx, { ...texts, ...structureColumns({ properties: properties ?? [], tags: tags ?? [], aliases: aliases ?? [] }), campaign_id: campaignId, parent_arc_id: parentArcId, slug, name, visibility: visibility ?? campaignDefaultVisibility(trx, campaignId), version: 1, created_at: now, updated_at: now });
     await indexArc(trx, arc, true);
     await indexArcMentions(trx, arc, true);
     // A generated slug may be another arc's previous slug: the new arc takes it.

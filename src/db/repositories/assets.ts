@@ -1,6 +1,7 @@
-import type { Transaction } from 'kysely';
+import type { Insertable, Transaction } from 'kysely';
+import { insertSlices } from '../chunks.js';
 import type { Database, Db } from '../database.js';
-import type { AssetRow, DB, ImageRemovalRow, UploadGrantRow } from '../schema.js';
+import type { AssetRow, AssetsTable, DB, ImageRemovalRow, UploadGrantRow } from '../schema.js';
 import { errors } from '../../domain/errors.js';
 import { campaignWrite } from './common.js';
 
@@ -8,6 +9,16 @@ import { campaignWrite } from './common.js';
 // Rows only: moving bytes is the image host's business (src/images).
 
 const INSERT_BATCH = 500;
+
+/** Inserts one asset (in the caller's transaction) and returns its row. */
+export function insertAsset(db: Db, row: Insertable<AssetsTable>): Promise<AssetRow> {
+  return db.insertInto('assets').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Inserts assets (an import's), a multi-row statement per slice of the databases' limits. */
+export async function insertAssets(db: Db, rows: readonly Insertable<AssetsTable>[]): Promise<void> {
+  for (const slice of insertSlices(rows)) await db.insertInto('assets').values(slice).execute();
+}
 
 export function createUploadGrant(db: Db, grant: UploadGrantRow): Promise<unknown> {
   return db.insertInto('upload_grants').values(grant).execute();
@@ -89,9 +100,7 @@ export function confirmAsset(database: Database, input: ConfirmedImage): Promise
     if (Number(consumed.numDeletedRows) === 0) {
       throw errors.uploadExpired();
     }
-    const asset = await trx
-      .insertInto('assets')
-      .values({
+    const asset = await insertAsset(trx, {
         campaign_id: input.campaignId,
         user_id: input.userId,
         image_id: input.imageId,
@@ -101,9 +110,7 @@ export function confirmAsset(database: Database, input: ConfirmedImage): Promise
         content_type: input.contentType,
         byte_size: input.byteSize,
         created_at: input.now,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+      });
     return { asset, created: true };
   });
 }

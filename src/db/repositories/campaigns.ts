@@ -2,13 +2,16 @@ import type { Database, Db } from '../database.js';
 import { classifyDatabaseError } from '../errors.js';
 import { indexCampaignMentions } from '../indexes/mentions.js';
 import { indexCampaign } from '../indexes/search.js';
-import type { CampaignRow, Role } from '../schema.js';
+import type { Insertable } from 'kysely';
+import type { CampaignRow, CampaignsTable, Role } from '../schema.js';
 import { errors } from '../../domain/errors.js';
 import { randomSlugSuffix, slugifyName, withSuffix } from '../../domain/slugs.js';
 import { nowIso } from '../../domain/time.js';
 import type { ExpectedVersion } from '../../domain/versions.js';
 import { checkActorAtCommit, checkExpected } from './common.js';
+import { addCampaignMember } from './members.js';
 import { playersUpdatedAt } from './players-updated.js';
+import { insertThingTypes } from './thing-types.js';
 import { playersSeeChange } from '../../access/players-see.js';
 import { campaignSnapshot } from '../../history/snapshots.js';
 import { keepRevision, revisionAuthor } from './revisions.js';
@@ -30,6 +33,21 @@ export function listCampaignsByMember(db: Db, userId: string): Promise<(Campaign
     .execute();
 }
 
+/** Inserts a campaign row (in the caller's transaction). */
+export function insertCampaign(db: Db, row: Insertable<CampaignsTable>): Promise<CampaignRow> {
+  return db.insertInto('campaigns').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Whether a campaign (live or in the trash) has this slug. */
+export async function campaignSlugTaken(db: Db, slug: string): Promise<boolean> {
+  return (await db.selectFrom('campaigns').select('id').where('slug', '=', slug).executeTakeFirst()) !== undefined;
+}
+
+/** Sets a campaign's description as written by an import (no new version: nobody has seen the campaign yet). */
+export function setImportedCampaignDescription(db: Db, campaignId: number, description: string | null): Promise<CampaignRow> {
+  return db.updateTable('campaigns').set({ description }).where('id', '=', campaignId).returningAll().executeTakeFirstOrThrow();
+}
+
 function isUniqueViolation(error: unknown): boolean {
   return classifyDatabaseError(error) === 'unique';
 }
@@ -47,26 +65,13 @@ export async function createCampaign(
     const now = nowIso();
     try {
       return await database.write(async (trx) => {
-        const campaign = await trx
-          .insertInto('campaigns')
-          .values({ slug, name: input.name, description: input.description, user_id: userId, version: 1, created_at: now, updated_at: now })
-          .returningAll()
-          .executeTakeFirstOrThrow();
-        await trx.insertInto('campaign_members').values({ campaign_id: campaign.id, user_id: userId, role: 'owner', joined_at: now }).execute();
+        const campaign = await insertCampaign(trx, { slug, name: input.name, description: input.description, user_id: userId, version: 1, created_at: now, updated_at: now });
+        await addCampaignMember(trx, { campaign_id: campaign.id, user_id: userId, role: 'owner', joined_at: now });
         // One statement, ids ascending in the listed order.
-        await trx
-          .insertInto('thing_types')
-          .values(
-            DEFAULT_THING_TYPES.map((name) => ({
-              campaign_id: campaign.id,
-              name,
-              name_key: name.toLowerCase(),
-              version: 1,
-              created_at: now,
-              updated_at: now,
-            })),
-          )
-          .execute();
+        await insertThingTypes(
+          trx,
+          DEFAULT_THING_TYPES.map((name) => ({ campaign_id: campaign.id, name, name_key: name.toLowerCase(), version: 1, created_at: now, updated_at: now })),
+        );
         await indexCampaign(trx, campaign);
         await indexCampaignMentions(trx, campaign, true);
         await keepRevision(trx, { campaignId: campaign.id, kind: 'campaign', recordId: campaign.id, snapshot: campaignSnapshot(campaign), authorId: userId });

@@ -3,7 +3,7 @@
 // make the changes, so two concurrent changes cannot together break them (one owner, always).
 import type { Transaction } from 'kysely';
 import type { Database, Db } from '../database.js';
-import type { CampaignRow, DB, InvitationRow, Role } from '../schema.js';
+import type { CampaignMembersTable, CampaignRow, DB, InvitationRow, Role } from '../schema.js';
 import { higherRole, mayInvite, mayRemove, mayRevokeInvitation, type MemberRole } from '../../access/policy.js';
 import { errors } from '../../domain/errors.js';
 import { nowIso } from '../../domain/time.js';
@@ -19,6 +19,11 @@ export interface MemberListing {
 }
 
 const ROLE_ORDER = { owner: 0, gm: 1, player: 2 } as const;
+
+/** Adds a member to a campaign (in the caller's transaction). */
+export async function addCampaignMember(db: Db, member: CampaignMembersTable): Promise<void> {
+  await db.insertInto('campaign_members').values(member).execute();
+}
 
 function memberQuery(db: Db, campaignId: number) {
   return db
@@ -208,7 +213,7 @@ export function acceptInvitation(database: Database, secretHash: string, userId:
       if (existing) {
         await trx.updateTable('campaign_members').set({ role }).where('campaign_id', '=', invitation.campaign_id).where('user_id', '=', userId).execute();
       } else {
-        await trx.insertInto('campaign_members').values({ campaign_id: invitation.campaign_id, user_id: userId, role, joined_at: now }).execute();
+        await addCampaignMember(trx, { campaign_id: invitation.campaign_id, user_id: userId, role, joined_at: now });
       }
     }
     const campaign = await trx.selectFrom('campaigns').selectAll().where('id', '=', invitation.campaign_id).executeTakeFirstOrThrow();

@@ -1,6 +1,8 @@
 import type { Database, Db } from '../database.js';
 import { classifyDatabaseError } from '../errors.js';
-import type { ThingTypeRow } from '../schema.js';
+import type { Insertable } from 'kysely';
+import { insertSlices } from '../chunks.js';
+import type { ThingTypeRow, ThingTypesTable } from '../schema.js';
 import { errors } from '../../domain/errors.js';
 import { MAX_RECORD_ID } from '../../domain/ids.js';
 import { nowIso } from '../../domain/time.js';
@@ -47,6 +49,16 @@ export async function thingTypeExists(db: Db, campaignId: number, id: number): P
   return row !== undefined;
 }
 
+/**
+ * Inserts thing types (in the caller's transaction), a multi-row statement per slice of the
+ * databases' parameter limit; returns the rows (in no promised order: match them by name_key).
+ */
+export async function insertThingTypes(db: Db, rows: readonly Insertable<ThingTypesTable>[]): Promise<ThingTypeRow[]> {
+  const out: ThingTypeRow[] = [];
+  for (const slice of insertSlices(rows)) out.push(...(await db.insertInto('thing_types').values(slice).returningAll().execute()));
+  return out;
+}
+
 // The read before the write gives the clear message; the unique constraint settles a race between
 // two writers that both passed the read.
 export async function createThingType(database: Database, campaignId: number, name: string, fields: readonly TypeField[] = []): Promise<ThingTypeRow> {
@@ -61,11 +73,8 @@ export async function createThingType(database: Database, campaignId: number, na
         .executeTakeFirst();
       if (clash) throw errors.thingTypeNameTaken(name);
       const now = nowIso();
-      return trx
-        .insertInto('thing_types')
-        .values({ campaign_id: campaignId, name, name_key: nameKey, fields: JSON.stringify(fields), version: 1, created_at: now, updated_at: now })
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      const [created] = await insertThingTypes(trx, [{ campaign_id: campaignId, name, name_key: nameKey, fields: JSON.stringify(fields), version: 1, created_at: now, updated_at: now }]);
+      return created!;
     });
   } catch (error) {
     const kind = classifyDatabaseError(error);

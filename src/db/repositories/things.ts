@@ -1,5 +1,6 @@
-import { sql } from 'kysely';
-import type { ThingRow, Visibility } from '../schema.js';
+import { sql, type InsertObject } from 'kysely';
+import { insertSlices } from '../chunks.js';
+import type { DB, ThingRow, Visibility } from '../schema.js';
 import type { View } from '../../access/view.js';
 import { loadHiddenRecords, visibleThings } from './visible.js';
 import type { Database, Db } from '../database.js';
@@ -87,6 +88,19 @@ export function findThingBySlug(db: Db, campaignId: number, slug: string): Promi
   return db.selectFrom('things').selectAll().where('campaign_id', '=', campaignId).where('slug', '=', slug).executeTakeFirst();
 }
 
+/** A thing's row as inserted: the API's create and an import's write both go through insertThing(s). */
+export type NewThingRow = InsertObject<DB, 'things'>;
+
+/** Inserts one thing (in the caller's transaction) and returns its row. */
+export function insertThing(db: Db, row: NewThingRow): Promise<ThingRow> {
+  return db.insertInto('things').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Inserts things (in the caller's transaction), a multi-row statement per slice of the databases' limits. */
+export async function insertThings(db: Db, rows: readonly NewThingRow[]): Promise<void> {
+  for (const slice of insertSlices(rows)) await db.insertInto('things').values(slice).execute();
+}
+
 export interface NewThingInput {
   name: string;
   typeId: number;
@@ -110,9 +124,7 @@ export async function createThing(database: Database, campaignId: number, input:
       const base = slugifyName(input.name) || THING_SLUG_FALLBACK;
       const slug = nextFreeSlug(base, await takenSlugs(trx, database.dialect, 'things', campaignId, base));
       const now = nowIso();
-      const thing = await trx
-        .insertInto('things')
-        .values({
+      const thing = await insertThing(trx, {
           campaign_id: campaignId,
           type_id: input.typeId,
           slug,
@@ -123,9 +135,7 @@ export async function createThing(database: Database, campaignId: number, input:
           version: 1,
           created_at: now,
           updated_at: now,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
+        });
       await indexThing(trx, thing, true);
       await indexThingMentions(trx, thing, true);
       // A generated slug may be another thing's previous slug: the new thing takes it.
