@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rebuildCampaignMentions } from '../../src/db/indexes/mentions.js';
+import { finishImportJob, insertImportJob } from '../../src/db/repositories/import-jobs.js';
 import { structureColumns } from '../../src/domain/properties.js';
 import { createTestContext, json, type TestContext, type TestUser } from '../support/app.js';
 import { joinCampaign } from '../support/sharing.js';
@@ -105,8 +106,13 @@ async function seed(size: { things: number; arcs: number; linksPerArc: number; t
   await ctx.app.inject({ method: 'PUT', url: `${base}/things/thing-0`, headers: owner.headers, payload: { updatedThing: {} } });
   await ctx.app.inject({ method: 'PUT', url: `${base}/arcs/arc-0`, headers: owner.headers, payload: { updatedArc: {} } });
   const firstRevision = async (path: string) => String(json<{ id: number }[]>(await ctx.app.inject({ method: 'GET', url: `${base}${path}/revisions`, headers: owner.headers })).at(-1)!.id);
+  // An import job of the owner's that made this campaign: its GET reads the campaign as the owner sees it.
+  const importId = `query-counts-${label}`;
+  await insertImportJob(kysely, { id: importId, userId: owner.id, status: 'running', idempotencyKey: null, instanceId: 'query-counts', now });
+  const report = { format: 'json', thingTypes: size.types, things: size.things, arcs: size.arcs, links: links.length, assets: 0, warnings: [] };
+  await finishImportJob(kysely, importId, { status: 'done', campaignId: campaign.id, report: JSON.stringify(report), error: null, done: 1, total: 1, now });
   return {
-    params: { campaignSlug: campaign.slug, thingSlug: 'thing-0', arcSlug: 'arc-0', thingTypeId: String(defaultType.id), id: String(token.id) },
+    params: { campaignSlug: campaign.slug, thingSlug: 'thing-0', arcSlug: 'arc-0', thingTypeId: String(defaultType.id), id: String(token.id), importId },
     revisions: { things: await firstRevision('/things/thing-0'), arcs: await firstRevision('/arcs/arc-0'), campaign: await firstRevision('') },
   };
 }
