@@ -2,10 +2,12 @@
 // (campaign.json and images/), our own Markdown export or a Markdown vault made elsewhere. The file
 // is on disk (the route spools the upload there, within IMPORT_MAX_BYTES); a zip is read by random
 // access, entry by entry, so it is never held in memory whole. Three steps:
-//   1. read and check everything: any problem is 400 invalid_import naming the entry;
+//   1. read and check everything: any problem is 400 invalid_import naming the entry (a vault from
+//      elsewhere is read leniently: what cannot be read as it should becomes a warning);
 //   2. stage each image at the image host (checked like an upload; no record names it yet);
-//   3. write the campaign in one transaction (write-plan.ts), placing the staged images.
-// A failure at any step leaves nothing behind: no records, no images.
+//   3. write the campaign (write-plan.ts): created invisible, filled in short transactions, then
+//      made its owner's; placing the staged images.
+// A failure at any step leaves nothing behind: no records, no images. A dry run stops after step 2.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
