@@ -5,6 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli.js';
+import { markCampaignImport } from '../../src/db/repositories/campaign-imports.js';
 import { loadConfig } from '../../src/config.js';
 import { createDatabase, type Database } from '../../src/db/database.js';
 import { migrations } from '../../src/db/migrations/index.js';
@@ -228,7 +229,7 @@ describe(`cli on ${dialect}`, () => {
         const app = await buildCheckedApp(loadConfig(target.env), { database: target.database, logger: false });
         await app.ready();
         const user = await createTestUser(target.database);
-        const created = json<{ slug: string }>(await app.inject({ method: 'POST', url: '/api/campaigns', headers: user.headers, payload: { newCampaign: { name: 'Taken out' } } }));
+        const created = json<{ id: number; slug: string }>(await app.inject({ method: 'POST', url: '/api/campaigns', headers: user.headers, payload: { newCampaign: { name: 'Taken out' } } }));
         const dir = temporaryDir();
         // The same bytes as the API's (exportCampaign serves both), but for the moment of the export.
         const sameMoment = (text: string) => text.replace(/"exportedAt":"[^"]+"/, '"exportedAt":""');
@@ -279,6 +280,11 @@ describe(`cli on ${dialect}`, () => {
         expect(missing.status).toBe(1);
         expect(missing.err).toBe('loreforge: no campaign has the slug "no-such-campaign"');
         expect(fs.existsSync(path.join(dir, 'other.zip'))).toBe(false);
+        // A campaign an import is still writing is not there yet, for the command line either.
+        await markCampaignImport(target.database.kysely, created.id, [], new Date().toISOString());
+        const unfinished = await cli(['export', created.slug, '--out', path.join(dir, 'unfinished.zip')], target.env);
+        expect(unfinished).toMatchObject({ status: 1, err: `loreforge: no campaign has the slug "${created.slug}"` });
+        expect(fs.existsSync(path.join(dir, 'unfinished.zip'))).toBe(false);
       } finally {
         await target.cleanup();
       }

@@ -18,8 +18,14 @@ async function* pages<R extends { id: number }>(read: (after: number) => Promise
   }
 }
 
+/** The campaign with this slug (the command line's export), unless an import is still writing it (half written: not there yet). */
 export function findCampaignBySlug(db: Db, slug: string): Promise<CampaignRow | undefined> {
-  return db.selectFrom('campaigns').selectAll().where('slug', '=', slug).executeTakeFirst();
+  return db
+    .selectFrom('campaigns')
+    .selectAll()
+    .where('slug', '=', slug)
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('campaign_imports').select('campaign_imports.campaign_id').whereRef('campaign_imports.campaign_id', '=', 'campaigns.id'))))
+    .executeTakeFirst();
 }
 
 export function thingPages(db: Db, campaignId: number): AsyncGenerator<ThingRow[]> {
