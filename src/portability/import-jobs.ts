@@ -242,7 +242,10 @@ export class ImportJobRunner {
    */
   async close(): Promise<void> {
     const jobs = [...this.jobs.values()];
-    for (const job of jobs) job.stop.abort();
+    for (const job of jobs) {
+      job.stop.abort();
+      if (job.budget === undefined) clearInterval(job.timer);
+    }
     await Promise.all(jobs.filter((job) => job.budget !== undefined).map((job) => job.finished));
   }
 }

@@ -236,7 +236,7 @@ export async function importRoutes(instance: FastifyInstance): Promise<void> {
           'At most IMPORT_MAX_BYTES (200 MiB; 413 `import_too_large` past it); a JSON document at most 64 MiB; at most 50,000 zip entries; ' +
           'at most IMPORT_MAX_EXPANDED_BYTES (2 GiB) of uncompressed bytes read from the file in all (400 `invalid_import` naming the budget past it; a zip whose entries declare more is refused before one is read); ' +
           'imported text within the limits of text sent to the API (256 KiB of JSON each, after image URLs are rewritten; 400 `invalid_import` naming the entry); ' +
-          'one import per user at a time, background jobs and dry runs included (429 `import_in_progress`) and at most IMPORTS_MAX_CONCURRENT (2) on an instance (429 `rate_limited` with Retry-After); ' +
+          'one import per user at a time, background jobs and dry runs included, also across instances while a job of the user’s (background or keyed) is alive on another (429 `import_in_progress`) and at most IMPORTS_MAX_CONCURRENT (2) on an instance (429 `rate_limited` with Retry-After); ' +
           'at most IMPORTS_MAX_PER_USER_PER_HOUR (20) imports an hour, dry runs included (429, counted before the file is read; a repeat answered by its Idempotency-Key is not counted). ' +
           'The JSON document and Markdown are parsed off the server’s event loop, within time and memory bounds (400 `invalid_import` naming the file past them). ' +
           'A synchronous import (or dry run) whose client disconnects stops within seconds and creates nothing. ' +
@@ -414,7 +414,7 @@ export async function importRoutes(instance: FastifyInstance): Promise<void> {
         description:
           'An import sent with `Prefer: respond-async`: its status, progress and, once `done`, the new campaign and the import report; once `failed`, the problem document the import would have answered (nothing was created). ' +
           'Only the user who started it sees it: any other caller gets 404, as for an id that does not exist. ' +
-          'A job whose server stopped while it ran (crashed, killed, restarted) is answered `failed` (`service_unavailable`) once its heartbeat is older than IMPORT_JOB_STALE_MS (30 s). ' +
+          'The server that received the job touches it from the start of its upload until it ends; a job whose server stopped while it ran (crashed, killed, restarted) is answered `failed` (`service_unavailable`) once its heartbeat is older than IMPORT_JOB_STALE_MS (30 s). A job failed so never becomes `done`: whatever its import created is erased. ' +
           'While it is `queued` or `running`, `Retry-After` says when to ask again. `campaign` honours `Loreforge-View: player` as GET /api/campaigns does. Jobs are erased 48 hours after they started.',
         tags: ['portability'],
         params: ImportJobParams,
