@@ -14,6 +14,7 @@ import { registerWebApp } from './http/web-app.js';
 import type { ImageHost } from './images/image-host.js';
 import { createImageHost } from './images/index.js';
 import { LocalImageHost } from './images/local.js';
+import { ImportJobRunner } from './portability/import-jobs.js';
 import { registerSweepers } from './sweepers.js';
 import { setRevisionMergeSeconds } from './db/repositories/revisions.js';
 
@@ -42,6 +43,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.decorate('config', config);
   app.decorate('imageHost', imageHost);
   app.decorate('routeTable', [] as AppInstance['routeTable']);
+  app.decorate('importJobs', new ImportJobRunner(database, imageHost, config.importJobStaleMs, app.log));
   app.addHook('onRoute', (route) => {
     requireOperationDocs(route);
     const methods = Array.isArray(route.method) ? route.method : [route.method];

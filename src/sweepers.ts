@@ -6,7 +6,6 @@ import type { ImageHost } from './images/image-host.js';
 import { sweepUploads } from './images/uploads.js';
 import { revisionThinner } from './history/thinning.js';
 import { sweepImportSpools } from './portability/import.js';
-import { sweepImportJobs } from './portability/import-jobs.js';
 import { sweepTrash } from './history/trash-sweeper.js';
 import { sweepUnfinishedImports } from './portability/write-plan.js';
 
@@ -27,8 +26,9 @@ export function registerSweepers(app: AppInstance, database: Database, imageHost
   const thinner = revisionThinner(database);
   let thinning = false;
   // Import jobs whose instance died (a crash, a kill) are failed, at start-up and then with every
-  // sweep; finished jobs are erased after IMPORT_JOB_RETENTION_MS (48 hours).
-  const importJobs = () => sweepImportJobs(database, config.importJobStaleMs).catch((error: unknown) => app.log.warn({ err: error }, 'import job sweep failed'));
+  // sweep (never one this instance holds, whatever its heartbeat); finished jobs are erased after
+  // IMPORT_JOB_RETENTION_MS (48 hours).
+  const importJobs = () => app.importJobs.sweep().catch((error: unknown) => app.log.warn({ err: error }, 'import job sweep failed'));
   app.addHook('onReady', () => {
     void importJobs();
     sweeper = setInterval(() => {

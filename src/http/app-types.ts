@@ -10,6 +10,7 @@ import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
 import type { Role } from '../db/schema.js';
 import type { ImageHost } from '../images/image-host.js';
+import type { ImportJobRunner } from '../portability/import-jobs.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -22,6 +23,8 @@ declare module 'fastify' {
      * may call it (the authorization and leak tests are generated from it).
      */
     routeTable: { method: string; url: string; auth: string; role?: Role }[];
+    /** The import jobs this instance holds (the import routes run them, the sweepers spare them). */
+    importJobs: ImportJobRunner;
   }
 }
 

@@ -3,11 +3,13 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { PassThrough } from 'node:stream';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addMs, nowIso } from '../../src/domain/time.js';
-import { IMPORT_JOB_RETENTION_MS, sweepImportJobs } from '../../src/portability/import-jobs.js';
-import { createScaledOutContext, createTestContext, json, type TestContext, type TestUser } from '../support/app.js';
+import { IMPORT_JOB_RETENTION_MS, interruptedProblem, sweepImportJobs } from '../../src/portability/import-jobs.js';
+import type { AppInstance } from '../../src/http/app-types.js';
+import { buildCheckedApp, createScaledOutContext, createTestContext, json, type TestContext, type TestUser } from '../support/app.js';
 import { filesUnder, premiumUser } from '../fixtures/image-app.js';
 import { png } from '../fixtures/images.js';
 import { problemOf } from '../support/fixtures.js';
@@ -396,6 +398,8 @@ describe(`Idempotency-Key, on ${dialect}`, () => {
     expect(sync.statusCode).toBe(409);
     expect(problemOf(sync).code).toBe('idempotency_key_in_use');
     expect(problemOf(sync).detail).toContain('/api/imports/running-elsewhere-1');
+    // Alive on "another instance", it would hold the owner's one import slot for IMPORT_JOB_STALE_MS.
+    await ctx.database.kysely.deleteFrom('import_jobs').where('id', '=', 'running-elsewhere-1').execute();
   });
 
   it('imports once when the same key arrives at two instances at the same moment', async () => {
@@ -508,5 +512,165 @@ describe(`visibility=gm, on ${dialect}`, () => {
       expect(json(await ctx.app.inject({ method: 'GET', url: `/api/campaigns/${docSlug}/${list}`, headers: player.headers }))).toEqual([]);
       expect(json<unknown[]>(await ctx.app.inject({ method: 'GET', url: `/api/campaigns/${docSlug}/${list}`, headers: owner.headers }))).toHaveLength(1);
     }
+  });
+});
+
+// A job is its instance's from the insertion of its row (before its body has arrived) until its end
+// is recorded: its heartbeat is renewed meanwhile, so neither a repeat, nor a GET, nor a sweep, on
+// its own instance or another, takes a slow upload for a dead instance; its end is recorded only
+// while it is unfinished, and a job failed meanwhile keeps meaning that nothing was created.
+describe(`a job held by its instance from its first byte, on ${dialect}`, () => {
+  const STALE_MS = 1_000;
+  let slow: TestContext;
+  let elsewhere: AppInstance;
+  let slowDir: string;
+
+  beforeAll(async () => {
+    slowDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loreforge-import-slow-'));
+    slow = await createTestContext({ DATA_DIR: slowDir, IMPORT_JOB_STALE_MS: String(STALE_MS) });
+    // Another instance on the same database, with its own jobs.
+    elsewhere = await buildCheckedApp(slow.config, { database: slow.database, logger: false });
+    await elsewhere.ready();
+    // The first answers of an app in these tests take seconds on one thread (the OpenAPI check
+    // compiles its validators), long enough to stop every timer, heartbeats included: past them here.
+    const warm = await premiumUser(slow);
+    for (const app of [slow.app, elsewhere]) {
+      const send = (headers: Record<string, string>) => app.inject({ method: 'POST', url: '/api/campaigns/import', headers: { ...warm.headers, 'content-type': 'application/zip', ...headers }, payload: Buffer.from('PK broken') });
+      expect((await send({})).statusCode).toBe(400);
+      const job = json<Job>(await send({ prefer: 'respond-async', 'idempotency-key': `warm-${slow.app === app}` }));
+      while (!['done', 'failed'].includes(json<Job>(await app.inject({ method: 'GET', url: `/api/imports/${job.id}`, headers: warm.headers })).status)) await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  });
+  afterAll(async () => {
+    await elsewhere.close();
+    await slow.close();
+    fs.rmSync(slowDir, { recursive: true, force: true });
+  });
+
+  /** An import whose body arrives as the test says: half of it at once, the rest on `finish()`. */
+  function slowImport(user: TestUser, zip: Buffer, headers: Record<string, string>) {
+    const body = new PassThrough();
+    body.write(zip.subarray(0, zip.length >> 1));
+    const answer = slow.app.inject({ method: 'POST', url: '/api/campaigns/import', headers: { ...user.headers, 'content-type': 'application/zip', ...headers }, payload: body });
+    return { answer, finish: () => body.end(zip.subarray(zip.length >> 1)) };
+  }
+
+  /** The user's one job row, once it is there (the upload has begun). */
+  async function jobRowOf(user: TestUser) {
+    for (let polls = 0; polls < 1_000; polls++) {
+      const rows = await slow.database.kysely.selectFrom('import_jobs').selectAll().where('user_id', '=', user.id).execute();
+      if (rows.length > 0) {
+        expect(rows).toHaveLength(1);
+        return rows[0]!;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    throw new Error('the job row never appeared');
+  }
+
+  /** Waits past IMPORT_JOB_STALE_MS: a heartbeat not renewed since the row was inserted is stale by then. */
+  const pastStale = () => new Promise((resolve) => setTimeout(resolve, 2 * STALE_MS + 200));
+
+  const statusOf = async (id: string) => (await slow.database.kysely.selectFrom('import_jobs').select('status').where('id', '=', id).executeTakeFirst())?.status;
+  const campaignsOfUser = async (user: TestUser) => (await slow.database.kysely.selectFrom('campaigns').select('id').where('user_id', '=', user.id).execute()).length;
+  const until = async (done: () => boolean) => {
+    for (let polls = 0; !done(); polls++) {
+      expect(polls, 'waited too long').toBeLessThan(5_000);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  };
+
+  it('keeps a slow upload alive: a repeat of its key on either instance, a GET and the sweeps answer its job, never failed; it imports once', async () => {
+    const user = await premiumUser(slow);
+    const upload = slowImport(user, await vault(30), { prefer: 'respond-async', 'idempotency-key': 'slow-upload' });
+    const row = await jobRowOf(user);
+    expect(row.status).toBe('queued');
+    await pastStale();
+    const repeat = (app: AppInstance) =>
+      app.inject({ method: 'POST', url: '/api/campaigns/import', headers: { ...user.headers, 'content-type': 'application/zip', prefer: 'respond-async', 'idempotency-key': 'slow-upload' }, payload: Buffer.from('not read') });
+    for (const app of [slow.app, elsewhere]) {
+      const res = await repeat(app);
+      expect(res.statusCode, res.body).toBe(202);
+      expect(json<Job>(res)).toMatchObject({ id: row.id, status: 'queued' });
+      const asked = await app.inject({ method: 'GET', url: `/api/imports/${row.id}`, headers: user.headers });
+      expect(json<Job>(asked).status).toBe('queued');
+      expect((await app.importJobs.sweep()).failed).toBe(0);
+    }
+    // The sweep of its own instance spares it even with a heartbeat it would take for dead.
+    await slow.database.kysely.updateTable('import_jobs').set({ heartbeat_at: addMs(nowIso(), -60_000) }).where('id', '=', row.id).execute();
+    expect(slow.app.importJobs.runsHere(row.id)).toBe(true);
+    expect((await slow.app.importJobs.sweep()).failed).toBe(0);
+    expect(json<Job>(await slow.app.inject({ method: 'GET', url: `/api/imports/${row.id}`, headers: user.headers })).status).toBe('queued');
+    expect(await statusOf(row.id)).toBe('queued');
+
+    upload.finish();
+    const res = await upload.answer;
+    expect(res.statusCode, res.body).toBe(202);
+    expect(json<Job>(res).id).toBe(row.id);
+    await until(() => !slow.app.importJobs.runsHere(row.id));
+    expect(await statusOf(row.id)).toBe('done');
+    expect(await campaignsOfUser(user)).toBe(1);
+  });
+
+  it('keeps a slow synchronous keyed upload alive: a repeat is 409 naming its job, and it answers 201', async () => {
+    const user = await premiumUser(slow);
+    const upload = slowImport(user, await vault(3), { 'idempotency-key': 'slow-sync' });
+    const row = await jobRowOf(user);
+    await pastStale();
+    for (const app of [slow.app, elsewhere]) {
+      const res = await app.inject({ method: 'POST', url: '/api/campaigns/import', headers: { ...user.headers, 'content-type': 'application/zip', 'idempotency-key': 'slow-sync' }, payload: Buffer.from('x') });
+      expect(res.statusCode, res.body).toBe(409);
+      expect(problemOf(res).detail).toContain(row.id);
+    }
+    upload.finish();
+    expect((await upload.answer).statusCode).toBe(201);
+    expect(await statusOf(row.id)).toBe('done');
+    expect(await campaignsOfUser(user)).toBe(1);
+  });
+
+  it('keeps a job failed meanwhile failed, and erases the campaign its import created: nothing of it remains', async () => {
+    const user = await premiumUser(slow);
+    const images = () => filesUnder(slowDir).filter((file) => file.startsWith('images/'));
+    const imagesBefore = images();
+    for (const headers of [{ prefer: 'respond-async' }, { 'idempotency-key': 'failed-meanwhile' }] as Record<string, string>[]) {
+      const upload = slowImport(user, await vault(6, { images: 2 }), headers);
+      const row = await jobRowOf(user);
+      // Another instance took this one for dead (as it would after a pause longer than IMPORT_JOB_STALE_MS).
+      const error = JSON.stringify(interruptedProblem());
+      await slow.database.kysely.updateTable('import_jobs').set({ status: 'failed', error }).where('id', '=', row.id).execute();
+      upload.finish();
+      const res = await upload.answer;
+      if (headers.prefer) expect(res.statusCode, res.body).toBe(202);
+      else {
+        expect(res.statusCode, res.body).toBe(503);
+        expect(problemOf(res).code).toBe('service_unavailable');
+      }
+      await until(() => !slow.app.importJobs.runsHere(row.id));
+      const after = await slow.database.kysely.selectFrom('import_jobs').select(['status', 'error', 'campaign_id', 'report']).where('id', '=', row.id).executeTakeFirstOrThrow();
+      expect(after).toEqual({ status: 'failed', error, campaign_id: null, report: null });
+      expect(await campaignsOfUser(user)).toBe(0);
+      expect(images()).toEqual(imagesBefore);
+      await slow.database.kysely.deleteFrom('import_jobs').where('id', '=', row.id).execute();
+    }
+  });
+
+  it('refuses an import while the user has a job alive on another instance: 429 import_in_progress; a stale one does not count', async () => {
+    const user = await premiumUser(slow);
+    const now = nowIso();
+    await slow.database.kysely
+      .insertInto('import_jobs')
+      .values({ id: 'alive-on-another-instance', user_id: user.id, status: 'running', progress_done: 0, progress_total: 9, campaign_id: null, report: null, error: null, idempotency_key: null, instance_id: 'another', heartbeat_at: now, created_at: now, updated_at: now })
+      .execute();
+    const zip = await vault(1);
+    const send = (query = '', headers: Record<string, string> = {}) =>
+      slow.app.inject({ method: 'POST', url: `/api/campaigns/import${query}`, headers: { ...user.headers, 'content-type': 'application/zip', ...headers }, payload: zip });
+    for (const res of [await send(), await send('?dryRun=true'), await send('', { prefer: 'respond-async' }), await send('', { 'idempotency-key': 'k' })]) {
+      expect(res.statusCode, res.body).toBe(429);
+      expect(problemOf(res).code).toBe('import_in_progress');
+    }
+    expect(await campaignsOfUser(user)).toBe(0);
+    // Its instance stopped touching it: it no longer holds the user.
+    await slow.database.kysely.updateTable('import_jobs').set({ heartbeat_at: addMs(now, -2 * STALE_MS) }).where('id', '=', 'alive-on-another-instance').execute();
+    expect((await send()).statusCode).toBe(201);
   });
 });

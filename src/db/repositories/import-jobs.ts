@@ -50,6 +50,13 @@ export function findImportJobByKey(db: Db, userId: string, key: string): Promise
   return db.selectFrom('import_jobs').selectAll().where('user_id', '=', userId).where('idempotency_key', '=', key).executeTakeFirst();
 }
 
+/** The id of an unfinished job of the user touched at `heartbeatFrom` or later (alive), but those in `except`; undefined if none. */
+export async function findLiveImportJob(db: Db, userId: string, heartbeatFrom: string, except: readonly string[]): Promise<string | undefined> {
+  let query = db.selectFrom('import_jobs').select('id').where('user_id', '=', userId).where('status', 'in', UNFINISHED).where('heartbeat_at', '>=', heartbeatFrom);
+  if (except.length > 0) query = query.where('id', 'not in', except);
+  return (await query.limit(1).executeTakeFirst())?.id;
+}
+
 /** Removes the user's job of this key when a new import may take the key: it failed, or was created before `before`. */
 export async function releaseImportKey(db: Db, userId: string, key: string, before: string): Promise<void> {
   await db
@@ -86,9 +93,12 @@ export interface JobOutcome {
   now: string;
 }
 
-/** Records how the job ended. */
-export async function finishImportJob(db: Db, id: string, outcome: JobOutcome): Promise<void> {
-  await db
+/**
+ * Records how the job ended, only while it is unfinished; false when it was not (it was failed
+ * meanwhile, its instance taken for dead): then nothing is written.
+ */
+export async function finishImportJob(db: Db, id: string, outcome: JobOutcome): Promise<boolean> {
+  const result = await db
     .updateTable('import_jobs')
     .set({
       status: outcome.status,
@@ -101,20 +111,24 @@ export async function finishImportJob(db: Db, id: string, outcome: JobOutcome): 
       updated_at: outcome.now,
     })
     .where('id', '=', id)
-    .execute();
+    .where('status', 'in', UNFINISHED)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
 /**
- * Fails every unfinished job (or only job `id`) whose heartbeat is older than `staleBefore`: its
- * instance died. Returns how many. Conditional, so a job whose runner is alive keeps its state.
+ * Fails every unfinished job (or only job `which.id`; never those in `which.except`) whose heartbeat
+ * is older than `staleBefore`: its instance died. Returns how many. Conditional, so a job whose
+ * runner is alive keeps its state.
  */
-export async function failStaleImportJobs(db: Db, staleBefore: string, error: string, now: string, id?: string): Promise<number> {
+export async function failStaleImportJobs(db: Db, staleBefore: string, error: string, now: string, which: { id?: string; except?: readonly string[] } = {}): Promise<number> {
   let query = db
     .updateTable('import_jobs')
     .set({ status: 'failed', error, updated_at: now })
     .where('status', 'in', UNFINISHED)
     .where('heartbeat_at', '<', staleBefore);
-  if (id !== undefined) query = query.where('id', '=', id);
+  if (which.id !== undefined) query = query.where('id', '=', which.id);
+  if (which.except !== undefined && which.except.length > 0) query = query.where('id', 'not in', which.except);
   const result = await query.executeTakeFirst();
   return Number(result.numUpdatedRows);
 }

@@ -17,7 +17,7 @@ import { makeView, VIEW_HEADER } from '../../access/view.js';
 import { loadHiddenRecords } from '../../db/repositories/visible.js';
 import { ImportBudget, ImportCancelled } from '../../portability/budget.js';
 import { dryRunImport, fileKind, IMPORT_JSON_MAX_BYTES, importCampaign, importSpoolFile, type ImportOptions, type ImportSource } from '../../portability/import.js';
-import { IDEMPOTENCY_WINDOW_MS, ImportJobRunner, interruptedProblem, newImportJobId } from '../../portability/import-jobs.js';
+import { IDEMPOTENCY_WINDOW_MS, interruptedProblem, newImportJobId } from '../../portability/import-jobs.js';
 import { callerOf } from '../auth.js';
 import { campaignEtag } from '../conditional.js';
 import { HttpError, problem } from '../errors.js';
@@ -109,7 +109,7 @@ export async function importRoutes(instance: FastifyInstance): Promise<void> {
   const max = config.importMaxBytes;
   // The imports running on this instance (synchronous ones and background jobs), by user.
   const running = new Set<string>();
-  const jobs = new ImportJobRunner(database, config.importJobStaleMs, app.log);
+  const jobs = app.importJobs;
   // A job stops when its instance closes: it is recorded as failed (nothing created) before the database closes.
   app.addHook('onClose', () => jobs.close());
 
@@ -236,7 +236,7 @@ export async function importRoutes(instance: FastifyInstance): Promise<void> {
           'At most IMPORT_MAX_BYTES (200 MiB; 413 `import_too_large` past it); a JSON document at most 64 MiB; at most 50,000 zip entries; ' +
           'at most IMPORT_MAX_EXPANDED_BYTES (2 GiB) of uncompressed bytes read from the file in all (400 `invalid_import` naming the budget past it; a zip whose entries declare more is refused before one is read); ' +
           'imported text within the limits of text sent to the API (256 KiB of JSON each, after image URLs are rewritten; 400 `invalid_import` naming the entry); ' +
-          'one import per user at a time, background jobs and dry runs included (429 `import_in_progress`) and at most IMPORTS_MAX_CONCURRENT (2) on an instance (429 `rate_limited` with Retry-After); ' +
+          'one import per user at a time, background jobs and dry runs included, also across instances while a job of the user’s (background or keyed) is alive on another (429 `import_in_progress`) and at most IMPORTS_MAX_CONCURRENT (2) on an instance (429 `rate_limited` with Retry-After); ' +
           'at most IMPORTS_MAX_PER_USER_PER_HOUR (20) imports an hour, dry runs included (429, counted before the file is read; a repeat answered by its Idempotency-Key is not counted). ' +
           'The JSON document and Markdown are parsed off the server’s event loop, within time and memory bounds (400 `invalid_import` naming the file past them). ' +
           'A synchronous import (or dry run) whose client disconnects stops within seconds and creates nothing. ' +
@@ -290,6 +290,8 @@ export async function importRoutes(instance: FastifyInstance): Promise<void> {
         if (!handedOver) running.delete(caller.id);
       };
       try {
+        // One import per user across instances too: a job of theirs alive on another instance.
+        if (await jobs.busyElsewhere(caller.id)) refuse(errors.importInProgress());
         return await importFor(request, reply, caller, options, respondAsync, key, release, () => (handedOver = true));
       } finally {
         release();
@@ -313,7 +315,9 @@ export async function importRoutes(instance: FastifyInstance): Promise<void> {
       withoutBody(request, reply);
       throw errors.rateLimited('Too many imports from this account', decision.resetSeconds);
     }
-    // A job row for a background import and for a keyed one (a repeat finds it on any instance).
+    // A job row for a background import and for a keyed one (a repeat finds it on any instance),
+    // held by this instance from now on (touched, never taken for dead here) until it ends.
+    const stop = new AbortController();
     const jobId = respondAsync || key !== undefined ? newImportJobId() : undefined;
     if (jobId !== undefined) {
       try {
@@ -325,7 +329,9 @@ export async function importRoutes(instance: FastifyInstance): Promise<void> {
         withoutBody(request, reply);
         throw errors.idempotencyKeyInUse();
       }
+      jobs.hold(jobId, stop);
     }
+    let jobRuns = false;
     // The client going away (the connection closes before the answer is sent) stops a synchronous import.
     const gone = new AbortController();
     const onClose = () => {
@@ -333,7 +339,6 @@ export async function importRoutes(instance: FastifyInstance): Promise<void> {
     };
     reply.raw.on('close', onClose);
     // A background job stops only when this instance closes.
-    const stop = new AbortController();
     const budget = new ImportBudget(config.importMaxExpandedBytes, respondAsync ? stop.signal : gone.signal);
     const file = importSpoolFile();
     let spoolHandedOver = false;
@@ -346,8 +351,6 @@ export async function importRoutes(instance: FastifyInstance): Promise<void> {
           // Answered before the whole body was read: do not reuse the connection.
           withoutBody(request, reply);
         }
-        // Never announced: the job goes, and its key with it.
-        if (jobId !== undefined) await deleteImportJob(database.kysely, jobId);
         throw error;
       }
       const source: ImportSource = { file, kind: await fileKind(file), fileName: received.fileName, label: received.label };
@@ -369,12 +372,13 @@ export async function importRoutes(instance: FastifyInstance): Promise<void> {
           running.delete(caller.id);
           fs.rm(file, { force: true }).catch((error: unknown) => request.log.warn({ err: error }, 'a spooled import could not be removed'));
         };
-        jobs.run(id, budget, stop, work, describe, (error) => failureOf(error, request.log, true), settled).catch(() => {});
+        jobRuns = true;
+        jobs.run(id, budget, work, describe, (error) => failureOf(error, request.log, true), settled).catch(() => {});
         const job = await findImportJob(database.kysely, caller.id, id);
         return sendJob(reply, 202, job ? presentImportJob(job) : { id, status: 'queued', progress: { done: 0, total: 0 }, createdAt: nowIso(), updatedAt: nowIso() });
       }
-      const { campaign, report } =
-        jobId === undefined ? await work() : await jobs.run(jobId, budget, new AbortController(), work, describe, (error) => failureOf(error, request.log, false));
+      jobRuns = jobId !== undefined;
+      const { campaign, report } = jobId === undefined ? await work() : await jobs.run(jobId, budget, work, describe, (error) => failureOf(error, request.log, false));
       const view = makeView(campaign, 'owner', false);
       release();
       return await reply
@@ -392,6 +396,11 @@ export async function importRoutes(instance: FastifyInstance): Promise<void> {
     } finally {
       reply.raw.off('close', onClose);
       if (!spoolHandedOver) await fs.rm(file, { force: true });
+      if (jobId !== undefined && !jobRuns) {
+        // Never run (the upload failed, or a dry run): the job goes, and its key with it.
+        await jobs.drop(jobId);
+        await deleteImportJob(database.kysely, jobId);
+      }
     }
   }
 
@@ -405,7 +414,7 @@ export async function importRoutes(instance: FastifyInstance): Promise<void> {
         description:
           'An import sent with `Prefer: respond-async`: its status, progress and, once `done`, the new campaign and the import report; once `failed`, the problem document the import would have answered (nothing was created). ' +
           'Only the user who started it sees it: any other caller gets 404, as for an id that does not exist. ' +
-          'A job whose server stopped while it ran (crashed, killed, restarted) is answered `failed` (`service_unavailable`) once its heartbeat is older than IMPORT_JOB_STALE_MS (30 s). ' +
+          'The server that received the job touches it from the start of its upload until it ends; a job whose server stopped while it ran (crashed, killed, restarted) is answered `failed` (`service_unavailable`) once its heartbeat is older than IMPORT_JOB_STALE_MS (30 s). A job failed so never becomes `done`: whatever its import created is erased. ' +
           'While it is `queued` or `running`, `Retry-After` says when to ask again. `campaign` honours `Loreforge-View: player` as GET /api/campaigns does. Jobs are erased 48 hours after they started.',
         tags: ['portability'],
         params: ImportJobParams,
