@@ -29,6 +29,9 @@ export const IMPORT_JOB_RETENTION_MS = 48 * 3_600_000;
 export const PROGRESS_WRITE_MS = 500;
 
 /** A new job id: 144 random bits, URL-safe (24 characters). */
+/** What a job id looks like (newImportJobId: 18 random bytes, base64url): anything else names no job. */
+export const IMPORT_JOB_ID = /^[A-Za-z0-9_-]{24}$/;
+
 export function newImportJobId(): string {
   return randomBytes(18).toString('base64url');
 }

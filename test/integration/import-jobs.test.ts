@@ -313,7 +313,7 @@ describe(`asynchronous imports, on ${dialect}`, () => {
   });
 
   it('answers a job whose instance stopped touching it as failed, and stores it so', async () => {
-    const id = 'stale-job-of-a-dead-instance-1';
+    const id = 'stale-job-of-a-dead-inst';
     const old = addMs(nowIso(), -60_000);
     await ctx.database.kysely
       .insertInto('import_jobs')

@@ -107,7 +107,7 @@ async function seed(size: { things: number; arcs: number; linksPerArc: number; t
   await ctx.app.inject({ method: 'PUT', url: `${base}/arcs/arc-0`, headers: owner.headers, payload: { updatedArc: {} } });
   const firstRevision = async (path: string) => String(json<{ id: number }[]>(await ctx.app.inject({ method: 'GET', url: `${base}${path}/revisions`, headers: owner.headers })).at(-1)!.id);
   // An import job of the owner's that made this campaign: its GET reads the campaign as the owner sees it.
-  const importId = `query-counts-${label}`;
+  const importId = `query-counts-${label}`.padEnd(24, '0');
   await insertImportJob(kysely, { id: importId, userId: owner.id, status: 'running', idempotencyKey: null, instanceId: 'query-counts', now });
   const report = { format: 'json', thingTypes: size.types, things: size.things, arcs: size.arcs, links: links.length, assets: 0, warnings: [] };
   await finishImportJob(kysely, importId, { status: 'done', campaignId: campaign.id, report: JSON.stringify(report), error: null, done: 1, total: 1, now });

@@ -17,7 +17,7 @@ import { makeView, VIEW_HEADER } from '../../access/view.js';
 import { loadHiddenRecords } from '../../db/repositories/visible.js';
 import { ImportBudget, ImportCancelled } from '../../portability/budget.js';
 import { dryRunImport, fileKind, IMPORT_JSON_MAX_BYTES, importCampaign, importSpoolFile, type ImportOptions, type ImportSource } from '../../portability/import.js';
-import { IDEMPOTENCY_WINDOW_MS, interruptedProblem, newImportJobId } from '../../portability/import-jobs.js';
+import { IDEMPOTENCY_WINDOW_MS, IMPORT_JOB_ID, interruptedProblem, newImportJobId } from '../../portability/import-jobs.js';
 import { callerOf } from '../auth.js';
 import { campaignEtag } from '../conditional.js';
 import { HttpError, problem } from '../errors.js';
@@ -425,6 +425,8 @@ export async function importRoutes(instance: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const caller = callerOf(request).user;
       const id = request.params.importId;
+      // Not the shape of a job id (a NUL byte, invalid text…): no job, without asking the database.
+      if (!IMPORT_JOB_ID.test(id)) throw errors.importJobNotFound();
       let job = await findImportJob(database.kysely, caller.id, id);
       if (job && unfinished(job) && (await jobs.failIfStale(job.id))) job = await findImportJob(database.kysely, caller.id, id);
       if (!job) throw errors.importJobNotFound();
