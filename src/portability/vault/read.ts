@@ -23,6 +23,7 @@
 // Steps: `scanLayout` (which entries are notes, images, templates), `firstPass` (each note's front
 // matter, type, tags of its folders, slug), `readStructure` (properties, tags, aliases), `secondPass`
 // (each note's Markdown, one at a time, never all held), `readLinks` (our export's thing–arc links).
+import type { Root } from 'mdast';
 import path from 'node:path';
 import { ARC_TEXT_FIELDS, type ArcTextField } from '../../domain/arc-fields.js';
 import type { FieldIssue } from '../../domain/errors.js';
@@ -37,6 +38,7 @@ import { MARKDOWN_PARSE_MS, MarkdownParser } from '../markdown.js';
 import { arcCycle, importProblems, type ImportPlan, type PlannedThing } from '../plan.js';
 import { decodeEntryText, readEntry, readEntryText, type OpenedZip, type ZipEntry } from '../zip.js';
 import { Converter, plainText, safeDecode, toBlocks, type Target } from './convert.js';
+import { plainBlocksOf, plainRichText } from './nodes.js';
 import {
   ARCS_FOLDER,
   ATTACHMENT_FOLDERS,
@@ -576,7 +578,7 @@ class VaultReader {
     /** The note's Markdown as rich text: in pieces when it is long (from elsewhere), else at once. */
     const blocksOf = async (entry: ZipEntry, bodyAt: number, resolve: Resolve): Promise<RichTextBlock[]> => {
       const body = (await readEntryText(this.opened, entry, this.budget)).slice(bodyAt);
-      const converter = new Converter(resolve, this.labels);
+      const converter = new Converter(resolve, this.labels, ours);
       if (ours) {
         const words = wordBytes(body);
         if (words > NOTE_TEXT_MAX_BYTES) {
@@ -585,14 +587,18 @@ class VaultReader {
         return toBlocks(converter, await parse(body, entry.name), entry.name);
       }
       const blocks: RichTextBlock[] = [];
+      // A comment still open at the end of a piece goes on in the next: its opening is carried over.
+      let open = '';
       for (const chunk of markdownChunks(body)) {
+        const tree = await parse(open + chunk, entry.name);
+        open = unclosedComment(tree);
         try {
-          blocks.push(...toBlocks(converter, await parse(chunk, entry.name), entry.name));
+          blocks.push(...toBlocks(converter, tree, entry.name));
         } catch (error) {
-          // Inline content nested thousands deep: its text, as paragraphs.
+          // Content nested thousands deep: its text, as paragraphs, its secrets secret.
           if (!(error instanceof Error && /nests too deeply/.test(error.message))) throw error;
           this.warn(entry, 'the Markdown nests too deeply to read: kept as plain text');
-          blocks.push(...plainParagraphs(chunk));
+          blocks.push(...plainBlocksOf(tree.children));
         }
       }
       return blocks;
@@ -666,7 +672,7 @@ class VaultReader {
     const structural = validateRichText(blocks.length === 0 ? [{ type: 'paragraph', children: [{ text: '' }] }] : blocks, '/description').filter((issue) => !/bytes of JSON$/.test(issue.message));
     if (structural.length > 0) {
       this.warn(note.entry, `the text cannot be kept as it is (${structural[0]!.path} ${structural[0]!.message}): kept as plain paragraphs`);
-      blocks = blocks.flatMap((block) => plainParagraphs(plainText(block)));
+      blocks = plainRichText(blocks);
     }
     const size = sizeOf(blocks);
     if (size <= RICH_TEXT_MAX_BYTES) {
@@ -714,12 +720,10 @@ class VaultReader {
   }
 }
 
-/** Text as paragraphs, one per run of lines between blank lines. */
-function plainParagraphs(text: string): RichTextBlock[] {
-  return text
-    .split(/\r?\n[ \t]*\r?\n/)
-    .filter((paragraph) => paragraph.trim() !== '')
-    .map((paragraph) => ({ type: 'paragraph', children: [{ text: paragraph }] }));
+/** The comment opening (`%%`, `<!--`) a parsed piece of Markdown ends inside of (see markdown-worker.mjs), or ''. */
+function unclosedComment(tree: Root): string {
+  const open: unknown = (tree.data as Record<string, unknown> | undefined)?.unclosedComment;
+  return open === '%%' || open === '<!--' ? open : '';
 }
 
 function emptyFields(): Record<ArcTextField, RichText> {
