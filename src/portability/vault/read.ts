@@ -764,7 +764,8 @@ function linkedTargets(value: unknown, resolve: Resolve): Target[] {
 
 /**
  * The plan without the images that could not be stored (over MAX_UPLOAD_BYTES, or not an image
- * after all): each image block of one becomes a paragraph of its alt text, or its file's name.
+ * after all): each image block of one becomes a paragraph of its alt text, or its file's name,
+ * secret when the image was.
  */
 export function withoutAssets(plan: ImportPlan, keys: ReadonlySet<number>): void {
   if (keys.size === 0) return;
@@ -775,7 +776,8 @@ export function withoutAssets(plan: ImportPlan, keys: ReadonlySet<number>): void
       const block = node as RichTextBlock;
       if (block.type === 'image' && typeof block.assetId === 'number' && names.has(block.assetId)) {
         const alt = typeof block.alt === 'string' && block.alt.trim() !== '' ? block.alt : names.get(block.assetId)!;
-        return { type: 'paragraph', children: [{ text: alt }] };
+        // A secret image's text is as secret as the image.
+        return block.isSecret === true ? { type: 'paragraph', isSecret: true, children: [{ text: alt }] } : { type: 'paragraph', children: [{ text: alt }] };
       }
       return Array.isArray(block.children) ? { ...block, children: walk(block.children) } : node;
     });
