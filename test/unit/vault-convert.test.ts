@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { validateRichText, type RichTextBlock, type RichTextNode } from '../../src/domain/rich-text.js';
 import { MarkdownParser } from '../../src/portability/markdown.js';
 import { Converter, toBlocks, type Target } from '../../src/portability/vault/convert.js';
+import { plainBlocksOf } from '../../src/portability/vault/nodes.js';
 import { redactNodes, walkWithSecrecy } from '../../src/vocabulary/index.js';
 import { cell, mention, p, t } from '../fixtures/rich-text.js';
 
@@ -171,6 +172,27 @@ describe('the depth guard keeps secrets secret', () => {
     expect(player).toContain('level 8');
     expect(player).toContain('Shown');
     expect(validateRichText(blocks, '')).toEqual([]);
+  });
+
+  it('the plain text of a tree of any depth keeps its comments, secret callouts and secret spans in secret paragraphs, in order', () => {
+    const text = (value: string) => ({ type: 'text', value });
+    const paragraph = (...children: unknown[]) => ({ type: 'paragraph', children });
+    const inner = [
+      paragraph(text('Shown '), { type: 'html', value: '<span class="secret">' }, text('BARON'), { type: 'html', value: '</span>' }, text(' again.')),
+      { type: 'comment', children: [paragraph(text('DUKE #murder'))] },
+      { type: 'blockquote', children: [paragraph(text('[!secret]\nThe COUNT'))] },
+      { type: 'blockquote', children: [paragraph(text('[!note]\nA note'))] },
+    ];
+    let tree: Record<string, unknown> = { type: 'blockquote', children: inner };
+    for (let level = 0; level < 100_000; level++) tree = { type: 'blockquote', children: [tree] };
+    expect(plainBlocksOf([tree as never])).toEqual([
+      p(t('Shown ')),
+      secret(p(t('BARON'))),
+      p(t(' again.')),
+      secret(p(t('DUKE #murder'))),
+      secret(p(t('[!secret]\nThe COUNT'))),
+      p(t('[!note]\nA note')),
+    ]);
   });
 
   it('whatever the nesting, no word of a secret is visible', async () => {
