@@ -145,12 +145,15 @@ function found(text: string, pattern: RegExp): string[] {
 }
 
 describe('secrets on the fallback paths of a note from elsewhere', () => {
-  it('a comment across the cut of a long note stays secret to its end, and the text after it is shown', async () => {
+  it.each([
+    ['%%', '%%'],
+    ['<!--', '-->'],
+  ])('a comment (%s) across the cut of a long note stays secret to its end, and the text after it is shown', async (open, close) => {
     const visible = Array.from({ length: 1950 }, (_, i) => `Visible paragraph ${i} ${'v'.repeat(76)}`).join('\n\n');
     const secrets = Array.from({ length: 200 }, (_, i) => `SECRETLINE${i}`).join('\n\n');
-    const note = `${visible}\n\n%%\n${secrets}\n%%\n\nAfter the comment.\n\nThe end.`;
-    expect(note.indexOf('%%')).toBeLessThan(MARKDOWN_CHUNK);
-    expect(note.lastIndexOf('%%')).toBeGreaterThan(MARKDOWN_CHUNK);
+    const note = `${visible}\n\n${open}\n${secrets}\n${close}\n\nAfter the comment.\n\nThe end.`;
+    expect(note.indexOf(open)).toBeLessThan(MARKDOWN_CHUNK);
+    expect(note.lastIndexOf(close)).toBeGreaterThan(MARKDOWN_CHUNK);
     const plan = await planOf([{ name: 'Long.md', data: note }]);
     const shown = playerView(plan);
     expect(found(shown, /SECRETLINE/)).toEqual([]);
