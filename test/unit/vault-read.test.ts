@@ -179,7 +179,7 @@ describe('secrets on the fallback paths of a note from elsewhere', () => {
       .split('\n')
       .map((line) => `> ${line}`)
       .join('\n');
-    const note = `%% DUKE is the killer #murder %%\n\nVisible words.\n\n> [!secret]\n> The COUNT hides. #count\n\nThe <span class="secret">BARON</span> waits.\n\n${quote}\n`;
+    const note = `%% DUKE is the killer #murder %%\n\nVisible words, and [[Other|the VAMPIRE]].\n\n> [!secret]\n> The COUNT hides. #count\n\nThe <span class="secret">BARON</span> waits.\n\n${quote}\n`;
     const plan = await planOf([
       { name: 'Deep.md', data: note },
       { name: 'Other.md', data: 'x' },
@@ -187,10 +187,13 @@ describe('secrets on the fallback paths of a note from elsewhere', () => {
     expect(plan.warnings.map((w) => w.problem).join('\n')).toMatch(/kept as plain paragraphs/);
     const shown = playerView(plan);
     expect(found(shown, /DUKE|COUNT|BARON|murder|count/)).toEqual([]);
-    expect(shown).toContain('Visible words.');
+    expect(shown).toContain('Visible words, and ');
     const deep = plan.things.find((thing) => thing.name === 'Deep')!;
     expect(deep.description).toContainEqual({ type: 'paragraph', isSecret: true, children: [{ text: 'DUKE is the killer #murder' }] });
     expect(deep.tags).toEqual([]);
+    // A mention stays a mention (a player's view removes one of a hidden record, its label too).
+    const other = plan.things.find((thing) => thing.name === 'Other')!;
+    expect(deep.description).toContainEqual({ type: 'paragraph', children: [{ text: 'Visible words, and ' }, { type: 'mention', targetType: 'thing', targetId: other.key, children: [{ text: 'the VAMPIRE' }] }, { text: '.' }] });
   });
 
   it('Markdown nested thousands deep keeps its comments and secret callouts secret, and gives no tags from them', async () => {

@@ -96,9 +96,13 @@ export function mdText(node: MdNode, comments = false): string {
   return '';
 }
 
-/** Paragraphs of text, in order, apart where secrecy changes: the secret ones `isSecret: true`; white space alone dropped. */
+/**
+ * Paragraphs of text (and mentions), in order, apart where secrecy changes: the secret ones
+ * `isSecret: true`; paragraphs of white space alone dropped.
+ */
 class PlainParagraphs {
   readonly out: RichTextBlock[] = [];
+  private children: RichTextNode[] = [];
   private text = '';
   private secret = false;
 
@@ -109,15 +113,27 @@ class PlainParagraphs {
     this.text += text;
   }
 
+  /** A mention, kept whole: a player's view still removes one of a hidden record, label and all. */
+  addMention(mention: RichTextNode, secret: boolean): void {
+    if (secret !== this.secret) this.flush();
+    this.secret = secret;
+    this.children.push({ text: this.text }, mention);
+    this.text = '';
+  }
+
   flush(): void {
-    if (this.text.trim() !== '') this.out.push(this.secret ? { type: 'paragraph', isSecret: true, children: [{ text: this.text }] } : { type: 'paragraph', children: [{ text: this.text }] });
+    const textOf = (node: RichTextNode) => (node as { text?: unknown }).text;
+    // A text on each side of every mention, as Slate keeps them.
+    const children = [...this.children, { text: this.text }];
+    if (children.some((node) => typeof textOf(node) !== 'string' || (textOf(node) as string).trim() !== '')) this.out.push(this.secret ? { type: 'paragraph', isSecret: true, children } : { type: 'paragraph', children });
+    this.children = [];
     this.text = '';
   }
 }
 
 const SECRET_CALLOUT_HEAD = /^\[!secret\][+-]?/i;
 /** mdast nodes whose text ends a paragraph of the plain text. */
-const PLAIN_BLOCKS = new Set(['paragraph', 'heading', 'code', 'html', 'tableCell', 'tableRow', 'listItem', 'blockquote', 'list', 'table', 'thematicBreak', 'footnoteDefinition', 'comment']);
+const PLAIN_BLOCKS = new Set(['paragraph', 'heading', 'code', 'tableCell', 'tableRow', 'listItem', 'blockquote', 'list', 'table', 'thematicBreak', 'footnoteDefinition', 'comment']);
 
 /** Whether a blockquote is a `> [!secret]` callout. */
 function isSecretCallout(node: MdNode): boolean {
@@ -178,9 +194,16 @@ export function plainBlocksOf(nodes: readonly MdNode[]): RichTextBlock[] {
  */
 export function plainRichText(nodes: readonly RichTextNode[]): RichTextBlock[] {
   const paragraphs = new PlainParagraphs();
+  const inMentions = new WeakSet<object>();
   walkWithSecrecy(nodes, (node, secret) => {
-    if (typeof (node as { text?: unknown }).text === 'string') paragraphs.add((node as { text: string }).text, secret);
-    else if (!INLINE_ELEMENTS.has((node as { type?: unknown }).type as string)) paragraphs.flush();
+    if (inMentions.has(node as object)) return;
+    const type = (node as { type?: unknown }).type;
+    if (type === 'mention') {
+      const mention = node as RichTextBlock;
+      for (const child of mention.children ?? []) inMentions.add(child);
+      paragraphs.addMention(mention, secret);
+    } else if (typeof (node as { text?: unknown }).text === 'string') paragraphs.add((node as { text: string }).text, secret);
+    else if (!INLINE_ELEMENTS.has(type as string)) paragraphs.flush();
   });
   paragraphs.flush();
   return paragraphs.out;
