@@ -14,7 +14,9 @@
 // parsing and left as a token of characters the note does not use; its content is parsed on its own;
 // the tree then holds a `comment` node (its children the content's blocks) where the token was. A
 // comment cut from a place that holds no text (a link's address) goes to the end of the note. Nothing
-// of a comment is ever left in the tree's text: the reader (vault/convert.ts) makes them secret.
+// of a comment is ever left in the tree's text: the reader (vault/convert.ts) makes them secret. A
+// comment still open at the end of the text is named in the root's `data.unclosedComment`, so the
+// reader carries it into the next piece of a long note (vault/read.ts).
 import { parentPort } from 'node:worker_threads';
 import { fromMarkdown } from 'mdast-util-from-markdown';
 import { gfmFromMarkdown } from 'mdast-util-gfm';

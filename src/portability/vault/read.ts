@@ -7,7 +7,8 @@
 //   be read as it should is imported as well as it can be, and listed in the plan's warnings:
 //   front matter that is not valid YAML is read forgivingly (yaml.ts) or left out; a note longer
 //   than a thing's text is split into continued parts (split.ts); text the rich-text checks refuse
-//   is kept as plain paragraphs. Hostile files (bombs, traversal, symlinks, damaged zips, Markdown
+//   is kept as plain paragraphs, its secrets in secret ones (no fallback ever shows a secret's text,
+//   or takes a tag or an image's label from it). Hostile files (bombs, traversal, symlinks, damaged zips, Markdown
 //   that takes too long to parse) are still refused whole.
 //   - the top folder is the thing type (files at the top level go to "Notes"), deeper folders are
 //     tags; a templates folder is not imported; attachment folders are not types (their notes go to
