@@ -14,7 +14,9 @@
 // parsing and left as a token of characters the note does not use; its content is parsed on its own;
 // the tree then holds a `comment` node (its children the content's blocks) where the token was. A
 // comment cut from a place that holds no text (a link's address) goes to the end of the note. Nothing
-// of a comment is ever left in the tree's text: the reader (vault/convert.ts) makes them secret.
+// of a comment is ever left in the tree's text: the reader (vault/convert.ts) makes them secret. A
+// comment still open at the end of the text is named in the root's `data.unclosedComment`, so the
+// reader carries it into the next piece of a long note (vault/read.ts).
 import { parentPort } from 'node:worker_threads';
 import { fromMarkdown } from 'mdast-util-from-markdown';
 import { gfmFromMarkdown } from 'mdast-util-gfm';
@@ -94,7 +96,7 @@ function findComments(text, code) {
       end = k + close.length;
       break;
     }
-    found.push({ start: i, end, from, to });
+    found.push({ start: i, end, from, to, close });
     i = end;
   }
   return found;
@@ -249,6 +251,9 @@ function cutAndParse(text, mark, code, check, maxNodes) {
     if (placed[n] === undefined) tree.children.push((placed[n] = { type: 'comment', children: [] }));
     placed[n].children = contents[n];
   });
+  // A comment still open at the end: the reader carries it into the next piece of a long note.
+  const last = comments.at(-1);
+  if (last !== undefined && last.to === last.end) tree.data = { ...tree.data, unclosedComment: last.close === '%%' ? '%%' : '<!--' };
   return tree;
 }
 
@@ -270,6 +275,38 @@ function commentContents(text, comments, mark) {
   return sources.map((source) => (source.trim() === '' ? [] : fromMarkdown(source, options).children));
 }
 
+/** JSON of a tree of plain objects, arrays, strings, numbers, booleans and null, without recursion. */
+function deepJson(tree) {
+  const out = [];
+  const literal = (text) => ({ literal: text });
+  const stack = [{ value: tree }];
+  while (stack.length > 0) {
+    const item = stack.pop();
+    if ('literal' in item) {
+      out.push(item.literal);
+      continue;
+    }
+    const { value } = item;
+    if (Array.isArray(value)) {
+      out.push('[');
+      stack.push(literal(']'));
+      for (let i = value.length - 1; i >= 0; i--) {
+        stack.push({ value: value[i] === undefined ? null : value[i] });
+        if (i > 0) stack.push(literal(','));
+      }
+    } else if (value !== null && typeof value === 'object') {
+      const keys = Object.keys(value).filter((key) => value[key] !== undefined);
+      out.push('{');
+      stack.push(literal('}'));
+      for (let i = keys.length - 1; i >= 0; i--) {
+        stack.push({ value: value[keys[i]] });
+        stack.push(literal(`${i > 0 ? ',' : ''}${JSON.stringify(keys[i])}:`));
+      }
+    } else out.push(JSON.stringify(value) ?? 'null');
+  }
+  return out.join('');
+}
+
 parentPort?.on('message', (/** @type {{ id: number; text: string; maxNodes: number }} */ message) => {
   try {
     const tree = parseWithComments(message.text, message.maxNodes);
@@ -279,12 +316,13 @@ parentPort?.on('message', (/** @type {{ id: number; text: string; maxNodes: numb
     }
     // As JSON text: the structured clone of a deeply nested tree takes the receiving thread (the
     // server's event loop) seconds to take apart (1,500 nested quotes: over 15 s); JSON.parse does not.
+    // A tree too deep for JSON.stringify (thousands of nested quotes) is written without recursion:
+    // the reader keeps what it cannot nest as paragraphs of text, its secrets secret.
     let json;
     try {
       json = JSON.stringify(tree);
     } catch {
-      parentPort?.postMessage({ id: message.id, error: 'it nests too deeply to read' });
-      return;
+      json = deepJson(tree);
     }
     parentPort?.postMessage({ id: message.id, json });
   } catch (error) {

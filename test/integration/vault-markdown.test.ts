@@ -4,6 +4,8 @@ import { contextWithUsers, sendAs } from '../support/fixtures.js';
 import { joinCampaign } from '../support/sharing.js';
 import { dialect } from '../support/test-db.js';
 import { multipartFile, zipOf } from '../support/zip.js';
+import { premiumUser } from '../fixtures/image-app.js';
+import { png } from '../fixtures/images.js';
 import { mention, p, t } from '../fixtures/rich-text.js';
 import type { TestContext } from '../support/app.js';
 
@@ -122,5 +124,62 @@ describe(`a vault's comments on ${dialect}`, () => {
       { type: 'paragraph', isSecret: true, children: [t("Unclosed: his tavern hides the thieves' guild.")] },
       { type: 'paragraph', isSecret: true, children: [t('Everything from here on is hidden, as Obsidian hides it.')] },
     ]);
+  });
+});
+
+describe(`images in a vault's secrets on ${dialect}`, () => {
+  // Uploaded images need premium.
+  let owner: TestUser;
+  beforeAll(async () => {
+    owner = await premiumUser(ctx);
+  });
+
+  it('an image left out of the import keeps its secrecy: a player never reads its alt text or its file name', async () => {
+    const vault = await zipOf([
+      { name: 'Crypt/attachments/forged.png', data: '<svg xmlns="http://www.w3.org/2000/svg"/>' },
+      { name: 'Crypt/Crypt.md', data: 'The crypt is quiet.\n\n%% ![[forged.png|The duke is the killer]] %%\n\n> [!secret]\n> ![[forged.png]]\n\n| Room | Clue |\n|---|---|\n| Hall | %% ![[forged.png|The chancellor lied]] %% |\n' },
+    ]);
+    const form = multipartFile(vault, 'crypt.zip');
+    const res = await ctx.app.inject({ method: 'POST', url: '/api/campaigns/import', headers: { ...owner.headers, ...form.headers }, payload: form.payload });
+    expect(res.statusCode, res.body).toBe(201);
+    const slug = json<{ slug: string }>(res).slug;
+    await joinCampaign(ctx.app, owner, slug, player, 'player');
+    const base = `/api/campaigns/${slug}`;
+    const crypt = json<{ slug: string; name: string }[]>(await sendAs(ctx.app, owner, 'GET', `${base}/things?fetchAll=true`)).find((x) => x.name === 'Crypt')!;
+    const gmText = JSON.stringify(json<{ description: unknown[] }>(await sendAs(ctx.app, owner, 'GET', `${base}/things/${crypt.slug}`)).description);
+    expect(gmText).toContain('The duke is the killer');
+    expect(gmText).toContain('forged.png');
+    for (const format of ['', '/rendered?format=html', '/rendered?format=markdown']) {
+      const asPlayer = await sendAs(ctx.app, player, 'GET', `${base}/things/${crypt.slug}${format}`);
+      expect(asPlayer.statusCode, asPlayer.body).toBe(200);
+      expect(asPlayer.body).toContain('The crypt is quiet.');
+      for (const word of ['duke', 'killer', 'forged', 'chancellor']) expect(asPlayer.body, `${format}: ${word}`).not.toContain(word);
+    }
+    for (const word of ['duke', 'forged', 'chancellor']) {
+      expect(json<{ results: unknown[] }>(await sendAs(ctx.app, player, 'GET', `${base}/search?q=${word}`)).results, word).toEqual([]);
+    }
+  });
+
+  it('an alt text seen only in secrets never names the image: a player reading the note that shows it sees no word of it', async () => {
+    const vault = await zipOf([
+      { name: 'Places/attachments/map.png', data: png([10, 20, 30, 255]) },
+      { name: 'Places/attachments/crest.png', data: png([30, 20, 10, 255]) },
+      // Read first (alphabetical), so its secrets are the first alt texts seen.
+      { name: 'Places/A Inn.md', data: '> [!secret]\n> ![[map.png|Lich lair under the inn]]\n\nThe <span class="secret">![Vampire crest](attachments/crest.png)</span> hangs here.\n\n%% ![[crest.png|Cult of the worm]] %%\n' },
+      { name: 'Places/B Town.md', data: 'The town.\n\n![[map.png]]\n\n![[crest.png]]\n' },
+    ]);
+    const form = multipartFile(vault, 'places.zip');
+    const res = await ctx.app.inject({ method: 'POST', url: '/api/campaigns/import', headers: { ...owner.headers, ...form.headers }, payload: form.payload });
+    expect(res.statusCode, res.body).toBe(201);
+    const slug = json<{ slug: string }>(res).slug;
+    await joinCampaign(ctx.app, owner, slug, player, 'player');
+    const base = `/api/campaigns/${slug}`;
+    const town = json<{ slug: string; name: string }[]>(await sendAs(ctx.app, owner, 'GET', `${base}/things?fetchAll=true`)).find((x) => x.name === 'B Town')!;
+    for (const format of ['html', 'markdown']) {
+      const asPlayer = await sendAs(ctx.app, player, 'GET', `${base}/things/${town.slug}/rendered?format=${format}`);
+      expect(asPlayer.statusCode, asPlayer.body).toBe(200);
+      expect(asPlayer.body).toContain('The town.');
+      for (const word of ['Lich', 'lair', 'Vampire', 'Cult', 'worm']) expect(asPlayer.body, `${format}: ${word}`).not.toContain(word);
+    }
   });
 });

@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { validateRichText, type RichTextBlock, type RichTextNode } from '../../src/domain/rich-text.js';
 import { MarkdownParser } from '../../src/portability/markdown.js';
 import { Converter, toBlocks, type Target } from '../../src/portability/vault/convert.js';
+import { plainBlocksOf } from '../../src/portability/vault/nodes.js';
 import { redactNodes, walkWithSecrecy } from '../../src/vocabulary/index.js';
 import { cell, mention, p, t } from '../fixtures/rich-text.js';
 
@@ -133,12 +134,19 @@ describe('comments become secrets', () => {
     ]);
   });
 
-  it('an image’s alt text in a comment names no asset (players see labels); in our export’s secret it still does', async () => {
-    const labels = new Map<number, string>();
-    const converter = new Converter((reference) => TARGETS[reference.toLowerCase()], labels);
-    const blocks = toBlocks(converter, await parser.parse('%% ![[img.png|The secret lair]] %%\n\n> [!secret]\n> ![[portrait.jpg|The duke]]', 'n.md', undefined, 60_000), 'n.md');
-    expect(blocks).toEqual([secret(asset(1, 'The secret lair')), secret(asset(2, 'The duke'))]);
-    expect([...labels]).toEqual([[2, 'The duke']]);
+  it('an image’s alt text in any secret of a vault from elsewhere names no asset (players see labels); in our own export’s secrets it still does', async () => {
+    const markdown = '%% ![[img.png|The secret lair]] %%\n\n> [!secret]\n> ![[portrait.jpg|The duke]]\n\nA <span class="secret">![Lich lair](img.png)</span>.\n\n| <span class="secret">![The crypt](portrait.jpg)</span> |\n|---|';
+    const elsewhere = new Map<number, string>();
+    const blocks = toBlocks(new Converter((reference) => TARGETS[reference.toLowerCase()], elsewhere), await parser.parse(markdown, 'n.md', undefined, 60_000), 'n.md');
+    expect(blocks.slice(0, 2)).toEqual([secret(asset(1, 'The secret lair')), secret(asset(2, 'The duke'))]);
+    expect(JSON.stringify(blocks)).toContain('Lich lair');
+    expect([...elsewhere]).toEqual([]);
+    const ours = new Map<number, string>();
+    toBlocks(new Converter((reference) => TARGETS[reference.toLowerCase()], ours, true), await parser.parse(markdown, 'n.md', undefined, 60_000), 'n.md');
+    expect([...ours]).toEqual([
+      [2, 'The duke'],
+      [1, 'Lich lair'],
+    ]);
   });
 
   it('the empty comment our export writes between two lists (so they stay two) leaves nothing', async () => {
@@ -148,6 +156,55 @@ describe('comments become secrets', () => {
   it('a comment in the line under an image keeps that line from being taken for its caption', async () => {
     expect(await convert('![Map](img.png)\n\n*The old map %%forged%%*')).toEqual([asset(1, 'Map'), p(t('The old map ', { italic: true }), span(t('forged')))]);
     expect(await convert('![Map](img.png)\n\n*The old map*')).toEqual([{ ...asset(1, 'Map'), caption: 'The old map' }]);
+  });
+});
+
+describe('the depth guard keeps secrets secret', () => {
+  it('a secret callout, a comment and a secret span deeper than rich text nests are secret paragraphs, the rest visible', async () => {
+    const bullets = Array.from({ length: 9 }, (_, level) => `${'  '.repeat(level)}- level ${level}`).join('\n');
+    const indent = '  '.repeat(9);
+    const blocks = await convert(`${bullets}\n${indent}> [!secret]\n${indent}> DUKE is the killer\n\n${indent}Shown %% COUNT %% and <span class="secret">BARON</span>.`);
+    const player = JSON.stringify(redactNodes(blocks));
+    for (const word of ['DUKE', 'COUNT', 'BARON']) {
+      expect(player).not.toContain(word);
+      expect(JSON.stringify(blocks)).toContain(word);
+    }
+    expect(player).toContain('level 8');
+    expect(player).toContain('Shown');
+    expect(validateRichText(blocks, '')).toEqual([]);
+  });
+
+  it('the plain text of a tree of any depth keeps its comments, secret callouts and secret spans in secret paragraphs, in order', () => {
+    const text = (value: string) => ({ type: 'text', value });
+    const paragraph = (...children: unknown[]) => ({ type: 'paragraph', children });
+    const inner = [
+      paragraph(text('Shown '), { type: 'html', value: '<span class="secret">' }, text('BARON'), { type: 'html', value: '</span>' }, text(' again.')),
+      { type: 'comment', children: [paragraph(text('DUKE #murder'))] },
+      { type: 'blockquote', children: [paragraph(text('[!secret]\nThe COUNT'))] },
+      { type: 'blockquote', children: [paragraph(text('[!note]\nA note'))] },
+    ];
+    let tree: Record<string, unknown> = { type: 'blockquote', children: inner };
+    for (let level = 0; level < 100_000; level++) tree = { type: 'blockquote', children: [tree] };
+    expect(plainBlocksOf([tree as never])).toEqual([
+      p(t('Shown ')),
+      secret(p(t('BARON'))),
+      p(t(' again.')),
+      secret(p(t('DUKE #murder'))),
+      secret(p(t('[!secret]\nThe COUNT'))),
+      p(t('[!note]\nA note')),
+    ]);
+  });
+
+  it('whatever the nesting, no word of a secret is visible', async () => {
+    // Nesting of every kind, and secrets of every kind (a `> [!secret]` callout starts a quote of its own, as Obsidian needs).
+    const pieces = fc.constantFrom('- ', '> ', '1. ', '\n', 'word ', '\n\n> [!secret] zq\n\n', '%% zq %%', '<span class="secret">zq</span>', '**', '[a](b) ');
+    await fc.assert(
+      fc.asyncProperty(fc.array(pieces, { minLength: 20, maxLength: 80 }), async (parts) => {
+        const blocks = await convert(parts.join(''));
+        expect(JSON.stringify(redactNodes(blocks))).not.toMatch(/zq/);
+      }),
+      { numRuns: 60 },
+    );
   });
 });
 

@@ -7,7 +7,8 @@ import { RICH_TEXT_MAX_BYTES, type RichTextBlock } from '../../src/domain/rich-t
 import { ImportBudget } from '../../src/portability/budget.js';
 import { isTemplatesFolder } from '../../src/portability/vault/layout.js';
 import { inlineTags, planFromVault } from '../../src/portability/vault/read.js';
-import { markdownChunks, splitBlocks } from '../../src/portability/vault/split.js';
+import { MARKDOWN_CHUNK, markdownChunks, splitBlocks } from '../../src/portability/vault/split.js';
+import { redactNodes } from '../../src/vocabulary/index.js';
 import { flowItems, forgivingFrontMatter } from '../../src/portability/vault/yaml.js';
 import { openZip } from '../../src/portability/zip.js';
 import { zipOf } from '../support/zip.js';
@@ -117,5 +118,92 @@ describe('reading a vault', () => {
       opened.close();
       await fs.rm(path.dirname(file), { recursive: true, force: true });
     }
+  });
+});
+
+/** A vault from elsewhere read into a plan. */
+async function planOf(files: { name: string; data: string }[]) {
+  const file = path.join(await fs.mkdtemp(path.join(os.tmpdir(), 'vault-read-')), 'v.zip');
+  await fs.writeFile(file, await zipOf(files));
+  const opened = await openZip(file, 'v.zip', () => Number.POSITIVE_INFINITY);
+  try {
+    return await planFromVault(opened, 'v', new ImportBudget(Number.POSITIVE_INFINITY));
+  } finally {
+    opened.close();
+    await fs.rm(path.dirname(file), { recursive: true, force: true });
+  }
+}
+
+/** What a player reads of every thing of a plan, and every tag (tags are shown to players). */
+function playerView(plan: Awaited<ReturnType<typeof planOf>>): string {
+  return JSON.stringify(plan.things.map((thing) => [thing.name, thing.tags, redactNodes(thing.description)]));
+}
+
+/** The words of `pattern` in a text, each with a little of what surrounds it (a short failure message). */
+function found(text: string, pattern: RegExp): string[] {
+  return [...text.matchAll(new RegExp(pattern.source, 'g'))].map((match) => text.slice(Math.max(0, match.index - 30), match.index + 30));
+}
+
+describe('secrets on the fallback paths of a note from elsewhere', () => {
+  it.each([
+    ['%%', '%%'],
+    ['<!--', '-->'],
+  ])('a comment (%s) across the cut of a long note stays secret to its end, and the text after it is shown', async (open, close) => {
+    const visible = Array.from({ length: 1950 }, (_, i) => `Visible paragraph ${i} ${'v'.repeat(76)}`).join('\n\n');
+    const secrets = Array.from({ length: 200 }, (_, i) => `SECRETLINE${i}`).join('\n\n');
+    const note = `${visible}\n\n${open}\n${secrets}\n${close}\n\nAfter the comment.\n\nThe end.`;
+    expect(note.indexOf(open)).toBeLessThan(MARKDOWN_CHUNK);
+    expect(note.lastIndexOf(close)).toBeGreaterThan(MARKDOWN_CHUNK);
+    const plan = await planOf([{ name: 'Long.md', data: note }]);
+    const shown = playerView(plan);
+    expect(found(shown, /SECRETLINE/)).toEqual([]);
+    expect(shown).toContain('After the comment.');
+    expect(shown).toContain('The end.');
+    const all = JSON.stringify(plan.things.map((thing) => thing.description));
+    for (const i of [0, 57, 199]) expect(all).toContain(`"SECRETLINE${i}"`);
+  });
+
+  it('a comment across a cut inside a line with no blank line stays secret', async () => {
+    const note = `${'word '.repeat(MARKDOWN_CHUNK / 5 - 10)}%% HIDDENWORD ${'hidden '.repeat(200)} %% shown ${'tail '.repeat(100)}`;
+    const shown = playerView(await planOf([{ name: 'Line.md', data: note }]));
+    expect(found(shown, /HIDDENWORD|hidden/)).toEqual([]);
+    expect(shown).toContain('shown');
+  });
+
+  it('a note failing the structural check keeps its secrets secret as plain paragraphs', async () => {
+    // A quote holding 6 nested list levels whose last item is loose with a link: deeper than rich text nests.
+    let nested = '';
+    for (let level = 0; level < 6; level++) nested += `${'  '.repeat(level)}- level ${level}\n`;
+    nested += `${'  '.repeat(6)}- [a link](https://example.com) item\n\n${'  '.repeat(6)}  loose\n`;
+    const quote = nested
+      .split('\n')
+      .map((line) => `> ${line}`)
+      .join('\n');
+    const note = `%% DUKE is the killer #murder %%\n\nVisible words, and [[Other|the VAMPIRE]].\n\n> [!secret]\n> The COUNT hides. #count\n\nThe <span class="secret">BARON</span> waits.\n\n${quote}\n`;
+    const plan = await planOf([
+      { name: 'Deep.md', data: note },
+      { name: 'Other.md', data: 'x' },
+    ]);
+    expect(plan.warnings.map((w) => w.problem).join('\n')).toMatch(/kept as plain paragraphs/);
+    const shown = playerView(plan);
+    expect(found(shown, /DUKE|COUNT|BARON|murder|count/)).toEqual([]);
+    expect(shown).toContain('Visible words, and ');
+    const deep = plan.things.find((thing) => thing.name === 'Deep')!;
+    expect(deep.description).toContainEqual({ type: 'paragraph', isSecret: true, children: [{ text: 'DUKE is the killer #murder' }] });
+    expect(deep.tags).toEqual([]);
+    // A mention stays a mention (a player's view removes one of a hidden record, its label too).
+    const other = plan.things.find((thing) => thing.name === 'Other')!;
+    expect(deep.description).toContainEqual({ type: 'paragraph', children: [{ text: 'Visible words, and ' }, { type: 'mention', targetType: 'thing', targetId: other.key, children: [{ text: 'the VAMPIRE' }] }, { text: '.' }] });
+  });
+
+  it('Markdown nested thousands deep keeps its comments and secret callouts secret, and gives no tags from them', async () => {
+    const note = `%% DUKE #murder %%\n\n> [!secret]\n> The COUNT #count\n\nSeen #seen\n\n${'>'.repeat(3000)} z\n`;
+    const plan = await planOf([{ name: 'Deep.md', data: note }]);
+    const shown = playerView(plan);
+    expect(found(shown, /DUKE|COUNT|murder|count/)).toEqual([]);
+    expect(shown).toContain('Seen');
+    const deep = plan.things.find((thing) => thing.name === 'Deep')!;
+    expect(deep.tags).toEqual(['seen']);
+    expect(JSON.stringify(deep.description)).toContain('DUKE');
   });
 });

@@ -5,7 +5,7 @@ import { RICH_TEXT_MAX_DEPTH, type RichTextBlock, type RichTextNode } from '../.
 import { HEADING_TYPES } from '../../vocabulary/index.js';
 import { importProblems } from '../plan.js';
 import { calloutHead, commentOf, embedAlt, firstLine, highlighted, imageAlt, isComment, WIKILINK, withoutBlockId, type CommentNode, type Piece } from './obsidian.js';
-import { aloneOnLine, commentsIn, flatten, mdText, nonEmpty, onlyComments, SECRET_SPAN_CLOSE, SECRET_SPAN_OPEN, secretSpanContent, titleText, visibleText, withText, type Line } from './nodes.js';
+import { aloneOnLine, commentsIn, flatten, mdText, nonEmpty, onlyComments, plainBlocksOf, SECRET_SPAN_CLOSE, SECRET_SPAN_OPEN, secretSpanContent, titleText, visibleText, withText, type Line } from './nodes.js';
 
 /** What a link of a note names: another note (a thing or an arc) or an image file of the vault. */
 export type Target = { kind: 'thing' | 'arc'; key: number; name: string } | { kind: 'image'; key: number };
@@ -69,14 +69,33 @@ function emptyTask(node: RootContent): boolean | undefined {
 export class Converter {
   /** Blocks made from phrasing (images, embeds, comments of several blocks): moved out of the block around them. */
   private readonly lifted = new WeakSet<object>();
-  /** How many comments the content being converted is inside. */
-  private inComments = 0;
+  /**
+   * How many secrets (comments; in a vault from elsewhere, `> [!secret]`, secret spans and cells too)
+   * the content being converted is inside: an image's alt text there names no asset.
+   */
+  private inSecrets = 0;
 
   constructor(
     private readonly resolve: (reference: string, wiki: boolean) => Target | undefined,
     /** The first alt text seen for each image: its label. */
     private readonly labels: Map<number, string>,
+    /**
+     * Our own export: its secrets (`> [!secret]`, secret spans and cells) are where it writes an
+     * image's label when the image is only shown there, so their alt texts still name assets.
+     */
+    private readonly ours = false,
   ) {}
+
+  /** `convert` inside a secret: an image's alt text there names no asset (a label is shown to players wherever the image is). */
+  private hidden<T>(convert: () => T, always = false): T {
+    const counted = always || !this.ours;
+    if (counted) this.inSecrets += 1;
+    try {
+      return convert();
+    } finally {
+      if (counted) this.inSecrets -= 1;
+    }
+  }
 
   blocks(nodes: readonly RootContent[], depth: number, top: boolean): RichTextBlock[] {
     const out: RichTextBlock[] = [];
@@ -99,9 +118,11 @@ export class Converter {
   private block(node: RootContent, depth: number, top: boolean): RichTextBlock[] {
     const comment = commentOf(node);
     if (comment) return this.commentBlocks(comment, depth);
-    // Deeper than rich text may nest: what is inside is kept as paragraphs of its text (its comments as secret ones).
+    // Deeper than rich text may nest: what is inside is kept as paragraphs of its text, its secrets
+    // (comments, `> [!secret]`, secret spans) as secret ones; inside a secret, all of it secret.
     if (depth > RICH_TEXT_MAX_DEPTH - 2 && 'children' in node && node.type !== 'paragraph' && node.type !== 'heading') {
-      return [{ type: 'paragraph', children: [{ text: mdText(node) }] }, ...commentsIn(node).map((text) => ({ type: 'paragraph', isSecret: true, children: [{ text }] }))];
+      const plain = plainBlocksOf([node]);
+      return this.inSecrets > 0 ? plain.map((block) => ({ ...block, isSecret: true })) : plain;
     }
     switch (node.type) {
       case 'paragraph':
@@ -148,7 +169,7 @@ export class Converter {
 
   /** Secret blocks (`isSecret: true` on each): what `> [!secret]` holds. */
   private secret(nodes: readonly RootContent[], depth: number): RichTextBlock[] {
-    return this.blocks(nodes, depth, false).map((block) => ({ ...block, isSecret: true }));
+    return this.hidden(() => this.blocks(nodes, depth, false)).map((block) => ({ ...block, isSecret: true }));
   }
 
   /**
@@ -156,12 +177,7 @@ export class Converter {
    * see an asset's label); in our own export's secrets it does (the label was already shown).
    */
   private commentBlocks(comment: CommentNode, depth: number): RichTextBlock[] {
-    this.inComments += 1;
-    try {
-      return this.secret(comment.children, depth);
-    } finally {
-      this.inComments -= 1;
-    }
+    return this.hidden(() => this.secret(comment.children, depth), true);
   }
 
   private heading(node: Heading, depth: number): RichTextBlock[] {
@@ -214,7 +230,11 @@ export class Converter {
     const inner = secretSpanContent(children);
     const comments = onlyComments(children);
     const place = { depth, top: true, inlineOnly: true };
-    const { leaves, lifted } = comments ? { leaves: comments.flatMap((c) => flatten(this.commentBlocks(c, depth))), lifted: [] } : this.split(inner ?? children, place);
+    const { leaves, lifted } = comments
+      ? { leaves: comments.flatMap((c) => flatten(this.commentBlocks(c, depth))), lifted: [] }
+      : inner
+        ? this.hidden(() => this.split(inner, place))
+        : this.split(children, place);
     // What leaves a secret cell (its images) stays secret.
     after.push(...(inner ? lifted.map((block) => ({ ...block, isSecret: true })) : lifted));
     return inner || comments ? { type: 'table-cell', isSecret: true, children: withText(leaves) } : { type: 'table-cell', children: withText(leaves) };
@@ -269,7 +289,7 @@ export class Converter {
       if (close > i) {
         // Our export's secret inline element: one link or mention is itself secret; other
         // content keeps its secrecy in an element of its own (rendered as its children).
-        const inner = this.pieces(pieces.slice(i + 1, close), marks, { ...place, top: false }).filter((n) => !('text' in n) || n.text !== '');
+        const inner = this.hidden(() => this.pieces(pieces.slice(i + 1, close), marks, { ...place, top: false })).filter((n) => !('text' in n) || n.text !== '');
         const only = inner.length === 1 && !('text' in inner[0]!) ? inner[0] : undefined;
         out.push(only ? { ...only, isSecret: true } : { type: 'span', isSecret: true, children: withText(inner) });
         i = close;
@@ -380,7 +400,7 @@ export class Converter {
   }
 
   private imageOf(key: number, alt: string): RichTextBlock {
-    if (alt !== '' && this.inComments === 0 && !this.labels.has(key)) this.labels.set(key, alt);
+    if (alt !== '' && this.inSecrets === 0 && !this.labels.has(key)) this.labels.set(key, alt);
     return this.lift({ type: 'image', assetId: key, url: '', alt, children: [{ text: '' }] });
   }
 

@@ -1,6 +1,7 @@
 // Small pieces of the vault reader (convert.ts): reading mdast and making rich-text nodes.
 import type { Nodes as MdNode, PhrasingContent } from 'mdast';
 import type { RichTextBlock, RichTextNode } from '../../domain/rich-text.js';
+import { walkWithSecrecy } from '../../vocabulary/index.js';
 import { commentOf, isComment, WIKILINK, type CommentNode } from './obsidian.js';
 
 export const SECRET_SPAN_OPEN = '<span class="secret">';
@@ -94,3 +95,118 @@ export function mdText(node: MdNode, comments = false): string {
   if ('children' in node) return (node.children as MdNode[]).map((child) => mdText(child, comments)).join('');
   return '';
 }
+
+/**
+ * Paragraphs of text (and mentions), in order, apart where secrecy changes: the secret ones
+ * `isSecret: true`; paragraphs of white space alone dropped.
+ */
+class PlainParagraphs {
+  readonly out: RichTextBlock[] = [];
+  private children: RichTextNode[] = [];
+  private text = '';
+  private secret = false;
+
+  add(text: string, secret: boolean): void {
+    if (text === '') return;
+    if (secret !== this.secret) this.flush();
+    this.secret = secret;
+    this.text += text;
+  }
+
+  /** A mention, kept whole: a player's view still removes one of a hidden record, label and all. */
+  addMention(mention: RichTextNode, secret: boolean): void {
+    if (secret !== this.secret) this.flush();
+    this.secret = secret;
+    this.children.push({ text: this.text }, mention);
+    this.text = '';
+  }
+
+  flush(): void {
+    const textOf = (node: RichTextNode) => (node as { text?: unknown }).text;
+    // A text on each side of every mention, as Slate keeps them.
+    const children = [...this.children, { text: this.text }];
+    if (children.some((node) => typeof textOf(node) !== 'string' || (textOf(node) as string).trim() !== '')) this.out.push(this.secret ? { type: 'paragraph', isSecret: true, children } : { type: 'paragraph', children });
+    this.children = [];
+    this.text = '';
+  }
+}
+
+const SECRET_CALLOUT_HEAD = /^\[!secret\][+-]?/i;
+/** mdast nodes whose text ends a paragraph of the plain text. */
+const PLAIN_BLOCKS = new Set(['paragraph', 'heading', 'code', 'tableCell', 'tableRow', 'listItem', 'blockquote', 'list', 'table', 'thematicBreak', 'footnoteDefinition', 'comment']);
+
+/** Whether a blockquote is a `> [!secret]` callout. */
+function isSecretCallout(node: MdNode): boolean {
+  if (node.type !== 'blockquote') return false;
+  const first = node.children[0];
+  const head = first?.type === 'paragraph' ? first.children[0] : undefined;
+  return head?.type === 'text' && SECRET_CALLOUT_HEAD.test(head.value);
+}
+
+/**
+ * A tree's text as paragraphs, whatever its depth (without recursion), its secrets kept secret: the
+ * text of a comment, of a `> [!secret]` callout and of our export's `<span class="secret">` is in
+ * secret paragraphs (`isSecret: true`), never in visible ones. For Markdown nested deeper than rich
+ * text holds.
+ */
+export function plainBlocksOf(nodes: readonly MdNode[]): RichTextBlock[] {
+  const paragraphs = new PlainParagraphs();
+  type Item = { node: MdNode; secret: boolean } | { end: true };
+  const stack: Item[] = [];
+  const pushAll = (children: readonly MdNode[], secret: boolean) => {
+    // Our export's secret spans: the siblings between `<span class="secret">` and its `</span>` (to the end when unclosed).
+    const flags: boolean[] = [];
+    let open = 0;
+    for (const child of children) {
+      const html = child.type === 'html' ? child.value : undefined;
+      if (html === SECRET_SPAN_OPEN) open += 1;
+      flags.push(secret || open > 0);
+      if (html === SECRET_SPAN_CLOSE && open > 0) open -= 1;
+    }
+    for (let i = children.length - 1; i >= 0; i--) stack.push({ node: children[i]!, secret: flags[i]! });
+  };
+  pushAll(nodes, false);
+  while (stack.length > 0) {
+    const item = stack.pop()!;
+    if ('end' in item) {
+      paragraphs.flush();
+      continue;
+    }
+    const { node } = item;
+    const secret = item.secret || isComment(node) || isSecretCallout(node);
+    const block = PLAIN_BLOCKS.has(node.type);
+    if (block) {
+      paragraphs.flush();
+      stack.push({ end: true });
+    }
+    if (node.type === 'html' && (node.value === SECRET_SPAN_OPEN || node.value === SECRET_SPAN_CLOSE)) continue;
+    if (node.type === 'break') paragraphs.add('\n', secret);
+    else if ('value' in node && typeof node.value === 'string' && node.type !== 'yaml') paragraphs.add(node.value, secret);
+    else if ('children' in node) pushAll(node.children as MdNode[], secret);
+  }
+  paragraphs.flush();
+  return paragraphs.out;
+}
+
+/**
+ * Rich text as paragraphs of its text, whatever its depth: what an element marked `isSecret` (or
+ * inside one) holds is in secret paragraphs, never in visible ones. For text the rich-text checks refuse.
+ */
+export function plainRichText(nodes: readonly RichTextNode[]): RichTextBlock[] {
+  const paragraphs = new PlainParagraphs();
+  const inMentions = new WeakSet<object>();
+  walkWithSecrecy(nodes, (node, secret) => {
+    if (inMentions.has(node as object)) return;
+    const type = (node as { type?: unknown }).type;
+    if (type === 'mention') {
+      const mention = node as RichTextBlock;
+      for (const child of mention.children ?? []) inMentions.add(child);
+      paragraphs.addMention(mention, secret);
+    } else if (typeof (node as { text?: unknown }).text === 'string') paragraphs.add((node as { text: string }).text, secret);
+    else if (!INLINE_ELEMENTS.has(type as string)) paragraphs.flush();
+  });
+  paragraphs.flush();
+  return paragraphs.out;
+}
+
+const INLINE_ELEMENTS = new Set(['link', 'mention', 'span']);

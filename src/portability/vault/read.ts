@@ -7,7 +7,8 @@
 //   be read as it should is imported as well as it can be, and listed in the plan's warnings:
 //   front matter that is not valid YAML is read forgivingly (yaml.ts) or left out; a note longer
 //   than a thing's text is split into continued parts (split.ts); text the rich-text checks refuse
-//   is kept as plain paragraphs. Hostile files (bombs, traversal, symlinks, damaged zips, Markdown
+//   is kept as plain paragraphs, its secrets in secret ones (no fallback ever shows a secret's text,
+//   or takes a tag or an image's label from it). Hostile files (bombs, traversal, symlinks, damaged zips, Markdown
 //   that takes too long to parse) are still refused whole.
 //   - the top folder is the thing type (files at the top level go to "Notes"), deeper folders are
 //     tags; a templates folder is not imported; attachment folders are not types (their notes go to
@@ -23,6 +24,7 @@
 // Steps: `scanLayout` (which entries are notes, images, templates), `firstPass` (each note's front
 // matter, type, tags of its folders, slug), `readStructure` (properties, tags, aliases), `secondPass`
 // (each note's Markdown, one at a time, never all held), `readLinks` (our export's thing–arc links).
+import type { Root } from 'mdast';
 import path from 'node:path';
 import { ARC_TEXT_FIELDS, type ArcTextField } from '../../domain/arc-fields.js';
 import type { FieldIssue } from '../../domain/errors.js';
@@ -37,6 +39,7 @@ import { MARKDOWN_PARSE_MS, MarkdownParser } from '../markdown.js';
 import { arcCycle, importProblems, type ImportPlan, type PlannedThing } from '../plan.js';
 import { decodeEntryText, readEntry, readEntryText, type OpenedZip, type ZipEntry } from '../zip.js';
 import { Converter, plainText, safeDecode, toBlocks, type Target } from './convert.js';
+import { plainBlocksOf, plainRichText } from './nodes.js';
 import {
   ARCS_FOLDER,
   ATTACHMENT_FOLDERS,
@@ -576,7 +579,7 @@ class VaultReader {
     /** The note's Markdown as rich text: in pieces when it is long (from elsewhere), else at once. */
     const blocksOf = async (entry: ZipEntry, bodyAt: number, resolve: Resolve): Promise<RichTextBlock[]> => {
       const body = (await readEntryText(this.opened, entry, this.budget)).slice(bodyAt);
-      const converter = new Converter(resolve, this.labels);
+      const converter = new Converter(resolve, this.labels, ours);
       if (ours) {
         const words = wordBytes(body);
         if (words > NOTE_TEXT_MAX_BYTES) {
@@ -585,14 +588,18 @@ class VaultReader {
         return toBlocks(converter, await parse(body, entry.name), entry.name);
       }
       const blocks: RichTextBlock[] = [];
+      // A comment still open at the end of a piece goes on in the next: its opening is carried over.
+      let open = '';
       for (const chunk of markdownChunks(body)) {
+        const tree = await parse(open + chunk, entry.name);
+        open = unclosedComment(tree);
         try {
-          blocks.push(...toBlocks(converter, await parse(chunk, entry.name), entry.name));
+          blocks.push(...toBlocks(converter, tree, entry.name));
         } catch (error) {
-          // Inline content nested thousands deep: its text, as paragraphs.
+          // Content nested thousands deep: its text, as paragraphs, its secrets secret.
           if (!(error instanceof Error && /nests too deeply/.test(error.message))) throw error;
           this.warn(entry, 'the Markdown nests too deeply to read: kept as plain text');
-          blocks.push(...plainParagraphs(chunk));
+          blocks.push(...plainBlocksOf(tree.children));
         }
       }
       return blocks;
@@ -666,7 +673,7 @@ class VaultReader {
     const structural = validateRichText(blocks.length === 0 ? [{ type: 'paragraph', children: [{ text: '' }] }] : blocks, '/description').filter((issue) => !/bytes of JSON$/.test(issue.message));
     if (structural.length > 0) {
       this.warn(note.entry, `the text cannot be kept as it is (${structural[0]!.path} ${structural[0]!.message}): kept as plain paragraphs`);
-      blocks = blocks.flatMap((block) => plainParagraphs(plainText(block)));
+      blocks = plainRichText(blocks);
     }
     const size = sizeOf(blocks);
     if (size <= RICH_TEXT_MAX_BYTES) {
@@ -714,12 +721,10 @@ class VaultReader {
   }
 }
 
-/** Text as paragraphs, one per run of lines between blank lines. */
-function plainParagraphs(text: string): RichTextBlock[] {
-  return text
-    .split(/\r?\n[ \t]*\r?\n/)
-    .filter((paragraph) => paragraph.trim() !== '')
-    .map((paragraph) => ({ type: 'paragraph', children: [{ text: paragraph }] }));
+/** The comment opening (`%%`, `<!--`) a parsed piece of Markdown ends inside of (see markdown-worker.mjs), or ''. */
+function unclosedComment(tree: Root): string {
+  const open: unknown = (tree.data as Record<string, unknown> | undefined)?.unclosedComment;
+  return open === '%%' || open === '<!--' ? open : '';
 }
 
 function emptyFields(): Record<ArcTextField, RichText> {
@@ -760,7 +765,8 @@ function linkedTargets(value: unknown, resolve: Resolve): Target[] {
 
 /**
  * The plan without the images that could not be stored (over MAX_UPLOAD_BYTES, or not an image
- * after all): each image block of one becomes a paragraph of its alt text, or its file's name.
+ * after all): each image block of one becomes a paragraph of its alt text, or its file's name,
+ * secret when the image was.
  */
 export function withoutAssets(plan: ImportPlan, keys: ReadonlySet<number>): void {
   if (keys.size === 0) return;
@@ -771,7 +777,8 @@ export function withoutAssets(plan: ImportPlan, keys: ReadonlySet<number>): void
       const block = node as RichTextBlock;
       if (block.type === 'image' && typeof block.assetId === 'number' && names.has(block.assetId)) {
         const alt = typeof block.alt === 'string' && block.alt.trim() !== '' ? block.alt : names.get(block.assetId)!;
-        return { type: 'paragraph', children: [{ text: alt }] };
+        // A secret image's text is as secret as the image.
+        return block.isSecret === true ? { type: 'paragraph', isSecret: true, children: [{ text: alt }] } : { type: 'paragraph', children: [{ text: alt }] };
       }
       return Array.isArray(block.children) ? { ...block, children: walk(block.children) } : node;
     });

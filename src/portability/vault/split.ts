@@ -2,7 +2,8 @@
 // long to parse at once, cut where nothing is lost:
 // - `markdownChunks`: the Markdown in pieces of at most MARKDOWN_CHUNK characters, cut at blank
 //   lines outside fenced code (else at line breaks, else anywhere between two characters), each
-//   parsed on its own (the parser's memory is bounded: see markdown.ts);
+//   parsed on its own (the parser's memory is bounded: see markdown.ts); a comment open at the end
+//   of a piece is carried into the next (read.ts), so it stays a secret to its end;
 // - `splitBlocks`: rich text in parts of at most `max` bytes of JSON each, cut between top-level
 //   blocks; a block larger than a part is cut between its children (a list into two lists, a
 //   paragraph between its leaves, a leaf's text between two characters), every word kept.
@@ -25,10 +26,14 @@ export function markdownChunks(text: string, max = MARKDOWN_CHUNK): string[] {
   const push = (piece: string) => {
     for (let at = 0; at < piece.length; ) {
       let end = Math.min(piece.length, at + max);
-      // After a space when there is one in the second half (a word kept whole), never between the two halves of a surrogate pair.
+      // After a space when there is one in the second half (a word kept whole), never between the
+      // two halves of a surrogate pair, nor in a comment's `%%`, `<!--` or `-->`, nor after a `\`.
       const space = end < piece.length ? piece.lastIndexOf(' ', end - 1) : -1;
       if (space > at + max / 2) end = space + 1;
-      else if (end < piece.length && /[\uD800-\uDBFF]/.test(piece[end - 1]!)) end -= 1;
+      else if (end < piece.length) {
+        if (/[\uD800-\uDBFF]/.test(piece[end - 1]!)) end -= 1;
+        while (end > at + max / 2 && /[%<!\-\\]/.test(piece[end - 1]!)) end -= 1;
+      }
       pieces.push(piece.slice(at, end));
       at = end;
     }
