@@ -209,28 +209,45 @@ function mergeTags(groups: readonly (readonly string[])[], warn: (problem: strin
  *   3. when several match in 2, the nearest: one in the note's own folder, else the shortest path
  *      (fewest folders, then fewest characters, then the first in alphabetical order).
  * An image file is a target by its name with its extension.
+ *
+ * A hostile vault may hold thousands of notes of one name and thousands of links to them: a link
+ * costs lookups, never a scan of those notes. Answers are kept by (reference, linking folder). The
+ * notes whose paths end with a reference are a node of a trie of the paths read from their ends,
+ * split a level further only when a link asks (so each path is looked at once per segment at most),
+ * each node knowing its shortest path; the one in the linking note's own folder is found by its
+ * path. An alias's notes are sorted out once, by folder. (Vault paths are the zip reader's: no
+ * empty, `.` or `..` segment.) Adding a file or an alias after links were resolved starts over.
  */
 export class Resolver {
   private readonly byPath = new Map<string, Target>();
-  /** Notes by file name without `.md`, images by file name: each with its path (notes without `.md`). */
-  private readonly byName = new Map<string, { path: string; target: Target }[]>();
-  private readonly byAlias = new Map<string, { path: string; target: Target }[]>();
+  /** Notes (their paths without `.md`) and images: the root of the trie of paths read from their ends. */
+  private readonly ending: Ending = { candidates: [] };
+  /** The first note or image added at each path (a note `x.png.md` and an image `x.png` share one). */
+  private readonly firstAt = new Map<string, Candidate>();
+  private readonly byAlias = new Map<string, Group>();
+  /** Answers by linking folder, then reference (null: none). */
+  private readonly answers = new Map<string, Map<string, Target | null>>();
+
+  /** `work`, for tests: counts the references resolved afresh and the candidates looked at. */
+  constructor(private readonly work?: ResolverWork) {}
 
   add(vaultPath: string, target: Target): void {
     const key = vaultPath.normalize('NFC').toLowerCase();
     this.byPath.set(key, target);
-    const bare = target.kind === 'image' ? key : key.replace(/\.md$/, '');
-    const name = path.posix.basename(bare);
-    const list = this.byName.get(name) ?? [];
-    list.push({ path: bare, target });
-    this.byName.set(name, list);
+    const candidate = candidateOf(target.kind === 'image' ? key : key.replace(/\.md$/, ''), target);
+    if (!this.firstAt.has(candidate.path)) this.firstAt.set(candidate.path, candidate);
+    this.ending.candidates.push(candidate);
+    this.ending.next = undefined;
+    this.answers.clear();
   }
 
   addAlias(alias: string, vaultPath: string, target: Target): void {
     const key = alias.normalize('NFC').toLowerCase();
-    const list = this.byAlias.get(key) ?? [];
-    list.push({ path: vaultPath.normalize('NFC').toLowerCase().replace(/\.md$/, ''), target });
-    this.byAlias.set(key, list);
+    const group = this.byAlias.get(key) ?? { candidates: [] };
+    group.candidates.push(candidateOf(vaultPath.normalize('NFC').toLowerCase().replace(/\.md$/, ''), target));
+    group.byFolder = undefined;
+    this.byAlias.set(key, group);
+    this.answers.clear();
   }
 
   /** The resolver of the note at `from` (a vault path), as convert.ts calls it. */
@@ -250,24 +267,110 @@ export class Resolver {
 
   private find(reference: string, folder: string): Target | undefined {
     if (reference === '') return undefined;
+    let answers = this.answers.get(folder);
+    if (!answers) this.answers.set(folder, (answers = new Map<string, Target | null>()));
+    let answer = answers.get(reference);
+    if (answer === undefined) {
+      if (this.work) this.work.resolutions += 1;
+      answer = this.resolve(reference, folder) ?? null;
+      answers.set(reference, answer);
+    }
+    return answer ?? undefined;
+  }
+
+  private resolve(reference: string, folder: string): Target | undefined {
     const relative = () => this.exact(path.posix.normalize(path.posix.join(folder, reference)));
     if (reference.startsWith('/')) return this.exact(path.posix.normalize(reference.replace(/^\/+/, '')));
     if (reference.startsWith('./') || reference.startsWith('../')) return relative();
     const found = relative() ?? this.exact(path.posix.normalize(reference));
     if (found) return found;
     const bare = reference.replace(/\.md$/, '');
-    const name = path.posix.basename(bare);
-    const ending = (this.byName.get(name) ?? []).filter((c) => c.path === bare || c.path.endsWith(`/${bare}`));
-    return nearest(ending, folder) ?? nearest(this.byAlias.get(bare) ?? [], folder);
+    return this.byEnding(bare, folder) ?? this.byAliasOf(bare, folder);
+  }
+
+  /** The nearest note or image whose path is `bare` or ends with `/bare`. */
+  private byEnding(bare: string, folder: string): Target | undefined {
+    const segments = bare.split('/');
+    let node: Ending | undefined = this.ending;
+    for (let depth = 0; node && depth < segments.length; depth++) node = this.split(node, depth).get(segments[segments.length - 1 - depth]!);
+    if (!node) return undefined;
+    const own = this.firstAt.get(folder === '.' ? segments.at(-1)! : `${folder}/${segments.at(-1)!}`);
+    return own && (own.path === bare || own.path.endsWith(`/${bare}`)) ? own.target : node.shortest!.target;
+  }
+
+  /** The children of a node `depth` segments from the paths' ends: its candidates by their next segment. */
+  private split(node: Ending, depth: number): Map<string, Ending> {
+    if (node.next) return node.next;
+    const next = new Map<string, Ending>();
+    for (const candidate of node.candidates) {
+      if (this.work) this.work.visits += 1;
+      const at = candidate.segments.length - 1 - depth;
+      if (at < 0) continue;
+      const child = next.get(candidate.segments[at]!);
+      if (!child) next.set(candidate.segments[at]!, { candidates: [candidate], shortest: candidate });
+      else {
+        child.candidates.push(candidate);
+        if (shorter(candidate, child.shortest!)) child.shortest = candidate;
+      }
+    }
+    node.next = next;
+    return next;
+  }
+
+  /** The nearest note with the alias `key`. */
+  private byAliasOf(key: string, folder: string): Target | undefined {
+    const group = this.byAlias.get(key);
+    if (!group) return undefined;
+    if (!group.byFolder) {
+      group.byFolder = new Map();
+      group.shortest = undefined;
+      for (const candidate of group.candidates) {
+        if (this.work) this.work.visits += 1;
+        const dir = path.posix.dirname(candidate.path);
+        if (!group.byFolder.has(dir)) group.byFolder.set(dir, candidate);
+        if (!group.shortest || shorter(candidate, group.shortest)) group.shortest = candidate;
+      }
+    }
+    return (group.byFolder.get(folder) ?? group.shortest)?.target;
   }
 }
 
-function nearest(candidates: readonly { path: string; target: Target }[], folder: string): Target | undefined {
-  if (candidates.length <= 1) return candidates[0]?.target;
-  const own = candidates.filter((c) => path.posix.dirname(c.path) === folder);
-  if (own.length > 0) return own[0]!.target;
-  const depth = (p: string) => p.split('/').length;
-  return [...candidates].sort((a, b) => depth(a.path) - depth(b.path) || a.path.length - b.path.length || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))[0]!.target;
+/** What a resolver did (tests count it): references resolved afresh, candidates looked at. */
+export interface ResolverWork {
+  resolutions: number;
+  visits: number;
+}
+
+/** A note (its path without `.md`) or an image, its path's segments counted once. */
+interface Candidate {
+  path: string;
+  segments: string[];
+  target: Target;
+}
+
+/** The candidates whose paths end with the same segments; `next` splits them by one more, once asked. */
+interface Ending {
+  candidates: Candidate[];
+  shortest?: Candidate;
+  next?: Map<string, Ending>;
+}
+
+/** The notes of one alias; by folder (the first in each) and the shortest, once asked. */
+interface Group {
+  candidates: Candidate[];
+  byFolder?: Map<string, Candidate>;
+  shortest?: Candidate;
+}
+
+function candidateOf(vaultPath: string, target: Target): Candidate {
+  return { path: vaultPath, segments: vaultPath.split('/'), target };
+}
+
+/** Whether `a` is nearer than `b` when neither is in the linking note's folder: fewer folders, fewer characters, alphabetical order (else the first added stays). */
+function shorter(a: Candidate, b: Candidate): boolean {
+  if (a.segments.length !== b.segments.length) return a.segments.length < b.segments.length;
+  if (a.path.length !== b.path.length) return a.path.length < b.path.length;
+  return a.path < b.path;
 }
 
 /** What the layout scan finds: which entries count, and how the vault is laid out. */

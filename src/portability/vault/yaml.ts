@@ -6,7 +6,7 @@
 //   3. line by line, the shapes front matter takes in practice: `key: value`, `key: [a, b]` (items
 //      may hold bare quotes, as a converter many vaults use writes `["Laiba "Nana" Rosse"]`),
 //      `key:` followed by `- item` lines, and indented `key: value` lines as a map; anything else
-//      (a stray line) is left out;
+//      (a stray line) is left out; a flow list nested more than FLOW_DEPTH_MAX deep is kept as text;
 //   4. when no `key: value` line is found at all, none: the note's body is imported without it.
 import { parse as parseYaml } from 'yaml';
 import { toPlain } from '../front-matter.js';
@@ -57,8 +57,59 @@ export function forgivingFrontMatter(yaml: string): FrontMatterReading {
   return { ...reading(map), problem: `${invalid}: read line by line as Obsidian shows it${left}` };
 }
 
-const PAIR = /^([^\s#\-[{:][^:]*?|"[^"]*"|'[^']*')[ \t]*:(?:[ \t]+(.*))?$/;
-const ITEM = /^-(?:[ \t]+(.*))?$/;
+// Every line is read by index, never by a regular expression that could backtrack over it (a
+// pattern such as `[^:]*?[ \t]*:` takes time quadratic in a long line without a colon, and front
+// matter is read on the main thread): at most the fixed-length or anchored one-quantifier patterns
+// below, each linear.
+
+/** A flow list nested deeper than this is kept as its text (nesting thousands deep would exhaust the stack). */
+const FLOW_DEPTH_MAX = 32;
+
+const isBlank = (char: string | undefined) => char === ' ' || char === '\t';
+/** What `.` of a regular expression does not match. */
+const isLineBreak = (char: string) => char === '\n' || char === '\r' || char === '\u2028' || char === '\u2029';
+
+/**
+ * What follows the colon of a `key:` or the dash of a `- item` at `at`: nothing (undefined), or
+ * blanks and then the value; false when neither (`key:value`, or a line break within).
+ */
+function valueAfter(line: string, at: number): string | undefined | false {
+  if (at === line.length) return undefined;
+  if (!isBlank(line[at])) return false;
+  while (isBlank(line[at])) at++;
+  for (let i = at; i < line.length; i++) if (isLineBreak(line[i]!)) return false;
+  return line.slice(at);
+}
+
+/**
+ * A `key: value` line (trimmed): the key runs to the first colon (blanks before it left out) and
+ * starts with none of `#-[{:` or a space; or a key in quotes, which may hold colons.
+ */
+export function pairOf(line: string): { key: string; value: string | undefined } | undefined {
+  const colon = line.indexOf(':');
+  if (colon > 0 && !'#-[{'.includes(line[0]!) && !/^\s/.test(line[0]!)) {
+    const value = valueAfter(line, colon + 1);
+    if (value !== false) {
+      let end = colon;
+      while (isBlank(line[end - 1])) end--;
+      return { key: line.slice(0, end), value };
+    }
+  }
+  const quote = line[0];
+  if (quote === '"' || quote === "'") {
+    const close = line.indexOf(quote, 1);
+    let at = close + 1;
+    while (close !== -1 && isBlank(line[at])) at++;
+    const value = close !== -1 && line[at] === ':' ? valueAfter(line, at + 1) : false;
+    if (value !== false) return { key: line.slice(0, close + 1), value };
+  }
+  return undefined;
+}
+
+/** A `- item` line (trimmed): the item, undefined for none; false when the line is no item. */
+function itemOf(line: string): string | undefined | false {
+  return line[0] === '-' ? valueAfter(line, 1) : false;
+}
 
 /** `key: value` lines, `key:` with `- item` lines below, indented pairs as a map. */
 function readLines(text: string): { map: Map<string, unknown>; dropped: number } {
@@ -69,25 +120,25 @@ function readLines(text: string): { map: Map<string, unknown>; dropped: number }
     const trimmed = raw.trim();
     if (trimmed === '' || trimmed.startsWith('#')) continue;
     const indented = /^\s/.test(raw);
-    const item = ITEM.exec(trimmed);
-    if (item && open !== undefined) {
+    const item = itemOf(trimmed);
+    if (item !== false && open !== undefined) {
       const current = map.get(open);
       const list = Array.isArray(current) ? current : [];
-      list.push(scalar(item[1] ?? ''));
+      list.push(scalar(item ?? ''));
       map.set(open, list);
       continue;
     }
-    const pair = PAIR.exec(trimmed);
+    const pair = pairOf(trimmed);
     if (pair && indented && open !== undefined) {
       const current = map.get(open);
       const nested = current instanceof Map ? current : new Map<string, unknown>();
-      nested.set(unquoteKey(pair[1]!), scalar(pair[2] ?? ''));
+      nested.set(unquoteKey(pair.key), scalar(pair.value ?? ''));
       map.set(open, nested);
       continue;
     }
     if (pair && !indented) {
-      const key = unquoteKey(pair[1]!);
-      const value = pair[2]?.trim() ?? '';
+      const key = unquoteKey(pair.key);
+      const value = pair.value?.trim() ?? '';
       map.set(key, scalar(value));
       open = value === '' ? key : undefined;
       continue;
@@ -98,11 +149,30 @@ function readLines(text: string): { map: Map<string, unknown>; dropped: number }
 }
 
 function unquoteKey(key: string): string {
-  return /^(["']).*\1$/.test(key) ? key.slice(1, -1) : key;
+  const quote = key[0];
+  if ((quote !== '"' && quote !== "'") || key.length < 2 || !key.endsWith(quote)) return key;
+  for (let i = 1; i < key.length - 1; i++) if (isLineBreak(key[i]!)) return key;
+  return key.slice(1, -1);
 }
 
-/** One value: quoted (outer quotes taken off, inner ones kept), a flow list, or plain (typed as YAML types it). */
-export function scalar(raw: string): unknown {
+/** The text before its comment: the first `#` after a blank, with no line break after it, and the blanks before it. */
+function withoutComment(value: string): string {
+  let from = 0;
+  for (let i = 0; i < value.length; i++) if (isLineBreak(value[i]!)) from = i + 1;
+  for (let hash = value.indexOf('#', from); hash !== -1; hash = value.indexOf('#', hash + 1)) {
+    if (hash === from || !isBlank(value[hash - 1])) continue;
+    let start = hash - 1;
+    while (start > from && isBlank(value[start - 1])) start--;
+    return value.slice(0, start);
+  }
+  return value;
+}
+
+/**
+ * One value: quoted (outer quotes taken off, inner ones kept), a flow list (kept as its text past
+ * FLOW_DEPTH_MAX levels), or plain (typed as YAML types it).
+ */
+export function scalar(raw: string, depth = 0): unknown {
   let value = raw.trim();
   if (value === '') return null;
   const quote = value[0];
@@ -110,8 +180,11 @@ export function scalar(raw: string): unknown {
     const inner = value.slice(1, -1);
     return quote === '"' ? inner.replace(/\\(["\\])/g, '$1') : inner.replaceAll("''", "'");
   }
-  if (value.startsWith('[') && value.endsWith(']') && !/^\[\[[^[\]]*\]\]$/.test(value)) return flowItems(value.slice(1, -1)).map(scalar);
-  value = value.replace(/[ \t]+#.*$/, '');
+  if (value.startsWith('[') && value.endsWith(']') && !/^\[\[[^[\]]*\]\]$/.test(value)) {
+    if (depth >= FLOW_DEPTH_MAX) return value;
+    return flowItems(value.slice(1, -1)).map((item) => scalar(item, depth + 1));
+  }
+  value = withoutComment(value);
   if (/^(?:~|null)$/i.test(value)) return null;
   if (/^true$/i.test(value)) return true;
   if (/^false$/i.test(value)) return false;
