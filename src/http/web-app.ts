@@ -13,7 +13,7 @@ import type { AppInstance } from './app-types.js';
 // page path answers the app's HTML, never cached, so reloads and deep links work. The API stays
 // under /api with its own, stricter headers; nothing here is a route of the API.
 
-/** Page paths: everything the app's router shows (web/src/routes.tsx). */
+/** Page paths: everything the app's router shows (web/src/app/routes.tsx). */
 export const WEB_PAGE_ROUTES = ['/', '/sign-in', '/sign-up', '/account', '/import', INVITATION_PAGE, PASSWORD_RESET_PAGE, '/campaigns', '/campaigns/*'] as const;
 
 /** Where the built app is: WEB_ROOT, else next to the bundled server (dist/web), or dist/web from the sources. */

@@ -5,9 +5,9 @@ import { createRoot } from 'react-dom/client';
 import { RouterProvider } from 'react-router';
 import { ApiError } from './api/client';
 import './api/view';
-import { router } from './routes';
-import { applyTheme, storedTheme } from './theme';
-import './styles.css';
+import { router } from './app/routes';
+import { applyTheme, storedTheme } from './app/theme';
+import './app/styles.css';
 
 applyTheme(storedTheme());
 // The page's CSP admits an inline style element only with the nonce the server put in the page

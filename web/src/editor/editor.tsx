@@ -3,7 +3,8 @@ import { useCallback, useMemo, useState, type KeyboardEvent, type MouseEvent, ty
 import { createEditor, Editor, Element as SlateElement, Path, Range, Transforms, type Descendant, type PointRef } from 'slate';
 import { withHistory } from 'slate-history';
 import { Editable, ReactEditor, Slate, useSlate, withReact } from 'slate-react';
-import { useAllThings, useArcs } from '../pages/queries';
+import { useArcs } from '../arcs/api';
+import { useAllThings } from '../things/api';
 import {
   activeLink,
   insertDivider,
@@ -27,8 +28,8 @@ import {
   toggleTaskList,
   withLoreforge,
 } from './commands';
-import { formText } from '../components/field';
-import { FormDialog } from '../components/form-dialog';
+import { formText } from '../ui/field';
+import { FormDialog } from '../ui/form-dialog';
 import { MentionNamesContext, RenderElement, RenderLeaf, type MentionNames } from './elements';
 import { MentionPicker, type MentionTarget } from './mention-picker';
 import { type BlockType, type MarkName } from './types';

@@ -3,7 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { Transforms } from 'slate';
 import { ReactEditor, useSlate } from 'slate-react';
 import { messageOf } from '../api/client';
-import { formText } from '../components/field';
+import { formText } from '../ui/field';
 import { insertImage } from './commands';
 import { uploadImage } from './upload';
 

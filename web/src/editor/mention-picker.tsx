@@ -1,6 +1,6 @@
 import * as Dialog from '@radix-ui/react-dialog';
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { SearchList } from '../components/search-list';
+import { SearchList } from '../search/search-list';
 
 export interface MentionTarget {
   targetType: 'thing' | 'arc';

@@ -2,7 +2,7 @@
 // masters only. Their queries sit under the campaign's key, so every save refreshes them.
 import { useQuery } from '@tanstack/react-query';
 import { api, call, callWithEtag, type Answer } from '../api/client';
-import { campaignKey } from '../pages/queries';
+import { campaignKey } from '../campaigns/api';
 
 export type HistoryKind = 'thing' | 'arc' | 'campaign';
 export type RevisionSummary = Answer<'listThingRevisions'>[number];

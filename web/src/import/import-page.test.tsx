@@ -9,7 +9,7 @@ import { createRoot, type Root } from 'react-dom/client';
 import { createMemoryRouter, RouterProvider } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
-import { ImportPage } from '../pages/import';
+import { ImportPage } from './import-page';
 import { POLL_MS, type ImportJob, type ImportReport } from './api';
 
 interface Sent {

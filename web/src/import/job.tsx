@@ -5,7 +5,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useRef } from 'react';
 import { Link } from 'react-router';
 import { messageOf } from '../api/client';
-import { ErrorMessage } from '../components/field';
+import { ErrorMessage } from '../ui/field';
 import { rememberedJob, useImportJob, type ImportJob } from './api';
 import { formatName, ImportCounts, ImportWarnings } from './report';
 

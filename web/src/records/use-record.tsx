@@ -7,7 +7,7 @@ import type { Descendant } from 'slate';
 import { plainText } from '../editor/plain-text';
 import { emptyDocument } from '../editor/types';
 import { LazyRichTextEditor as RichTextEditor } from '../editor/lazy-editor';
-import { ConflictDialog, DraftOffer, SaveStatus } from '../components/save-status';
+import { ConflictDialog, DraftOffer, SaveStatus } from '../ui/save-status';
 import { fetchRecord, listenToOtherTabs, recordState, REFRESH_WHILE_EDITING_MS, type RecordSource, type RecordState, type ServerVersion } from './record-state';
 
 export type { ServerVersion } from './record-state';

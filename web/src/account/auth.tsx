@@ -1,0 +1,80 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { Link, useNavigate, useSearchParams } from 'react-router';
+import { api, ApiError, call, messageOf } from '../api/client';
+import { ErrorMessage, Field, formText } from '../ui/field';
+
+/** Where to go after signing in: the page that sent the user here, if it is one of ours. */
+function useNext(): string {
+  const [params] = useSearchParams();
+  const next = params.get('next');
+  return next?.startsWith('/') && !next.startsWith('//') ? next : '/';
+}
+
+function AuthForm({ mode }: { mode: 'sign-in' | 'sign-up' }) {
+  const navigate = useNavigate();
+  const next = useNext();
+  const queryClient = useQueryClient();
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const email = formText(form, 'email');
+    const password = formText(form, 'password');
+    setBusy(true);
+    setError(undefined);
+    try {
+      const body =
+        mode === 'sign-up'
+          ? await call(api.POST('/api/auth/register', { body: { email, password, name: formText(form, 'name') || undefined } }))
+          : await call(api.POST('/api/auth/login', { body: { email, password } }));
+      queryClient.setQueryData(['me'], body.user);
+      await navigate(next, { replace: true });
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const fieldError = (field: string) => (error instanceof ApiError ? error.fieldMessage(field) : undefined);
+  const general = error && !fieldError('email') && !fieldError('password') && !fieldError('name') ? messageOf(error) : undefined;
+  const title = mode === 'sign-up' ? 'Create your account' : 'Sign in';
+  return (
+    <main className="narrow auth">
+      <p className="brand">Loreforge</p>
+      <h1>{title}</h1>
+      <form onSubmit={(e) => void submit(e)} noValidate>
+        {mode === 'sign-up' && <Field label="Name" name="name" autoComplete="name" error={fieldError('name')} />}
+        <Field label="Email" name="email" type="email" autoComplete="email" required error={fieldError('email')} />
+        <Field
+          label="Password"
+          name="password"
+          type="password"
+          autoComplete={mode === 'sign-up' ? 'new-password' : 'current-password'}
+          required
+          error={fieldError('password')}
+          hint={mode === 'sign-up' ? 'At least 10 characters.' : undefined}
+        />
+        <ErrorMessage>{general}</ErrorMessage>
+        <button type="submit" className="primary" disabled={busy}>
+          {mode === 'sign-up' ? 'Create account' : 'Sign in'}
+        </button>
+      </form>
+      <p>
+        {mode === 'sign-up' ? (
+          <>
+            Have an account? <Link to={`/sign-in?next=${encodeURIComponent(next)}`}>Sign in</Link>
+          </>
+        ) : (
+          <>
+            New here? <Link to={`/sign-up?next=${encodeURIComponent(next)}`}>Create an account</Link>
+          </>
+        )}
+      </p>
+    </main>
+  );
+}
+
+export const SignInPage = () => <AuthForm mode="sign-in" />;
+export const SignUpPage = () => <AuthForm mode="sign-up" />;

@@ -1,0 +1,69 @@
+// The page a password reset link opens (`/reset-password#<token>`, printed by the administrator's
+// `npm run cli -- user reset-password <email>`). The token travels in the fragment, so it never
+// reaches a server log, and leaves the address bar at once.
+import { useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { Link } from 'react-router';
+import { api, ApiError, call, messageOf } from '../api/client';
+import { ErrorMessage, Field, formText } from '../ui/field';
+
+function resetToken(): string {
+  const token = window.location.hash.slice(1);
+  if (token) window.history.replaceState(null, '', window.location.pathname);
+  return token;
+}
+
+export function ResetPasswordPage() {
+  const [token] = useState(resetToken);
+  const queryClient = useQueryClient();
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+  const [done, setDone] = useState(false);
+  const submit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      await call(api.POST('/api/auth/password-reset', { body: { token, newPassword: formText(new FormData(event.currentTarget), 'newPassword') } }));
+      // Every session ended, this browser's too.
+      queryClient.clear();
+      setDone(true);
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const gone = error instanceof ApiError && error.status === 410;
+  const fieldError = error instanceof ApiError ? error.fieldMessage('newPassword') : undefined;
+  return (
+    <main className="narrow auth">
+      <p className="brand">Loreforge</p>
+      <h1>Set a new password</h1>
+      {!token ? (
+        <p>This page needs the whole link the administrator gave you.</p>
+      ) : done ? (
+        <p role="status">
+          Your password is set, and you are signed out everywhere. <Link to="/sign-in">Sign in</Link> with the new one.
+        </p>
+      ) : (
+        <form onSubmit={(e) => void submit(e)} noValidate>
+          <Field label="New password" name="newPassword" type="password" autoComplete="new-password" required error={fieldError} hint="At least 10 characters." />
+          <ErrorMessage>
+            {gone
+              ? 'This link cannot be used: it has expired (links last one hour), was used already or was replaced by a newer one. Ask the administrator of this server for a new link.'
+              : error && !fieldError
+                ? messageOf(error)
+                : undefined}
+          </ErrorMessage>
+          <button type="submit" className="primary" disabled={busy}>
+            Set password
+          </button>
+        </form>
+      )}
+      <p>
+        <Link to="/sign-in">Sign in</Link>
+      </p>
+    </main>
+  );
+}

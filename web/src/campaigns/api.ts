@@ -1,0 +1,48 @@
+// The campaign's data as the app reads it: every key starts with ['campaign', slug], so one
+// invalidation after a write refreshes everything that write may have changed (names in the
+// sidebar, renderings of records that mention the changed one, backlinks). Each feature folder
+// reads its own records in its api.ts under this key (things/api.ts, arcs/api.ts, records/api.ts…).
+//
+// The one way the app writes, besides a record's autosave (records/record-state.ts): a TanStack
+// mutation from a feature's api.ts (`useCampaignWrite` for anything in a campaign), whose success
+// refreshes what it changed; forms and buttons call its `mutateAsync` and show its error.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useParams } from 'react-router';
+import { api, callWithEtag } from '../api/client';
+import { fetchRecord } from '../records/record-state';
+
+export function useCampaignSlug(): string {
+  return useParams().campaignSlug!;
+}
+
+export const campaignKey = (slug: string) => ['campaign', slug] as const;
+
+/** Reads the campaign with its ETag. */
+export const loadCampaign = (slug: string) => callWithEtag(api.GET('/api/campaigns/{campaignSlug}', { params: { path: { campaignSlug: slug } } }));
+
+/** The campaign as the server last acknowledged it: the same query (and editing state) as its description's editor. */
+export function useCampaign(slug: string) {
+  const queryKey = [...campaignKey(slug), 'record'] as const;
+  return useQuery({ queryKey, queryFn: () => fetchRecord(queryKey, () => loadCampaign(slug)) });
+}
+
+/** Refreshes everything read from the campaign (after any write in it). */
+export function useRefreshCampaign(slug: string) {
+  const queryClient = useQueryClient();
+  return () => queryClient.invalidateQueries({ queryKey: campaignKey(slug) });
+}
+
+/**
+ * A write in the campaign (a button, a form): a mutation that refreshes everything read from the
+ * campaign once it succeeds, then runs `after` (navigate, show a notice…).
+ */
+export function useCampaignWrite<Input = void, Result = unknown>(slug: string, write: (input: Input) => Promise<Result>, after?: (result: Result, input: Input) => unknown) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: write,
+    onSuccess: async (result, input) => {
+      await queryClient.invalidateQueries({ queryKey: campaignKey(slug) });
+      await after?.(result, input);
+    },
+  });
+}

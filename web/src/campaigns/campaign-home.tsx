@@ -1,0 +1,181 @@
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Link, useNavigate } from 'react-router';
+import { api, call, callWithEtag, messageOf, type Campaign } from '../api/client';
+import { ConfirmButton } from '../ui/confirm';
+import { ErrorMessage } from '../ui/field';
+import { Rendered } from '../ui/rendered';
+import { useArcs } from '../arcs/api';
+import { useRendered } from '../records/api';
+import { loadCampaign, useCampaign, useCampaignSlug, useRefreshCampaign } from './api';
+import { recordKey, RichField, useRecordEditing } from '../records/record-editing';
+import { existingRecordState } from '../records/record-state';
+import { saveBeforeDelete } from '../records/actions';
+import { GmOnlyBadge, useCampaignAccess } from './access';
+import { restoreCampaignFromTrash, trashedCampaignsKey } from '../history/trash-api';
+import { showUndo } from '../ui/undo-notice';
+import { HistoryToggle } from '../history/history-toggle';
+
+export function CampaignHome() {
+  const slug = useCampaignSlug();
+  const campaign = useCampaign(slug);
+  const rendered = useRendered(slug, 'campaign');
+  const arcs = useArcs(slug);
+  const recent = useQuery({ queryKey: ['campaign', slug, 'things', 'recent'], queryFn: () => call(api.GET('/api/campaigns/{campaignSlug}/things', { params: { path: { campaignSlug: slug }, query: { count: '10' } } })) });
+  const { canEdit, role } = useCampaignAccess();
+  if (!campaign.data) return null;
+  const c = campaign.data.data;
+  return (
+    <main className="record" aria-labelledby="campaign-title">
+      <h1 id="campaign-title">{c.name}</h1>
+      {canEdit ? (
+        <CampaignDescription key={slug} slug={slug} rendered={rendered.data?.description} />
+      ) : (
+        <section aria-labelledby="campaign-description">
+          <h2 id="campaign-description">Description</h2>
+          <Rendered html={rendered.data?.description} label="Campaign description" />
+        </section>
+      )}
+      <section aria-labelledby="recent-heading">
+        <h2 id="recent-heading">Recently updated things</h2>
+        {recent.error && <ErrorMessage>{messageOf(recent.error)}</ErrorMessage>}
+        {recent.data?.length === 0 && <p className="muted">{canEdit ? 'No things yet: “New thing” in the sidebar makes one.' : 'No things yet.'}</p>}
+        <ul>
+          {recent.data?.map((t) => (
+            <li key={t.id}>
+              <Link to={`/campaigns/${slug}/things/${t.slug}`}>{t.name}</Link> <GmOnlyBadge visibility={t.visibility} />
+            </li>
+          ))}
+        </ul>
+      </section>
+      <section aria-labelledby="top-arcs-heading">
+        <h2 id="top-arcs-heading">Arcs</h2>
+        <ul>
+          {arcs.data
+            ?.filter((a) => a.parentArcId === null)
+            .map((a) => (
+              <li key={a.id}>
+                <Link to={`/campaigns/${slug}/arcs/${a.slug}`}>{a.name}</Link> <GmOnlyBadge visibility={a.visibility} />
+              </li>
+            ))}
+        </ul>
+      </section>
+      {canEdit && <CampaignSettings slug={slug} id={c.id} name={c.name} owner={role === 'owner'} />}
+    </main>
+  );
+}
+
+type CampaignPatch = { description: unknown[] };
+const CAMPAIGN_RICH_FIELDS = [['description', 'Campaign description']] as const;
+
+/** The campaign's description, saved as the user types like every record's text (the campaign's one editing state). */
+function CampaignDescription({ slug, rendered }: { slug: string; rendered: string | undefined }) {
+  const [open, setOpen] = useState(false);
+  const editing = useRecordEditing<Campaign, CampaignPatch>({
+    campaignSlug: slug,
+    kind: 'campaign',
+    load: () => loadCampaign(slug),
+    save: (patch, ifMatch, init) => callWithEtag(api.PUT('/api/campaigns/{campaignSlug}', { params: { path: { campaignSlug: slug }, header: ifMatch ? { 'if-match': ifMatch } : {} }, body: { updatedCampaign: patch }, ...init })),
+  });
+  if (editing.loading) return null;
+  const { state, banner } = editing;
+  return (
+    <>
+    <HistoryToggle record={{ kind: 'campaign', campaignSlug: slug, recordSlug: '' }} state={state} richFields={CAMPAIGN_RICH_FIELDS} />
+    <section aria-labelledby="campaign-description">
+      <div className="section-head">
+        <h2 id="campaign-description">Description</h2>
+        <button type="button" onClick={() => (open ? void state.flush().then(() => setOpen(false)) : setOpen(true))}>
+          {open ? 'Done' : 'Edit description'}
+        </button>
+      </div>
+      {banner}
+      {open ? <RichField edited={editing} field="description" label="Campaign description" campaignSlug={slug} /> : <Rendered html={rendered} label="Campaign description" />}
+    </section>
+    </>
+  );
+}
+
+function CampaignSettings({ slug, id, name, owner }: { slug: string; id: number; name: string; owner: boolean }) {
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const refresh = useRefreshCampaign(slug);
+  const [newName, setNewName] = useState(name);
+  const [newSlug, setNewSlug] = useState(slug);
+  const [error, setError] = useState<string>();
+  const save = async () => {
+    setError(undefined);
+    try {
+      const updated = await call(api.PUT('/api/campaigns/{campaignSlug}', { params: { path: { campaignSlug: slug } }, body: { updatedCampaign: { name: newName, ...(newSlug !== slug ? { slug: newSlug } : {}) } } }));
+      await refresh();
+      if (updated.slug !== slug) await navigate(`/campaigns/${updated.slug}`, { replace: true });
+    } catch (e) {
+      setError(messageOf(e));
+    }
+  };
+  return (
+    <section aria-labelledby="settings-heading" className="settings">
+      <h2 id="settings-heading">Campaign settings</h2>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void save();
+        }}
+      >
+        <div className="field">
+          <label htmlFor="campaign-name">Name</label>
+          <input id="campaign-name" value={newName} onChange={(e) => setNewName(e.target.value)} />
+        </div>
+        <div className="field">
+          <label htmlFor="campaign-slug">Slug (the address)</label>
+          <input id="campaign-slug" value={newSlug} onChange={(e) => setNewSlug(e.target.value)} />
+        </div>
+        <ErrorMessage>{error}</ErrorMessage>
+        <button type="submit">Save settings</button>
+      </form>
+      <div className="export-links">
+        <h3 id="export-heading">Export</h3>
+        <p className="muted">Everything in the campaign, GM-only records and secrets included, as a download.</p>
+        <ul aria-labelledby="export-heading">
+          <li>
+            <a href={`/api/campaigns/${slug}/export?format=archive`} download>
+              Archive (.zip: campaign.json and images)
+            </a>
+          </li>
+          <li>
+            <a href={`/api/campaigns/${slug}/export?format=json`} download>
+              JSON document
+            </a>
+          </li>
+          <li>
+            <a href={`/api/campaigns/${slug}/export?format=markdown`} download>
+              Markdown vault (.zip for Obsidian)
+            </a>
+          </li>
+        </ul>
+      </div>
+      {owner && <ConfirmButton
+        label="Delete campaign"
+        title={`Delete ${name}?`}
+        confirmLabel="Delete the campaign"
+        onConfirm={async () => {
+          // The description typed and not yet sent goes to the trash with the campaign, or nothing does.
+          const description = existingRecordState(recordKey(slug, 'campaign'));
+          if (description) await saveBeforeDelete(description, 'campaign');
+          await call(api.DELETE('/api/campaigns/{campaignSlug}', { params: { path: { campaignSlug: slug } } }));
+          await navigate('/', { replace: true });
+          await queryClient.invalidateQueries({ queryKey: ['campaigns'] });
+          await queryClient.invalidateQueries({ queryKey: trashedCampaignsKey });
+          showUndo(`Campaign “${name}” moved to the trash.`, async () => {
+            const answer = await restoreCampaignFromTrash(id);
+            await queryClient.invalidateQueries({ queryKey: ['campaigns'] });
+            await queryClient.invalidateQueries({ queryKey: trashedCampaignsKey });
+            await navigate(`/campaigns/${answer.slug ?? slug}`);
+          });
+        }}
+      >
+        <p>{name} goes to your trash with everything in it; no member can open it meanwhile. Undo brings it back, and so does “Deleted campaigns” on your campaigns page.</p>
+      </ConfirmButton>}
+    </section>
+  );
+}

@@ -1,0 +1,30 @@
+// What every record page reads besides the record: its rendering and its backlinks (keys under the campaign's).
+import { useQuery } from '@tanstack/react-query';
+import { api, call } from '../api/client';
+import { campaignKey } from '../campaigns/api';
+
+export function useRendered(slug: string, kind: 'things' | 'arcs' | 'campaign', recordSlug?: string) {
+  return useQuery({
+    queryKey: [...campaignKey(slug), 'rendered', kind, recordSlug ?? ''],
+    queryFn: async (): Promise<Record<string, string>> => {
+      if (kind === 'campaign') return (await call(api.GET('/api/campaigns/{campaignSlug}/rendered', { params: { path: { campaignSlug: slug } } }))).fields;
+      // A thing's and an arc's properties come rendered too (links with their target's current name), under `properties`.
+      if (kind === 'things') {
+        const answer = await call(api.GET('/api/campaigns/{campaignSlug}/things/{thingSlug}/rendered', { params: { path: { campaignSlug: slug, thingSlug: recordSlug! } } }));
+        return { ...answer.fields, properties: answer.properties };
+      }
+      const answer = await call(api.GET('/api/campaigns/{campaignSlug}/arcs/{arcSlug}/rendered', { params: { path: { campaignSlug: slug, arcSlug: recordSlug! } } }));
+      return { ...answer.fields, properties: answer.properties };
+    },
+  });
+}
+
+export function useBacklinks(slug: string, kind: 'things' | 'arcs', recordSlug: string) {
+  return useQuery({
+    queryKey: [...campaignKey(slug), 'backlinks', kind, recordSlug],
+    queryFn: () =>
+      kind === 'things'
+        ? call(api.GET('/api/campaigns/{campaignSlug}/things/{thingSlug}/backlinks', { params: { path: { campaignSlug: slug, thingSlug: recordSlug } } }))
+        : call(api.GET('/api/campaigns/{campaignSlug}/arcs/{arcSlug}/backlinks', { params: { path: { campaignSlug: slug, arcSlug: recordSlug } } })),
+  });
+}

@@ -1,0 +1,24 @@
+import { Link } from 'react-router';
+import { messageOf } from '../api/client';
+import { ErrorMessage } from '../ui/field';
+import { useBacklinks } from './api';
+
+/** "Mentioned in": every record whose rich text mentions this one. */
+export function Backlinks({ campaignSlug, kind, slug }: { campaignSlug: string; kind: 'things' | 'arcs'; slug: string }) {
+  const backlinks = useBacklinks(campaignSlug, kind, slug);
+  return (
+    <section aria-labelledby="backlinks-heading">
+      <h2 id="backlinks-heading">Mentioned in</h2>
+      {backlinks.error && <ErrorMessage>{messageOf(backlinks.error)}</ErrorMessage>}
+      {backlinks.data?.length === 0 && <p className="muted">Nothing mentions it yet.</p>}
+      <ul>
+        {backlinks.data?.map((b) => (
+          <li key={`${b.type}-${b.id}`}>
+            <Link to={b.type === 'campaign' ? `/campaigns/${campaignSlug}` : `/campaigns/${campaignSlug}/${b.type === 'thing' ? 'things' : 'arcs'}/${b.slug}`}>{b.name}</Link>
+            <span className="muted"> ({b.fields.join(', ')})</span>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
