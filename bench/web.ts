@@ -3,7 +3,7 @@
 // Builds the production server and web app, seeds a campaign of 1,000 things (bench/seed.ts, as
 // `npm run bench` does) plus one thing whose description is 5,000 words and one whose description
 // holds three uploaded images (a 600×800 portrait at the top, a 1600×1000 map and a 1200×900
-// handout further down; PNGs of 220, 730 and 470 KB; the server runs with EVERYONE_PREMIUM=true
+// handout further down; PNGs of 221, 734 and 467 KB; the server runs with EVERYONE_PREMIUM=true
 // so the bench account may upload), and drives Debian's Chromium (test/e2e/chromium.ts) headless:
 //   - initial JavaScript (the scripts index.html references) compressed with gzip -9 and Brotli
 //     q11 (target ≤ 120 KB), and JavaScript and CSS gzipped (issue 12's target ≤ 250 KB);
@@ -16,14 +16,15 @@
 //   - Lighthouse 12 (bench/lib/lighthouse.ts) with its default settings, which are its mobile ones
 //     (Moto G Power screen, simulated slow 4G and a 4× slower CPU), signed in, on the campaign home
 //     and on the thing page with images: performance score (target ≥ 90), LCP (≤ 2.5 s), CLS
-//     (< 0.1), TBT, FCP, Speed Index and the script bytes transferred; the median of the runs
-//     (by score), with the BenchmarkIndex Lighthouse measured for this machine's CPU, and the
-//     median run's top findings (opportunities, diagnostics, LCP element, main-thread work).
+//     (< 0.1), TBT, FCP, Speed Index and the script bytes transferred, each the median of the
+//     runs, with the BenchmarkIndex Lighthouse measured for this machine's CPU, and the findings
+//     of the run with the median score (opportunities, diagnostics, LCP element, layout shifts,
+//     longest request chain, main-thread work).
 // BENCH_WEB_ROUNDS (default 7) rounds of each timing, compared by median (the keystrokes: every
 // key of ROUNDS sentences, by p95); BENCH_WEB_LH_RUNS (default 3) Lighthouse runs per page. About
-// 4 minutes on a 2-core machine. Figures are printed, never asserted; the printed text goes to
+// 3 minutes on a 2-core machine. Figures are printed, never asserted; the printed text goes to
 // bench/results/web-<timestamp>.txt and the median runs' Lighthouse reports to
-// bench/results/web-<timestamp>-<page>.json (not committed; web-before.txt there is the record of
+// bench/results/web-<timestamp>-<page>.json (not committed; web-before.md there is the record of
 // the app before issue 27, kept by hand).
 import fs from 'node:fs';
 import os from 'node:os';
