@@ -58,9 +58,9 @@ async function allPages(url: string, as: TestUser = owner): Promise<{ rows: Row[
   const links: string[] = [];
   let next: string | undefined = `${campaign.base}${url}`;
   while (next !== undefined) {
-    const res = await ctx.app.inject({ method: 'GET', url: next, headers: as.headers });
+    const res: LightMyRequestResponse = await ctx.app.inject({ method: 'GET', url: next, headers: as.headers });
     out.push(...rows(res));
-    const link = res.headers.link;
+    const link: unknown = res.headers.link;
     next = typeof link === 'string' ? /<([^>]+)>; rel="next"/.exec(link)![1] : undefined;
     if (next !== undefined) links.push(next);
   }

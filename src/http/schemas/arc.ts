@@ -49,11 +49,12 @@ export const Arc = Type.Object({
 
 /** An arc as `GET …/arcs?things=none` lists it: every field but `things`. */
 export const ArcWithoutThings = Type.Omit(Arc, ['things'], {
+  title: 'ArcWithoutThings',
   additionalProperties: false, description: 'an arc as `things=none` lists it: every field of an arc but `things`',
 });
 
 export const ArcListQuerystring = Type.Object({
-  things: Type.Optional(Type.String({ description: '`all` (default): each arc with its linked things in full; `none`: without `things` (the links and things are not read)' })),
+  things: Type.Optional(Type.Union([Type.Literal('all'), Type.Literal('none')], { description: '`all` (default): each arc with its linked things in full; `none`: without `things` (the links and things are not read)' })),
 });
 
 /** An arc as the things/{thingSlug}/arcs route lists it: the fields the spec names for that route. */

@@ -30,7 +30,7 @@ export const ThingSummary = Type.Object(
     visibility: Visibility,
     updatedAt: Timestamp,
   },
-  { additionalProperties: false, description: 'a thing as `fields=summary` lists it: no description, properties, tags or aliases' },
+  { title: 'ThingSummary', additionalProperties: false, description: 'a thing as `fields=summary` lists it: no description, properties, tags or aliases' },
 );
 
 /** A thing's summary as this view reads it (its `updatedAt` the one the view sees). */
@@ -89,5 +89,5 @@ export const ThingListQuerystring = Type.Object({
     Type.Union([Type.String(), Type.Array(Type.String())], { description: 'only things with this tag (ignoring case); repeat it for things with every one of the tags' }),
   ),
   sort: Type.Optional(Type.String({ description: '`updatedAt` (default: most recently updated first) or `name` (A to Z ignoring case, then id; SQLite folds ASCII letters only)' })),
-  fields: Type.Optional(Type.String({ description: '`summary`: each thing as `{id, slug, name, typeId, visibility, updatedAt}` only (for navigation: no text is read or sent); absent: every field' })),
+  fields: Type.Optional(Type.Literal('summary', { description: '`summary`: each thing as `{id, slug, name, typeId, visibility, updatedAt}` only (for navigation: no text is read or sent); absent: every field' })),
 });
