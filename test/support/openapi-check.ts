@@ -19,6 +19,7 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
 const GENERIC_HEADERS = new Set([
   'content-type',
   'content-length',
+  'content-encoding',
   'date',
   'connection',
   'keep-alive',
