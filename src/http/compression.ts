@@ -12,7 +12,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 // (or `-gzip`) on every answer to a request that accepts it, a 304 included, and whether or not
 // that answer was large enough to compress (the same version is always the same size, so the same
 // tag always names the same bytes). If-Match and If-None-Match read the record's version from
-// either form (conditional.ts), so a PUT with the tag a compressed GET gave succeeds. Weak tags
+// either form (conditional.ts), so a PUT with the tag a compressed GET gave succeeds. HEAD answers
+// are never compressed, so theirs name none. Weak tags
 // (lists, a player's answers) are left as they are: they already say "the same content".
 
 /** Answers smaller than this many bytes are sent as they are. */
@@ -63,7 +64,9 @@ export async function registerCompression(instance: FastifyInstance): Promise<vo
     // cache must not give a small identity answer's successor, compressed, to a client without br).
     addVary(reply);
     const etag = reply.getHeader('etag');
-    if (typeof etag === 'string' && etag.startsWith('"') && reply.statusCode !== 206) {
+    // A HEAD answer describes the uncompressed body (Fastify answers it before any compression):
+    // its tag and Content-Length are those of identity.
+    if (typeof etag === 'string' && etag.startsWith('"') && request.method !== 'HEAD' && reply.statusCode !== 206) {
       const encoding = negotiatedEncoding(request);
       if (encoding !== undefined) void reply.header('etag', `${etag.slice(0, -1)}-${encoding}"`);
     }
