@@ -132,6 +132,15 @@ describe(`compressed API answers on ${dialect}`, () => {
     expect(br.headers.etag).toMatch(/^W\//);
     expect(br.headers.etag).toBe(plain.headers.etag);
     expect(decoded(br)).toBe(plain.body);
+    // Sent again from the response cache, compressed once: the same bytes.
+    const again = await get(`${c.base}/things?fetchAll=true`, { 'accept-encoding': 'br' });
+    expect(again.headers['content-encoding']).toBe('br');
+    expect(again.headers.vary).toMatch(/accept-encoding/);
+    expect(Number(again.headers['content-length'])).toBe(again.rawPayload.length);
+    expect(again.rawPayload.equals(br.rawPayload)).toBe(true);
+    const gzip = await get(`${c.base}/things?fetchAll=true`, { 'accept-encoding': 'gzip' });
+    expect(gzip.headers['content-encoding']).toBe('gzip');
+    expect(decoded(gzip)).toBe(plain.body);
     const notModified = await get(`${c.base}/things?fetchAll=true`, { 'accept-encoding': 'gzip', 'if-none-match': br.headers.etag as string });
     expect(notModified.statusCode).toBe(304);
     expect(notModified.rawPayload.length).toBe(0);
