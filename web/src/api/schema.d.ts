@@ -10300,6 +10300,10 @@ export interface operations {
                             campaignId: number;
                             /** @description the user who uploaded it */
                             userId: string;
+                            /** @description the image's width in pixels as a browser lays it out (EXIF rotation applied), read from the file's header when it was stored; null when unknown (images stored before dimensions were recorded, or whose header does not say) */
+                            width: number | null;
+                            /** @description the image's height in pixels, as `width`; null exactly when `width` is */
+                            height: number | null;
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC with milliseconds
@@ -10528,6 +10532,10 @@ export interface operations {
                         campaignId: number;
                         /** @description the user who uploaded it */
                         userId: string;
+                        /** @description the image's width in pixels as a browser lays it out (EXIF rotation applied), read from the file's header when it was stored; null when unknown (images stored before dimensions were recorded, or whose header does not say) */
+                        width: number | null;
+                        /** @description the image's height in pixels, as `width`; null exactly when `width` is */
+                        height: number | null;
                         /**
                          * Format: date-time
                          * @description ISO 8601 UTC with milliseconds
@@ -16093,6 +16101,10 @@ export interface operations {
                             campaignId: number;
                             /** @description the user who uploaded it */
                             userId: string;
+                            /** @description the image's width in pixels as a browser lays it out (EXIF rotation applied), read from the file's header when it was stored; null when unknown (images stored before dimensions were recorded, or whose header does not say) */
+                            width: number | null;
+                            /** @description the image's height in pixels, as `width`; null exactly when `width` is */
+                            height: number | null;
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC with milliseconds
