@@ -29,7 +29,7 @@ import {
 } from './commands';
 import { formText } from '../components/field';
 import { FormDialog } from '../components/form-dialog';
-import { MentionNamesContext, RenderElement, RenderLeaf, type MentionNames } from './elements';
+import { EditorCampaignContext, MentionNamesContext, RenderElement, RenderLeaf, type MentionNames } from './elements';
 import { MentionPicker, type MentionTarget } from './mention-picker';
 import { type BlockType, type MarkName } from './types';
 import { ImageButton } from './image-dialog';
@@ -138,6 +138,7 @@ export function RichTextEditor({ label, initialValue, onChange, campaignSlug, ca
   return (
     <div className="editor">
       <MentionNamesContext.Provider value={mentionNames.name}>
+        <EditorCampaignContext.Provider value={campaignSlug}>
         <Slate editor={editor} initialValue={initialValue} onValueChange={onChange}>
           <Toolbar label={label} onMention={() => setMentionOpen({ trigger: '' })} campaignSlug={campaignSlug} canUpload={canUpload} />
           <Editable
@@ -154,6 +155,7 @@ export function RichTextEditor({ label, initialValue, onChange, campaignSlug, ca
             spellCheck
           />
         </Slate>
+        </EditorCampaignContext.Provider>
       </MentionNamesContext.Provider>
       {mentionOpen && <MentionPicker campaignSlug={campaignSlug} onPick={pickMention} takeTyped={takeTyped} />}
     </div>
