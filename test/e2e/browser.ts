@@ -126,7 +126,7 @@ export async function createThing(page: Page, name: string, type?: string): Prom
   await dialog.getByLabel('Name').fill(name);
   if (type) await dialog.getByLabel('Type').selectOption({ label: type });
   await dialog.getByRole('button', { name: 'Create' }).click();
-  await page.getByRole('textbox', { name: 'Name' }).and(page.locator(`[value="${name}"]`)).waitFor();
+  await page.getByRole('heading', { level: 1, name, exact: true }).getByRole('textbox', { name: 'Name' }).waitFor();
 }
 
 export async function createArc(page: Page, name: string): Promise<void> {
@@ -135,7 +135,7 @@ export async function createArc(page: Page, name: string): Promise<void> {
   await dialog.getByLabel('Name').fill(name);
   await dialog.getByRole('button', { name: 'Create' }).click();
   await page.getByText('Arc', { exact: true }).first().waitFor();
-  await page.getByRole('textbox', { name: 'Name' }).and(page.locator(`[value="${name}"]`)).waitFor();
+  await page.getByRole('heading', { level: 1, name, exact: true }).getByRole('textbox', { name: 'Name' }).waitFor();
 }
 
 /** Waits until the page says every change is saved. */

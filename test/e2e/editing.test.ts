@@ -105,7 +105,7 @@ describe('editing in the browser', () => {
     // The name field has focus; type, then Enter submits the form.
     await page.keyboard.type('Keyboard Kobold');
     await page.keyboard.press('Enter');
-    await page.getByRole('textbox', { name: 'Name' }).and(page.locator('[value="Keyboard Kobold"]')).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Keyboard Kobold', exact: true }).getByRole('textbox', { name: 'Name' }).waitFor();
     expect(new URL(page.url()).pathname).toBe(`/campaigns/${journey.campaign}/things/keyboard-kobold`);
     // Escape closes a dialog and gives focus back.
     await page.getByRole('button', { name: 'New arc' }).focus();

@@ -48,7 +48,7 @@ describe('trash and undo', () => {
     // Said for a few seconds once it is back (checked first: the page may take longer than that under load).
     await page.getByRole('status').filter({ hasText: 'Undone: it is back.' }).waitFor();
     await page.waitForURL((url) => url.pathname === thingPath);
-    await page.getByRole('textbox', { name: 'Name' }).and(page.locator('[value="Sildar Hallwinter"]')).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Sildar Hallwinter', exact: true }).getByRole('textbox', { name: 'Name' }).waitFor();
     expect(await statusOf(page, apiPath)).toBe(200);
     expectNoPageErrors(journey.browser);
   });
@@ -110,7 +110,7 @@ describe('trash and undo', () => {
     // Back in the sidebar, and its page opens from the message.
     await page.getByRole('navigation', { name: 'Arcs' }).getByRole('link', { name: 'The Redbrand Hideout' }).waitFor();
     await restored.getByRole('link', { name: 'The Redbrand Hideout' }).click();
-    await page.getByRole('textbox', { name: 'Name' }).and(page.locator('[value="The Redbrand Hideout"]')).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'The Redbrand Hideout', exact: true }).getByRole('textbox', { name: 'Name' }).waitFor();
     // Players see neither the History nor the Trash (they would get 403).
     expect(await page.getByRole('button', { name: 'History', exact: true }).count()).toBe(1);
     await page.getByRole('button', { name: 'View as player' }).click();
@@ -220,12 +220,12 @@ describe('history', () => {
     ).toBe(200);
     await panel.getByRole('button', { name: 'Restore this revision' }).click();
     await panel.getByRole('alert').filter({ hasText: 'Someone changed this record meanwhile' }).waitFor();
-    await page.getByRole('textbox', { name: 'Name' }).and(page.locator('[value="Gundren the Dwarf"]')).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Gundren the Dwarf', exact: true }).getByRole('textbox', { name: 'Name' }).waitFor();
 
     // The whole older revision, as a new change: its name and text.
     await panel.getByRole('button', { name: 'Restore this revision' }).click();
     await panel.getByRole('status').filter({ hasText: 'Restored' }).waitFor();
-    await page.getByRole('textbox', { name: 'Name' }).and(page.locator('[value="Gundren Rockseeker"]')).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Gundren Rockseeker', exact: true }).getByRole('textbox', { name: 'Name' }).waitFor();
     await expect.poll(() => renderedDescription(page)).not.toContain('Neverwinter');
     expect(await renderedDescription(page)).toContain('Gundren hired the party.');
     expect(await renderedDescription(page)).toContain('He owns a map to Wave Echo Cave.');

@@ -105,7 +105,7 @@ describe(`a game master's evening on ${dialect}`, () => {
     await page.getByText('Inside: Goblin Ambush').waitFor();
     // A cycle is refused by the server, and the app says so at the field.
     await page.getByRole('navigation', { name: 'Arcs' }).getByRole('link', { name: 'Act One' }).click();
-    await page.getByRole('textbox', { name: 'Name' }).and(page.locator('[value="Act One"]')).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Act One', exact: true }).getByRole('textbox', { name: 'Name' }).waitFor();
     await page.getByRole('combobox', { name: 'Move inside another arc' }).fill('cragmaw');
     await page.getByRole('listbox', { name: 'Move inside another arc: matches' }).getByRole('option', { name: 'Cragmaw Hideout' }).click();
     await page.getByRole('alert').filter({ hasText: /would become a loop/ }).waitFor();
@@ -116,7 +116,7 @@ describe(`a game master's evening on ${dialect}`, () => {
     await page.getByRole('navigation', { name: 'Things' }).getByRole('button', { name: 'Show NPCs' }).click();
     await page.getByRole('navigation', { name: 'Things' }).getByRole('link', { name: 'Sildar Hallwinter' }).click();
     // The arc's page (with its own address field) stays until the thing's page is ready.
-    await page.getByRole('textbox', { name: 'Name' }).and(page.locator('[value="Sildar Hallwinter"]')).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Sildar Hallwinter', exact: true }).getByRole('textbox', { name: 'Name' }).waitFor();
     await page.getByRole('textbox', { name: 'Slug (the address)' }).fill('gundren-rockseeker');
     await page.getByRole('button', { name: 'Change slug' }).click();
     await page.getByRole('alert').filter({ hasText: /taken|already/i }).waitFor();

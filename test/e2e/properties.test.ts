@@ -145,7 +145,7 @@ describe('properties, tags and links on a thing page', () => {
 
     // Meepo renamed: the link shows the new name.
     await panel(page).getByRole('link', { name: 'Meepo' }).click();
-    await page.getByRole('textbox', { name: 'Name' }).and(page.locator('[value="Meepo"]')).fill('Meepo the Keeper');
+    await page.getByRole('heading', { level: 1, name: 'Meepo', exact: true }).getByRole('textbox', { name: 'Name' }).fill('Meepo the Keeper');
     await saved(page);
     await page.goBack();
     await panel(page).getByRole('link', { name: 'Meepo the Keeper' }).waitFor();

@@ -194,7 +194,7 @@ describe('sharing a campaign in the browser', () => {
       expect(await dialog.getByRole('checkbox', { name: 'GM only' }).isChecked()).toBe(true);
       await dialog.getByLabel('Name').fill('Nezznar');
       await dialog.getByRole('button', { name: 'Create' }).click();
-      await page.getByRole('textbox', { name: 'Name' }).and(page.locator('[value="Nezznar"]')).waitFor();
+      await page.getByRole('heading', { level: 1, name: 'Nezznar', exact: true }).getByRole('textbox', { name: 'Name' }).waitFor();
       expect(await page.getByRole('checkbox', { name: 'GM only' }).isChecked()).toBe(true);
 
       await page.getByRole('button', { name: 'New arc' }).click();

@@ -32,7 +32,7 @@ describe('undoing a delete', () => {
     expect(answer.status).toBe(200);
     expect(answer.body).toContain('Start. Last words.');
     // And the page it opens shows no error about the save that met the deleted thing.
-    await page.getByRole('textbox', { name: 'Name' }).and(page.locator('[value="Typed Then Deleted"]')).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Typed Then Deleted', exact: true }).getByRole('textbox', { name: 'Name' }).waitFor();
     expect(await page.getByText('Not saved').count()).toBe(0);
   });
 

@@ -1,7 +1,6 @@
 // What the thing, arc and campaign pages share: the record's one editing state (records/), keyed by
-// the record's query, and its rich-text fields' editors.
-import { RecordRichField, useRecord, type EditedRecord, type ServerVersion } from './use-record';
-import { useMe } from '../app/layout';
+// the record's query (its page's layout and text editors: records/record-page.tsx).
+import { useRecord, type ServerVersion } from './use-record';
 import { campaignKey } from '../campaigns/api';
 
 export type { EditedRecord } from './use-record';
@@ -24,10 +23,4 @@ export function useRecordEditing<R extends Record<string, unknown>, P extends Re
     load: options.load,
     save: options.save,
   });
-}
-
-/** One rich-text field's editor on the record's editing state. */
-export function RichField<R extends Record<string, unknown>, P extends Record<string, unknown>>({ edited, field, label, campaignSlug }: { edited: EditedRecord<R, P>; field: keyof P & string; label: string; campaignSlug: string }) {
-  const me = useMe();
-  return <RecordRichField edited={edited} field={field} label={label} campaignSlug={campaignSlug} canUpload={me?.premium ?? false} />;
 }
