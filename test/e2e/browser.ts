@@ -138,6 +138,20 @@ export async function createArc(page: Page, name: string): Promise<void> {
   await page.getByRole('heading', { level: 1, name, exact: true }).getByRole('textbox', { name: 'Name' }).waitFor();
 }
 
+/** Opens a record page's details panel (type, visibility, address), if it is closed. */
+export async function openDetails(page: Page): Promise<void> {
+  const details = page.locator('details.record-details');
+  if (!(await details.evaluate((element) => (element as HTMLDetailsElement).open))) await details.locator('summary').click();
+}
+
+/** Turns the game master's "View as player" on or off on a record page, and waits for the page it shows. */
+export async function playerView(page: Page, on: boolean): Promise<void> {
+  const button = page.getByRole('button', { name: 'View as player' });
+  if ((await button.getAttribute('aria-pressed')) !== String(on)) await button.click();
+  if (on) await page.getByRole('status').filter({ hasText: 'You are seeing the campaign as its players do' }).waitFor();
+  else await page.getByRole('heading', { level: 1 }).getByRole('textbox', { name: 'Name' }).waitFor();
+}
+
 /** Waits until the page says every change is saved. */
 export async function saved(page: Page): Promise<void> {
   await page.getByRole('status').filter({ hasText: 'All changes saved' }).waitFor({ timeout: 15_000 });

@@ -140,7 +140,6 @@ describe('trash and undo', () => {
 });
 
 async function writeDescription(page: Page, lines: string[]): Promise<void> {
-  await page.getByRole('button', { name: 'Edit description' }).click();
   const editor = page.getByRole('textbox', { name: 'Description', exact: true });
   await editor.click();
   await page.keyboard.press('Control+A');
@@ -150,13 +149,15 @@ async function writeDescription(page: Page, lines: string[]): Promise<void> {
     await page.keyboard.type(line);
   }
   await saved(page);
-  await page.getByRole('button', { name: 'Done' }).click();
+  // The writer looks elsewhere: the caret leaves the text.
+  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
 }
 
+/** The description the page shows (a game master's: in its editor). */
 async function renderedDescription(page: Page): Promise<string> {
-  const region = page.getByRole('region', { name: 'Description (rendered)' });
-  await region.waitFor();
-  return (await region.textContent()) ?? '';
+  const editor = page.getByRole('textbox', { name: 'Description', exact: true });
+  await editor.waitFor();
+  return (await editor.textContent()) ?? '';
 }
 
 describe('history', () => {
@@ -238,11 +239,11 @@ describe('history', () => {
     const page = journey.browser.page;
     await page.goto(`${journey.server.base}/campaigns/${journey.campaign}`);
     await createArc(page, 'Wave Echo Cave');
-    await page.getByRole('button', { name: 'Edit Hook' }).click();
+    await page.getByRole('button', { name: 'Write the hook…' }).click();
     await page.getByRole('textbox', { name: 'Hook', exact: true }).click();
     await page.keyboard.type('The Forge of Spells waits below.');
     await saved(page);
-    await page.getByRole('button', { name: 'Done editing Hook' }).click();
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
     await page.getByRole('button', { name: 'History', exact: true }).click();
     const panel = page.getByRole('region', { name: 'History' });
     await panel.getByRole('list', { name: 'Revisions, newest first' }).getByRole('button').first().click();

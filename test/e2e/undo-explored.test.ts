@@ -18,7 +18,6 @@ describe('undoing a delete', () => {
   it('keeps the words typed just before the delete: they are saved, and Undo brings them back', async () => {
     const page = journey.browser.page;
     await createThing(page, 'Typed Then Deleted');
-    await page.getByRole('button', { name: 'Edit description' }).click();
     await page.getByRole('textbox', { name: 'Description', exact: true }).click();
     await page.keyboard.type('Start.');
     await saved(page);

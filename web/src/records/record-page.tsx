@@ -11,7 +11,7 @@ import { useArcs } from '../arcs/api';
 import { useAllThings } from '../things/api';
 import { useMe } from '../app/layout';
 import { useRefreshCampaign } from '../campaigns/api';
-import { RecordRichField, type EditedRecord } from './use-record';
+import { EDITING_ATTRIBUTE, RecordRichField, type EditedRecord } from './use-record';
 import { changeAddress } from './page-api';
 import './record-page.css';
 import '../app/print.css';
@@ -84,7 +84,8 @@ export function RecordTitle({ value, generation, onName, error, label = 'Name' }
   const message = blank ? `A name is needed: until it has one, it keeps the name “${value}”.` : error;
   return (
     <>
-      <h1 id="record-title" className="record-title">
+      {/* A newer version is not swapped in under a caret in the title. */}
+      <h1 id="record-title" className="record-title" {...{ [EDITING_ATTRIBUTE]: '' }}>
         <textarea
           key={generation}
           ref={area}
