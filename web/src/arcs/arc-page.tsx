@@ -75,7 +75,9 @@ function ArcRecordPage({ arcSlug }: { arcSlug: string }) {
           {written.map(([field, label]) => (
             <section key={field} className="arc-field" aria-labelledby={`${field}-heading`}>
               <h2 id={`${field}-heading`}>{label}</h2>
-              <Rendered html={rendered.data?.[field]} label={label} />
+              <div className="record-text">
+                <Rendered html={rendered.data?.[field]} label={label} />
+              </div>
             </section>
           ))}
           <ChildArcs campaignSlug={campaignSlug} arc={record} />
