@@ -122,10 +122,10 @@ function ArcRecordPage({ arcSlug }: { arcSlug: string }) {
             <GmOnlyField key={`visibility-${generation}`} value={String(value('visibility'))} onChange={(next) => state.update({ visibility: next })} what="arc" />
           </div>
           <AddressField campaignSlug={campaignSlug} kind="arcs" slug={arcSlug} state={state} />
-          <ParentField campaignSlug={campaignSlug} arc={record} state={state} />
         </RecordDetails>
       </div>
       <div className="record-rest">
+        <ParentField campaignSlug={campaignSlug} arc={record} state={state} />
         <ChildArcs campaignSlug={campaignSlug} arc={record} />
         <LinkedThings campaignSlug={campaignSlug} arc={record} />
         <Backlinks campaignSlug={campaignSlug} kind="arcs" slug={arcSlug} />
@@ -172,7 +172,7 @@ function ParentField({ campaignSlug, arc, state }: { campaignSlug: string; arc: 
     }
   };
   return (
-    <div className="field">
+    <div className="field parent-field">
       <p>
         Inside: {arc.parentArc ? <Link to={`/campaigns/${campaignSlug}/arcs/${arc.parentArc.slug}`}>{arc.parentArc.name}</Link> : <span className="muted">nothing (a top-level arc)</span>}{' '}
         {arc.parentArc && (
