@@ -1,6 +1,8 @@
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
-import { api, call, callWithEtag, messageOf, type Arc } from '../api/client';
+import { messageOf, type Arc } from '../api/client';
+import { arcSource, deleteArc, type ArcPatch } from './api';
+import { addThingToArc, removeThingFromArc } from '../things/api';
 import { ErrorMessage } from '../ui/field';
 import { isEmptyHtml, Rendered } from '../ui/rendered';
 import { GmOnlyBadge, GmOnlyField, useCampaignAccess } from '../campaigns/access';
@@ -27,7 +29,6 @@ const NARRATIVE = [
   ['notes', 'Notes'],
 ] as const;
 
-type ArcPatch = { name: string; visibility: 'all' | 'gm'; hook: unknown[]; protagonist: unknown[]; antagonist: unknown[]; problem: unknown[]; key: unknown[]; outcome: unknown[]; notes: unknown[] } & StructurePatch;
 
 export function ArcPage() {
   // Everything an arc page holds in its own state belongs to one arc: another arc starts afresh.
@@ -37,14 +38,7 @@ export function ArcPage() {
 
 function ArcRecordPage({ arcSlug }: { arcSlug: string }) {
   const campaignSlug = useCampaignSlug();
-  const path = { campaignSlug, arcSlug };
-  const editing = useRecordEditing<Arc, ArcPatch>({
-    campaignSlug,
-    kind: 'arc',
-    recordSlug: arcSlug,
-    load: () => callWithEtag(api.GET('/api/campaigns/{campaignSlug}/arcs/{arcSlug}', { params: { path } })),
-    save: (patch, ifMatch, init) => callWithEtag(api.PUT('/api/campaigns/{campaignSlug}/arcs/{arcSlug}', { params: { path, header: ifMatch ? { 'if-match': ifMatch } : {} }, body: { updatedArc: patch }, ...init })),
-  });
+  const editing = useRecordEditing<Arc, ArcPatch>({ campaignSlug, kind: 'arc', recordSlug: arcSlug, ...arcSource(campaignSlug, arcSlug) });
   const rendered = useRendered(campaignSlug, 'arcs', arcSlug);
   // The empty fields opened for writing on this visit: they stay open once emptied again.
   const [opened, setOpened] = useState<ReadonlySet<string>>(new Set());
@@ -164,9 +158,7 @@ function ParentField({ campaignSlug, arc, state }: { campaignSlug: string; arc: 
     setError(undefined);
     try {
       await state.flush();
-      const etag = state.etag();
-      const header = etag ? { 'if-match': etag } : {};
-      state.acknowledge(await callWithEtag(api.PUT('/api/campaigns/{campaignSlug}/arcs/{arcSlug}', { params: { path: { campaignSlug, arcSlug: arc.slug }, header }, body: { updatedArc: { parentArcId } } })));
+      state.acknowledge(await arcSource(campaignSlug, arc.slug).save({ parentArcId }, state.etag()));
     } catch (e) {
       setError(messageOf(e));
     }
@@ -202,7 +194,7 @@ function LinkedThings({ campaignSlug, arc }: { campaignSlug: string; arc: Arc })
             {canEdit && <button
               type="button"
               aria-label={`Remove ${thing.name} from this arc`}
-              onClick={() => void act(() => call(api.DELETE('/api/campaigns/{campaignSlug}/things/{thingSlug}/arcs/{arcSlug}', { params: { path: { campaignSlug, thingSlug: thing.slug, arcSlug: arc.slug } } })))}
+              onClick={() => void act(() => removeThingFromArc(campaignSlug, thing.slug, arc.slug))}
             >
               Remove
             </button>}
@@ -220,7 +212,7 @@ function LinkedThings({ campaignSlug, arc }: { campaignSlug: string; arc: Arc })
             label="Add a thing"
             type="thing"
             exclude={(r) => linked.has(r.id)}
-            onPick={(thing) => void act(() => call(api.POST('/api/campaigns/{campaignSlug}/things/{thingSlug}/arcs', { params: { path: { campaignSlug, thingSlug: thing.slug } }, body: { arcSlug: arc.slug } })))}
+            onPick={(thing) => void act(() => addThingToArc(campaignSlug, thing.slug, arc.slug))}
           />
         </div>
       )}
@@ -239,7 +231,7 @@ function DeleteArc({ campaignSlug, arc, state }: { campaignSlug: string; arc: Ar
       id={arc.id}
       name={arc.name}
       state={state}
-      remove={() => call(api.DELETE('/api/campaigns/{campaignSlug}/arcs/{arcSlug}', { params: { path: { campaignSlug, arcSlug: arc.slug } } }))}
+      remove={() => deleteArc(campaignSlug, arc.slug)}
     >
       <p>
         {arc.name} goes to the campaign’s trash with its links to things.

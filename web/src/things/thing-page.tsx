@@ -1,6 +1,5 @@
-import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
-import { api, call, callWithEtag, type Thing } from '../api/client';
+import type { Thing } from '../api/client';
 import { ErrorMessage } from '../ui/field';
 import { isEmptyHtml, Rendered } from '../ui/rendered';
 import { GmOnlyBadge, GmOnlyField, useCampaignAccess } from '../campaigns/access';
@@ -9,7 +8,7 @@ import { ArcPicker } from '../search/pickers';
 import { Backlinks } from '../records/backlinks';
 import { useCampaignSlug } from '../campaigns/api';
 import { useRendered } from '../records/api';
-import { useThingTypes } from './api';
+import { addThingToArc, deleteThing, removeThingFromArc, thingSource, useThingArcs, useThingTypes, type ThingPatch } from './api';
 import { useRecordEditing } from '../records/record-editing';
 import { AddressField, RecordActions, RecordDetails, RecordError, RecordText, RecordTitle } from '../records/record-page';
 import { EDITING_ATTRIBUTE } from '../records/use-record';
@@ -18,7 +17,6 @@ import { LabelsFields, PrintedStructure, PropertiesFields, StructureView, type S
 
 const THING_RICH_FIELDS = [['description', 'Description']] as const;
 
-type ThingPatch = { name: string; typeId: number; description: unknown[]; visibility: 'all' | 'gm' } & StructurePatch;
 
 export function ThingPage() {
   // Everything a thing page holds in its own state belongs to one thing: another thing starts afresh.
@@ -28,14 +26,7 @@ export function ThingPage() {
 
 function ThingRecordPage({ thingSlug }: { thingSlug: string }) {
   const campaignSlug = useCampaignSlug();
-  const path = { campaignSlug, thingSlug };
-  const editing = useRecordEditing<Thing, ThingPatch>({
-    campaignSlug,
-    kind: 'thing',
-    recordSlug: thingSlug,
-    load: () => callWithEtag(api.GET('/api/campaigns/{campaignSlug}/things/{thingSlug}', { params: { path } })),
-    save: (patch, ifMatch, init) => callWithEtag(api.PUT('/api/campaigns/{campaignSlug}/things/{thingSlug}', { params: { path, header: ifMatch ? { 'if-match': ifMatch } : {} }, body: { updatedThing: patch }, ...init })),
-  });
+  const editing = useRecordEditing<Thing, ThingPatch>({ campaignSlug, kind: 'thing', recordSlug: thingSlug, ...thingSource(campaignSlug, thingSlug) });
   const rendered = useRendered(campaignSlug, 'things', thingSlug);
   const types = useThingTypes(campaignSlug);
   const { canEdit } = useCampaignAccess();
@@ -122,10 +113,7 @@ function ThingRecordPage({ thingSlug }: { thingSlug: string }) {
 }
 
 function ThingArcs({ campaignSlug, thingSlug }: { campaignSlug: string; thingSlug: string }) {
-  const arcs = useQuery({
-    queryKey: ['campaign', campaignSlug, 'thing-arcs', thingSlug],
-    queryFn: () => call(api.GET('/api/campaigns/{campaignSlug}/things/{thingSlug}/arcs', { params: { path: { campaignSlug, thingSlug } } })),
-  });
+  const arcs = useThingArcs(campaignSlug, thingSlug);
   const { error, act } = useCampaignAction(campaignSlug);
   const { canEdit } = useCampaignAccess();
   // A reader is shown no empty section.
@@ -137,14 +125,14 @@ function ThingArcs({ campaignSlug, thingSlug }: { campaignSlug: string; thingSlu
         {arcs.data?.map((arc) => (
           <li key={arc.id}>
             <Link to={`/campaigns/${campaignSlug}/arcs/${arc.slug}`}>{arc.name}</Link>{' '}
-            {canEdit && <button type="button" aria-label={`Remove from ${arc.name}`} onClick={() => void act(() => call(api.DELETE('/api/campaigns/{campaignSlug}/things/{thingSlug}/arcs/{arcSlug}', { params: { path: { campaignSlug, thingSlug, arcSlug: arc.slug } } })))}>
+            {canEdit && <button type="button" aria-label={`Remove from ${arc.name}`} onClick={() => void act(() => removeThingFromArc(campaignSlug, thingSlug, arc.slug))}>
               Remove
             </button>}
           </li>
         ))}
       </ul>
       {arcs.data?.length === 0 && <p className="muted">Not in any arc yet.</p>}
-      {canEdit && <ArcPicker campaignSlug={campaignSlug} label="Add to an arc" onPick={(arc) => void act(() => call(api.POST('/api/campaigns/{campaignSlug}/things/{thingSlug}/arcs', { params: { path: { campaignSlug, thingSlug } }, body: { arcSlug: arc.slug } })))} />}
+      {canEdit && <ArcPicker campaignSlug={campaignSlug} label="Add to an arc" onPick={(arc) => void act(() => addThingToArc(campaignSlug, thingSlug, arc.slug))} />}
       <ErrorMessage>{error}</ErrorMessage>
     </section>
   );
@@ -159,7 +147,7 @@ function DeleteThing({ campaignSlug, thing, state }: { campaignSlug: string; thi
       id={thing.id}
       name={thing.name}
       state={state}
-      remove={() => call(api.DELETE('/api/campaigns/{campaignSlug}/things/{thingSlug}', { params: { path: { campaignSlug, thingSlug: thing.slug } } }))}
+      remove={() => deleteThing(campaignSlug, thing)}
     >
       <p>{thing.name} goes to the campaign’s trash with its links to arcs; mentions of it show as missing until it is restored. Undo brings it back, and so does the trash.</p>
     </DeleteRecordButton>
