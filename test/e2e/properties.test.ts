@@ -173,7 +173,8 @@ describe('properties, tags and links on a thing page', () => {
       if (request.url().includes('fetchAll')) everyThing.push(request.url());
     };
     page.on('request', watch);
-    await page.goto(`${journey.server.base}/campaigns/${journey.campaign}`);
+    // (The search page: the campaign's home has the description's editor, which reads the names its mentions show.)
+    await page.goto(`${journey.server.base}/campaigns/${journey.campaign}/search`);
     await expect.poll(() => things.getByLabel('3 things').count()).toBe(1);
     await things.getByRole('button', { name: 'Show NPCs' }).click();
     await expect.poll(() => things.getByRole('list', { name: 'NPCs: things' }).getByRole('link').allTextContents()).toEqual(['Calcryx', 'Meepo the Keeper', 'Yusdrayl']);

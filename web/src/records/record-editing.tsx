@@ -2,6 +2,7 @@
 // the record's query (its page's layout and text editors: records/record-page.tsx).
 import { useRecord, type ServerVersion } from './use-record';
 import { campaignKey } from '../campaigns/api';
+import { useCampaignAccess } from '../campaigns/access';
 
 export type { EditedRecord } from './use-record';
 
@@ -17,8 +18,12 @@ export function useRecordEditing<R extends Record<string, unknown>, P extends Re
   load: () => Promise<ServerVersion<R>>;
   save: (patch: Partial<P>, ifMatch: string | undefined, init: { keepalive: boolean }) => Promise<ServerVersion<R>>;
 }) {
+  // The player view reads a redacted version: it has an editing state of its own, so the game
+  // master's editors never open on (or save over) what a player sees.
+  const { viewingAsPlayer } = useCampaignAccess();
+  const key = recordKey(options.campaignSlug, options.kind, options.recordSlug);
   return useRecord<R, P>({
-    queryKey: recordKey(options.campaignSlug, options.kind, options.recordSlug),
+    queryKey: viewingAsPlayer ? [...key, 'as-player'] : key,
     draftPrefix: `${options.campaignSlug}.${options.kind}`,
     load: options.load,
     save: options.save,
