@@ -112,6 +112,22 @@ describe('a record as a page', () => {
     await text(page, 'Hook').getByText('terrorise Phandalin').waitFor();
     expect(await prompts.count()).toBe(6);
     await page.screenshot({ path: screenshotPath('record-page-arc.png') });
+
+    // A mention in the text is a live link: Ctrl+click opens what it names (a plain click puts the caret by it).
+    await text(page, 'Hook').click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type(' Ask @');
+    await page.keyboard.type('Sildar');
+    await page.getByRole('option', { name: /Sildar Hallwinter/ }).first().waitFor();
+    await page.keyboard.press('Enter');
+    const mention = text(page, 'Hook').locator('.mention', { hasText: 'Sildar Hallwinter' });
+    await mention.waitFor();
+    await saved(page);
+    await mention.click({ modifiers: ['Control'] });
+    await page.waitForURL(thingUrl);
+    await page.getByRole('heading', { level: 1, name: 'Sildar Hallwinter', exact: true }).waitFor();
+    await page.goBack();
+    await text(page, 'Hook').locator('.mention', { hasText: 'Sildar Hallwinter' }).waitFor();
     expectNoPageErrors(gm);
   });
 
@@ -161,7 +177,8 @@ describe('a record as a page', () => {
     expect(await reader.locator('details').count()).toBe(0);
     // Sections with nothing in them are not shown to a reader.
     expect(await reader.getByRole('heading', { name: 'In arcs' }).count()).toBe(0);
-    expect(await reader.getByRole('heading', { name: 'Mentioned in' }).count()).toBe(0);
+    // (The arc's hook mentions him: that section has something in it. The arc page above showed no empty one.)
+    await reader.getByRole('heading', { name: 'Mentioned in' }).waitFor();
     expect(await reader.locator(`a[href="/campaigns/${campaign}"]`).count()).toBeGreaterThan(0);
     expectNoPageErrors(player);
   });
