@@ -147,6 +147,32 @@ describe('a record as a page', () => {
     expect(await display(page, '.sidebar')).not.toBe('none');
   });
 
+  it('shows the rendered text until the editor has arrived, with no jump, and a click on it lands in the editor', async () => {
+    const page = await gm.newPage();
+    // The editor's code is held back until the reader has clicked the text.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route(/\/assets\/editor-[^/]*\.js$/, async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.goto(thingUrl);
+    const standIn = page.getByRole('region', { name: 'Description (rendered)' }).getByText('held by the Cragmaw goblins');
+    await standIn.waitFor();
+    const before = (await standIn.boundingBox())!;
+    await standIn.click();
+    expect(await text(page).count()).toBe(0);
+    release();
+    await caretInEditor(page);
+    const after = (await text(page).getByText('held by the Cragmaw goblins').boundingBox())!;
+    expect(Math.abs(after.y - before.y)).toBeLessThan(4);
+    expect(Math.abs(after.x - before.x)).toBeLessThan(4);
+    await page.keyboard.type(' Rescued at last.');
+    await saved(page);
+    expect(await text(page).textContent()).toContain('goblins. Rescued at last.');
+    await page.close();
+  });
+
   it('gives a player a reading page with no control and no empty section', async () => {
     const page = gm.page;
     await page.getByRole('link', { name: 'Members' }).click();
@@ -170,7 +196,7 @@ describe('a record as a page', () => {
 
     await reader.goto(thingUrl);
     await reader.getByRole('heading', { level: 1, name: 'Sildar Hallwinter' }).waitFor();
-    await reader.getByText('held by the Cragmaw goblins').waitFor();
+    await reader.getByText('Rescued at last.').waitFor();
     await reader.getByRole('region', { name: 'Properties' }).getByText('Lords’ Alliance', { exact: true }).waitFor();
     expect(await reader.locator('main').getByRole('button').count()).toBe(0);
     expect(await reader.locator('main').getByRole('textbox').count()).toBe(0);
