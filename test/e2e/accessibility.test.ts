@@ -67,7 +67,7 @@ describe('accessibility', () => {
         }
         // A dialog open, and the editor with its toolbar.
         await page.goto(server.base + pages['thing']!);
-        await page.getByRole('button', { name: 'Edit description' }).click();
+        await page.getByRole('textbox', { name: 'Description' }).click();
         await page.getByRole('toolbar').waitFor();
         found['editor'] = await violations(page);
         await page.getByRole('button', { name: 'New thing' }).click();

@@ -126,7 +126,7 @@ export async function createThing(page: Page, name: string, type?: string): Prom
   await dialog.getByLabel('Name').fill(name);
   if (type) await dialog.getByLabel('Type').selectOption({ label: type });
   await dialog.getByRole('button', { name: 'Create' }).click();
-  await page.getByRole('textbox', { name: 'Name' }).and(page.locator(`[value="${name}"]`)).waitFor();
+  await page.getByRole('heading', { level: 1, name, exact: true }).getByRole('textbox', { name: 'Name' }).waitFor();
 }
 
 export async function createArc(page: Page, name: string): Promise<void> {
@@ -135,7 +135,21 @@ export async function createArc(page: Page, name: string): Promise<void> {
   await dialog.getByLabel('Name').fill(name);
   await dialog.getByRole('button', { name: 'Create' }).click();
   await page.getByText('Arc', { exact: true }).first().waitFor();
-  await page.getByRole('textbox', { name: 'Name' }).and(page.locator(`[value="${name}"]`)).waitFor();
+  await page.getByRole('heading', { level: 1, name, exact: true }).getByRole('textbox', { name: 'Name' }).waitFor();
+}
+
+/** Opens a record page's details panel (type, visibility, address), if it is closed. */
+export async function openDetails(page: Page): Promise<void> {
+  const details = page.locator('details.record-details');
+  if (!(await details.evaluate((element) => (element as HTMLDetailsElement).open))) await details.locator('summary').click();
+}
+
+/** Turns the game master's "View as player" on or off on a record page, and waits for the page it shows. */
+export async function playerView(page: Page, on: boolean): Promise<void> {
+  const button = page.getByRole('button', { name: 'View as player' });
+  if ((await button.getAttribute('aria-pressed')) !== String(on)) await button.click();
+  if (on) await page.getByRole('status').filter({ hasText: 'You are seeing the campaign as its players do' }).waitFor();
+  else await page.getByRole('heading', { level: 1 }).getByRole('textbox', { name: 'Name' }).waitFor();
 }
 
 /** Waits until the page says every change is saved. */

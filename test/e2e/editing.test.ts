@@ -13,10 +13,11 @@ async function typeInto(page: import('playwright-core').Page, text: string) {
   await page.keyboard.type(text);
 }
 
+/** The text a game master's page shows: the editor's, once it has loaded. */
 async function renderedText(page: import('playwright-core').Page): Promise<string> {
-  const region = page.getByRole('region', { name: 'Description (rendered)' });
-  await region.waitFor();
-  return (await region.textContent()) ?? '';
+  const editor = page.getByRole('textbox', { name: 'Description' });
+  await editor.waitFor();
+  return (await editor.textContent()) ?? '';
 }
 
 describe('editing in the browser', () => {
@@ -26,7 +27,7 @@ describe('editing in the browser', () => {
     const url = first.url();
     const second = await journey.browser.newPage();
     await second.goto(url);
-    for (const page of [first, second]) await page.getByRole('button', { name: 'Edit description' }).click();
+    for (const page of [first, second]) await page.getByRole('textbox', { name: 'Description' }).waitFor();
 
     await typeInto(first, 'Written in the first tab.');
     await saved(first);
@@ -46,7 +47,6 @@ describe('editing in the browser', () => {
   it('keeps typing through a server crash and saves everything once the server is back', async () => {
     const page = journey.browser.page;
     await createThing(page, 'Resilient');
-    await page.getByRole('button', { name: 'Edit description' }).click();
     await typeInto(page, 'Before the crash. ');
     await saved(page);
 
@@ -67,7 +67,6 @@ describe('editing in the browser', () => {
     const page = journey.browser.page;
     await createThing(page, 'Closed tab');
     const url = page.url();
-    await page.getByRole('button', { name: 'Edit description' }).click();
 
     // The server goes away, then the tab is closed with the text unsaved.
     journey.server.server.kill('SIGKILL');
@@ -105,7 +104,7 @@ describe('editing in the browser', () => {
     // The name field has focus; type, then Enter submits the form.
     await page.keyboard.type('Keyboard Kobold');
     await page.keyboard.press('Enter');
-    await page.getByRole('textbox', { name: 'Name' }).and(page.locator('[value="Keyboard Kobold"]')).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Keyboard Kobold', exact: true }).getByRole('textbox', { name: 'Name' }).waitFor();
     expect(new URL(page.url()).pathname).toBe(`/campaigns/${journey.campaign}/things/keyboard-kobold`);
     // Escape closes a dialog and gives focus back.
     await page.getByRole('button', { name: 'New arc' }).focus();

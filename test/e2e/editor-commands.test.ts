@@ -3,7 +3,7 @@
 // never swallows what is typed next (issue 23, "Words lost in the editor").
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { caretInEditor, createThing, expectNoPageErrors, gmJourney, saved } from './browser.js';
+import { caretInEditor, createThing, expectNoPageErrors, gmJourney, playerView, saved } from './browser.js';
 
 const journey = gmJourney('Editor commands', async (page) => {
   for (const name of ['Harbor Master', 'Harbor Ghost', 'Harbor Tavern', 'Gundren Rockseeker']) await createThing(page, name);
@@ -17,7 +17,6 @@ async function freshThing(page: Page, name: string): Promise<void> {
 }
 
 async function editDescription(page: Page): Promise<Locator> {
-  await page.getByRole('button', { name: 'Edit description' }).click();
   const editor = page.getByRole('textbox', { name: 'Description' });
   await editor.click();
   return editor;
@@ -67,9 +66,11 @@ describe('the editor in the browser', () => {
     await page.keyboard.type('at noon.');
     await page.getByRole('textbox', { name: 'Description' }).locator('.mention', { hasText: '@Harbor Ghost' }).waitFor();
     await saved(page);
-    await page.getByRole('button', { name: 'Done' }).click();
+    // As the players read it (the game master's page is the editor).
+    await playerView(page, true);
     await expect.poll(() => renderedText(page)).toContain('Meet Harbor Ghost at noon.');
     expect(await page.getByRole('region', { name: 'Description (rendered)' }).locator('a.mention').allTextContents()).toEqual(['Harbor Ghost']);
+    await playerView(page, false);
   });
 
   it('types right after a mention that was clicked, and saves it', async () => {
@@ -91,7 +92,9 @@ describe('the editor in the browser', () => {
     await expect.poll(async () => (await editor.textContent())?.replace(/\uFEFF/g, '')).toContain('@Gundren Rockseeker now about the mine.');
     await saved(page);
     await page.reload();
+    await playerView(page, true);
     expect(await renderedText(page)).toContain('Ask Gundren Rockseeker now about the mine.');
+    await playerView(page, false);
     expectNoPageErrors(journey.browser);
   });
 });

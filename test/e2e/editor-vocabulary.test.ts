@@ -4,7 +4,7 @@
 // no serious accessibility violation.
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { axeViolations, createThing, expectNoPageErrors, gmJourney, saved } from './browser.js';
+import { axeViolations, createThing, expectNoPageErrors, gmJourney, playerView, saved } from './browser.js';
 
 const journey = gmJourney('Editor vocabulary');
 
@@ -18,7 +18,6 @@ describe('callouts, highlights and tasks in the browser', () => {
   it('makes them from Markdown shortcuts, ticks tasks by mouse and keyboard, and renders what was saved', async () => {
     const { page } = journey.browser;
     await freshThing(page, 'Barovia');
-    await page.getByRole('button', { name: 'Edit description' }).click();
     const editor = page.getByRole('textbox', { name: 'Description' });
     await editor.click();
     await page.keyboard.type('> [!warning] Take the ford.');
@@ -40,7 +39,8 @@ describe('callouts, highlights and tasks in the browser', () => {
     await expect.poll(() => rope.isChecked()).toBe(true);
     expect(await axeViolations(page)).toEqual([]);
     await saved(page);
-    await page.getByRole('button', { name: 'Done' }).click();
+    // As the players read it (the game master's page is the editor).
+    await playerView(page, true);
     const rendered = page.getByRole('region', { name: 'Description (rendered)' });
     await rendered.waitFor();
     expect(await rendered.innerHTML()).toBe(
@@ -48,6 +48,7 @@ describe('callouts, highlights and tasks in the browser', () => {
         '<p>Strahd is <mark>awake</mark> now.</p>' +
         '<ul><li class="task done">☑ Buy rope</li><li class="task done">☑ Find the map</li></ul>',
     );
+    await playerView(page, false);
     expectNoPageErrors(journey.browser);
   });
 });

@@ -8,13 +8,12 @@ const journey = gmJourney('Explored', async (page) => {
   await createThing(page, 'Gundren Rockseeker');
 });
 
-/** A new thing with its description's editor open and focused. */
+/** A new thing with its description's editor focused. */
 async function freshThing(page: Page, name: string): Promise<{ editor: Locator; path: string }> {
   await page.goto(`${journey.server.base}/campaigns/${journey.campaign}`);
   await page.getByRole('heading', { level: 1, name: 'Explored' }).waitFor();
   await createThing(page, name);
   const path = `/api/campaigns/${journey.campaign}/things/${new URL(page.url()).pathname.split('/').pop()!}`;
-  await page.getByRole('button', { name: 'Edit description' }).click();
   const editor = page.getByRole('textbox', { name: 'Description', exact: true });
   await editor.click();
   return { editor, path };

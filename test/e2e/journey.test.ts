@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli.js';
 import { png } from '../fixtures/images.js';
 import { dialect } from '../support/test-db.js';
-import { type Browser, caretInEditor, createArc, createCampaign, createThing, type E2eServer, expectNoPageErrors, launchBrowser, saved, screenshotPath, signUp, startE2eServer } from './browser.js';
+import { type Browser, caretInEditor, createArc, createCampaign, createThing, type E2eServer, expectNoPageErrors, launchBrowser, openDetails, playerView, saved, screenshotPath, signUp, startE2eServer } from './browser.js';
 
 let server: E2eServer;
 let browser: Browser;
@@ -38,7 +38,6 @@ describe(`a game master's evening on ${dialect}`, () => {
     await createThing(page, 'Sildar Hallwinter', 'NPCs');
 
     // The description, typed with Markdown shortcuts and keyboard marks.
-    await page.getByRole('button', { name: 'Edit description' }).click();
     const editor = page.getByRole('textbox', { name: 'Description' });
     await editor.click();
     await page.keyboard.type('# Travels ');
@@ -80,8 +79,9 @@ describe(`a game master's evening on ${dialect}`, () => {
     await caretInEditor(page);
     await page.keyboard.type(' is their charter.');
     await saved(page);
-    await page.getByRole('button', { name: 'Done' }).click();
 
+    // As the players read it (the game master's page is the editor).
+    await playerView(page, true);
     const rendered = page.getByRole('region', { name: 'Description (rendered)' });
     await rendered.locator('h1', { hasText: 'Travels with a dwarf' }).waitFor();
     await expect.poll(() => rendered.innerHTML()).toContain('<strong>wagon</strong>');
@@ -92,6 +92,7 @@ describe(`a game master's evening on ${dialect}`, () => {
     const link = rendered.locator('a[href="https://alliance.example.test/"]');
     expect([await link.textContent(), await link.getAttribute('rel')]).toEqual(['https://alliance.example.test/', 'noopener noreferrer nofollow ugc']);
     expect(await rendered.textContent()).toContain('https://alliance.example.test/ is their charter.');
+    await playerView(page, false);
 
     // Arcs three deep, by the parent picker.
     await createArc(page, 'Act One');
@@ -105,7 +106,7 @@ describe(`a game master's evening on ${dialect}`, () => {
     await page.getByText('Inside: Goblin Ambush').waitFor();
     // A cycle is refused by the server, and the app says so at the field.
     await page.getByRole('navigation', { name: 'Arcs' }).getByRole('link', { name: 'Act One' }).click();
-    await page.getByRole('textbox', { name: 'Name' }).and(page.locator('[value="Act One"]')).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Act One', exact: true }).getByRole('textbox', { name: 'Name' }).waitFor();
     await page.getByRole('combobox', { name: 'Move inside another arc' }).fill('cragmaw');
     await page.getByRole('listbox', { name: 'Move inside another arc: matches' }).getByRole('option', { name: 'Cragmaw Hideout' }).click();
     await page.getByRole('alert').filter({ hasText: /would become a loop/ }).waitFor();
@@ -116,11 +117,12 @@ describe(`a game master's evening on ${dialect}`, () => {
     await page.getByRole('navigation', { name: 'Things' }).getByRole('button', { name: 'Show NPCs' }).click();
     await page.getByRole('navigation', { name: 'Things' }).getByRole('link', { name: 'Sildar Hallwinter' }).click();
     // The arc's page (with its own address field) stays until the thing's page is ready.
-    await page.getByRole('textbox', { name: 'Name' }).and(page.locator('[value="Sildar Hallwinter"]')).waitFor();
-    await page.getByRole('textbox', { name: 'Slug (the address)' }).fill('gundren-rockseeker');
-    await page.getByRole('button', { name: 'Change slug' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Sildar Hallwinter', exact: true }).getByRole('textbox', { name: 'Name' }).waitFor();
+    await openDetails(page);
+    await page.getByRole('textbox', { name: 'Address' }).fill('gundren-rockseeker');
+    await page.getByRole('button', { name: 'Change address' }).click();
     await page.getByRole('alert').filter({ hasText: /taken|already/i }).waitFor();
-    await page.getByRole('textbox', { name: 'Slug (the address)' }).fill('sildar-hallwinter');
+    await page.getByRole('textbox', { name: 'Address' }).fill('sildar-hallwinter');
 
     // Link Sildar to the deepest arc from his page.
     await page.getByRole('combobox', { name: 'Add to an arc' }).fill('cragmaw');
@@ -151,14 +153,13 @@ describe(`a game master's evening on ${dialect}`, () => {
     await name.fill('Gundren the Dwarf');
     await saved(page);
     await page.goto(`${base}/campaigns/${slug}/things/sildar-hallwinter`);
-    await page.getByRole('region', { name: 'Description (rendered)' }).locator('a.mention', { hasText: 'Gundren the Dwarf' }).waitFor();
+    await page.getByRole('textbox', { name: 'Description' }).locator('.mention', { hasText: 'Gundren the Dwarf' }).waitFor();
 
     // Premium (by the admin command line, on the server's database), then an uploaded image: its
     // label is its alt text and its caption.
     const status = await runCli(['user', 'premium', email, '--until', '2099-01-01'], server.env, { out: () => {}, err: () => {} });
     expect(status).toBe(0);
     await page.goto(`${base}/campaigns/${slug}/things/lords-alliance`);
-    await page.getByRole('button', { name: 'Edit description' }).click();
     await page.getByRole('textbox', { name: 'Description' }).click();
     await page.getByRole('button', { name: 'Image', exact: true }).click();
     const upload = page.getByRole('dialog', { name: 'Insert an image' }).getByRole('form', { name: 'Upload an image' });
@@ -167,16 +168,17 @@ describe(`a game master's evening on ${dialect}`, () => {
     await upload.getByRole('button', { name: 'Upload and insert' }).click();
     await page.getByRole('dialog', { name: 'Insert an image' }).waitFor({ state: 'detached' });
     await saved(page);
-    await page.getByRole('button', { name: 'Done' }).click();
+    await playerView(page, true);
     const banner = page.getByRole('region', { name: 'Description (rendered)' }).locator('figure');
     expect(await banner.locator('img').getAttribute('alt')).toBe('The Alliance banner');
     expect(await banner.locator('figcaption').textContent()).toBe('The Alliance banner');
     await expect.poll(() => banner.locator('img').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
+    await playerView(page, false);
     await page.goto(`${base}/campaigns/${slug}/things/sildar-hallwinter`);
 
     // Everything is still there after a reload.
     await page.reload();
-    await page.getByRole('region', { name: 'Description (rendered)' }).locator('h1', { hasText: 'Travels with a dwarf' }).waitFor();
+    await page.getByRole('textbox', { name: 'Description' }).locator('h1', { hasText: 'Travels with a dwarf' }).waitFor();
     await page.locator('section', { has: page.getByRole('heading', { name: 'In arcs' }) }).getByRole('link', { name: 'Cragmaw Hideout' }).waitFor();
     if (dialect === 'sqlite') await page.screenshot({ path: screenshotPath('thing-page.png') });
     expectNoPageErrors(browser);

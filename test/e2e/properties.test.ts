@@ -145,7 +145,7 @@ describe('properties, tags and links on a thing page', () => {
 
     // Meepo renamed: the link shows the new name.
     await panel(page).getByRole('link', { name: 'Meepo' }).click();
-    await page.getByRole('textbox', { name: 'Name' }).and(page.locator('[value="Meepo"]')).fill('Meepo the Keeper');
+    await page.getByRole('heading', { level: 1, name: 'Meepo', exact: true }).getByRole('textbox', { name: 'Name' }).fill('Meepo the Keeper');
     await saved(page);
     await page.goBack();
     await panel(page).getByRole('link', { name: 'Meepo the Keeper' }).waitFor();
@@ -173,7 +173,8 @@ describe('properties, tags and links on a thing page', () => {
       if (request.url().includes('fetchAll')) everyThing.push(request.url());
     };
     page.on('request', watch);
-    await page.goto(`${journey.server.base}/campaigns/${journey.campaign}`);
+    // (The search page: the campaign's home has the description's editor, which reads the names its mentions show.)
+    await page.goto(`${journey.server.base}/campaigns/${journey.campaign}/search`);
     await expect.poll(() => things.getByLabel('3 things').count()).toBe(1);
     await things.getByRole('button', { name: 'Show NPCs' }).click();
     await expect.poll(() => things.getByRole('list', { name: 'NPCs: things' }).getByRole('link').allTextContents()).toEqual(['Calcryx', 'Meepo the Keeper', 'Yusdrayl']);

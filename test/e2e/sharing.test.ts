@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { axeViolations, createCampaign, createThing, expectNoPageErrors, launchBrowser, saved, screenshotPath, signUp, startE2eServer, type Browser, type E2eServer } from './browser.js';
+import { axeViolations, createCampaign, createThing, expectNoPageErrors, launchBrowser, openDetails, saved, screenshotPath, signUp, startE2eServer, type Browser, type E2eServer } from './browser.js';
 
 let server: E2eServer;
 let gm: Browser;
@@ -39,9 +39,17 @@ async function sidebarThings(page: Page): Promise<string> {
   return (await nav.textContent()) ?? '';
 }
 
+/** The description on a game master's page: in its editor. */
+async function gmDescription(page: Page): Promise<string> {
+  const editor = page.getByRole('textbox', { name: 'Description' });
+  await editor.waitFor();
+  await expect.poll(async () => (await editor.textContent())?.trim() ?? '', { timeout: 10_000 }).not.toBe('');
+  return (await editor.textContent()) ?? '';
+}
+
 /** No control that changes anything: no editor, no name field, no new or delete buttons. */
 async function expectReadOnly(page: Page) {
-  for (const name of ['Edit description', 'New thing', 'New arc', 'Delete thing', 'Add type']) {
+  for (const name of ['History', 'New thing', 'New arc', 'Delete thing', 'Add type']) {
     expect(await page.getByRole('button', { name }).count(), `a "${name}" button`).toBe(0);
   }
   expect(await page.getByRole('textbox', { name: 'Name' }).count()).toBe(0);
@@ -57,7 +65,6 @@ describe('sharing a campaign in the browser', () => {
     // A thing with a public paragraph and a secret block.
     await createThing(page, 'Sildar Hallwinter');
     const sildarUrl = page.url();
-    await page.getByRole('button', { name: 'Edit description' }).click();
     const editor = page.getByRole('textbox', { name: 'Description' });
     await editor.click();
     await page.keyboard.type('A knight of the Alliance.');
@@ -65,13 +72,13 @@ describe('sharing a campaign in the browser', () => {
     await page.getByRole('button', { name: 'GM only (hidden from players)' }).click();
     await page.keyboard.type('Secretly in the pay of the Black Spider.');
     await saved(page);
-    await page.getByRole('button', { name: 'Done' }).click();
-    const gmText = await renderedDescription(page);
+    const gmText = await gmDescription(page);
     expect(gmText).toContain('Secretly in the pay of the Black Spider.');
 
     // A GM-only NPC.
     await createThing(page, 'Nezznar the Black Spider');
-    await page.getByRole('checkbox', { name: 'GM only' }).check();
+    await openDetails(page);
+    await page.getByRole('checkbox', { name: 'GM only', exact: true }).check();
     await saved(page);
     await page.getByText('GM only', { exact: true }).first().waitFor();
     await page.screenshot({ path: screenshotPath('gm-only.png') });
@@ -128,7 +135,7 @@ describe('sharing a campaign in the browser', () => {
     expect(gmAsPlayerSidebar).toBe(playerSidebar);
     // And back.
     await page.getByRole('button', { name: 'View as player' }).click();
-    expect(await renderedDescription(page)).toContain('Secretly in the pay of the Black Spider.');
+    expect(await gmDescription(page)).toContain('Secretly in the pay of the Black Spider.');
     expect(await sidebarThings(page)).toContain('Nezznar');
 
     // The campaign's export links download what the API exports, secrets included.
@@ -194,7 +201,8 @@ describe('sharing a campaign in the browser', () => {
       expect(await dialog.getByRole('checkbox', { name: 'GM only' }).isChecked()).toBe(true);
       await dialog.getByLabel('Name').fill('Nezznar');
       await dialog.getByRole('button', { name: 'Create' }).click();
-      await page.getByRole('textbox', { name: 'Name' }).and(page.locator('[value="Nezznar"]')).waitFor();
+      await page.getByRole('heading', { level: 1, name: 'Nezznar', exact: true }).getByRole('textbox', { name: 'Name' }).waitFor();
+      await openDetails(page);
       expect(await page.getByRole('checkbox', { name: 'GM only' }).isChecked()).toBe(true);
 
       await page.getByRole('button', { name: 'New arc' }).click();
@@ -206,6 +214,7 @@ describe('sharing a campaign in the browser', () => {
       await arcDialog.getByLabel('Name').fill('Phandalin');
       await arcDialog.getByRole('button', { name: 'Create' }).click();
       await page.getByText('Arc', { exact: true }).first().waitFor();
+      await openDetails(page);
       expect(await page.getByRole('checkbox', { name: 'GM only' }).isChecked()).toBe(false);
 
       const records = await page.evaluate(async (campaign) => {

@@ -18,7 +18,6 @@ describe('undoing a delete', () => {
   it('keeps the words typed just before the delete: they are saved, and Undo brings them back', async () => {
     const page = journey.browser.page;
     await createThing(page, 'Typed Then Deleted');
-    await page.getByRole('button', { name: 'Edit description' }).click();
     await page.getByRole('textbox', { name: 'Description', exact: true }).click();
     await page.keyboard.type('Start.');
     await saved(page);
@@ -32,7 +31,7 @@ describe('undoing a delete', () => {
     expect(answer.status).toBe(200);
     expect(answer.body).toContain('Start. Last words.');
     // And the page it opens shows no error about the save that met the deleted thing.
-    await page.getByRole('textbox', { name: 'Name' }).and(page.locator('[value="Typed Then Deleted"]')).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Typed Then Deleted', exact: true }).getByRole('textbox', { name: 'Name' }).waitFor();
     expect(await page.getByText('Not saved').count()).toBe(0);
   });
 

@@ -1,8 +1,24 @@
 // The arcs' reads (every key under the campaign's, campaigns/api.ts).
 import { useQuery } from '@tanstack/react-query';
-import { api, call } from '../api/client';
+import { api, call, callWithEtag } from '../api/client';
+import type { StructurePatch } from '../records/properties/record-structure';
 import { campaignKey } from '../campaigns/api';
 
 export function useArcs(slug: string) {
   return useQuery({ queryKey: [...campaignKey(slug), 'arcs'], queryFn: () => call(api.GET('/api/campaigns/{campaignSlug}/arcs', { params: { path: { campaignSlug: slug } } })) });
 }
+
+/** What an arc's page saves: any of its fields. */
+export type ArcPatch = { name: string; visibility: 'all' | 'gm'; parentArcId: number | null; hook: unknown[]; protagonist: unknown[]; antagonist: unknown[]; problem: unknown[]; key: unknown[]; outcome: unknown[]; notes: unknown[] } & StructurePatch;
+
+/** An arc read and saved with its ETag (the record's editing state, records/record-state.ts). */
+export function arcSource(campaignSlug: string, arcSlug: string) {
+  const path = { campaignSlug, arcSlug };
+  return {
+    load: () => callWithEtag(api.GET('/api/campaigns/{campaignSlug}/arcs/{arcSlug}', { params: { path } })),
+    save: (patch: Partial<ArcPatch>, ifMatch: string | undefined, init: { keepalive?: boolean } = {}) =>
+      callWithEtag(api.PUT('/api/campaigns/{campaignSlug}/arcs/{arcSlug}', { params: { path, header: ifMatch ? { 'if-match': ifMatch } : {} }, body: { updatedArc: patch }, ...init })),
+  };
+}
+
+export const deleteArc = (slug: string, arcSlug: string) => call(api.DELETE('/api/campaigns/{campaignSlug}/arcs/{arcSlug}', { params: { path: { campaignSlug: slug, arcSlug } } }));

@@ -1,8 +1,10 @@
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
-import { api, call, callWithEtag, messageOf, type Arc } from '../api/client';
-import { ErrorMessage, NameField } from '../ui/field';
-import { Rendered } from '../ui/rendered';
+import { messageOf, type Arc } from '../api/client';
+import { arcSource, deleteArc, type ArcPatch } from './api';
+import { addThingToArc, removeThingFromArc } from '../things/api';
+import { ErrorMessage } from '../ui/field';
+import { isEmptyHtml, Rendered } from '../ui/rendered';
 import { GmOnlyBadge, GmOnlyField, useCampaignAccess } from '../campaigns/access';
 import { DeleteRecordButton, useCampaignAction, type UnsentEdits } from '../records/actions';
 import { Backlinks } from '../records/backlinks';
@@ -10,12 +12,12 @@ import { ArcPicker } from '../search/pickers';
 import { useCampaignSlug } from '../campaigns/api';
 import { useRendered } from '../records/api';
 import { SearchList } from '../search/search-list';
-import { RichField, useRecordEditing } from '../records/record-editing';
+import { useRecordEditing } from '../records/record-editing';
+import { AddressField, EmptyText, isEmptyText, RecordActions, RecordDetails, RecordError, RecordText, RecordTitle } from '../records/record-page';
 import type { RecordState } from '../records/record-state';
 import { EDITING_ATTRIBUTE } from '../records/use-record';
 import { HistoryToggle } from '../history/history-toggle';
-import { LabelsFields, PropertiesFields, StructureView, type StructurePatch } from '../records/properties/record-structure';
-import { RecordError, SlugField } from '../things/thing-page';
+import { LabelsFields, PrintedStructure, PropertiesFields, StructureView, type StructurePatch } from '../records/properties/record-structure';
 
 const NARRATIVE = [
   ['hook', 'Hook'],
@@ -27,7 +29,6 @@ const NARRATIVE = [
   ['notes', 'Notes'],
 ] as const;
 
-type ArcPatch = { name: string; visibility: 'all' | 'gm'; hook: unknown[]; protagonist: unknown[]; antagonist: unknown[]; problem: unknown[]; key: unknown[]; outcome: unknown[]; notes: unknown[] } & StructurePatch;
 
 export function ArcPage() {
   // Everything an arc page holds in its own state belongs to one arc: another arc starts afresh.
@@ -37,16 +38,10 @@ export function ArcPage() {
 
 function ArcRecordPage({ arcSlug }: { arcSlug: string }) {
   const campaignSlug = useCampaignSlug();
-  const path = { campaignSlug, arcSlug };
-  const editing = useRecordEditing<Arc, ArcPatch>({
-    campaignSlug,
-    kind: 'arc',
-    recordSlug: arcSlug,
-    load: () => callWithEtag(api.GET('/api/campaigns/{campaignSlug}/arcs/{arcSlug}', { params: { path } })),
-    save: (patch, ifMatch, init) => callWithEtag(api.PUT('/api/campaigns/{campaignSlug}/arcs/{arcSlug}', { params: { path, header: ifMatch ? { 'if-match': ifMatch } : {} }, body: { updatedArc: patch }, ...init })),
-  });
+  const editing = useRecordEditing<Arc, ArcPatch>({ campaignSlug, kind: 'arc', recordSlug: arcSlug, ...arcSource(campaignSlug, arcSlug) });
   const rendered = useRendered(campaignSlug, 'arcs', arcSlug);
-  const [editingField, setEditingField] = useState<string>();
+  // The empty fields opened for writing on this visit: they stay open once emptied again.
+  const [opened, setOpened] = useState<ReadonlySet<string>>(new Set());
   const { canEdit } = useCampaignAccess();
   if (editing.loading) {
     if (editing.error) return <RecordError error={editing.error} what="arc" />;
@@ -55,76 +50,92 @@ function ArcRecordPage({ arcSlug }: { arcSlug: string }) {
   const { record, state, generation, value, banner } = editing;
   const structure = { value: (field: keyof StructurePatch) => value(field), update: (patch: Partial<StructurePatch>) => state.update(patch), generation, problem: state.error?.problem };
   if (!canEdit) {
+    const written = NARRATIVE.filter(([field]) => rendered.data && !isEmptyHtml(rendered.data[field]));
     return (
-      <main className="record" aria-labelledby="record-title">
-        <p className="kind">Arc</p>
-        <h1 id="record-title">{record.name}</h1>
-        <StructureView record={record} renderedProperties={rendered.data?.['properties']} />
-        {record.parentArc && (
-          <p>
-            Inside: <Link to={`/campaigns/${campaignSlug}/arcs/${record.parentArc.slug}`}>{record.parentArc.name}</Link>
-          </p>
-        )}
-        {NARRATIVE.map(([field, label]) => (
-          <section key={field} aria-labelledby={`${field}-heading`}>
-            <h2 id={`${field}-heading`}>{label}</h2>
-            <Rendered html={rendered.data?.[field]} label={label} />
-          </section>
-        ))}
-        <ChildArcs campaignSlug={campaignSlug} arc={record} />
-        <LinkedThings campaignSlug={campaignSlug} arc={record} />
-        <Backlinks campaignSlug={campaignSlug} kind="arcs" slug={arcSlug} />
+      <main className="record record-page reading" aria-labelledby="record-title">
+        <div className="record-head">
+          <p className="kind">Arc</p>
+          <h1 id="record-title">{record.name}</h1>
+          {record.parentArc && (
+            <p>
+              Inside: <Link to={`/campaigns/${campaignSlug}/arcs/${record.parentArc.slug}`}>{record.parentArc.name}</Link>
+            </p>
+          )}
+        </div>
+        <div className="record-side">
+          <StructureView record={record} renderedProperties={rendered.data?.['properties']} />
+        </div>
+        <div className="record-main">
+          {written.map(([field, label]) => (
+            <section key={field} className="arc-field" aria-labelledby={`${field}-heading`}>
+              <h2 id={`${field}-heading`}>{label}</h2>
+              <div className="record-text">
+                <Rendered html={rendered.data?.[field]} label={label} />
+              </div>
+            </section>
+          ))}
+          <ChildArcs campaignSlug={campaignSlug} arc={record} />
+          <LinkedThings campaignSlug={campaignSlug} arc={record} />
+          <Backlinks campaignSlug={campaignSlug} kind="arcs" slug={arcSlug} />
+        </div>
       </main>
     );
   }
   return (
-    <main className="record" aria-labelledby="record-title">
-      <p className="kind">
-        Arc <GmOnlyBadge visibility={String(value('visibility'))} />
-      </p>
-      <h1 id="record-title" className="visually-hidden">
-        {String(value('name'))}
-      </h1>
-      {banner}
-      {/* Only the fields that show the server's version remount when the page takes a newer one: the
-          address and parent fields keep what is being typed into them. */}
-      <div className="record-fields" {...{ [EDITING_ATTRIBUTE]: '' }}>
-        <NameField key={`name-${generation}`} defaultValue={String(value('name'))} onName={(name) => state.update({ name })} error={state.error?.fieldMessage('name')} className="title-input" />
-        <SlugField campaignSlug={campaignSlug} kind="arcs" slug={arcSlug} state={state} />
-        <ParentField campaignSlug={campaignSlug} arc={record} state={state} />
-        <GmOnlyField key={`visibility-${generation}`} value={String(value('visibility'))} onChange={(next) => state.update({ visibility: next })} what="arc" />
+    <main className="record record-page" aria-labelledby="record-title">
+      <div className="record-head">
+        <p className="kind">
+          Arc <GmOnlyBadge visibility={String(value('visibility'))} />
+        </p>
+        <RecordTitle value={String(value('name'))} generation={generation} onName={(name) => state.update({ name })} error={state.error?.fieldMessage('name')} />
+        {banner}
       </div>
-      <LabelsFields campaignSlug={campaignSlug} edited={structure} />
-      <PropertiesFields campaignSlug={campaignSlug} edited={structure} fields={[]} self={{ type: 'arc', id: record.id }} />
-      <HistoryToggle record={{ kind: 'arc', campaignSlug, recordSlug: arcSlug }} state={state} richFields={NARRATIVE} />
-      {NARRATIVE.map(([field, label]) => (
-        <section key={field} aria-labelledby={`${field}-heading`}>
-          <div className="section-head">
-            <h2 id={`${field}-heading`}>{label}</h2>
-            <button
-              type="button"
-              aria-label={editingField === field ? `Done editing ${label}` : `Edit ${label}`}
-              onClick={() => (editingField === field ? void state.flush().then(() => setEditingField(undefined)) : setEditingField(field))}
-            >
-              {editingField === field ? 'Done' : 'Edit'}
-            </button>
+      <div className="record-main">
+        {NARRATIVE.map(([field, label]) => {
+          const open = opened.has(field) || !isEmptyText(value(field));
+          return (
+            <section key={field} className={open ? 'arc-field record-text-field' : 'arc-field empty'} aria-labelledby={`${field}-heading`}>
+              <h2 id={`${field}-heading`}>{label}</h2>
+              {open ? (
+                <RecordText edited={editing} field={field} label={label} campaignSlug={campaignSlug} rendered={rendered.data?.[field]} focusOnOpen={opened.has(field)} />
+              ) : (
+                <div className="record-text">
+                  <EmptyText prompt={`Write the ${label.toLowerCase()}…`} onOpen={() => setOpened(new Set(opened).add(field))} />
+                </div>
+              )}
+            </section>
+          );
+        })}
+      </div>
+      <div className="record-side">
+        <PrintedStructure record={record} renderedProperties={rendered.data?.['properties']} />
+        <LabelsFields campaignSlug={campaignSlug} edited={structure} />
+        <PropertiesFields campaignSlug={campaignSlug} edited={structure} fields={[]} self={{ type: 'arc', id: record.id }} />
+        <RecordDetails>
+          <div {...{ [EDITING_ATTRIBUTE]: '' }}>
+            <GmOnlyField key={`visibility-${generation}`} value={String(value('visibility'))} onChange={(next) => state.update({ visibility: next })} what="arc" />
           </div>
-          {editingField === field ? (
-            <RichField edited={editing} field={field} label={label} campaignSlug={campaignSlug} />
-          ) : (
-            <Rendered html={rendered.data?.[field]} label={label} />
-          )}
-        </section>
-      ))}
-      <ChildArcs campaignSlug={campaignSlug} arc={record} />
-      <LinkedThings campaignSlug={campaignSlug} arc={record} />
-      <Backlinks campaignSlug={campaignSlug} kind="arcs" slug={arcSlug} />
-      <DeleteArc campaignSlug={campaignSlug} arc={record} state={state} />
+          <AddressField campaignSlug={campaignSlug} kind="arcs" slug={arcSlug} state={state} />
+        </RecordDetails>
+      </div>
+      <div className="record-rest">
+        <ParentField campaignSlug={campaignSlug} arc={record} state={state} />
+        <ChildArcs campaignSlug={campaignSlug} arc={record} />
+        <LinkedThings campaignSlug={campaignSlug} arc={record} />
+        <Backlinks campaignSlug={campaignSlug} kind="arcs" slug={arcSlug} />
+        <RecordActions>
+          <HistoryToggle record={{ kind: 'arc', campaignSlug, recordSlug: arcSlug }} state={state} richFields={NARRATIVE} />
+          <DeleteArc campaignSlug={campaignSlug} arc={record} state={state} />
+        </RecordActions>
+      </div>
     </main>
   );
 }
 
 function ChildArcs({ campaignSlug, arc }: { campaignSlug: string; arc: Arc }) {
+  const { canEdit } = useCampaignAccess();
+  // A reader is shown no empty section.
+  if (!canEdit && arc.childArcs.length === 0) return null;
   return (
     <section aria-labelledby="children-heading">
       <h2 id="children-heading">Arcs inside it</h2>
@@ -147,15 +158,13 @@ function ParentField({ campaignSlug, arc, state }: { campaignSlug: string; arc: 
     setError(undefined);
     try {
       await state.flush();
-      const etag = state.etag();
-      const header = etag ? { 'if-match': etag } : {};
-      state.acknowledge(await callWithEtag(api.PUT('/api/campaigns/{campaignSlug}/arcs/{arcSlug}', { params: { path: { campaignSlug, arcSlug: arc.slug }, header }, body: { updatedArc: { parentArcId } } })));
+      state.acknowledge(await arcSource(campaignSlug, arc.slug).save({ parentArcId }, state.etag()));
     } catch (e) {
       setError(messageOf(e));
     }
   };
   return (
-    <div className="field">
+    <div className="field parent-field">
       <p>
         Inside: {arc.parentArc ? <Link to={`/campaigns/${campaignSlug}/arcs/${arc.parentArc.slug}`}>{arc.parentArc.name}</Link> : <span className="muted">nothing (a top-level arc)</span>}{' '}
         {arc.parentArc && (
@@ -174,6 +183,7 @@ function LinkedThings({ campaignSlug, arc }: { campaignSlug: string; arc: Arc })
   const { error, act } = useCampaignAction(campaignSlug);
   const { canEdit } = useCampaignAccess();
   const linked = new Set(arc.things.map((t) => t.id));
+  if (!canEdit && arc.things.length === 0) return null;
   return (
     <section aria-labelledby="linked-heading">
       <h2 id="linked-heading">Things in this arc</h2>
@@ -184,7 +194,7 @@ function LinkedThings({ campaignSlug, arc }: { campaignSlug: string; arc: Arc })
             {canEdit && <button
               type="button"
               aria-label={`Remove ${thing.name} from this arc`}
-              onClick={() => void act(() => call(api.DELETE('/api/campaigns/{campaignSlug}/things/{thingSlug}/arcs/{arcSlug}', { params: { path: { campaignSlug, thingSlug: thing.slug, arcSlug: arc.slug } } })))}
+              onClick={() => void act(() => removeThingFromArc(campaignSlug, thing.slug, arc.slug))}
             >
               Remove
             </button>}
@@ -202,7 +212,7 @@ function LinkedThings({ campaignSlug, arc }: { campaignSlug: string; arc: Arc })
             label="Add a thing"
             type="thing"
             exclude={(r) => linked.has(r.id)}
-            onPick={(thing) => void act(() => call(api.POST('/api/campaigns/{campaignSlug}/things/{thingSlug}/arcs', { params: { path: { campaignSlug, thingSlug: thing.slug } }, body: { arcSlug: arc.slug } })))}
+            onPick={(thing) => void act(() => addThingToArc(campaignSlug, thing.slug, arc.slug))}
           />
         </div>
       )}
@@ -221,7 +231,7 @@ function DeleteArc({ campaignSlug, arc, state }: { campaignSlug: string; arc: Ar
       id={arc.id}
       name={arc.name}
       state={state}
-      remove={() => call(api.DELETE('/api/campaigns/{campaignSlug}/arcs/{arcSlug}', { params: { path: { campaignSlug, arcSlug: arc.slug } } }))}
+      remove={() => deleteArc(campaignSlug, arc.slug)}
     >
       <p>
         {arc.name} goes to the campaign’s trash with its links to things.

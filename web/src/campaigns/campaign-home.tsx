@@ -4,11 +4,12 @@ import { Link, useNavigate } from 'react-router';
 import { api, call, callWithEtag, messageOf, type Campaign } from '../api/client';
 import { ConfirmButton } from '../ui/confirm';
 import { ErrorMessage } from '../ui/field';
-import { Rendered } from '../ui/rendered';
+import { isEmptyHtml, Rendered } from '../ui/rendered';
 import { useArcs } from '../arcs/api';
 import { useRendered } from '../records/api';
 import { loadCampaign, useCampaign, useCampaignSlug, useRefreshCampaign } from './api';
-import { recordKey, RichField, useRecordEditing } from '../records/record-editing';
+import { recordKey, useRecordEditing } from '../records/record-editing';
+import { RecordActions, RecordText } from '../records/record-page';
 import { existingRecordState } from '../records/record-state';
 import { saveBeforeDelete } from '../records/actions';
 import { GmOnlyBadge, useCampaignAccess } from './access';
@@ -31,10 +32,11 @@ export function CampaignHome() {
       {canEdit ? (
         <CampaignDescription key={slug} slug={slug} rendered={rendered.data?.description} />
       ) : (
-        <section aria-labelledby="campaign-description">
-          <h2 id="campaign-description">Description</h2>
-          <Rendered html={rendered.data?.description} label="Campaign description" />
-        </section>
+        !isEmptyHtml(rendered.data?.description) && (
+          <section aria-label="Campaign description" className="campaign-description">
+            <Rendered html={rendered.data?.description} label="Campaign description" />
+          </section>
+        )
       )}
       <section aria-labelledby="recent-heading">
         <h2 id="recent-heading">Recently updated things</h2>
@@ -68,9 +70,8 @@ export function CampaignHome() {
 type CampaignPatch = { description: unknown[] };
 const CAMPAIGN_RICH_FIELDS = [['description', 'Campaign description']] as const;
 
-/** The campaign's description, saved as the user types like every record's text (the campaign's one editing state). */
+/** The campaign's description, edited where it is read and saved as the user types like every record's text (the campaign's one editing state). */
 function CampaignDescription({ slug, rendered }: { slug: string; rendered: string | undefined }) {
-  const [open, setOpen] = useState(false);
   const editing = useRecordEditing<Campaign, CampaignPatch>({
     campaignSlug: slug,
     kind: 'campaign',
@@ -80,19 +81,13 @@ function CampaignDescription({ slug, rendered }: { slug: string; rendered: strin
   if (editing.loading) return null;
   const { state, banner } = editing;
   return (
-    <>
-    <HistoryToggle record={{ kind: 'campaign', campaignSlug: slug, recordSlug: '' }} state={state} richFields={CAMPAIGN_RICH_FIELDS} />
-    <section aria-labelledby="campaign-description">
-      <div className="section-head">
-        <h2 id="campaign-description">Description</h2>
-        <button type="button" onClick={() => (open ? void state.flush().then(() => setOpen(false)) : setOpen(true))}>
-          {open ? 'Done' : 'Edit description'}
-        </button>
-      </div>
+    <section aria-label="Campaign description" className="campaign-description">
       {banner}
-      {open ? <RichField edited={editing} field="description" label="Campaign description" campaignSlug={slug} /> : <Rendered html={rendered} label="Campaign description" />}
+      <RecordText edited={editing} field="description" label="Campaign description" campaignSlug={slug} rendered={rendered} />
+      <RecordActions>
+        <HistoryToggle record={{ kind: 'campaign', campaignSlug: slug, recordSlug: '' }} state={state} richFields={CAMPAIGN_RICH_FIELDS} />
+      </RecordActions>
     </section>
-    </>
   );
 }
 
@@ -127,7 +122,7 @@ function CampaignSettings({ slug, id, name, owner }: { slug: string; id: number;
           <input id="campaign-name" value={newName} onChange={(e) => setNewName(e.target.value)} />
         </div>
         <div className="field">
-          <label htmlFor="campaign-slug">Slug (the address)</label>
+          <label htmlFor="campaign-slug">Address</label>
           <input id="campaign-slug" value={newSlug} onChange={(e) => setNewSlug(e.target.value)} />
         </div>
         <ErrorMessage>{error}</ErrorMessage>

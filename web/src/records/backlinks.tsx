@@ -2,10 +2,13 @@ import { Link } from 'react-router';
 import { messageOf } from '../api/client';
 import { ErrorMessage } from '../ui/field';
 import { useBacklinks } from './api';
+import { useCampaignAccess } from '../campaigns/access';
 
-/** "Mentioned in": every record whose rich text mentions this one. */
+/** "Mentioned in": every record whose rich text mentions this one (a reader is shown nothing while none does). */
 export function Backlinks({ campaignSlug, kind, slug }: { campaignSlug: string; kind: 'things' | 'arcs'; slug: string }) {
   const backlinks = useBacklinks(campaignSlug, kind, slug);
+  const { canEdit } = useCampaignAccess();
+  if (!canEdit && !backlinks.error && !backlinks.data?.length) return null;
   return (
     <section aria-labelledby="backlinks-heading">
       <h2 id="backlinks-heading">Mentioned in</h2>

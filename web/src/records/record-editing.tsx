@@ -1,8 +1,8 @@
 // What the thing, arc and campaign pages share: the record's one editing state (records/), keyed by
-// the record's query, and its rich-text fields' editors.
-import { RecordRichField, useRecord, type EditedRecord, type ServerVersion } from './use-record';
-import { useMe } from '../account/api';
+// the record's query (its page's layout and text editors: records/record-page.tsx).
+import { useRecord, type ServerVersion } from './use-record';
 import { campaignKey } from '../campaigns/api';
+import { useCampaignAccess } from '../campaigns/access';
 
 export type { EditedRecord } from './use-record';
 
@@ -18,16 +18,14 @@ export function useRecordEditing<R extends Record<string, unknown>, P extends Re
   load: () => Promise<ServerVersion<R>>;
   save: (patch: Partial<P>, ifMatch: string | undefined, init: { keepalive: boolean }) => Promise<ServerVersion<R>>;
 }) {
+  // The player view reads a redacted version: it has an editing state of its own, so the game
+  // master's editors never open on (or save over) what a player sees.
+  const { viewingAsPlayer } = useCampaignAccess();
+  const key = recordKey(options.campaignSlug, options.kind, options.recordSlug);
   return useRecord<R, P>({
-    queryKey: recordKey(options.campaignSlug, options.kind, options.recordSlug),
+    queryKey: viewingAsPlayer ? [...key, 'as-player'] : key,
     draftPrefix: `${options.campaignSlug}.${options.kind}`,
     load: options.load,
     save: options.save,
   });
-}
-
-/** One rich-text field's editor on the record's editing state. */
-export function RichField<R extends Record<string, unknown>, P extends Record<string, unknown>>({ edited, field, label, campaignSlug }: { edited: EditedRecord<R, P>; field: keyof P & string; label: string; campaignSlug: string }) {
-  const me = useMe();
-  return <RecordRichField edited={edited} field={field} label={label} campaignSlug={campaignSlug} canUpload={me?.premium ?? false} />;
 }

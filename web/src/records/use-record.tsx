@@ -115,12 +115,15 @@ export function RecordRichField<R extends Record<string, unknown>, P extends Rec
   label,
   campaignSlug,
   canUpload,
+  fallback,
 }: {
   edited: EditedRecord<R, P>;
   field: keyof P & string;
   label: string;
   campaignSlug: string;
   canUpload: boolean;
+  /** What stands in the editor's place until its code has arrived. */
+  fallback?: ReactNode;
 }) {
   const { state } = edited;
   useEffect(() => {
@@ -131,7 +134,7 @@ export function RecordRichField<R extends Record<string, unknown>, P extends Rec
   const initial = Array.isArray(value) && value.length > 0 ? (value as Descendant[]) : emptyDocument();
   return (
     <div {...{ [EDITING_ATTRIBUTE]: '' }}>
-      <RichTextEditor key={edited.generation} label={label} campaignSlug={campaignSlug} canUpload={canUpload} initialValue={initial} onChange={(next) => state.update({ [field]: next } as Partial<P>)} />
+      <RichTextEditor key={edited.generation} label={label} campaignSlug={campaignSlug} canUpload={canUpload} fallback={fallback} initialValue={initial} onChange={(next) => state.update({ [field]: next } as Partial<P>)} />
     </div>
   );
 }

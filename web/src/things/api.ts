@@ -1,6 +1,7 @@
 // The things' and thing types' reads (every key under the campaign's, campaigns/api.ts).
 import { useQuery } from '@tanstack/react-query';
-import { api, call } from '../api/client';
+import { api, call, callWithEtag, type Thing } from '../api/client';
+import type { StructurePatch } from '../records/properties/record-structure';
 import { campaignKey } from '../campaigns/api';
 
 export function useThingTypes(slug: string) {
@@ -15,3 +16,28 @@ export function useAllThings(slug: string, enabled = true) {
     queryFn: () => call(api.GET('/api/campaigns/{campaignSlug}/things', { params: { path: { campaignSlug: slug }, query: { fetchAll: 'true' } } })),
   });
 }
+
+/** What a thing's page saves: any of its fields. */
+export type ThingPatch = { name: string; typeId: number; description: unknown[]; visibility: 'all' | 'gm' } & StructurePatch;
+
+/** A thing read and saved with its ETag (the record's editing state, records/record-state.ts). */
+export function thingSource(campaignSlug: string, thingSlug: string) {
+  const path = { campaignSlug, thingSlug };
+  return {
+    load: () => callWithEtag(api.GET('/api/campaigns/{campaignSlug}/things/{thingSlug}', { params: { path } })),
+    save: (patch: Partial<ThingPatch>, ifMatch: string | undefined, init: { keepalive: boolean }) =>
+      callWithEtag(api.PUT('/api/campaigns/{campaignSlug}/things/{thingSlug}', { params: { path, header: ifMatch ? { 'if-match': ifMatch } : {} }, body: { updatedThing: patch }, ...init })),
+  };
+}
+
+/** The arcs a thing is in. */
+export function useThingArcs(slug: string, thingSlug: string) {
+  return useQuery({
+    queryKey: [...campaignKey(slug), 'thing-arcs', thingSlug],
+    queryFn: () => call(api.GET('/api/campaigns/{campaignSlug}/things/{thingSlug}/arcs', { params: { path: { campaignSlug: slug, thingSlug } } })),
+  });
+}
+
+export const addThingToArc = (slug: string, thingSlug: string, arcSlug: string) => call(api.POST('/api/campaigns/{campaignSlug}/things/{thingSlug}/arcs', { params: { path: { campaignSlug: slug, thingSlug } }, body: { arcSlug } }));
+export const removeThingFromArc = (slug: string, thingSlug: string, arcSlug: string) => call(api.DELETE('/api/campaigns/{campaignSlug}/things/{thingSlug}/arcs/{arcSlug}', { params: { path: { campaignSlug: slug, thingSlug, arcSlug } } }));
+export const deleteThing = (slug: string, thing: Pick<Thing, 'slug'>) => call(api.DELETE('/api/campaigns/{campaignSlug}/things/{thingSlug}', { params: { path: { campaignSlug: slug, thingSlug: thing.slug } } }));

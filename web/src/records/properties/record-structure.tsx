@@ -23,7 +23,7 @@ interface Edited {
 
 const list = <T,>(value: unknown): T[] => (Array.isArray(value) ? (value as T[]) : []);
 
-/** Tags and aliases, under the record's name. */
+/** Tags and aliases, in the panel by the record's title. */
 export function LabelsFields({ campaignSlug, edited }: { campaignSlug: string; edited: Edited }) {
   return (
     <div className="labels-fields" {...{ [EDITING_ATTRIBUTE]: '' }}>
@@ -35,7 +35,7 @@ export function LabelsFields({ campaignSlug, edited }: { campaignSlug: string; e
 
 export function PropertiesFields({ campaignSlug, edited, fields, self }: { campaignSlug: string; edited: Edited; fields: readonly TypeField[]; self: { type: 'thing' | 'arc'; id: number } }) {
   return (
-    <div {...{ [EDITING_ATTRIBUTE]: '' }}>
+    <div className="properties-fields" {...{ [EDITING_ATTRIBUTE]: '' }}>
       <PropertiesPanel
         campaignSlug={campaignSlug}
         properties={list<Property>(edited.value('properties'))}
@@ -65,5 +65,14 @@ export function StructureView({ record, renderedProperties }: { record: Structur
         </section>
       )}
     </>
+  );
+}
+
+/** What a game master's print shows instead of the editing panels: the record's properties and labels as the server renders them. */
+export function PrintedStructure({ record, renderedProperties }: { record: StructurePatch; renderedProperties: string | undefined }) {
+  return (
+    <div className="print-only">
+      <StructureView record={record} renderedProperties={renderedProperties} />
+    </div>
   );
 }
