@@ -1,5 +1,5 @@
 // What the toolbar, the keyboard shortcuts and the Markdown shortcuts do to the document.
-import { Editor, Element as SlateElement, Node, Path, Range, Text, Transforms, type Operation, type Point } from 'slate';
+import { Editor, Element as SlateElement, Node, Path, Point, Range, Text, Transforms, type Operation } from 'slate';
 import { CALLOUT_KIND_MAX_LENGTH, containsSecret, newMention, type MentionTarget } from '../../../src/vocabulary/index.js';
 import { HEADINGS, INLINE_TYPES, LIST_TYPES, VOID_TYPES, type BlockType, type Element, type MarkName } from './types';
 
@@ -343,6 +343,28 @@ export function insertMention(editor: Editor, target: MentionTarget): void {
   Transforms.insertNodes(editor, newMention(target.targetType, target.targetId));
   Transforms.move(editor);
   Transforms.insertText(editor, ' ');
+}
+
+/**
+ * What is typed after a mention trigger (`@`, `[[`) that starts at `start`, while the caret is in
+ * the same block after it: the query and the range from the trigger to the caret (replaced by the
+ * mention when one is picked). None when the caret left it, or the text is no longer a name being
+ * typed (a line break, two spaces, a space first, over 60 characters).
+ */
+export function mentionQuery(editor: Editor, start: Point | null, trigger: string): { query: string; range: Range } | undefined {
+  const { selection } = editor;
+  if (!start || !selection || !Range.isCollapsed(selection)) return undefined;
+  const caret = selection.anchor;
+  const block = (at: Point) => Editor.above(editor, { at, match: (n) => SlateElement.isElement(n) && Editor.isBlock(editor, n) })?.[1];
+  const blockOfStart = Node.has(editor, start.path) ? block(start) : undefined;
+  const blockOfCaret = block(caret);
+  if (!blockOfStart || !blockOfCaret || !Path.equals(blockOfStart, blockOfCaret) || Point.isBefore(caret, start)) return undefined;
+  const range = { anchor: start, focus: caret };
+  const text = Editor.string(editor, range);
+  if (!text.startsWith(trigger)) return undefined;
+  const query = text.slice(trigger.length);
+  if (query.length > 60 || /^\s|\n|\s\s/.test(query)) return undefined;
+  return { query, range };
 }
 
 // Markdown shortcuts typed at the start of a block, then a space (or Enter for ``` and ---).

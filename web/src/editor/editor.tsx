@@ -1,5 +1,5 @@
 import * as Dialog from '@radix-ui/react-dialog';
-import { useCallback, useMemo, useState, type KeyboardEvent, type MouseEvent, type ReactNode } from 'react';
+import { useCallback, useMemo, useRef, useState, type KeyboardEvent, type MouseEvent, type ReactNode } from 'react';
 import { createEditor, Editor, Element as SlateElement, Path, Range, Transforms, type Descendant, type PointRef } from 'slate';
 import { withHistory } from 'slate-history';
 import { Editable, ReactEditor, Slate, useSlate, withReact } from 'slate-react';
@@ -8,7 +8,6 @@ import { useAllThings } from '../things/api';
 import {
   activeLink,
   insertDivider,
-  insertMention,
   insertTable,
   insertTableColumn,
   insertTableRow,
@@ -31,7 +30,7 @@ import {
 import { formText } from '../ui/field';
 import { FormDialog } from '../ui/form-dialog';
 import { MentionNamesContext, RenderElement, RenderLeaf, type MentionNames } from './elements';
-import { MentionPicker, type MentionTarget } from './mention-picker';
+import { MentionPicker, type MentionPickerHandle, type MentionTarget, type MentionTrigger } from './mention-picker';
 import { type BlockType, type MarkName } from './types';
 import { ImageButton } from './image-dialog';
 
@@ -51,13 +50,16 @@ export interface RichTextEditorProps {
 /** A Slate editor for one rich-text field, with a toolbar, keyboard and Markdown shortcuts. */
 export function RichTextEditor({ label, initialValue, onChange, campaignSlug, canUpload }: RichTextEditorProps) {
   const editor = useMemo(() => withLoreforge(withHistory(withReact(createEditor()))), []);
-  // `at`: where the trigger's last character went in (what follows it until the picker has the focus is the picker's).
-  const [mentionOpen, setMentionOpen] = useState<{ trigger: string; at?: PointRef } | undefined>();
+  // Where the mention picker was opened (the point before its trigger), while it is open.
+  const [mention, setMention] = useState<MentionTrigger | undefined>();
+  const picker = useRef<MentionPickerHandle>(null);
+  const closeMention = useCallback(() => setMention(undefined), []);
   const mentionNames = useMentionNames(campaignSlug);
 
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
     // A field inside the text (a callout's title) keeps its own keys.
     if (event.target instanceof HTMLInputElement) return;
+    if (mention && picker.current?.keyDown(event)) return;
     const mod = event.ctrlKey || event.metaKey;
     if (mod && !event.altKey && event.key === 'Enter' && toggleTaskChecked(editor)) {
       event.preventDefault();
@@ -80,48 +82,35 @@ export function RichTextEditor({ label, initialValue, onChange, campaignSlug, ca
     if (event.key === 'Tab' && !mod && !event.altKey && moveInTable(editor, event.shiftKey)) event.preventDefault();
   };
 
-  const onDomBeforeInput = (event: InputEvent) => {
-    // `@` at the start of a word (not the one in an email address), or the second `[` of `[[`,
-    // opens the mention picker.
-    if (event.inputType !== 'insertText' || !editor.selection || !Range.isCollapsed(editor.selection)) return;
-    const before = Editor.before(editor, editor.selection.anchor);
-    const previous = before ? Editor.string(editor, { anchor: before, focus: editor.selection.anchor }) : '';
-    const open = (trigger: string) => {
-      const at = Editor.pointRef(editor, editor.selection!.anchor, { affinity: 'backward' });
-      setTimeout(() => setMentionOpen({ trigger, at }), 0);
-    };
-    if (event.data === '@' && !/[^\s([{"'“‘]/u.test(previous)) open('@');
-    if (event.data === '[' && previous === '[') open('[[');
+  const openMention = (trigger: MentionTrigger['trigger'], at: PointRef) => {
+    mention?.at.unref();
+    setMention({ trigger, at });
   };
 
-  // The letters typed after the trigger before the picker had the focus: out of the text, into the picker.
-  const at = mentionOpen?.at;
-  const takeTyped = useCallback(() => {
-    const start = at?.current ? Editor.after(editor, at.current) : undefined;
-    const caret = editor.selection && Range.isCollapsed(editor.selection) ? editor.selection.anchor : undefined;
-    if (!start || !caret || !Path.equals(start.path, caret.path) || caret.offset <= start.offset) return '';
-    const range = { anchor: start, focus: caret };
-    const typed = Editor.string(editor, range);
-    Transforms.delete(editor, { at: range });
-    return typed;
-  }, [editor, at]);
-
-  const pickMention = (target: MentionTarget | undefined, typed: string) => {
-    const trigger = mentionOpen?.trigger ?? '';
-    mentionOpen?.at?.unref();
-    setMentionOpen(undefined);
-    ReactEditor.focus(editor);
-    if (!target) {
-      // Closed without a pick: what was typed after `@` or `[[` is text, and stays.
-      if (trigger && typed) {
-        if (!editor.selection) Transforms.select(editor, Editor.end(editor, []));
-        Transforms.insertText(editor, typed);
-      }
-      return;
+  const onDomBeforeInput = (event: InputEvent) => {
+    // `@` at the start of a word (not the one in an email address), or the second `[` of `[[`,
+    // opens the mention picker once it is in the text (what follows it is the picker's query).
+    if (event.inputType !== 'insertText' || !editor.selection || !Range.isCollapsed(editor.selection)) return;
+    const caret = editor.selection.anchor;
+    const before = Editor.before(editor, caret);
+    const previous = before ? Editor.string(editor, { anchor: before, focus: caret }) : '';
+    if (event.data === '@' && !/[^\s([{"'“‘]/u.test(previous)) {
+      const at = Editor.pointRef(editor, caret, { affinity: 'backward' });
+      setTimeout(() => openMention('@', at), 0);
     }
-    mentionNames.learn(target);
-    if (editor.selection && trigger) Transforms.delete(editor, { distance: trigger.length, unit: 'character', reverse: true });
-    insertMention(editor, target);
+    if (event.data === '[' && previous === '[' && before) {
+      const at = Editor.pointRef(editor, before, { affinity: 'backward' });
+      setTimeout(() => openMention('[[', at), 0);
+    }
+  };
+
+  // The toolbar's @: the trigger typed at the caret.
+  const mentionFromToolbar = () => {
+    ReactEditor.focus(editor);
+    if (!editor.selection) Transforms.select(editor, Editor.end(editor, []));
+    const at = Editor.pointRef(editor, editor.selection!.anchor, { affinity: 'backward' });
+    editor.insertText('@');
+    openMention('@', at);
   };
 
   // A click on a mention puts the caret right after it, never inside it (where typing is lost).
@@ -140,7 +129,7 @@ export function RichTextEditor({ label, initialValue, onChange, campaignSlug, ca
     <div className="editor">
       <MentionNamesContext.Provider value={mentionNames.name}>
         <Slate editor={editor} initialValue={initialValue} onValueChange={onChange}>
-          <Toolbar label={label} onMention={() => setMentionOpen({ trigger: '' })} campaignSlug={campaignSlug} canUpload={canUpload} />
+          <Toolbar label={label} onMention={mentionFromToolbar} campaignSlug={campaignSlug} canUpload={canUpload} />
           <Editable
             aria-label={label}
             aria-multiline="true"
@@ -154,9 +143,20 @@ export function RichTextEditor({ label, initialValue, onChange, campaignSlug, ca
             onDOMBeforeInput={onDomBeforeInput}
             spellCheck
           />
+          {mention && (
+            <MentionPicker
+              ref={picker}
+              campaignSlug={campaignSlug}
+              open={mention}
+              onPicked={(target) => {
+                mentionNames.learn(target);
+                setMention(undefined);
+              }}
+              onClose={closeMention}
+            />
+          )}
         </Slate>
       </MentionNamesContext.Provider>
-      {mentionOpen && <MentionPicker campaignSlug={campaignSlug} onPick={pickMention} takeTyped={takeTyped} />}
     </div>
   );
 }
