@@ -1,12 +1,10 @@
-import * as Dialog from '@radix-ui/react-dialog';
-import { useCallback, useMemo, useRef, useState, type KeyboardEvent, type MouseEvent, type ReactNode } from 'react';
+import { useCallback, useMemo, useRef, useState, type RefObject, type KeyboardEvent, type MouseEvent, type ReactNode } from 'react';
 import { createEditor, Editor, Element as SlateElement, Path, Range, Transforms, type Descendant, type PointRef } from 'slate';
 import { withHistory } from 'slate-history';
 import { Editable, ReactEditor, Slate, useSlate, withReact } from 'slate-react';
 import { useArcs } from '../arcs/api';
 import { useAllThings } from '../things/api';
 import {
-  activeLink,
   insertDivider,
   insertTable,
   insertTableColumn,
@@ -17,8 +15,7 @@ import {
   isSecretActive,
   isTaskListActive,
   moveInTable,
-  removeLink,
-  setLink,
+  moveOverInlineVoid,
   toggleBlock,
   toggleCallout,
   toggleMark,
@@ -27,12 +24,11 @@ import {
   toggleTaskList,
   withLoreforge,
 } from './commands';
-import { formText } from '../ui/field';
-import { FormDialog } from '../ui/form-dialog';
 import { MentionNamesContext, RenderElement, RenderLeaf, type MentionNames } from './elements';
 import { MentionPicker, type MentionPickerHandle, type MentionTarget, type MentionTrigger } from './mention-picker';
 import { type BlockType, type MarkName } from './types';
 import { ImageButton } from './image-dialog';
+import { LinkButton } from './link-dialog';
 
 const HOTKEYS: Record<string, MarkName> = { b: 'bold', i: 'italic', u: 'underline', '`': 'code' };
 const SHIFT_HOTKEYS: Record<string, MarkName> = { x: 'strikethrough', h: 'highlight' };
@@ -53,6 +49,7 @@ export function RichTextEditor({ label, initialValue, onChange, campaignSlug, ca
   // Where the mention picker was opened (the point before its trigger), while it is open.
   const [mention, setMention] = useState<MentionTrigger | undefined>();
   const picker = useRef<MentionPickerHandle>(null);
+  const linkButton = useRef<HTMLButtonElement>(null);
   const closeMention = useCallback(() => setMention(undefined), []);
   const mentionNames = useMentionNames(campaignSlug);
 
@@ -61,6 +58,17 @@ export function RichTextEditor({ label, initialValue, onChange, campaignSlug, ca
     if (event.target instanceof HTMLInputElement) return;
     if (mention && picker.current?.keyDown(event)) return;
     const mod = event.ctrlKey || event.metaKey;
+    // The caret passes a mention in one step (Slate would stop inside it).
+    if ((event.key === 'ArrowLeft' || event.key === 'ArrowRight') && !mod && !event.altKey && !event.shiftKey && moveOverInlineVoid(editor, event.key === 'ArrowLeft')) {
+      event.preventDefault();
+      return;
+    }
+    // Ctrl+K here is a link (the quick switcher keeps Ctrl+K everywhere else: it ignores a handled key).
+    if (mod && !event.altKey && !event.shiftKey && event.key.toLowerCase() === 'k') {
+      event.preventDefault();
+      linkButton.current?.click();
+      return;
+    }
     if (mod && !event.altKey && event.key === 'Enter' && toggleTaskChecked(editor)) {
       event.preventDefault();
       return;
@@ -129,7 +137,7 @@ export function RichTextEditor({ label, initialValue, onChange, campaignSlug, ca
     <div className="editor">
       <MentionNamesContext.Provider value={mentionNames.name}>
         <Slate editor={editor} initialValue={initialValue} onValueChange={onChange}>
-          <Toolbar label={label} onMention={mentionFromToolbar} campaignSlug={campaignSlug} canUpload={canUpload} />
+          <Toolbar label={label} linkButton={linkButton} onMention={mentionFromToolbar} campaignSlug={campaignSlug} canUpload={canUpload} />
           <Editable
             aria-label={label}
             aria-multiline="true"
@@ -206,7 +214,7 @@ function ToolButton({ label, active, onPress, children }: { label: string; activ
   );
 }
 
-function Toolbar({ label, onMention, campaignSlug, canUpload }: { label: string; onMention: () => void; campaignSlug: string; canUpload: boolean }) {
+function Toolbar({ label, linkButton, onMention, campaignSlug, canUpload }: { label: string; linkButton: RefObject<HTMLButtonElement | null>; onMention: () => void; campaignSlug: string; canUpload: boolean }) {
   const editor = useSlate();
   const mark = (name: MarkName, text: string, shortcut: string, glyph: ReactNode) => (
     <ToolButton label={`${text} (${shortcut})`} active={isMarkActive(editor, name)} onPress={() => toggleMark(editor, name)}>
@@ -257,7 +265,7 @@ function Toolbar({ label, onMention, campaignSlug, canUpload }: { label: string;
         </>
       )}
       <span className="separator" />
-      <LinkButton />
+      <LinkButton ref={linkButton} />
       <ImageButton campaignSlug={campaignSlug} canUpload={canUpload} />
       <ToolButton label="Mention a thing or an arc (@)" onPress={onMention}>
         @
@@ -266,48 +274,5 @@ function Toolbar({ label, onMention, campaignSlug, canUpload }: { label: string;
         GM
       </ToolButton>
     </div>
-  );
-}
-
-function LinkButton() {
-  const editor = useSlate();
-  const link = activeLink(editor);
-  // The dialog takes focus from the editor: its selection is kept for the command, and the editor
-  // gets focus back when the dialog closes.
-  const [selection, setSelection] = useState(editor.selection);
-  return (
-    <FormDialog
-      trigger={
-        <button type="button" className={link ? 'tool active' : 'tool'} aria-label="Link" title="Link" onMouseDown={(e) => e.preventDefault()}>
-          Link
-        </button>
-      }
-      title={link ? 'Edit link' : 'Insert link'}
-      submitLabel="Apply"
-      onOpenChange={(open) => open && setSelection(editor.selection)}
-      onClosed={() => ReactEditor.focus(editor)}
-      onSubmit={(form) => {
-        if (selection) Transforms.select(editor, selection);
-        const url = formText(form, 'url').trim();
-        if (url === '') removeLink(editor);
-        else setLink(editor, url);
-      }}
-      extraActions={
-        link && (
-          <Dialog.Close asChild>
-            <button type="button" onClick={() => removeLink(editor)}>
-              Remove link
-            </button>
-          </Dialog.Close>
-        )
-      }
-    >
-      {() => (
-        <div className="field">
-          <label htmlFor="link-url">Address (https://…, mailto:… or /path)</label>
-          <input id="link-url" name="url" type="url" defaultValue={typeof link?.[0].url === 'string' ? link[0].url : ''} autoFocus />
-        </div>
-      )}
-    </FormDialog>
   );
 }
