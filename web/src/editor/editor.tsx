@@ -53,19 +53,31 @@ export function RichTextEditor({ label, initialValue, onChange, campaignSlug, ca
   const closeMention = useCallback(() => setMention(undefined), []);
   const mentionNames = useMentionNames(campaignSlug);
 
+  // The selection as the page shows it now (Slate takes the browser's a moment later, and not at
+  // all after some changes: Home right after a mention was inserted).
+  const takeBrowserSelection = () => {
+    const range = window.getSelection();
+    const selected = range && range.rangeCount > 0 ? ReactEditor.toSlateRange(editor, range, { exactMatch: false, suppressThrow: true }) : null;
+    if (selected && !(editor.selection && Range.equals(selected, editor.selection))) Transforms.select(editor, selected);
+  };
+
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
     // A field inside the text (a callout's title) keeps its own keys.
     if (event.target instanceof HTMLInputElement) return;
     if (mention && picker.current?.keyDown(event)) return;
     const mod = event.ctrlKey || event.metaKey;
     // The caret passes a mention in one step (Slate would stop inside it).
-    if ((event.key === 'ArrowLeft' || event.key === 'ArrowRight') && !mod && !event.altKey && !event.shiftKey && moveOverInlineVoid(editor, event.key === 'ArrowLeft')) {
-      event.preventDefault();
-      return;
+    if ((event.key === 'ArrowLeft' || event.key === 'ArrowRight') && !mod && !event.altKey && !event.shiftKey) {
+      takeBrowserSelection();
+      if (moveOverInlineVoid(editor, event.key === 'ArrowLeft')) {
+        event.preventDefault();
+        return;
+      }
     }
     // Ctrl+K here is a link (the quick switcher keeps Ctrl+K everywhere else: it ignores a handled key).
     if (mod && !event.altKey && !event.shiftKey && event.key.toLowerCase() === 'k') {
       event.preventDefault();
+      takeBrowserSelection();
       linkButton.current?.click();
       return;
     }
