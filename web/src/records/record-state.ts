@@ -36,6 +36,9 @@ const IDLE_MS = 800;
 export const REFRESH_WHILE_EDITING_MS = 10_000;
 const CHANNEL = 'loreforge.records';
 
+/** Rich text (blocks with children), not a list of tags, aliases or properties. */
+const isRichText = (value: unknown): boolean => Array.isArray(value) && value.length > 0 && value.every((node) => typeof node === 'object' && node !== null && 'children' in node);
+
 export const sameValue = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
 export class RecordState<R extends Record<string, unknown>, P extends Record<string, unknown>> {
@@ -215,9 +218,12 @@ export class RecordState<R extends Record<string, unknown>, P extends Record<str
   update(patch: Partial<P>): void {
     this.pending = { ...this.pending, ...patch };
     this.persist();
+    this.schedule(IDLE_MS);
+    // More typing in a text that is already unsaved changes nothing another view shows (the editor
+    // has it): no re-render of the page on the keystroke.
+    if (this.state === 'unsaved' && Object.values(patch).every(isRichText)) return;
     if (this.state !== 'conflict') this.set('unsaved');
     else this.changed();
-    this.schedule(IDLE_MS);
   }
 
   private schedule(ms: number): void {
