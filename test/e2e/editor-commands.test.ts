@@ -119,7 +119,7 @@ describe('the editor in the browser', () => {
   it('leaves a quote on Enter in its empty line, and passes mentions with the arrows in one step', async () => {
     const { page } = journey.browser;
     const path = await freshThing(page, 'Quote notes');
-    await editDescription(page);
+    const editor = await editDescription(page);
     await page.keyboard.type('> Said the king');
     await page.keyboard.press('Enter');
     await page.keyboard.press('Enter');
@@ -144,6 +144,13 @@ describe('the editor in the browser', () => {
     await page.keyboard.press('Backspace');
     await saved(page);
     expect((await serverDescription(page, path))[1]!.children).toEqual([{ text: 'A YX ' }]);
+    // A mention stays a link: Ctrl+click opens its record in a new tab.
+    await page.keyboard.type('and @gundren');
+    await answeredOptions(page);
+    await page.keyboard.press('Enter');
+    const [opened] = await Promise.all([page.context().waitForEvent('page'), editor.locator('.mention').click({ modifiers: ['Control'] })]);
+    await opened.waitForURL(/\/things\/gundren-rockseeker$/);
+    await opened.close();
     expectNoPageErrors(journey.browser);
   });
 

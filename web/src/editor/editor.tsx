@@ -139,6 +139,12 @@ export function RichTextEditor({ label, initialValue, onChange, campaignSlug, ca
     if (!mention) return false;
     const node = ReactEditor.toSlateNode(editor, mention);
     if (!SlateElement.isElement(node) || !Editor.isInline(editor, node)) return false;
+    // Ctrl+click (Cmd+click) opens the mentioned record in a new tab, as a link does.
+    const slug = mentionNames.slug(`${String(node.targetType)}-${String(node.targetId)}`);
+    if ((event.ctrlKey || event.metaKey) && slug) {
+      window.open(`/campaigns/${campaignSlug}/${node.targetType === 'arc' ? 'arcs' : 'things'}/${slug}`, '_blank', 'noopener');
+      return true;
+    }
     const path = ReactEditor.findPath(editor, node);
     Transforms.select(editor, Editor.start(editor, Path.next(path)));
     ReactEditor.focus(editor);
@@ -185,20 +191,21 @@ export function RichTextEditor({ label, initialValue, onChange, campaignSlug, ca
  * The names mentions show: the campaign's things and arcs as the app lists them (the same queries
  * as the sidebar, refreshed after every write), and the records the picker inserted meanwhile.
  */
-function useMentionNames(campaignSlug: string): { name: MentionNames; learn: (target: MentionTarget) => void } {
+function useMentionNames(campaignSlug: string): { name: MentionNames; learn: (target: MentionTarget) => void; slug: (key: string) => string | undefined } {
   const things = useAllThings(campaignSlug);
   const arcs = useArcs(campaignSlug);
-  const [learned, setLearned] = useState<ReadonlyMap<string, string>>(new Map());
+  const [learned, setLearned] = useState<ReadonlyMap<string, MentionTarget>>(new Map());
   const known = useMemo(() => {
-    const names = new Map(learned);
-    for (const thing of things.data ?? []) names.set(`thing-${thing.id}`, thing.name);
-    for (const arc of arcs.data ?? []) names.set(`arc-${arc.id}`, arc.name);
-    return names;
+    const records = new Map<string, { name: string; slug?: string }>(learned);
+    for (const thing of things.data ?? []) records.set(`thing-${thing.id}`, thing);
+    for (const arc of arcs.data ?? []) records.set(`arc-${arc.id}`, arc);
+    return records;
   }, [learned, things.data, arcs.data]);
   const loaded = things.isSuccess && arcs.isSuccess;
-  const name = useCallback<MentionNames>((target) => known.get(`${target.targetType}-${target.targetId}`) ?? (loaded ? null : undefined), [known, loaded]);
-  const learn = useCallback((target: MentionTarget) => setLearned((old) => new Map(old).set(`${target.targetType}-${target.targetId}`, target.name)), []);
-  return { name, learn };
+  const name = useCallback<MentionNames>((target) => known.get(`${target.targetType}-${target.targetId}`)?.name ?? (loaded ? null : undefined), [known, loaded]);
+  const learn = useCallback((target: MentionTarget) => setLearned((old) => new Map(old).set(`${target.targetType}-${target.targetId}`, target)), []);
+  const slug = useCallback((key: string) => known.get(key)?.slug, [known]);
+  return { name, learn, slug };
 }
 
 function ToolButton({ label, active, onPress, children }: { label: string; active?: boolean; onPress: () => void; children: ReactNode }) {

@@ -86,7 +86,7 @@ describe('the mention picker at the caret', () => {
     });
     await vi.waitFor(() => expect(options()).toEqual(['Meepo thing *', 'Yusdrayl alias: The Kobold Queen', 'Create “kobold queen”…']));
     expect(key('Enter')).toBe(true);
-    expect(picked).toEqual([{ targetType: 'thing', targetId: 8, name: 'Meepo' }]);
+    expect(picked).toEqual([{ targetType: 'thing', targetId: 8, name: 'Meepo', slug: 'meepo' }]);
     expect(editor.children).toEqual([{ type: 'paragraph', children: [{ text: 'Meet ' }, { type: 'mention', targetType: 'thing', targetId: 8, children: [{ text: '' }] }, { text: ' ' }] }]);
   });
 

@@ -18,6 +18,8 @@ export interface MentionTarget {
   targetType: 'thing' | 'arc';
   targetId: number;
   name: string;
+  /** The record's address (a Ctrl+click on the mention opens it). */
+  slug?: string;
 }
 
 /** Where a picker was opened: the trigger typed and the point just before it. */
@@ -93,12 +95,12 @@ export function MentionPicker({
 
   const choose = (item: Item | undefined) => {
     if (!item) return;
-    if (item.result) pick({ targetType: item.result.type as 'thing' | 'arc', targetId: item.result.id, name: item.result.name });
+    if (item.result) pick({ targetType: item.result.type as 'thing' | 'arc', targetId: item.result.id, name: item.result.name, slug: item.result.slug });
     else if (item.create) {
       setCreating(query);
       setChosen(undefined);
     } else if (item.typeId !== undefined && creating !== undefined && !create.isPending) {
-      create.mutate({ name: creating, typeId: item.typeId }, { onSuccess: (thing) => pick({ targetType: 'thing', targetId: thing.id, name: thing.name }) });
+      create.mutate({ name: creating, typeId: item.typeId }, { onSuccess: (thing) => pick({ targetType: 'thing', targetId: thing.id, name: thing.name, slug: thing.slug }) });
     }
   };
 
