@@ -1,100 +1,203 @@
-// The editor's commands in Chromium, where a mouse and a keyboard drive them: the mention picker
-// inserts exactly the record it highlights after its list refreshes, and a click on a mention
-// never swallows what is typed next (issue 23, "Words lost in the editor").
+// The editor's commands in Chromium, with real key presses: the mention picker opens at the caret
+// (the caret stays in the text), keeps its highlight on the record it is on when its list refreshes,
+// finds a record by an alias and creates a thing that does not exist yet; Enter leaves an empty
+// quote line; the arrows pass a mention in one step; Ctrl+K in the text is a link (and the quick
+// switcher elsewhere); a tab closed right after typing keeps every word (issues 23 and 27).
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { caretInEditor, createThing, expectNoPageErrors, gmJourney, playerView, saved } from './browser.js';
+import { caretInEditor, createThing, expectNoPageErrors, gmJourney, saved } from './browser.js';
 
 const journey = gmJourney('Editor commands', async (page) => {
   for (const name of ['Harbor Master', 'Harbor Ghost', 'Harbor Tavern', 'Gundren Rockseeker']) await createThing(page, name);
 });
 
-/** A new thing, from the campaign's page (whatever the test before left open). */
-async function freshThing(page: Page, name: string): Promise<void> {
+/** A new thing, from the campaign's page (whatever the test before left open); answers its API path. */
+async function freshThing(page: Page, name: string): Promise<string> {
   await page.goto(`${journey.server.base}/campaigns/${journey.campaign}`);
   await page.getByRole('heading', { level: 1, name: 'Editor commands' }).waitFor();
   await createThing(page, name);
+  return `/api/campaigns/${journey.campaign}/things/${new URL(page.url()).pathname.split('/').pop()!}`;
 }
 
+/** The description's editor, focused (opened first where the page has an edit mode). */
 async function editDescription(page: Page): Promise<Locator> {
-  const editor = page.getByRole('textbox', { name: 'Description' });
+  const edit = page.getByRole('button', { name: 'Edit description' });
+  if (await edit.count()) await edit.click();
+  const editor = page.getByRole('textbox', { name: 'Description', exact: true });
   await editor.click();
   return editor;
 }
 
-async function renderedText(page: Page): Promise<string> {
-  const region = page.getByRole('region', { name: 'Description (rendered)' });
-  await region.waitFor();
-  return (await region.textContent()) ?? '';
+/** The description as the server holds it, read with the page's session. */
+async function serverDescription(page: Page, path: string): Promise<{ type: string; children: Record<string, unknown>[] }[]> {
+  return page.evaluate(async (path) => ((await (await fetch(path)).json()) as { description: never }).description, path);
 }
 
-/** The picker's options once its list is the answer to what is typed (not an older one). */
-async function answeredOptions(picker: Locator): Promise<Locator> {
-  await picker.locator('[cmdk-list]:not([aria-busy="true"])').waitFor();
-  const options = picker.getByRole('option');
-  await options.first().waitFor();
-  return options;
+/** The picker's options once its list answers what is typed (not an older text). */
+async function answeredOptions(page: Page): Promise<Locator> {
+  await page.locator('[data-testid="mention-picker"] [role="listbox"]:not([aria-busy="true"])').waitFor();
+  return page.getByTestId('mention-picker').getByRole('option');
 }
+
+const highlighted = (page: Page) => page.getByTestId('mention-picker').locator('[role="option"][aria-selected="true"]');
 
 describe('the editor in the browser', () => {
-  it('inserts the highlighted, visible record after the picker’s list refreshes', async () => {
+  it('opens the picker at the caret and inserts the record it highlights, after its list refreshes', async () => {
     const { page } = journey.browser;
-    await freshThing(page, 'Picker notes');
-    await editDescription(page);
-    await page.keyboard.type('Meet ');
-    await page.keyboard.type('@');
-    const picker = page.getByRole('dialog', { name: 'Mention a thing or an arc' });
-    const input = picker.getByRole('combobox', { name: 'Thing or arc to mention' });
-    await input.pressSequentially('harbor');
-    let options = await answeredOptions(picker);
-    expect(await options.count()).toBeGreaterThanOrEqual(3);
-    // The user moves the highlight down, then types on: the list refreshes.
-    await page.keyboard.press('ArrowDown');
-    await page.keyboard.press('ArrowDown');
-    const before = await picker.locator('[role="option"][aria-selected="true"]').textContent();
-    await input.pressSequentially(' ghost');
-    await expect.poll(async () => (await picker.getByRole('option').first().textContent()) ?? '').toContain('Harbor Ghost');
-    options = await answeredOptions(picker);
-    // The highlight is on what is shown first now, whatever it was on before.
-    const highlighted = picker.locator('[role="option"][aria-selected="true"]');
-    expect(await highlighted.count()).toBe(1);
-    expect(await highlighted.textContent()).toBe(await options.first().textContent());
-    expect(before).not.toBeNull();
-    await page.keyboard.press('Enter');
-    await picker.waitFor({ state: 'detached' });
-    await caretInEditor(page);
-    await page.keyboard.type('at noon.');
-    await page.getByRole('textbox', { name: 'Description' }).locator('.mention', { hasText: '@Harbor Ghost' }).waitFor();
-    await saved(page);
-    // As the players read it (the game master's page is the editor).
-    await playerView(page, true);
-    await expect.poll(() => renderedText(page)).toContain('Meet Harbor Ghost at noon.');
-    expect(await page.getByRole('region', { name: 'Description (rendered)' }).locator('a.mention').allTextContents()).toEqual(['Harbor Ghost']);
-    await playerView(page, false);
-  });
-
-  it('types right after a mention that was clicked, and saves it', async () => {
-    const { page } = journey.browser;
-    await freshThing(page, 'Click notes');
+    const path = await freshThing(page, 'Picker notes');
     const editor = await editDescription(page);
-    await page.keyboard.type('Ask ');
-    await page.keyboard.type('@');
-    const picker = page.getByRole('dialog', { name: 'Mention a thing or an arc' });
-    await picker.getByRole('combobox', { name: 'Thing or arc to mention' }).pressSequentially('gundren');
-    await answeredOptions(picker);
+    await page.keyboard.type('Meet @harbor');
+    let options = await answeredOptions(page);
+    await expect.poll(() => options.count()).toBeGreaterThanOrEqual(3);
+    // At the caret: just below the line typed, starting at the `@`, and the caret stays in the text.
+    const caret = await page.evaluate(() => {
+      const rect = getSelection()!.getRangeAt(0).getBoundingClientRect();
+      return { x: rect.x, bottom: rect.bottom };
+    });
+    const box = (await page.getByTestId('mention-picker').boundingBox())!;
+    expect(box.y).toBeGreaterThanOrEqual(caret.bottom);
+    expect(box.y - caret.bottom).toBeLessThan(12);
+    expect(caret.x - box.x).toBeGreaterThan(0);
+    expect(caret.x - box.x).toBeLessThan(100);
+    expect(await editor.evaluate((e) => e === document.activeElement)).toBe(true);
+    expect(await editor.getAttribute('aria-activedescendant')).toBe(await highlighted(page).getAttribute('id'));
+    // The user moves the highlight down, then the text changes and the list is asked again.
+    await page.keyboard.press('ArrowDown');
+    const chosen = (await highlighted(page).locator('.name').textContent())!;
+    expect(chosen).toBe(await options.nth(1).locator('.name').textContent());
+    await page.keyboard.press('Backspace');
+    await expect.poll(async () => (await page.getByTestId('mention-picker').getByRole('option').first().textContent()) ?? '').toContain('Harbor');
+    options = await answeredOptions(page);
+    expect(await highlighted(page).locator('.name').textContent()).toBe(chosen);
     await page.keyboard.press('Enter');
-    await picker.waitFor({ state: 'detached' });
-    await caretInEditor(page);
-    await page.keyboard.type('about the mine.');
-    const mention = editor.locator('.mention', { hasText: '@Gundren Rockseeker' });
-    await mention.click();
-    await page.keyboard.type(' now');
-    await expect.poll(async () => (await editor.textContent())?.replace(/\uFEFF/g, '')).toContain('@Gundren Rockseeker now about the mine.');
+    await page.getByTestId('mention-picker').waitFor({ state: 'detached' });
+    await page.keyboard.type('at noon.');
+    await editor.locator('.mention', { hasText: `@${chosen}` }).waitFor();
     await saved(page);
-    await page.reload();
-    await playerView(page, true);
-    expect(await renderedText(page)).toContain('Ask Gundren Rockseeker now about the mine.');
-    await playerView(page, false);
+    const [paragraph] = await serverDescription(page, path);
+    expect(paragraph!.children).toEqual([{ text: 'Meet ' }, { type: 'mention', targetType: 'thing', targetId: expect.any(Number), children: [{ text: '' }] }, { text: ' at noon.' }]);
     expectNoPageErrors(journey.browser);
   });
+
+  it('finds a record by an alias, and creates a thing that does not exist and mentions it', async () => {
+    const { page } = journey.browser;
+    const gundren = `/api/campaigns/${journey.campaign}/things/gundren-rockseeker`;
+    const status = await page.evaluate(
+      async (path) => (await fetch(path, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ updatedThing: { aliases: ['The Dwarf Boss'] } }) })).status,
+      gundren,
+    );
+    expect(status).toBe(200);
+    const path = await freshThing(page, 'Alias notes');
+    await editDescription(page);
+    await page.keyboard.type('Ask @dwarf boss');
+    await answeredOptions(page);
+    await highlighted(page).filter({ hasText: 'Gundren Rockseeker alias: The Dwarf Boss' }).waitFor();
+    await page.keyboard.press('Tab');
+    await page.getByTestId('mention-picker').waitFor({ state: 'detached' });
+    await page.keyboard.type('and @Sildar Hallwinter');
+    const options = await answeredOptions(page);
+    const create = options.filter({ hasText: 'Create “Sildar Hallwinter”…' });
+    await create.waitFor();
+    await create.click();
+    // The types of the campaign, the first highlighted.
+    await page.getByRole('listbox', { name: 'Type of “Sildar Hallwinter”' }).waitFor();
+    await page.keyboard.press('Enter');
+    await page.getByTestId('mention-picker').waitFor({ state: 'detached' });
+    await caretInEditor(page);
+    await page.keyboard.type('today.');
+    await saved(page);
+    await page.reload();
+    const [paragraph] = await serverDescription(page, path);
+    const ids = paragraph!.children.filter((c) => c.type === 'mention').map((c) => c.targetId);
+    expect(paragraph!.children.map((c) => (c.type === 'mention' ? '@' : c.text)).join('')).toBe('Ask @ and @ today.');
+    const sildar = await page.evaluate(async (path) => (await (await fetch(path)).json()) as { id: number; name: string }, `/api/campaigns/${journey.campaign}/things/sildar-hallwinter`);
+    expect(sildar.name).toBe('Sildar Hallwinter');
+    expect(ids[1]).toBe(sildar.id);
+    expectNoPageErrors(journey.browser);
+  });
+
+  it('leaves a quote on Enter in its empty line, and passes mentions with the arrows in one step', async () => {
+    const { page } = journey.browser;
+    const path = await freshThing(page, 'Quote notes');
+    const editor = await editDescription(page);
+    await page.keyboard.type('> Said the king');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Enter');
+    await page.keyboard.type('A @gundren');
+    await answeredOptions(page);
+    await page.keyboard.press('Enter');
+    await page.getByTestId('mention-picker').waitFor({ state: 'detached' });
+    // "A ", the mention, " ": from the line's start, three steps right are past the mention.
+    await page.keyboard.press('Home');
+    for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowRight');
+    await page.keyboard.type('X');
+    // Back over X and over the mention: right after "A ".
+    await page.keyboard.press('ArrowLeft');
+    await page.keyboard.press('ArrowLeft');
+    await page.keyboard.type('Y');
+    await saved(page);
+    const description = await serverDescription(page, path);
+    expect(description.map((block) => block.type)).toEqual(['block-quote', 'paragraph']);
+    expect(description[1]!.children.map((c) => (c.type === 'mention' ? '@' : c.text)).join('')).toBe('A Y@X ');
+    // Backspace right after the mention takes it whole.
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('Backspace');
+    await saved(page);
+    expect((await serverDescription(page, path))[1]!.children).toEqual([{ text: 'A YX ' }]);
+    // A mention stays a link: Ctrl+click opens its record in a new tab.
+    await page.keyboard.type('and @gundren');
+    await answeredOptions(page);
+    await page.keyboard.press('Enter');
+    const [opened] = await Promise.all([page.context().waitForEvent('page'), editor.locator('.mention').click({ modifiers: ['Control'] })]);
+    await opened.waitForURL(/\/things\/gundren-rockseeker$/);
+    await opened.close();
+    expectNoPageErrors(journey.browser);
+  });
+
+  it('Ctrl+K in the text makes the selected words a link; elsewhere it opens the quick switcher', async () => {
+    const { page } = journey.browser;
+    const path = await freshThing(page, 'Link notes');
+    await editDescription(page);
+    await page.keyboard.type('Read the map');
+    for (let i = 0; i < 3; i++) await page.keyboard.press('Shift+ArrowLeft');
+    await page.keyboard.press('Control+k');
+    const dialog = page.getByRole('dialog', { name: 'Insert link' });
+    await dialog.getByLabel('Address (https://…, mailto:… or /path)').fill('javascript:alert(1)');
+    await dialog.getByRole('button', { name: 'Apply' }).click();
+    await dialog.getByText('Use an address starting with https://').waitFor();
+    await dialog.getByLabel('Address (https://…, mailto:… or /path)').fill('maps.example.test/sword-coast');
+    await dialog.getByRole('button', { name: 'Apply' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    expect(await page.getByRole('dialog', { name: 'Go to…' }).count()).toBe(0);
+    await saved(page);
+    const [paragraph] = await serverDescription(page, path);
+    expect(paragraph!.children).toEqual([{ text: 'Read the ' }, { type: 'link', url: 'https://maps.example.test/sword-coast', children: [{ text: 'map' }] }, { text: '' }]);
+    // Out of the text: Ctrl+K is the quick switcher's.
+    await page.evaluate(() => (document.activeElement as HTMLElement).blur());
+    await page.keyboard.press('Control+k');
+    await page.getByRole('dialog', { name: 'Go to…' }).waitFor();
+    await page.keyboard.press('Escape');
+    expectNoPageErrors(journey.browser);
+  });
+
+  it('keeps what was typed into a tab closed at once, before any idle moment, while the server is away', async () => {
+    const page = journey.browser.page;
+    await freshThing(page, 'Closed at once');
+    const url = page.url();
+    await editDescription(page);
+    journey.server.server.kill('SIGKILL');
+    await journey.server.server.exited;
+    const tab = await journey.browser.newPage();
+    await page.keyboard.type('Typed, and the tab closed at once.');
+    await page.close({ runBeforeUnload: true });
+    await journey.server.restart();
+    await tab.goto(url);
+    const offer = tab.getByRole('alert').filter({ hasText: 'were not saved yet' });
+    await offer.waitFor();
+    await offer.getByRole('button', { name: 'Restore my changes' }).click();
+    await saved(tab);
+    const [paragraph] = await serverDescription(tab, `/api/campaigns/${journey.campaign}/things/closed-at-once`);
+    expect(paragraph!.children).toEqual([{ text: 'Typed, and the tab closed at once.' }]);
+    journey.browser.page = tab;
+  }, 120_000);
 });

@@ -48,9 +48,9 @@ describe(`a game master's evening on ${dialect}`, () => {
     await page.keyboard.type('wagon');
     await page.keyboard.press('Control+b');
     await page.keyboard.type(' for ');
-    await page.keyboard.type('@');
-    const picker = page.getByRole('dialog', { name: 'Mention a thing or an arc' });
-    await picker.getByRole('combobox', { name: 'Thing or arc to mention' }).fill('gundren');
+    // The picker opens at the caret; what follows the @ is its search.
+    await page.keyboard.type('@gundren');
+    const picker = page.getByTestId('mention-picker');
     await picker.getByRole('option', { name: /Gundren Rockseeker/ }).click();
     await picker.waitFor({ state: 'detached' });
     await caretInEditor(page);
@@ -69,7 +69,7 @@ describe(`a game master's evening on ${dialect}`, () => {
     await imageDialog.getByLabel('Caption', { exact: true }).fill('Sildar, knight of the Alliance');
     await imageDialog.getByRole('button', { name: 'Insert by address' }).click();
     // A link from the toolbar; focus is back in the editor once the dialog closes.
-    await page.getByRole('button', { name: 'Link', exact: true }).click();
+    await page.getByRole('button', { name: 'Link (Ctrl+K)', exact: true }).click();
     const linkDialog = page.getByRole('dialog', { name: 'Insert link' });
     await linkDialog.getByLabel('Address (https://…, mailto:… or /path)').fill('https://alliance.example.test/');
     await linkDialog.getByRole('button', { name: 'Apply' }).click();

@@ -1,5 +1,5 @@
 // What the toolbar, the keyboard shortcuts and the Markdown shortcuts do to the document.
-import { Editor, Element as SlateElement, Node, Path, Range, Text, Transforms, type Operation, type Point } from 'slate';
+import { Editor, Element as SlateElement, Node, Path, Point, Range, Text, Transforms, type Operation } from 'slate';
 import { CALLOUT_KIND_MAX_LENGTH, containsSecret, newMention, type MentionTarget } from '../../../src/vocabulary/index.js';
 import { HEADINGS, INLINE_TYPES, LIST_TYPES, VOID_TYPES, type BlockType, type Element, type MarkName } from './types';
 
@@ -250,7 +250,8 @@ export function activeLink(editor: Editor): [Element, Path] | undefined {
   return entry;
 }
 
-export function setLink(editor: Editor, url: string): void {
+/** A link on the selection, or at the caret with `text` (the address if none) as its text. */
+export function setLink(editor: Editor, url: string, text?: string): void {
   const existing = activeLink(editor);
   if (existing) {
     Transforms.setNodes<Element>(editor, { url }, { at: existing[1] });
@@ -258,7 +259,7 @@ export function setLink(editor: Editor, url: string): void {
   }
   const link: Element = { type: 'link', url, children: [] };
   if (!editor.selection || Range.isCollapsed(editor.selection)) {
-    Transforms.insertNodes(editor, { ...link, children: [{ text: url }] });
+    Transforms.insertNodes(editor, { ...link, children: [{ text: text || url }] });
     // Out of the link: what is typed next is the text after it, not more of it.
     Transforms.move(editor, { unit: 'offset' });
   } else {
@@ -343,6 +344,28 @@ export function insertMention(editor: Editor, target: MentionTarget): void {
   Transforms.insertNodes(editor, newMention(target.targetType, target.targetId));
   Transforms.move(editor);
   Transforms.insertText(editor, ' ');
+}
+
+/**
+ * What is typed after a mention trigger (`@`, `[[`) that starts at `start`, while the caret is in
+ * the same block after it: the query and the range from the trigger to the caret (replaced by the
+ * mention when one is picked). None when the caret left it, or the text is no longer a name being
+ * typed (a line break, two spaces, a space first, over 60 characters).
+ */
+export function mentionQuery(editor: Editor, start: Point | null, trigger: string): { query: string; range: Range } | undefined {
+  const { selection } = editor;
+  if (!start || !selection || !Range.isCollapsed(selection)) return undefined;
+  const caret = selection.anchor;
+  const block = (at: Point) => Editor.above(editor, { at, match: (n) => SlateElement.isElement(n) && Editor.isBlock(editor, n) })?.[1];
+  const blockOfStart = Node.has(editor, start.path) ? block(start) : undefined;
+  const blockOfCaret = block(caret);
+  if (!blockOfStart || !blockOfCaret || !Path.equals(blockOfStart, blockOfCaret) || Point.isBefore(caret, start)) return undefined;
+  const range = { anchor: start, focus: caret };
+  const text = Editor.string(editor, range);
+  if (!text.startsWith(trigger)) return undefined;
+  const query = text.slice(trigger.length);
+  if (query.length > 60 || /^\s|\n|\s\s/.test(query)) return undefined;
+  return { query, range };
 }
 
 // Markdown shortcuts typed at the start of a block, then a space (or Enter for ``` and ---).
@@ -444,6 +467,33 @@ export function caretOutOfInlineVoid(editor: Editor): void {
   if (point) Transforms.select(editor, point);
 }
 
+/**
+ * ArrowLeft/ArrowRight next to an inline void (a mention): the caret jumps over it in one step, to
+ * the text on its other side (there is always one, if empty: Slate's normalization), never into it.
+ * Answers false where the arrow is Slate's own.
+ */
+export function moveOverInlineVoid(editor: Editor, reverse: boolean): boolean {
+  const { selection } = editor;
+  if (!selection || !Range.isCollapsed(selection)) return false;
+  const isInlineVoid = (n: Node) => SlateElement.isElement(n) && Editor.isInline(editor, n) && Editor.isVoid(editor, n);
+  const caret = selection.anchor;
+  let voidPath = Editor.above(editor, { at: caret, match: isInlineVoid, mode: 'highest' })?.[1];
+  if (!voidPath) {
+    const leaf = Node.get(editor, caret.path);
+    if (!Text.isText(leaf)) return false;
+    const atEdge = reverse ? caret.offset === 0 : caret.offset === leaf.text.length;
+    const index = caret.path[caret.path.length - 1]!;
+    if (!atEdge || (reverse && index === 0)) return false;
+    const sibling = reverse ? Path.previous(caret.path) : Path.next(caret.path);
+    if (!Node.has(editor, sibling) || !isInlineVoid(Node.get(editor, sibling))) return false;
+    voidPath = sibling;
+  }
+  const beyond = reverse ? (Path.hasPrevious(voidPath) ? Path.previous(voidPath) : undefined) : Path.next(voidPath);
+  if (!beyond || !Node.has(editor, beyond)) return false;
+  Transforms.select(editor, reverse ? Editor.end(editor, beyond) : Editor.start(editor, beyond));
+  return true;
+}
+
 /** Slate plugin: elements that are inline or void, secrecy that holds, and the Markdown shortcuts. */
 export function withLoreforge(editor: Editor): Editor {
   withSecrecy(editor);
@@ -530,14 +580,16 @@ export function withLoreforge(editor: Editor): Editor {
         editor.insertText('\n');
         return;
       }
-      if (node.type === 'list-item' && text === '') {
-        toggleBlock(editor, 'paragraph');
+      // Enter on an empty list item or an empty line of a quote ends it: a paragraph.
+      if ((node.type === 'list-item' || node.type === 'block-quote') && text === '' && !node.children.some((child) => SlateElement.isElement(child))) {
+        if (node.type === 'list-item') toggleBlock(editor, 'paragraph');
+        else Transforms.setNodes<Element>(editor, { type: 'paragraph' }, { at: path });
         return;
       }
-      // Enter on an empty last paragraph of a callout leaves the callout.
+      // Enter on an empty last paragraph of a callout or a quote (of paragraphs) leaves it.
       const parent = Path.parent(path);
       const container = path.length > 1 ? (Node.get(editor, parent) as Element) : undefined;
-      if (node.type === 'paragraph' && text === '' && container?.type === 'callout' && path[path.length - 1] === container.children.length - 1) {
+      if (node.type === 'paragraph' && text === '' && (container?.type === 'callout' || container?.type === 'block-quote') && path[path.length - 1] === container.children.length - 1) {
         if (container.children.length === 1) Transforms.unwrapNodes(editor, { at: parent });
         else Transforms.liftNodes(editor, { at: path });
         return;

@@ -172,7 +172,7 @@ describe('the editor component', () => {
       'Callout',
       'Divider',
       'Table',
-      'Link',
+      'Link (Ctrl+K)',
       'Image',
       'Mention a thing or an arc (@)',
       'GM only (hidden from players)',

@@ -1,14 +1,11 @@
-import * as Dialog from '@radix-ui/react-dialog';
-import { useCallback, useMemo, useState, type KeyboardEvent, type MouseEvent, type ReactNode } from 'react';
+import { useCallback, useMemo, useRef, useState, type RefObject, type KeyboardEvent, type MouseEvent, type ReactNode } from 'react';
 import { createEditor, Editor, Element as SlateElement, Path, Range, Transforms, type Descendant, type PointRef } from 'slate';
 import { withHistory } from 'slate-history';
 import { Editable, ReactEditor, Slate, useSlate, withReact } from 'slate-react';
 import { useArcs } from '../arcs/api';
 import { useAllThings } from '../things/api';
 import {
-  activeLink,
   insertDivider,
-  insertMention,
   insertTable,
   insertTableColumn,
   insertTableRow,
@@ -18,8 +15,7 @@ import {
   isSecretActive,
   isTaskListActive,
   moveInTable,
-  removeLink,
-  setLink,
+  moveOverInlineVoid,
   toggleBlock,
   toggleCallout,
   toggleMark,
@@ -28,12 +24,11 @@ import {
   toggleTaskList,
   withLoreforge,
 } from './commands';
-import { formText } from '../ui/field';
-import { FormDialog } from '../ui/form-dialog';
 import { EditorCampaignContext, MentionNamesContext, RenderElement, RenderLeaf, type MentionNames } from './elements';
-import { MentionPicker, type MentionTarget } from './mention-picker';
+import { MentionPicker, type MentionPickerHandle, type MentionTarget, type MentionTrigger } from './mention-picker';
 import { type BlockType, type MarkName } from './types';
 import { ImageButton } from './image-dialog';
+import { LinkButton } from './link-dialog';
 
 const HOTKEYS: Record<string, MarkName> = { b: 'bold', i: 'italic', u: 'underline', '`': 'code' };
 const SHIFT_HOTKEYS: Record<string, MarkName> = { x: 'strikethrough', h: 'highlight' };
@@ -51,14 +46,41 @@ export interface RichTextEditorProps {
 /** A Slate editor for one rich-text field, with a toolbar, keyboard and Markdown shortcuts. */
 export function RichTextEditor({ label, initialValue, onChange, campaignSlug, canUpload }: RichTextEditorProps) {
   const editor = useMemo(() => withLoreforge(withHistory(withReact(createEditor()))), []);
-  // `at`: where the trigger's last character went in (what follows it until the picker has the focus is the picker's).
-  const [mentionOpen, setMentionOpen] = useState<{ trigger: string; at?: PointRef } | undefined>();
+  // Where the mention picker was opened (the point before its trigger), while it is open.
+  const [mention, setMention] = useState<MentionTrigger | undefined>();
+  const picker = useRef<MentionPickerHandle>(null);
+  const linkButton = useRef<HTMLButtonElement>(null);
+  const closeMention = useCallback(() => setMention(undefined), []);
   const mentionNames = useMentionNames(campaignSlug);
+
+  // The selection as the page shows it now (Slate takes the browser's a moment later, and not at
+  // all after some changes: Home right after a mention was inserted).
+  const takeBrowserSelection = () => {
+    const range = window.getSelection();
+    const selected = range && range.rangeCount > 0 ? ReactEditor.toSlateRange(editor, range, { exactMatch: false, suppressThrow: true }) : null;
+    if (selected && !(editor.selection && Range.equals(selected, editor.selection))) Transforms.select(editor, selected);
+  };
 
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
     // A field inside the text (a callout's title) keeps its own keys.
     if (event.target instanceof HTMLInputElement) return;
+    if (mention && picker.current?.keyDown(event)) return;
     const mod = event.ctrlKey || event.metaKey;
+    // The caret passes a mention in one step (Slate would stop inside it).
+    if ((event.key === 'ArrowLeft' || event.key === 'ArrowRight') && !mod && !event.altKey && !event.shiftKey) {
+      takeBrowserSelection();
+      if (moveOverInlineVoid(editor, event.key === 'ArrowLeft')) {
+        event.preventDefault();
+        return;
+      }
+    }
+    // Ctrl+K here is a link (the quick switcher keeps Ctrl+K everywhere else: it ignores a handled key).
+    if (mod && !event.altKey && !event.shiftKey && event.key.toLowerCase() === 'k') {
+      event.preventDefault();
+      takeBrowserSelection();
+      linkButton.current?.click();
+      return;
+    }
     if (mod && !event.altKey && event.key === 'Enter' && toggleTaskChecked(editor)) {
       event.preventDefault();
       return;
@@ -80,48 +102,35 @@ export function RichTextEditor({ label, initialValue, onChange, campaignSlug, ca
     if (event.key === 'Tab' && !mod && !event.altKey && moveInTable(editor, event.shiftKey)) event.preventDefault();
   };
 
-  const onDomBeforeInput = (event: InputEvent) => {
-    // `@` at the start of a word (not the one in an email address), or the second `[` of `[[`,
-    // opens the mention picker.
-    if (event.inputType !== 'insertText' || !editor.selection || !Range.isCollapsed(editor.selection)) return;
-    const before = Editor.before(editor, editor.selection.anchor);
-    const previous = before ? Editor.string(editor, { anchor: before, focus: editor.selection.anchor }) : '';
-    const open = (trigger: string) => {
-      const at = Editor.pointRef(editor, editor.selection!.anchor, { affinity: 'backward' });
-      setTimeout(() => setMentionOpen({ trigger, at }), 0);
-    };
-    if (event.data === '@' && !/[^\s([{"'“‘]/u.test(previous)) open('@');
-    if (event.data === '[' && previous === '[') open('[[');
+  const openMention = (trigger: MentionTrigger['trigger'], at: PointRef) => {
+    mention?.at.unref();
+    setMention({ trigger, at });
   };
 
-  // The letters typed after the trigger before the picker had the focus: out of the text, into the picker.
-  const at = mentionOpen?.at;
-  const takeTyped = useCallback(() => {
-    const start = at?.current ? Editor.after(editor, at.current) : undefined;
-    const caret = editor.selection && Range.isCollapsed(editor.selection) ? editor.selection.anchor : undefined;
-    if (!start || !caret || !Path.equals(start.path, caret.path) || caret.offset <= start.offset) return '';
-    const range = { anchor: start, focus: caret };
-    const typed = Editor.string(editor, range);
-    Transforms.delete(editor, { at: range });
-    return typed;
-  }, [editor, at]);
-
-  const pickMention = (target: MentionTarget | undefined, typed: string) => {
-    const trigger = mentionOpen?.trigger ?? '';
-    mentionOpen?.at?.unref();
-    setMentionOpen(undefined);
-    ReactEditor.focus(editor);
-    if (!target) {
-      // Closed without a pick: what was typed after `@` or `[[` is text, and stays.
-      if (trigger && typed) {
-        if (!editor.selection) Transforms.select(editor, Editor.end(editor, []));
-        Transforms.insertText(editor, typed);
-      }
-      return;
+  const onDomBeforeInput = (event: InputEvent) => {
+    // `@` at the start of a word (not the one in an email address), or the second `[` of `[[`,
+    // opens the mention picker once it is in the text (what follows it is the picker's query).
+    if (event.inputType !== 'insertText' || !editor.selection || !Range.isCollapsed(editor.selection)) return;
+    const caret = editor.selection.anchor;
+    const before = Editor.before(editor, caret);
+    const previous = before ? Editor.string(editor, { anchor: before, focus: caret }) : '';
+    if (event.data === '@' && !/[^\s([{"'“‘]/u.test(previous)) {
+      const at = Editor.pointRef(editor, caret, { affinity: 'backward' });
+      setTimeout(() => openMention('@', at), 0);
     }
-    mentionNames.learn(target);
-    if (editor.selection && trigger) Transforms.delete(editor, { distance: trigger.length, unit: 'character', reverse: true });
-    insertMention(editor, target);
+    if (event.data === '[' && previous === '[' && before) {
+      const at = Editor.pointRef(editor, before, { affinity: 'backward' });
+      setTimeout(() => openMention('[[', at), 0);
+    }
+  };
+
+  // The toolbar's @: the trigger typed at the caret.
+  const mentionFromToolbar = () => {
+    ReactEditor.focus(editor);
+    if (!editor.selection) Transforms.select(editor, Editor.end(editor, []));
+    const at = Editor.pointRef(editor, editor.selection!.anchor, { affinity: 'backward' });
+    editor.insertText('@');
+    openMention('@', at);
   };
 
   // A click on a mention puts the caret right after it, never inside it (where typing is lost).
@@ -130,6 +139,12 @@ export function RichTextEditor({ label, initialValue, onChange, campaignSlug, ca
     if (!mention) return false;
     const node = ReactEditor.toSlateNode(editor, mention);
     if (!SlateElement.isElement(node) || !Editor.isInline(editor, node)) return false;
+    // Ctrl+click (Cmd+click) opens the mentioned record in a new tab, as a link does.
+    const slug = mentionNames.slug(`${String(node.targetType)}-${String(node.targetId)}`);
+    if ((event.ctrlKey || event.metaKey) && slug) {
+      window.open(`/campaigns/${campaignSlug}/${node.targetType === 'arc' ? 'arcs' : 'things'}/${slug}`, '_blank', 'noopener');
+      return true;
+    }
     const path = ReactEditor.findPath(editor, node);
     Transforms.select(editor, Editor.start(editor, Path.next(path)));
     ReactEditor.focus(editor);
@@ -141,7 +156,7 @@ export function RichTextEditor({ label, initialValue, onChange, campaignSlug, ca
       <MentionNamesContext.Provider value={mentionNames.name}>
         <EditorCampaignContext.Provider value={campaignSlug}>
         <Slate editor={editor} initialValue={initialValue} onValueChange={onChange}>
-          <Toolbar label={label} onMention={() => setMentionOpen({ trigger: '' })} campaignSlug={campaignSlug} canUpload={canUpload} />
+          <Toolbar label={label} linkButton={linkButton} onMention={mentionFromToolbar} campaignSlug={campaignSlug} canUpload={canUpload} />
           <Editable
             aria-label={label}
             aria-multiline="true"
@@ -155,10 +170,21 @@ export function RichTextEditor({ label, initialValue, onChange, campaignSlug, ca
             onDOMBeforeInput={onDomBeforeInput}
             spellCheck
           />
+          {mention && (
+            <MentionPicker
+              ref={picker}
+              campaignSlug={campaignSlug}
+              open={mention}
+              onPicked={(target) => {
+                mentionNames.learn(target);
+                setMention(undefined);
+              }}
+              onClose={closeMention}
+            />
+          )}
         </Slate>
         </EditorCampaignContext.Provider>
       </MentionNamesContext.Provider>
-      {mentionOpen && <MentionPicker campaignSlug={campaignSlug} onPick={pickMention} takeTyped={takeTyped} />}
     </div>
   );
 }
@@ -167,20 +193,21 @@ export function RichTextEditor({ label, initialValue, onChange, campaignSlug, ca
  * The names mentions show: the campaign's things and arcs as the app lists them (the same queries
  * as the sidebar, refreshed after every write), and the records the picker inserted meanwhile.
  */
-function useMentionNames(campaignSlug: string): { name: MentionNames; learn: (target: MentionTarget) => void } {
+function useMentionNames(campaignSlug: string): { name: MentionNames; learn: (target: MentionTarget) => void; slug: (key: string) => string | undefined } {
   const things = useAllThings(campaignSlug);
   const arcs = useArcs(campaignSlug);
-  const [learned, setLearned] = useState<ReadonlyMap<string, string>>(new Map());
+  const [learned, setLearned] = useState<ReadonlyMap<string, MentionTarget>>(new Map());
   const known = useMemo(() => {
-    const names = new Map(learned);
-    for (const thing of things.data ?? []) names.set(`thing-${thing.id}`, thing.name);
-    for (const arc of arcs.data ?? []) names.set(`arc-${arc.id}`, arc.name);
-    return names;
+    const records = new Map<string, { name: string; slug?: string }>(learned);
+    for (const thing of things.data ?? []) records.set(`thing-${thing.id}`, thing);
+    for (const arc of arcs.data ?? []) records.set(`arc-${arc.id}`, arc);
+    return records;
   }, [learned, things.data, arcs.data]);
   const loaded = things.isSuccess && arcs.isSuccess;
-  const name = useCallback<MentionNames>((target) => known.get(`${target.targetType}-${target.targetId}`) ?? (loaded ? null : undefined), [known, loaded]);
-  const learn = useCallback((target: MentionTarget) => setLearned((old) => new Map(old).set(`${target.targetType}-${target.targetId}`, target.name)), []);
-  return { name, learn };
+  const name = useCallback<MentionNames>((target) => known.get(`${target.targetType}-${target.targetId}`)?.name ?? (loaded ? null : undefined), [known, loaded]);
+  const learn = useCallback((target: MentionTarget) => setLearned((old) => new Map(old).set(`${target.targetType}-${target.targetId}`, target)), []);
+  const slug = useCallback((key: string) => known.get(key)?.slug, [known]);
+  return { name, learn, slug };
 }
 
 function ToolButton({ label, active, onPress, children }: { label: string; active?: boolean; onPress: () => void; children: ReactNode }) {
@@ -208,7 +235,7 @@ function ToolButton({ label, active, onPress, children }: { label: string; activ
   );
 }
 
-function Toolbar({ label, onMention, campaignSlug, canUpload }: { label: string; onMention: () => void; campaignSlug: string; canUpload: boolean }) {
+function Toolbar({ label, linkButton, onMention, campaignSlug, canUpload }: { label: string; linkButton: RefObject<HTMLButtonElement | null>; onMention: () => void; campaignSlug: string; canUpload: boolean }) {
   const editor = useSlate();
   const mark = (name: MarkName, text: string, shortcut: string, glyph: ReactNode) => (
     <ToolButton label={`${text} (${shortcut})`} active={isMarkActive(editor, name)} onPress={() => toggleMark(editor, name)}>
@@ -259,7 +286,7 @@ function Toolbar({ label, onMention, campaignSlug, canUpload }: { label: string;
         </>
       )}
       <span className="separator" />
-      <LinkButton />
+      <LinkButton ref={linkButton} />
       <ImageButton campaignSlug={campaignSlug} canUpload={canUpload} />
       <ToolButton label="Mention a thing or an arc (@)" onPress={onMention}>
         @
@@ -268,48 +295,5 @@ function Toolbar({ label, onMention, campaignSlug, canUpload }: { label: string;
         GM
       </ToolButton>
     </div>
-  );
-}
-
-function LinkButton() {
-  const editor = useSlate();
-  const link = activeLink(editor);
-  // The dialog takes focus from the editor: its selection is kept for the command, and the editor
-  // gets focus back when the dialog closes.
-  const [selection, setSelection] = useState(editor.selection);
-  return (
-    <FormDialog
-      trigger={
-        <button type="button" className={link ? 'tool active' : 'tool'} aria-label="Link" title="Link" onMouseDown={(e) => e.preventDefault()}>
-          Link
-        </button>
-      }
-      title={link ? 'Edit link' : 'Insert link'}
-      submitLabel="Apply"
-      onOpenChange={(open) => open && setSelection(editor.selection)}
-      onClosed={() => ReactEditor.focus(editor)}
-      onSubmit={(form) => {
-        if (selection) Transforms.select(editor, selection);
-        const url = formText(form, 'url').trim();
-        if (url === '') removeLink(editor);
-        else setLink(editor, url);
-      }}
-      extraActions={
-        link && (
-          <Dialog.Close asChild>
-            <button type="button" onClick={() => removeLink(editor)}>
-              Remove link
-            </button>
-          </Dialog.Close>
-        )
-      }
-    >
-      {() => (
-        <div className="field">
-          <label htmlFor="link-url">Address (https://…, mailto:… or /path)</label>
-          <input id="link-url" name="url" type="url" defaultValue={typeof link?.[0].url === 'string' ? link[0].url : ''} autoFocus />
-        </div>
-      )}
-    </FormDialog>
   );
 }

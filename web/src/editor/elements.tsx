@@ -192,7 +192,7 @@ function MentionElement({ attributes, children, element }: RenderElementProps) {
   const name = label !== '' ? label : target ? names(target) : null;
   const classes = ['mention', selected && 'selected', name === null && 'missing', isSecretNode(element) && 'secret-block'].filter(Boolean).join(' ');
   return (
-    <span {...attributes} contentEditable={false} className={classes} data-type={element.targetType} data-id={element.targetId} title={name === null ? 'No such thing or arc' : undefined}>
+    <span {...attributes} contentEditable={false} className={classes} data-type={element.targetType} data-id={element.targetId} title={name === null ? 'No such thing or arc' : 'Ctrl+click (Cmd+click) opens it'}>
       @{name === undefined ? '…' : name === null ? '(missing)' : name}
       {children}
     </span>

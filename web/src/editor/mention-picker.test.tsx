@@ -1,13 +1,20 @@
 // @vitest-environment jsdom
-// The mention picker's list as the search route answers it: a record found by an alias is offered
-// by its name, with the alias that matched, and picking it inserts the record under its name.
-// (Finding by alias is the server's: test/integration/search-structure.test.ts.)
+// The mention picker on a Slate editor whose text holds what was typed after `@` (the caret stays
+// in the text): its list is the search route's answer (a record found by an alias shows its name
+// and the alias), the highlight stays on the record it is on when the list refreshes, Enter inserts
+// exactly that record in place of the trigger and the query, Escape leaves the text, and "Create"
+// is offered when no name matches exactly. (Finding by alias is the server's:
+// test/integration/search-structure.test.ts; typing in Chromium: test/e2e/editor-commands.test.ts.)
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { act } from 'react';
+import { act, createRef, type KeyboardEvent } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
+import { createEditor, Editor, Transforms, type Descendant } from 'slate';
+import { withHistory } from 'slate-history';
+import { Editable, Slate, withReact } from 'slate-react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { SearchResults } from '../api/client';
-import { MentionPicker, type MentionTarget } from './mention-picker';
+import { withLoreforge } from './commands';
+import { MentionPicker, type MentionPickerHandle, type MentionTarget } from './mention-picker';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
@@ -18,51 +25,98 @@ beforeEach(() => {
   container = document.createElement('div');
   document.body.append(container);
   root = createRoot(container);
-  // jsdom lays nothing out: cmdk watches the list's size and scrolls the highlighted option into view.
-  if (!('scrollIntoView' in Element.prototype)) Object.assign(Element.prototype, { scrollIntoView() {} });
-  globalThis.ResizeObserver ??= class {
-    observe() {}
-    unobserve() {}
-    disconnect() {}
-  };
 });
 afterEach(() => {
   act(() => root.unmount());
   container.remove();
 });
 
-const ANSWER: SearchResults = {
-  results: [
-    { type: 'thing', id: 7, slug: 'yusdrayl', name: 'Yusdrayl', alias: 'The Kobold Queen', excerpt: '', highlights: ['Kobold', 'Queen'], score: 2.9 },
-    { type: 'thing', id: 8, slug: 'meepo', name: 'Meepo', excerpt: 'Serves the kobold queen.', highlights: ['kobold', 'queen'], score: 1.9 },
-  ],
-};
+const YUSDRAYL = { type: 'thing' as const, id: 7, slug: 'yusdrayl', name: 'Yusdrayl', alias: 'The Kobold Queen', excerpt: '', highlights: ['Kobold', 'Queen'], score: 2.9 };
+const MEEPO = { type: 'thing' as const, id: 8, slug: 'meepo', name: 'Meepo', excerpt: 'Serves the kobold queen.', highlights: ['kobold', 'queen'], score: 1.9 };
+const answer = (...results: SearchResults['results']): SearchResults => ({ results });
 
-describe('the mention picker', () => {
-  it('offers a record found by an alias under its name, with the alias, and picks it by its name', async () => {
-    // The search route's answer for what was typed, already in the cache: no request is made.
-    const client = new QueryClient({ defaultOptions: { queries: { staleTime: Infinity, retry: false } } });
-    client.setQueryData(['campaign', 'c', 'search-list', '', 'kobold queen'], ANSWER);
-    const picked: (MentionTarget | undefined)[] = [];
-    act(() =>
-      root.render(
-        <QueryClientProvider client={client}>
-          <MentionPicker campaignSlug="c" takeTyped={() => 'kobold queen'} onPick={(target) => picked.push(target)} />
-        </QueryClientProvider>,
-      ),
-    );
-    const options = async () => {
-      let found: Element[] = [];
-      await vi.waitFor(() => {
-        found = [...document.querySelectorAll('[role="option"]')];
-        expect(found.length).toBe(2);
-      });
-      return found;
-    };
-    const [queen, meepo] = await options();
-    expect(queen!.textContent).toBe('Yusdrayl “The Kobold Queen” (thing)');
-    expect(meepo!.textContent).toBe('Meepo (thing)');
-    act(() => (queen as HTMLElement).click());
-    expect(picked).toEqual([{ targetType: 'thing', targetId: 7, name: 'Yusdrayl' }]);
+/** An editor holding "Meet @<typed>" with the caret at its end, and the picker opened at the `@`. */
+function setUp(typed: string) {
+  const client = new QueryClient({ defaultOptions: { queries: { staleTime: Infinity, retry: false } } });
+  client.setQueryData(['campaign', 'c', 'types'], [{ id: 1, name: 'NPC' }, { id: 2, name: 'Place' }]);
+  const editor = withLoreforge(withHistory(withReact(createEditor())));
+  const initialValue: Descendant[] = [{ type: 'paragraph', children: [{ text: `Meet @${typed}` }] }];
+  const handle = createRef<MentionPickerHandle>();
+  const picked: MentionTarget[] = [];
+  const onClose = vi.fn();
+  act(() =>
+    root.render(
+      <QueryClientProvider client={client}>
+        <Slate editor={editor} initialValue={initialValue}>
+          <Editable aria-label="Description" />
+          <MentionPicker ref={handle} campaignSlug="c" open={{ trigger: '@', at: Editor.pointRef(editor, { path: [0, 0], offset: 5 }) }} onPicked={(t) => picked.push(t)} onClose={onClose} />
+        </Slate>
+      </QueryClientProvider>,
+    ),
+  );
+  act(() => Transforms.select(editor, Editor.end(editor, [])));
+  const key = (name: string) => {
+    const event = { key: name, altKey: false, ctrlKey: false, metaKey: false, shiftKey: false, preventDefault: vi.fn(), stopPropagation: vi.fn() };
+    let taken = false;
+    act(() => {
+      taken = handle.current!.keyDown(event as unknown as KeyboardEvent);
+    });
+    return taken;
+  };
+  return { client, editor, key, picked, onClose };
+}
+
+const options = () => [...document.querySelectorAll('[role="option"]')].map((o) => `${o.textContent}${o.getAttribute('aria-selected') === 'true' ? ' *' : ''}`);
+
+describe('the mention picker at the caret', () => {
+  it('lists records found by name or alias, keeps the highlight on its record through a refresh, and inserts it in place of what was typed', async () => {
+    const { client, editor, key, picked } = setUp('kobold queen');
+    act(() => {
+      client.setQueryData(['campaign', 'c', 'mention-search', 'kobold queen'], answer(YUSDRAYL, MEEPO));
+    });
+    await vi.waitFor(() => expect(options()).toEqual(['Yusdrayl alias: The Kobold Queen *', 'Meepo thing', 'Create “kobold queen”…']));
+    // The editing area names the highlighted option (the caret stays in the text).
+    const editable = container.querySelector('[data-slate-editor]')!;
+    expect(editable.getAttribute('aria-activedescendant')).toBe(document.querySelector('[aria-selected="true"]')!.id);
+    expect(key('ArrowDown')).toBe(true);
+    expect(options()[1]).toBe('Meepo thing *');
+    // The list refreshes in another order: the highlight stays on Meepo.
+    act(() => {
+      client.setQueryData(['campaign', 'c', 'mention-search', 'kobold queen'], answer(MEEPO, YUSDRAYL));
+    });
+    await vi.waitFor(() => expect(options()).toEqual(['Meepo thing *', 'Yusdrayl alias: The Kobold Queen', 'Create “kobold queen”…']));
+    expect(key('Enter')).toBe(true);
+    expect(picked).toEqual([{ targetType: 'thing', targetId: 8, name: 'Meepo', slug: 'meepo' }]);
+    expect(editor.children).toEqual([{ type: 'paragraph', children: [{ text: 'Meet ' }, { type: 'mention', targetType: 'thing', targetId: 8, children: [{ text: '' }] }, { text: ' ' }] }]);
+  });
+
+  it('offers to create what was typed, with a choice of type, when no name matches exactly', async () => {
+    const { client, key } = setUp('Sildar');
+    act(() => {
+      client.setQueryData(['campaign', 'c', 'mention-search', 'Sildar'], answer());
+    });
+    await vi.waitFor(() => expect(document.body.textContent).toContain('Nothing matches “Sildar”.'));
+    expect(options()).toEqual(['Create “Sildar”… *']);
+    key('Enter');
+    expect(options()).toEqual(['NPC *', 'Place']);
+    key('ArrowDown');
+    expect(options()).toEqual(['NPC', 'Place *']);
+    // Escape goes back to the list, not out of the text.
+    key('Escape');
+    expect(options()).toEqual(['Create “Sildar”… *']);
+  });
+
+  it('is not offered to create a name that exists; Escape closes and leaves the text as typed', async () => {
+    const { client, editor, key, onClose, picked } = setUp('meepo');
+    act(() => {
+      client.setQueryData(['campaign', 'c', 'mention-search', 'meepo'], answer(MEEPO));
+    });
+    await vi.waitFor(() => expect(options()).toEqual(['Meepo thing *']));
+    expect(key('Escape')).toBe(true);
+    expect(onClose).toHaveBeenCalled();
+    expect(picked).toEqual([]);
+    expect(Editor.string(editor, [])).toBe('Meet @meepo');
+    // Other keys are the text's.
+    expect(key('a')).toBe(false);
   });
 });

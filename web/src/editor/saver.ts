@@ -1,6 +1,8 @@
 // What saving as the user types shows and keeps: the save states and their wording, and the draft
 // kept in the browser (localStorage) until the server has acknowledged exactly what it holds, so a
-// crash, a closed tab or a dead server loses nothing: the next visit offers it back. The saving
+// closed tab or a dead server loses nothing: the next visit offers it back. Drafts are written in
+// idle time (at most half a second after the change, never on the keystroke) and at once when the
+// page is hidden, left or closed. The saving
 // itself is the record's editing state (records/record-state.ts).
 import { type ApiError, messageOf } from '../api/client';
 
@@ -30,6 +32,42 @@ export function writeDraft<P>(key: string, draft: Draft<P> | undefined): void {
   } catch {
     // Storage full or refused: the server copy is all there is; saving goes on.
   }
+}
+
+// Drafts waiting for an idle moment. The page being hidden, left or closed (pagehide, beforeunload,
+// visibilitychange to hidden) writes them all at once, synchronously, before the page can go away.
+const DRAFT_IDLE_MS = 500;
+const unwrittenDrafts = new Set<{ writeDraftNow(): void }>();
+let draftCallback: number | undefined;
+let listening = false;
+
+/** Writes every waiting draft now. */
+export function writeAllDrafts(): void {
+  if (draftCallback !== undefined) (typeof cancelIdleCallback === 'function' ? cancelIdleCallback : clearTimeout)(draftCallback);
+  draftCallback = undefined;
+  for (const state of [...unwrittenDrafts]) state.writeDraftNow();
+}
+
+/** A draft to write in the next idle moment (at most DRAFT_IDLE_MS from now), or before the page goes away. */
+export function keepDraftSoon(state: { writeDraftNow(): void }): void {
+  unwrittenDrafts.add(state);
+  if (!listening && typeof window !== 'undefined') {
+    listening = true;
+    // Capture, registered once: before any page handler that might start a save.
+    window.addEventListener('pagehide', writeAllDrafts, true);
+    window.addEventListener('beforeunload', writeAllDrafts, true);
+    document.addEventListener('visibilitychange', () => document.visibilityState === 'hidden' && writeAllDrafts(), true);
+  }
+  if (draftCallback !== undefined) return;
+  draftCallback =
+    typeof requestIdleCallback === 'function'
+      ? requestIdleCallback(writeAllDrafts, { timeout: DRAFT_IDLE_MS })
+      : (setTimeout(writeAllDrafts, DRAFT_IDLE_MS) as unknown as number);
+}
+
+/** A draft written meanwhile: nothing left to do for it. */
+export function draftKept(state: { writeDraftNow(): void }): void {
+  unwrittenDrafts.delete(state);
 }
 
 export function saveStateText(state: SaveState, error: ApiError | undefined): string {

@@ -8,9 +8,9 @@
 // not give up ("Take theirs") is on the server.
 import { QueryClient } from '@tanstack/react-query';
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../api/client';
-import { readDraft, writeDraft } from '../editor/saver';
+import { readDraft, writeAllDrafts, writeDraft } from '../editor/saver';
 import { RecordState, sameValue, type ServerVersion } from './record-state';
 
 type Doc = { type: 'paragraph'; children: { text: string }[] }[];
@@ -106,6 +106,8 @@ describe('one editing state per record', () => {
     let checks = 0;
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 30 }), async (steps) => {
+        // The tabs of the sequence before are gone: nothing of theirs is written later.
+        writeAllDrafts();
         localStorage.clear();
         const server = new FakeServer();
         let tab = setUp(server);
@@ -124,8 +126,8 @@ describe('one editing state per record', () => {
             // Every word typed here is shown or on the server.
             for (const w of mine[f]) expect(`${textOf(state.value(f))} ${textOf(server.data[f])}`).toContain(w);
           }
-          // Unsent edits are kept in the browser.
-          if (Object.keys(state.pending).length > 0) expect(readDraft<Patch>('c.arc.7')?.patch).toEqual(state.pending);
+          // Unsent edits are kept in the browser (or about to be, in the next idle moment or when the page goes away).
+          if (Object.keys(state.pending).length > 0 && !state.draftUnwritten) expect(readDraft<Patch>('c.arc.7')?.patch).toEqual(state.pending);
           checks += 1;
         };
 
@@ -179,6 +181,7 @@ describe('one editing state per record', () => {
             }
             case 'reload': {
               // The tab goes away without its answer (keepalive) or without saving; the next one starts from the server and the draft.
+              window.dispatchEvent(new Event('pagehide'));
               tab = setUp(server);
               await read(tab, false);
               const offer = tab.state.offer;
@@ -211,6 +214,44 @@ describe('one editing state per record', () => {
     expect(sequences).toBeGreaterThanOrEqual(300);
     expect(checks).toBeGreaterThan(300);
     console.info(`record state: ${sequences} sequences, ${checks} state checks`);
+  });
+
+  it('keeps the draft in the browser in idle time, once for many keystrokes, and at once when the page is hidden or closed', async () => {
+    vi.useFakeTimers();
+    try {
+      const server = new FakeServer();
+      const tab = setUp(server);
+      await read(tab, false);
+      const writes = vi.spyOn(Storage.prototype, 'setItem');
+      // Keystrokes: nothing is serialized on them.
+      for (const text of ['O', 'On', 'Onc', 'Once']) tab.state.update({ hook: doc(text) });
+      expect(writes).not.toHaveBeenCalled();
+      expect(readDraft('c.arc.7')).toBeUndefined();
+      // The idle moment (jsdom has no requestIdleCallback: a timer) writes the latest text, once.
+      await vi.advanceTimersByTimeAsync(500);
+      expect(writes).toHaveBeenCalledTimes(1);
+      expect(readDraft<Patch>('c.arc.7')?.patch).toEqual({ hook: doc('Once') });
+
+      // Typed, then the page goes away before any idle moment: written synchronously on the way out.
+      for (const [text, event] of [
+        ['Once upon', () => window.dispatchEvent(new Event('pagehide'))],
+        ['Once upon a', () => window.dispatchEvent(new Event('beforeunload'))],
+        ['Once upon a time', () => tab.state.leave()],
+      ] as const) {
+        tab.state.update({ hook: doc(text) });
+        expect(readDraft<Patch>('c.arc.7')?.patch).not.toEqual({ hook: doc(text) });
+        event();
+        expect(readDraft<Patch>('c.arc.7')?.patch).toEqual({ hook: doc(text) });
+      }
+      // Saved: the draft goes in the next idle moment (or on the way out), and nothing is offered back.
+      await tab.state.flush();
+      expect(tab.state.state).toBe('saved');
+      await vi.advanceTimersByTimeAsync(500);
+      expect(readDraft('c.arc.7')).toBeUndefined();
+      writes.mockRestore();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('offers back a draft after a reload only where it differs from what the server holds now', async () => {

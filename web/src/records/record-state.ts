@@ -5,8 +5,10 @@
 // record's query holds the PUT's answer, so whatever opens next starts from what was saved, and a
 // save is always based on the version the local edits were made on (If-Match): never a stale one.
 //
-// Saving as the user types: every change is kept in the browser (localStorage) at once, sent
-// shortly after typing stops, on leaving the page and when the tab is hidden. The draft stays until
+// Saving as the user types: every change is kept in the browser (localStorage) in the next idle
+// moment (at most DRAFT_IDLE_MS later, never on the keystroke itself: serializing a long text costs
+// milliseconds; editor/saver.ts) and at once when the page is hidden, left or closed; it is sent shortly after typing
+// stops, on leaving the page and when the tab is hidden. The draft stays until
 // the server has acknowledged what it holds. A 412 is a conflict for the user to settle; a network
 // failure, 429 or 5xx is retried with backoff. A newer version on the server (another tab, another
 // user) is taken at once when there are no unsent edits and no editor of the record has the focus;
@@ -15,7 +17,7 @@
 // No React and no page layout here: records/use-record.tsx binds it to components.
 import type { QueryClient, QueryKey } from '@tanstack/react-query';
 import { ApiError } from '../api/client';
-import { readDraft, writeDraft, type Draft, type SaveState } from '../editor/saver';
+import { draftKept, keepDraftSoon, readDraft, writeDraft, type Draft, type SaveState } from '../editor/saver';
 
 export interface ServerVersion<R> {
   data: R;
@@ -34,6 +36,9 @@ const IDLE_MS = 800;
 export const REFRESH_WHILE_EDITING_MS = 10_000;
 const CHANNEL = 'loreforge.records';
 
+/** Rich text (blocks with children), not a list of tags, aliases or properties. */
+const isRichText = (value: unknown): boolean => Array.isArray(value) && value.length > 0 && value.every((node) => typeof node === 'object' && node !== null && 'children' in node);
+
 export const sameValue = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
 export class RecordState<R extends Record<string, unknown>, P extends Record<string, unknown>> {
@@ -50,6 +55,8 @@ export class RecordState<R extends Record<string, unknown>, P extends Record<str
   generation = 0;
   /** A draft kept in this browser that differs from what the server holds (after a reload or a crash). */
   offer: Draft<P> | undefined;
+  /** Whether the unsent edits are newer than the draft kept in the browser (its write is scheduled). */
+  draftUnwritten = false;
   /** Editors of the record open now (they refresh it while open). */
   editorsOpen = 0;
   /** Bumped on every change, for useSyncExternalStore. */
@@ -146,6 +153,7 @@ export class RecordState<R extends Record<string, unknown>, P extends Record<str
   }
 
   editorClosed(): void {
+    this.writeDraftNow();
     this.editorsOpen -= 1;
     this.changed();
     void this.flush();
@@ -191,7 +199,18 @@ export class RecordState<R extends Record<string, unknown>, P extends Record<str
     this.changed();
   }
 
+  /** The draft is to be written: in the next idle moment, or at once if the page goes away first. */
   private persist(): void {
+    if (!this.draftKey) return;
+    this.draftUnwritten = true;
+    keepDraftSoon(this);
+  }
+
+  /** Writes the draft now (the page is hidden, left or closed; or the idle moment came). */
+  writeDraftNow(): void {
+    if (!this.draftUnwritten) return;
+    this.draftUnwritten = false;
+    draftKept(this);
     if (this.draftKey) writeDraft(this.draftKey, { patch: this.pending, baseEtag: this.base, at: new Date().toISOString() });
   }
 
@@ -199,9 +218,12 @@ export class RecordState<R extends Record<string, unknown>, P extends Record<str
   update(patch: Partial<P>): void {
     this.pending = { ...this.pending, ...patch };
     this.persist();
+    this.schedule(IDLE_MS);
+    // More typing in a text that is already unsaved changes nothing another view shows (the editor
+    // has it): no re-render of the page on the keystroke.
+    if (this.state === 'unsaved' && Object.values(patch).every(isRichText)) return;
     if (this.state !== 'conflict') this.set('unsaved');
     else this.changed();
-    this.schedule(IDLE_MS);
   }
 
   private schedule(ms: number): void {
@@ -297,6 +319,7 @@ export class RecordState<R extends Record<string, unknown>, P extends Record<str
 
   /** Leaving the page or hiding the tab saves at once (keepalive lets the request outlive the page). */
   leave(): void {
+    this.writeDraftNow();
     void this.flush(true);
   }
 

@@ -11,6 +11,8 @@ export function QuickSwitcher({ campaignSlug }: { campaignSlug: string }) {
 
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
+      // A key already handled (Ctrl+K in the editor inserts a link) is not the switcher's.
+      if (event.defaultPrevented) return;
       if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === 'k') {
         event.preventDefault();
         setOpen(true);

@@ -2,7 +2,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { api, call, callWithEtag, type Thing } from '../api/client';
 import type { StructurePatch } from '../records/properties/record-structure';
-import { campaignKey } from '../campaigns/api';
+import { campaignKey, useCampaignWrite } from '../campaigns/api';
 
 export function useThingTypes(slug: string) {
   return useQuery({ queryKey: [...campaignKey(slug), 'types'], queryFn: () => call(api.GET('/api/campaigns/{campaignSlug}/thing-types', { params: { path: { campaignSlug: slug } } })) });
@@ -41,3 +41,10 @@ export function useThingArcs(slug: string, thingSlug: string) {
 export const addThingToArc = (slug: string, thingSlug: string, arcSlug: string) => call(api.POST('/api/campaigns/{campaignSlug}/things/{thingSlug}/arcs', { params: { path: { campaignSlug: slug, thingSlug } }, body: { arcSlug } }));
 export const removeThingFromArc = (slug: string, thingSlug: string, arcSlug: string) => call(api.DELETE('/api/campaigns/{campaignSlug}/things/{thingSlug}/arcs/{arcSlug}', { params: { path: { campaignSlug: slug, thingSlug, arcSlug } } }));
 export const deleteThing = (slug: string, thing: Pick<Thing, 'slug'>) => call(api.DELETE('/api/campaigns/{campaignSlug}/things/{thingSlug}', { params: { path: { campaignSlug: slug, thingSlug: thing.slug } } }));
+
+/** Creates a thing (of a type of the campaign, with the campaign's default visibility); answers it. */
+export function useCreateThing(slug: string) {
+  return useCampaignWrite(slug, (newThing: { name: string; typeId: number }) =>
+    call(api.POST('/api/campaigns/{campaignSlug}/things', { params: { path: { campaignSlug: slug } }, body: { newThing } })),
+  );
+}
