@@ -6,10 +6,10 @@ import { Rendered } from '../ui/rendered';
 import { GmOnlyBadge, GmOnlyField, useCampaignAccess } from '../campaigns/access';
 import { DeleteRecordButton, useCampaignAction, type UnsentEdits } from '../records/actions';
 import { Backlinks } from '../records/backlinks';
-import { ArcPicker } from '../search/pickers';
+import { ArcPicker, ThingPicker } from '../search/pickers';
 import { useCampaignSlug } from '../campaigns/api';
+import { linkThingToArc } from './api';
 import { useRendered } from '../records/api';
-import { SearchList } from '../search/search-list';
 import { RichField, useRecordEditing } from '../records/record-editing';
 import type { RecordState } from '../records/record-state';
 import { EDITING_ATTRIBUTE } from '../records/use-record';
@@ -192,20 +192,7 @@ function LinkedThings({ campaignSlug, arc }: { campaignSlug: string; arc: Arc })
         ))}
       </ul>
       {/* Found by search as it is typed: the page never reads every thing of the campaign. */}
-      {canEdit && (
-        <div className="picker-field">
-          <p className="picker-label" aria-hidden="true">
-            Add a thing
-          </p>
-          <SearchList
-            campaignSlug={campaignSlug}
-            label="Add a thing"
-            type="thing"
-            exclude={(r) => linked.has(r.id)}
-            onPick={(thing) => void act(() => call(api.POST('/api/campaigns/{campaignSlug}/things/{thingSlug}/arcs', { params: { path: { campaignSlug, thingSlug: thing.slug } }, body: { arcSlug: arc.slug } })))}
-          />
-        </div>
-      )}
+      {canEdit && <ThingPicker campaignSlug={campaignSlug} label="Add a thing" exclude={(id) => linked.has(id)} onPick={(thing) => void act(() => linkThingToArc(campaignSlug, thing.slug, arc.slug))} />}
       <ErrorMessage>{error}</ErrorMessage>
     </section>
   );

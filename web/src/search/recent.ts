@@ -20,7 +20,7 @@ export const RECENT_PAGES = 10;
 
 const PREFIX = 'loreforge.recent.';
 
-export const recentPagesKey = (userId: number, campaignSlug: string) => `${PREFIX}${userId}.${campaignSlug}`;
+export const recentPagesKey = (userId: string | number, campaignSlug: string) => `${PREFIX}${userId}.${campaignSlug}`;
 
 const isRecentPage = (value: unknown): value is RecentPage => {
   if (typeof value !== 'object' || value === null) return false;
