@@ -4,7 +4,6 @@ import { Link, Navigate, Outlet, useLocation, useNavigate } from 'react-router';
 import { api, ApiError, call, type Me } from '../api/client';
 import { applyTheme, storedTheme, type Theme } from './theme';
 import { UndoNotice } from '../ui/undo-notice';
-import { forgetRecentPages } from '../search/recent';
 
 export const meQuery = { queryKey: ['me'], queryFn: () => call(api.GET('/api/auth/me')) } as const;
 
@@ -40,7 +39,6 @@ function TopBar({ me }: { me: Me | undefined }) {
   const [theme, setTheme] = useState<Theme>(storedTheme());
   const signOut = async () => {
     await call(api.POST('/api/auth/logout'));
-    forgetRecentPages(localStorage);
     queryClient.clear();
     await navigate('/sign-in');
   };
