@@ -1,13 +1,15 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api, call, messageOf } from '../api/client';
+import { messageOf } from '../api/client';
 import { ConfirmButton } from '../ui/confirm';
 import { ErrorMessage, Field } from '../ui/field';
 import { ChangePassword, DeleteAccount, SignOutEverywhere } from './account-security';
-import { useMe } from '../app/layout';
+import { tokensQuery, useCreateToken, useMe, useRevokeToken } from './api';
 
 export function AccountPage() {
   const me = useMe();
+  // The clock as the page opened (read once, not on every render).
+  const [openedAt] = useState(() => Date.now());
   if (!me) return <p className="loading">Loading…</p>;
   return (
     <main className="narrow" aria-labelledby="account-title">
@@ -20,7 +22,7 @@ export function AccountPage() {
         <dt>Premium</dt>
         <dd>
           {me.premium
-            ? me.premiumUntil && Date.parse(me.premiumUntil) > Date.now()
+            ? me.premiumUntil && Date.parse(me.premiumUntil) > openedAt
               ? `Yes, until ${new Date(me.premiumUntil).toLocaleDateString()}`
               : 'Yes'
             : 'No: uploading images needs premium, which the administrator of this server grants; ask them. Images by address work for everyone.'}
@@ -35,20 +37,12 @@ export function AccountPage() {
 }
 
 function Tokens() {
-  const queryClient = useQueryClient();
-  const tokens = useQuery({ queryKey: ['tokens'], queryFn: () => call(api.GET('/api/auth/tokens')) });
+  const tokens = useQuery(tokensQuery);
+  const revoke = useRevokeToken();
   const [name, setName] = useState('');
   const [created, setCreated] = useState<string>();
   const [copied, setCopied] = useState(false);
-  const create = useMutation({
-    mutationFn: () => call(api.POST('/api/auth/tokens', { body: { name } })),
-    onSuccess: async (token) => {
-      setCreated(token.token);
-      setCopied(false);
-      setName('');
-      await queryClient.invalidateQueries({ queryKey: ['tokens'] });
-    },
-  });
+  const create = useCreateToken();
   return (
     <section aria-labelledby="tokens-heading">
       <h2 id="tokens-heading">API tokens</h2>
@@ -66,7 +60,13 @@ function Tokens() {
         className="inline-form"
         onSubmit={(e) => {
           e.preventDefault();
-          create.mutate();
+          create.mutate(name, {
+            onSuccess: (token) => {
+              setCreated(token.token);
+              setCopied(false);
+              setName('');
+            },
+          });
         }}
       >
         <Field label="Token name" value={name} onChange={(e) => setName(e.target.value)} placeholder="My script" />
@@ -84,8 +84,7 @@ function Tokens() {
               title={`Revoke the token ${t.name}?`}
               confirmLabel="Revoke"
               onConfirm={async () => {
-                await call(api.DELETE('/api/auth/tokens/{id}', { params: { path: { id: String(t.id) } } }));
-                await queryClient.invalidateQueries({ queryKey: ['tokens'] });
+                await revoke.mutateAsync(t.id);
               }}
             >
               <p>Scripts using it stop working at once.</p>

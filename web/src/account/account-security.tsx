@@ -1,40 +1,28 @@
 // The account page's security sections: change the password, sign out everywhere, delete the
 // account (CONTRACT "# Phase 3" › "Accounts").
 import * as Dialog from '@radix-ui/react-dialog';
-import { useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { api, ApiError, call, messageOf } from '../api/client';
+import { ApiError, messageOf } from '../api/client';
 import { ConfirmButton } from '../ui/confirm';
 import { ErrorMessage, Field, formText } from '../ui/field';
+import { useChangePassword, useDeleteAccount, useSignOut } from './api';
 
 export function ChangePassword() {
-  const [error, setError] = useState<unknown>();
-  const [done, setDone] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: FormEvent<HTMLFormElement>) => {
+  const change = useChangePassword();
+  const { error, isSuccess: done, isPending: busy } = change;
+  const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = event.currentTarget;
     const data = new FormData(form);
-    setBusy(true);
-    setError(undefined);
-    setDone(false);
-    try {
-      await call(api.PUT('/api/auth/password', { body: { currentPassword: formText(data, 'currentPassword'), newPassword: formText(data, 'newPassword') } }));
-      form.reset();
-      setDone(true);
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
+    change.mutate({ currentPassword: formText(data, 'currentPassword'), newPassword: formText(data, 'newPassword') }, { onSuccess: () => form.reset() });
   };
   const fieldError = (field: string) => (error instanceof ApiError ? error.fieldMessage(field) : undefined);
   const general = error && !fieldError('currentPassword') && !fieldError('newPassword') ? messageOf(error) : undefined;
   return (
     <section aria-labelledby="password-heading">
       <h2 id="password-heading">Password</h2>
-      <form onSubmit={(e) => void submit(e)} noValidate>
+      <form onSubmit={submit} noValidate>
         <Field label="Current password" name="currentPassword" type="password" autoComplete="current-password" required error={fieldError('currentPassword')} />
         <Field label="New password" name="newPassword" type="password" autoComplete="new-password" required error={fieldError('newPassword')} hint="At least 10 characters." />
         <ErrorMessage>{general}</ErrorMessage>
@@ -48,7 +36,7 @@ export function ChangePassword() {
 }
 
 export function SignOutEverywhere() {
-  const queryClient = useQueryClient();
+  const signOut = useSignOut();
   const navigate = useNavigate();
   return (
     <section aria-labelledby="sessions-heading">
@@ -59,8 +47,7 @@ export function SignOutEverywhere() {
         title="Sign out on every device?"
         confirmLabel="Sign out everywhere"
         onConfirm={async () => {
-          await call(api.DELETE('/api/auth/sessions'));
-          queryClient.clear();
+          await signOut.mutateAsync('everywhere');
           await navigate('/sign-in');
         }}
       >
@@ -77,25 +64,13 @@ function sharedCampaigns(error: unknown): { slug: string; name: string }[] {
 }
 
 export function DeleteAccount() {
-  const queryClient = useQueryClient();
   const navigate = useNavigate();
   const [open, setOpen] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
-  const submit = async (event: FormEvent<HTMLFormElement>) => {
+  const remove = useDeleteAccount();
+  const { error, isPending: busy } = remove;
+  const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    const password = formText(new FormData(event.currentTarget), 'password');
-    setBusy(true);
-    setError(undefined);
-    try {
-      await call(api.DELETE('/api/auth/me', { body: { password } }));
-      queryClient.clear();
-      await navigate('/sign-up', { replace: true });
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
+    remove.mutate(formText(new FormData(event.currentTarget), 'password'), { onSuccess: () => void navigate('/sign-up', { replace: true }) });
   };
   const shared = sharedCampaigns(error);
   const passwordError = error instanceof ApiError ? error.fieldMessage('password') : undefined;
@@ -109,7 +84,7 @@ export function DeleteAccount() {
         open={open}
         onOpenChange={(next) => {
           setOpen(next);
-          if (!next) setError(undefined);
+          if (!next) remove.reset();
         }}
       >
         <Dialog.Trigger asChild>
@@ -122,7 +97,7 @@ export function DeleteAccount() {
           <Dialog.Content className="dialog">
             <Dialog.Title>Delete your account?</Dialog.Title>
             <Dialog.Description>This cannot be undone. Enter your password to confirm.</Dialog.Description>
-            <form onSubmit={(e) => void submit(e)} noValidate>
+            <form onSubmit={submit} noValidate>
               <Field label="Password" name="password" type="password" autoComplete="current-password" required error={passwordError} />
               {shared.length > 0 ? (
                 <div role="alert">

@@ -1,8 +1,8 @@
-import { useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import { api, ApiError, call, messageOf } from '../api/client';
+import { ApiError, messageOf } from '../api/client';
 import { ErrorMessage, Field, formText } from '../ui/field';
+import { useSignIn } from './api';
 
 /** Where to go after signing in: the page that sent the user here, if it is one of ours. */
 function useNext(): string {
@@ -14,28 +14,14 @@ function useNext(): string {
 function AuthForm({ mode }: { mode: 'sign-in' | 'sign-up' }) {
   const navigate = useNavigate();
   const next = useNext();
-  const queryClient = useQueryClient();
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
+  const signIn = useSignIn();
+  const { error, isPending: busy } = signIn;
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    const email = formText(form, 'email');
-    const password = formText(form, 'password');
-    setBusy(true);
-    setError(undefined);
-    try {
-      const body =
-        mode === 'sign-up'
-          ? await call(api.POST('/api/auth/register', { body: { email, password, name: formText(form, 'name') || undefined } }))
-          : await call(api.POST('/api/auth/login', { body: { email, password } }));
-      queryClient.setQueryData(['me'], body.user);
-      await navigate(next, { replace: true });
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
+    const answer = { mode, email: formText(form, 'email'), password: formText(form, 'password'), name: mode === 'sign-up' ? formText(form, 'name') || undefined : undefined };
+    // A failure shows from the mutation's error; only a success moves on.
+    if (await signIn.mutateAsync(answer).then(() => true, () => false)) await navigate(next, { replace: true });
   };
   const fieldError = (field: string) => (error instanceof ApiError ? error.fieldMessage(field) : undefined);
   const general = error && !fieldError('email') && !fieldError('password') && !fieldError('name') ? messageOf(error) : undefined;

@@ -4,8 +4,9 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
-import { api, ApiError, call, messageOf } from '../api/client';
+import { ApiError, messageOf } from '../api/client';
 import { ErrorMessage, Field, formText } from '../ui/field';
+import { useResetPassword } from './api';
 
 function resetToken(): string {
   const token = window.location.hash.slice(1);
@@ -16,23 +17,15 @@ function resetToken(): string {
 export function ResetPasswordPage() {
   const [token] = useState(resetToken);
   const queryClient = useQueryClient();
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
-  const [done, setDone] = useState(false);
-  const submit = async (event: FormEvent<HTMLFormElement>) => {
+  const reset = useResetPassword();
+  const { error, isPending: busy, isSuccess: done } = reset;
+  const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      await call(api.POST('/api/auth/password-reset', { body: { token, newPassword: formText(new FormData(event.currentTarget), 'newPassword') } }));
+    reset.mutate(
+      { token, newPassword: formText(new FormData(event.currentTarget), 'newPassword') },
       // Every session ended, this browser's too.
-      queryClient.clear();
-      setDone(true);
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
+      { onSuccess: () => queryClient.clear() },
+    );
   };
   const gone = error instanceof ApiError && error.status === 410;
   const fieldError = error instanceof ApiError ? error.fieldMessage('newPassword') : undefined;
@@ -47,7 +40,7 @@ export function ResetPasswordPage() {
           Your password is set, and you are signed out everywhere. <Link to="/sign-in">Sign in</Link> with the new one.
         </p>
       ) : (
-        <form onSubmit={(e) => void submit(e)} noValidate>
+        <form onSubmit={submit} noValidate>
           <Field label="New password" name="newPassword" type="password" autoComplete="new-password" required error={fieldError} hint="At least 10 characters." />
           <ErrorMessage>
             {gone

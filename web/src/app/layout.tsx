@@ -1,16 +1,10 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, Navigate, Outlet, useLocation, useNavigate } from 'react-router';
-import { api, ApiError, call, type Me } from '../api/client';
+import { meQuery, useSignOut } from '../account/api';
+import { ApiError, type Me } from '../api/client';
 import { applyTheme, storedTheme, type Theme } from './theme';
 import { UndoNotice } from '../ui/undo-notice';
-
-export const meQuery = { queryKey: ['me'], queryFn: () => call(api.GET('/api/auth/me')) } as const;
-
-/** The signed-in user, once known (the page renders meanwhile: its own requests start at once). */
-export function useMe(): Me | undefined {
-  return useQuery(meQuery).data;
-}
 
 /**
  * Pages for signed-in users: sends anyone else to sign in, then back here. The page is rendered
@@ -34,12 +28,11 @@ export function SignedIn() {
 }
 
 function TopBar({ me }: { me: Me | undefined }) {
-  const queryClient = useQueryClient();
   const navigate = useNavigate();
   const [theme, setTheme] = useState<Theme>(storedTheme());
+  const signOutHere = useSignOut();
   const signOut = async () => {
-    await call(api.POST('/api/auth/logout'));
-    queryClient.clear();
+    await signOutHere.mutateAsync('here');
     await navigate('/sign-in');
   };
   return (

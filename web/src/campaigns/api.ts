@@ -6,9 +6,9 @@
 // The one way the app writes, besides a record's autosave (records/record-state.ts): a TanStack
 // mutation from a feature's api.ts (`useCampaignWrite` for anything in a campaign), whose success
 // refreshes what it changed; forms and buttons call its `mutateAsync` and show its error.
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useParams } from 'react-router';
-import { api, callWithEtag } from '../api/client';
+import { api, call, callWithEtag } from '../api/client';
 import { fetchRecord } from '../records/record-state';
 
 export function useCampaignSlug(): string {
@@ -16,6 +16,18 @@ export function useCampaignSlug(): string {
 }
 
 export const campaignKey = (slug: string) => ['campaign', slug] as const;
+
+/** The signed-in user's campaigns (outside any one campaign's key). */
+export const campaignsQuery = queryOptions({ queryKey: ['campaigns'] as const, queryFn: () => call(api.GET('/api/campaigns')) });
+
+/** Starting a campaign: the list refreshes; the caller goes to it. */
+export function useCreateCampaign() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (name: string) => call(api.POST('/api/campaigns', { body: { newCampaign: { name } } })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: campaignsQuery.queryKey }),
+  });
+}
 
 /** Reads the campaign with its ETag. */
 export const loadCampaign = (slug: string) => callWithEtag(api.GET('/api/campaigns/{campaignSlug}', { params: { path: { campaignSlug: slug } } }));

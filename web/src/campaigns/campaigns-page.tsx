@@ -1,27 +1,20 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { api, ApiError, call, messageOf } from '../api/client';
+import { ApiError, messageOf } from '../api/client';
 import { ErrorMessage, Field } from '../ui/field';
 import { DeletedCampaigns } from '../history/deleted-campaigns';
+import { campaignsQuery, useCreateCampaign } from './api';
 
-export const campaignsQuery = { queryKey: ['campaigns'], queryFn: () => call(api.GET('/api/campaigns')) } as const;
 
 export function CampaignsPage() {
   const campaigns = useQuery(campaignsQuery);
-  const queryClient = useQueryClient();
   const navigate = useNavigate();
   const [name, setName] = useState('');
-  const create = useMutation({
-    mutationFn: (campaignName: string) => call(api.POST('/api/campaigns', { body: { newCampaign: { name: campaignName } } })),
-    onSuccess: async (campaign) => {
-      await queryClient.invalidateQueries({ queryKey: ['campaigns'] });
-      await navigate(`/campaigns/${campaign.slug}`);
-    },
-  });
+  const create = useCreateCampaign();
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    create.mutate(name);
+    create.mutate(name, { onSuccess: (campaign) => void navigate(`/campaigns/${campaign.slug}`) });
   };
   const nameError = create.error instanceof ApiError ? create.error.fieldMessage('name') : undefined;
   return (

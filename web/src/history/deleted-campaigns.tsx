@@ -4,6 +4,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import { messageOf } from '../api/client';
+import { campaignsQuery } from '../campaigns/api';
 import { ConfirmButton } from '../ui/confirm';
 import { ErrorMessage } from '../ui/field';
 import { When } from '../ui/when';
@@ -17,7 +18,7 @@ export function DeletedCampaigns() {
   if (!trashed.data || trashed.data.length === 0) return trashed.error ? <ErrorMessage>{messageOf(trashed.error)}</ErrorMessage> : null;
   const refresh = async () => {
     await queryClient.invalidateQueries({ queryKey: trashedCampaignsKey });
-    await queryClient.invalidateQueries({ queryKey: ['campaigns'] });
+    await queryClient.invalidateQueries({ queryKey: campaignsQuery.queryKey });
   };
   return (
     <section aria-labelledby="deleted-campaigns" className="deleted-campaigns">

@@ -8,10 +8,11 @@ import { useNavigate } from 'react-router';
 import { ApiError, messageOf } from '../api/client';
 import { ErrorMessage } from '../ui/field';
 import { useArcs } from '../arcs/api';
+import { campaignKey } from '../campaigns/api';
 import { useAllThings, useThingTypes } from '../things/api';
 import type { ServerVersion } from '../records/record-state';
 import { When } from '../ui/when';
-import { nameRevision, restoreRevision, useRevision, useRevisions, type RecordRef, type RevisionSummary } from './api';
+import { nameRevision, restoreRevision, revisionsKey, useRevision, useRevisions, type RecordRef, type RevisionSummary } from './api';
 import { copyBackIndex, diffBlocks, insertBlock, withoutBlankDocument, type Block, type BlockChange } from './block-diff';
 import { BlockDiff, type DiffLayout, type MentionName } from './diff-view';
 
@@ -158,7 +159,7 @@ function RevisionDetail({
       await state.flush();
       const answer = await restoreRevision(record, summary.id, state.etag());
       state.replaced(answer);
-      await queryClient.invalidateQueries({ queryKey: ['campaign', record.campaignSlug] });
+      await queryClient.invalidateQueries({ queryKey: campaignKey(record.campaignSlug) });
       setMessage('Restored: the record has this revision’s text again, as a new change (the History keeps what it replaced).');
       const slug = answer.data.slug;
       if (typeof slug === 'string' && record.kind !== 'campaign' && slug !== record.recordSlug) await navigate(`/campaigns/${record.campaignSlug}/${record.kind}s/${slug}`, { replace: true });
@@ -276,7 +277,7 @@ function RevisionNameForm({ record, summary, onDone, onError }: { record: Record
     onError(undefined);
     try {
       await nameRevision(record, summary.id, next);
-      await queryClient.invalidateQueries({ queryKey: ['campaign', record.campaignSlug, 'revisions', record.kind, record.recordSlug] });
+      await queryClient.invalidateQueries({ queryKey: revisionsKey(record) });
       onDone(next === null ? 'The name is removed: the revision may be thinned out in time.' : `Named “${next}”: this revision is kept for ever.`);
     } catch (e) {
       onError(e instanceof ApiError ? (e.fieldMessage('name') ?? e.message) : messageOf(e));

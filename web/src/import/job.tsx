@@ -5,6 +5,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useRef } from 'react';
 import { Link } from 'react-router';
 import { messageOf } from '../api/client';
+import { campaignsQuery } from '../campaigns/api';
 import { ErrorMessage } from '../ui/field';
 import { rememberedJob, useImportJob, type ImportJob } from './api';
 import { formatName, ImportCounts, ImportWarnings } from './report';
@@ -43,7 +44,7 @@ export function ImportJobView({ id, onAgain, onRetry }: { id: string; onAgain: (
     if (phase === 'done' || phase === 'failed') {
       if (rememberedJob.get() === id) rememberedJob.forget();
     }
-    if (phase === 'done') void queryClient.invalidateQueries({ queryKey: ['campaigns'] });
+    if (phase === 'done') void queryClient.invalidateQueries({ queryKey: campaignsQuery.queryKey });
   }, [phase, id, queryClient]);
 
   return (

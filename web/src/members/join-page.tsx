@@ -2,12 +2,13 @@
 // never reaches a server log. It shows what the invitation offers (campaign, inviter, role) before
 // anything else, signed in or not; signed out, the token is kept for this tab while the user signs
 // in or signs up, and the page comes back here.
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { ApiError, api, call, messageOf } from '../api/client';
+import { ApiError, messageOf } from '../api/client';
 import { ErrorMessage } from '../ui/field';
-import { meQuery } from '../app/layout';
+import { meQuery } from '../account/api';
+import { invitationPreviewQuery, useAcceptInvitation } from './api';
 
 const KEY = 'loreforge.invitation';
 
@@ -26,17 +27,10 @@ const ROLE_NAMES = { gm: 'co-game master', player: 'player' } as const;
 export function JoinPage() {
   const [token] = useState(invitationToken);
   const me = useQuery(meQuery);
-  const preview = useQuery({
-    queryKey: ['invitation-preview', token],
-    queryFn: () => call(api.POST('/api/invitations/preview', { body: { token: token ?? '' } })),
-    enabled: token !== null,
-    retry: false,
-    staleTime: Infinity,
-  });
+  const preview = useQuery(invitationPreviewQuery(token));
   const navigate = useNavigate();
-  const queryClient = useQueryClient();
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
+  const accept = useAcceptInvitation();
+  const { error, isPending: busy } = accept;
   const signedOut = me.error instanceof ApiError && me.error.status === 401;
   if (!token) {
     return (
@@ -47,20 +41,13 @@ export function JoinPage() {
       </main>
     );
   }
-  const join = async () => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      const accepted = await call(api.POST('/api/invitations/accept', { body: { token } }));
-      sessionStorage.removeItem(KEY);
-      await queryClient.invalidateQueries({ queryKey: ['campaigns'] });
-      await navigate(`/campaigns/${accepted.campaign.slug}`, { replace: true });
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const join = () =>
+    accept.mutate(token, {
+      onSuccess: (accepted) => {
+        sessionStorage.removeItem(KEY);
+        void navigate(`/campaigns/${accepted.campaign.slug}`, { replace: true });
+      },
+    });
   const unavailable = (e: unknown) => e instanceof ApiError && e.code === 'invitation_unavailable';
   const gone = unavailable(error) || unavailable(preview.error);
   const offer = preview.data;
@@ -90,7 +77,7 @@ export function JoinPage() {
       ) : (
         <>
           {me.data && <p>You will join as {me.data.name || me.data.email}.</p>}
-          <button type="button" className="primary" disabled={busy || !me.data || !offer} onClick={() => void join()}>
+          <button type="button" className="primary" disabled={busy || !me.data || !offer} onClick={join}>
             Join the campaign
           </button>
           <ErrorMessage>{error ? messageOf(error) : preview.error ? messageOf(preview.error) : undefined}</ErrorMessage>

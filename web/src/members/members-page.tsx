@@ -1,14 +1,14 @@
 // Sharing the campaign: its members and their roles, invitations (a link to copy, with a role, an
 // expiry and a number of uses), revoking them, removing members, leaving, and transferring it.
-import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
-import { api, ApiError, call, messageOf, type Answer } from '../api/client';
+import { ApiError, messageOf, type Answer } from '../api/client';
 import { ConfirmButton } from '../ui/confirm';
 import { ErrorMessage } from '../ui/field';
 import { useCampaignAccess, type Role } from '../campaigns/access';
-import { useMe } from '../app/layout';
-import { campaignKey, useCampaign, useCampaignSlug, useRefreshCampaign } from '../campaigns/api';
+import { useMe } from '../account/api';
+import { useCampaign, useCampaignSlug } from '../campaigns/api';
+import { useChangeRole, useCreateInvitation, useDefaultVisibility, useInvitations, useMembers, useRemoveMember, useRevokeInvitation, useTransfer } from './api';
 
 type Member = Answer<'listMembers'>[number];
 type Invitation = Answer<'listInvitations'>[number];
@@ -20,7 +20,7 @@ export function MembersPage() {
   const slug = useCampaignSlug();
   const campaign = useCampaign(slug);
   const { role, canEdit } = useCampaignAccess();
-  const members = useQuery({ queryKey: [...campaignKey(slug), 'members'], queryFn: () => call(api.GET('/api/campaigns/{campaignSlug}/members', { params: { path: { campaignSlug: slug } } })) });
+  const members = useMembers(slug);
   return (
     <main className="record" aria-labelledby="members-title">
       <p className="kind">{campaign.data?.data.name}</p>
@@ -44,28 +44,16 @@ export function MembersPage() {
 }
 
 function InviteForm({ slug, role }: { slug: string; role: Role }) {
-  const refresh = useRefreshCampaign(slug);
-  const [created, setCreated] = useState<CreatedInvitation>();
-  const [error, setError] = useState<unknown>();
+  const invite = useCreateInvitation(slug);
+  const created: CreatedInvitation | undefined = invite.data;
+  const error = invite.error;
   const [copied, setCopied] = useState(false);
-  const submit = async (e: FormEvent<HTMLFormElement>) => {
+  const submit = (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
     const form = new FormData(e.currentTarget);
-    setError(undefined);
     setCopied(false);
-    try {
-      const days = Number(form.get('days'));
-      const invitation = await call(
-        api.POST('/api/campaigns/{campaignSlug}/invitations', {
-          params: { path: { campaignSlug: slug } },
-          body: { role: form.get('role') === 'gm' ? 'gm' : 'player', expiresAt: new Date(Date.now() + days * 86_400_000).toISOString(), maxUses: Number(form.get('maxUses')) },
-        }),
-      );
-      setCreated(invitation);
-      await refresh();
-    } catch (err) {
-      setError(err);
-    }
+    const days = Number(form.get('days'));
+    invite.mutate({ role: form.get('role') === 'gm' ? 'gm' : 'player', expiresAt: new Date(Date.now() + days * 86_400_000).toISOString(), maxUses: Number(form.get('maxUses')) });
   };
   const copy = async () => {
     if (!created) return;
@@ -75,7 +63,7 @@ function InviteForm({ slug, role }: { slug: string; role: Role }) {
   return (
     <section aria-labelledby="invite-heading">
       <h2 id="invite-heading">Invite someone</h2>
-      <form className="inline-form" onSubmit={(e) => void submit(e)}>
+      <form className="inline-form" onSubmit={submit}>
         <div className="field">
           <label htmlFor="invite-role">Role</label>
           <select id="invite-role" name="role" defaultValue="player">
@@ -113,28 +101,17 @@ function InviteForm({ slug, role }: { slug: string; role: Role }) {
 
 /** The campaign's `defaultVisibility`: whether new things and arcs start GM-only. */
 function NewRecordsVisibility({ slug, value }: { slug: string; value: 'all' | 'gm' }) {
-  const refresh = useRefreshCampaign(slug);
-  const [error, setError] = useState<string>();
+  const write = useDefaultVisibility(slug);
+  const error = write.error ? messageOf(write.error) : undefined;
   // What was just asked for, shown until the campaign's record answers it (or the request fails).
-  const [asked, setAsked] = useState<boolean>();
-  const change = async (gmOnly: boolean) => {
-    setError(undefined);
-    setAsked(gmOnly);
-    try {
-      await call(api.PUT('/api/campaigns/{campaignSlug}', { params: { path: { campaignSlug: slug } }, body: { updatedCampaign: { defaultVisibility: gmOnly ? 'gm' : 'all' } } }));
-      await refresh();
-    } catch (e) {
-      setError(messageOf(e));
-    } finally {
-      setAsked(undefined);
-    }
-  };
+  const asked = write.isPending ? write.variables === 'gm' : undefined;
+  const change = (gmOnly: boolean) => write.mutate(gmOnly ? 'gm' : 'all');
   return (
     <section aria-labelledby="new-records-heading">
       <h2 id="new-records-heading">New records</h2>
       <div className="field checkbox-field">
         <label>
-          <input type="checkbox" checked={asked ?? value === 'gm'} disabled={asked !== undefined} onChange={(e) => void change(e.target.checked)} /> New things and arcs start GM only
+          <input type="checkbox" checked={asked ?? value === 'gm'} disabled={asked !== undefined} onChange={(e) => change(e.target.checked)} /> New things and arcs start GM only
         </label>
         <p className="hint">For preparing ahead: players see a new record only once a game master clears its “GM only” switch. The switch in the new-thing and new-arc dialogs starts here.</p>
       </div>
@@ -145,8 +122,8 @@ function NewRecordsVisibility({ slug, value }: { slug: string; value: 'all' | 'g
 
 function PendingInvitations({ slug, role }: { slug: string; role: Role }) {
   const me = useMe();
-  const refresh = useRefreshCampaign(slug);
-  const invitations = useQuery({ queryKey: [...campaignKey(slug), 'invitations'], queryFn: () => call(api.GET('/api/campaigns/{campaignSlug}/invitations', { params: { path: { campaignSlug: slug } } })) });
+  const invitations = useInvitations(slug);
+  const revoke = useRevokeInvitation(slug);
   if (!invitations.data || invitations.data.length === 0) return null;
   return (
     <section aria-labelledby="pending-heading">
@@ -160,8 +137,7 @@ function PendingInvitations({ slug, role }: { slug: string; role: Role }) {
             {/* The owner revokes any link; a game master only their own. */}
             {(role === 'owner' || invitation.createdBy === me?.id) && (
               <ConfirmButton label="Revoke" title="Revoke this invitation?" confirmLabel="Revoke" onConfirm={async () => {
-                await call(api.DELETE('/api/campaigns/{campaignSlug}/invitations/{id}', { params: { path: { campaignSlug: slug, id: String(invitation.id) } } }));
-                await refresh();
+                await revoke.mutateAsync(invitation.id);
               }}>
                 <p>The link stops working at once. People who joined with it stay members.</p>
               </ConfirmButton>
@@ -176,22 +152,15 @@ function PendingInvitations({ slug, role }: { slug: string; role: Role }) {
 function MemberRow({ slug, member, myRole }: { slug: string; member: Member; myRole: Role }) {
   const me = useMe();
   const navigate = useNavigate();
-  const refresh = useRefreshCampaign(slug);
-  const [error, setError] = useState<string>();
+  const roleChange = useChangeRole(slug);
+  const transfer = useTransfer(slug);
+  const remove = useRemoveMember(slug);
+  const error = roleChange.error ? messageOf(roleChange.error) : undefined;
   const { viewingAsPlayer } = useCampaignAccess();
   const self = me?.id === member.userId;
   // Viewing as a player is read-only on the server: not even leaving (CONTRACT "Authorization holds for the whole request").
   const mayRemove = !viewingAsPlayer && member.role !== 'owner' && (self || myRole === 'owner' || (myRole === 'gm' && member.role === 'player'));
-  const path = { campaignSlug: slug, userId: member.userId };
-  const changeRole = async (role: 'gm' | 'player') => {
-    setError(undefined);
-    try {
-      await call(api.PUT('/api/campaigns/{campaignSlug}/members/{userId}', { params: { path }, body: { role } }));
-      await refresh();
-    } catch (e) {
-      setError(messageOf(e));
-    }
-  };
+  const changeRole = (role: 'gm' | 'player') => roleChange.mutate({ userId: member.userId, role });
   return (
     <li>
       <span className="member-name">
@@ -200,7 +169,7 @@ function MemberRow({ slug, member, myRole }: { slug: string; member: Member; myR
         {member.email && <span className="muted"> · {member.email}</span>}
       </span>
       {myRole === 'owner' && member.role !== 'owner' ? (
-        <select aria-label={`Role of ${member.name}`} value={member.role} onChange={(e) => void changeRole(e.target.value === 'gm' ? 'gm' : 'player')}>
+        <select aria-label={`Role of ${member.name}`} value={member.role} onChange={(e) => changeRole(e.target.value === 'gm' ? 'gm' : 'player')}>
           <option value="gm">Game master</option>
           <option value="player">Player</option>
         </select>
@@ -209,17 +178,15 @@ function MemberRow({ slug, member, myRole }: { slug: string; member: Member; myR
       )}
       {myRole === 'owner' && member.role !== 'owner' && (
         <ConfirmButton label={`Make ${member.name} the owner`} title={`Transfer the campaign to ${member.name}?`} confirmLabel="Transfer" onConfirm={async () => {
-          await call(api.POST('/api/campaigns/{campaignSlug}/transfer', { params: { path: { campaignSlug: slug } }, body: { userId: member.userId } }));
-          await refresh();
+          await transfer.mutateAsync(member.userId);
         }}>
           <p>{member.name} becomes the owner; you become a game master. Only the new owner can undo this.</p>
         </ConfirmButton>
       )}
       {mayRemove && (
         <ConfirmButton label={self ? 'Leave the campaign' : `Remove ${member.name}`} title={self ? 'Leave the campaign?' : `Remove ${member.name}?`} confirmLabel={self ? 'Leave' : 'Remove'} onConfirm={async () => {
-          await call(api.DELETE('/api/campaigns/{campaignSlug}/members/{userId}', { params: { path } }));
+          await remove.mutateAsync({ userId: member.userId, self });
           if (self) await navigate('/', { replace: true });
-          else await refresh();
         }}>
           <p>{self ? 'You will no longer see this campaign, until someone invites you again.' : `${member.name} will no longer see this campaign, from their next click on.`}</p>
         </ConfirmButton>

@@ -1,7 +1,7 @@
 // What the thing, arc and campaign pages share: the record's one editing state (records/), keyed by
 // the record's query, and its rich-text fields' editors.
 import { RecordRichField, useRecord, type EditedRecord, type ServerVersion } from './use-record';
-import { useMe } from '../app/layout';
+import { useMe } from '../account/api';
 import { campaignKey } from '../campaigns/api';
 
 export type { EditedRecord } from './use-record';
