@@ -7,7 +7,7 @@ import { useLocation } from 'react-router';
 import type { Arc, Thing } from '../api/client';
 import type { ServerVersion } from '../records/record-state';
 import { recordKey } from '../records/record-editing';
-import { useMe } from '../app/layout';
+import { useMe } from '../account/api';
 import { useCampaignAccess } from '../campaigns/access';
 import { useThingTypes } from '../things/api';
 import { offeredPages, recentPageAddress, recentPages, recentPagesKey, rememberPage, type RecentPage } from './recent';
