@@ -2,6 +2,7 @@ import { Command } from 'cmdk';
 import { useEffect, useState, type ReactNode } from 'react';
 import type { SearchResults } from '../api/client';
 import { useSearchMatches } from './api';
+import './search-list.css';
 
 export type SearchResult = SearchResults['results'][number];
 
