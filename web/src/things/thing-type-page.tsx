@@ -49,8 +49,6 @@ function ThingTypeRecordPage({ typeId }: { typeId: number }) {
       <p className="muted">
         {count} thing{count === 1 ? '' : 's'}
       </p>
-      {canEdit && <RenameType campaignSlug={campaignSlug} typeId={typeId} name={type.name} />}
-      {canEdit && <TypeFieldsEditor key={JSON.stringify(type.fields)} campaignSlug={campaignSlug} typeId={typeId} fields={type.fields} />}
       <div className="inline-form small list-controls">
         <TagFilter campaignSlug={campaignSlug} tags={tags} onChange={(next) => setView({ tags: next })} />
         <div className="field">
@@ -81,7 +79,15 @@ function ThingTypeRecordPage({ typeId }: { typeId: number }) {
           Show {PAGE} more
         </button>
       )}
-      {canEdit && <DeleteType campaignSlug={campaignSlug} typeId={typeId} name={type.name} count={count} />}
+      {/* The list first (what a game master comes for), the type's own settings after it. */}
+      {canEdit && (
+        <section aria-labelledby="type-settings-heading" className="type-settings">
+          <h2 id="type-settings-heading">Type settings</h2>
+          <RenameType campaignSlug={campaignSlug} typeId={typeId} name={type.name} />
+          <TypeFieldsEditor key={JSON.stringify(type.fields)} campaignSlug={campaignSlug} typeId={typeId} fields={type.fields} />
+          <DeleteType campaignSlug={campaignSlug} typeId={typeId} name={type.name} count={count} />
+        </section>
+      )}
     </main>
   );
 }
