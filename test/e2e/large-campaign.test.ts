@@ -106,9 +106,9 @@ describe('a campaign of 1,200 things', () => {
     const list = sidebarList(page, 'NPCs');
     await list.getByRole('link').first().waitFor();
     expect(await list.getByRole('link').first().textContent()).toBe(npc(1));
-    await sidebar(page).getByLabel('Order of NPCs').selectOption({ label: 'Last changed first' });
+    await sidebar(page).getByRole('combobox', { name: 'Sort NPCs' }).selectOption({ label: 'Last changed first' });
     await expect.poll(() => list.getByRole('link').first().textContent()).toBe(npc(500));
-    await sidebar(page).getByLabel('Order of NPCs').selectOption({ label: 'By name' });
+    await sidebar(page).getByRole('combobox', { name: 'Sort NPCs' }).selectOption({ label: 'By name' });
     await expect.poll(() => list.getByRole('link').first().textContent()).toBe(npc(1));
     await sidebar(page).getByRole('button', { name: /^Show more NPCs/ }).click();
     await expect.poll(() => list.getByRole('link').count()).toBe(50);

@@ -70,13 +70,12 @@ function TypeThings({ slug, typeId, typeName, count, order, setOrder }: { slug: 
   return (
     <div className="sidebar-things">
       {count > 1 && (
-        <label className="sidebar-order">
-          <span className="visually-hidden">Order of {typeName}</span>
-          <select value={order} onChange={(e) => setOrder(thingOrder(e.target.value))}>
+        <div className="sidebar-order">
+          <select aria-label={`Sort ${typeName}`} value={order} onChange={(e) => setOrder(thingOrder(e.target.value))}>
             <option value="name">By name</option>
             <option value="updatedAt">Last changed first</option>
           </select>
-        </label>
+        </div>
       )}
       <ul aria-busy={pages.isPending} aria-label={`${typeName}: things`}>
         {pages.error && (
