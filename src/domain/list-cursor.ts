@@ -1,4 +1,4 @@
-// The query of the things list (count, fetchAll, typeId, tag, sort, cursor) and its opaque keyset cursor.
+// The query of the things list (count, fetchAll, typeId, tag, sort, fields, cursor) and its opaque keyset cursor.
 // Parsed by hand rather than by ajv coercion so every bad value gets a clear message and a JSON
 // pointer into the query object, and so a repeated parameter is refused rather than guessed at.
 import { isStorableId, parseIdText } from './ids.js';
@@ -35,6 +35,8 @@ export interface ThingListQuery {
   /** Tags every listed thing has (ignoring case). */
   tags: string[];
   sort?: ThingSort;
+  /** `fields=summary`: each thing as {id, slug, name, typeId, visibility, updatedAt} only. */
+  summary?: boolean;
   after?: ListPosition;
   afterName?: NamePosition;
 }
@@ -103,6 +105,12 @@ export function parseThingListQuery(raw: unknown): Parsed<ThingListQuery> {
     else issues.push({ path: '/sort', message: 'must be updatedAt or name' });
   }
 
+  const fields = singleValue(query, 'fields', issues);
+  if (fields !== undefined) {
+    if (fields === 'summary') result.summary = true;
+    else issues.push({ path: '/fields', message: 'must be summary' });
+  }
+
   const cursor = singleValue(query, 'cursor', issues);
   if (cursor !== undefined) {
     const position = decodeCursor(cursor);
@@ -126,6 +134,7 @@ export function nextPageQueryString(query: ThingListQuery, last: ListPosition | 
   if (query.typeId !== undefined) params.set('typeId', String(query.typeId));
   for (const tag of query.tags) params.append('tag', tag);
   if (query.sort !== undefined) params.set('sort', query.sort);
+  if (query.summary === true) params.set('fields', 'summary');
   params.set('cursor', encodeCursor(last));
   return params.toString();
 }

@@ -35,10 +35,12 @@ export function campaignEtag(view: View, campaign: { id: number; version: number
 
 /**
  * Weak ETag of a list of a campaign: the campaign's own version and its content version, which
- * every write inside the campaign bumps (db/repositories/common.ts beginCampaignWrite), and the view.
+ * every write inside the campaign bumps (db/repositories/common.ts beginCampaignWrite), and the view;
+ * a `variant` (a list's other shape: `fields=summary`, `things=none`) is part of it, so a tag of one
+ * shape never confirms the other.
  */
-export function listEtag(campaignId: number, version: number, contentVersion: number, view: View): string {
-  return `W/"c${campaignId}-${version}-${contentVersion}-${viewKey(view)}"`;
+export function listEtag(campaignId: number, version: number, contentVersion: number, view: View, variant?: string): string {
+  return `W/"c${campaignId}-${version}-${contentVersion}-${viewKey(view)}${variant === undefined ? '' : `-${variant}`}"`;
 }
 
 /**

@@ -21,6 +21,11 @@ declare module 'fastify' {
      * 'record': the route sets the record's own ETag; 'list': the ETag is the campaign's versions.
      */
     cache?: 'list' | 'record';
+    /**
+     * For a 'list': the shape a request asks for when the route has more than one (e.g. `summary`),
+     * part of its ETag; undefined for the default shape.
+     */
+    cacheVariant?: (query: Record<string, unknown>) => string | undefined;
   }
   interface FastifyRequest {
     responseCacheKey: string | null;
@@ -96,6 +101,12 @@ function serve(request: FastifyRequest, reply: FastifyReply, entry: CachedRespon
   void reply.code(200).send(entry.payload);
 }
 
+/** The list's shape this request asks for (the route's cacheVariant), part of a game master's list ETag. */
+function listVariant(request: FastifyRequest): string | undefined {
+  const variant = request.routeOptions.config.cacheVariant;
+  return variant ? variant(typeof request.query === 'object' && request.query !== null ? (request.query as Record<string, unknown>) : {}) : undefined;
+}
+
 type Waiter = (entry: CachedResponse | undefined) => void;
 
 /**
@@ -141,7 +152,7 @@ export function registerResponseCache(app: FastifyInstance, cache: ResponseCache
     // A game master's list's version is the campaign's, known before the handler runs (a player's
     // is known once the answer is built: onSend).
     if (mode === 'list' && !view.players) {
-      const etag = listEtag(campaign.id, campaign.version, campaign.content_version, view);
+      const etag = listEtag(campaign.id, campaign.version, campaign.content_version, view, listVariant(request));
       if (ifNoneMatchAdmits(request.headers['if-none-match'], etag)) {
         notModified(reply, etag);
         return;
@@ -177,7 +188,7 @@ export function registerResponseCache(app: FastifyInstance, cache: ResponseCache
       etag = playersEtag(bytes, link);
       void reply.header('etag', etag);
     } else if (typeof etag !== 'string') {
-      etag = listEtag(campaign.id, campaign.version, campaign.content_version, view);
+      etag = listEtag(campaign.id, campaign.version, campaign.content_version, view, listVariant(request));
       void reply.header('etag', etag);
     }
     const entry: CachedResponse = {

@@ -211,8 +211,13 @@ function queriesFor(url: string, fixture: Fixture): string[] {
       'tag=knight',
       `tag=${MARKERS.gmThingTag}&count=1`,
       `tag=${MARKERS.gmThingTag.toUpperCase()}`,
+      'fields=summary&fetchAll=true',
+      'fields=summary&count=1',
+      'fields=summary&sort=name&count=1',
+      `fields=summary&tag=${MARKERS.gmThingTag}`,
     ];
   }
+  if (url.endsWith(':campaignSlug/arcs')) return ['', 'things=none', 'things=all'];
   if (url.endsWith('/search')) return [...searches, 'q=sildar', 'q=goblin', 'q=lich', 'q=phandalin&limit=100'];
   if (url.endsWith('/rendered')) return ['', 'format=html', 'format=markdown'];
   return [''];
@@ -465,8 +470,10 @@ describe(`no player reads a secret the real editor wrote, on ${dialect}`, () => 
           : route.url.endsWith('/rendered')
             ? ['format=html', 'format=markdown']
             : route.url.endsWith('/things')
-              ? ['fetchAll=true']
-              : [''];
+              ? ['fetchAll=true', 'fields=summary&fetchAll=true']
+              : route.url.endsWith(':campaignSlug/arcs')
+                ? ['', 'things=none']
+                : [''];
         for (const query of queries) {
           for (const res of await getAllPages(viewer, query ? `${path}?${query}` : path)) {
             const text = wireText(res);
@@ -682,7 +689,7 @@ describe(`random documents, visibilities and edits, on ${dialect}`, () => {
           const hiddenTargets = new Set(models.flatMap((model, i) => (model.gmOnly ? [`${model.kind}:${ids[i]!.id}`] : [])));
           const linksToHidden = (value: unknown) => linkToHidden(value, hiddenTargets);
           const visibleWords = models.filter((m) => !m.gmOnly).flatMap((m) => [m.nameWord, ...m.blocks.filter((b) => !b.secret).map((b) => b.word)]);
-          const urls = [base, `${base}/things?fetchAll=true`, `${base}/things?count=1`, `${base}/arcs`, `${base}/rendered`, `${base}/rendered?format=markdown`, `${base}/tags`, `${base}/thing-types`, `${base}/things?sort=name&count=2`];
+          const urls = [base, `${base}/things?fetchAll=true`, `${base}/things?count=1`, `${base}/arcs`, `${base}/rendered`, `${base}/rendered?format=markdown`, `${base}/tags`, `${base}/thing-types`, `${base}/things?sort=name&count=2`, `${base}/things?fields=summary&fetchAll=true`, `${base}/arcs?things=none`];
           const hiddenPaths: string[] = [];
           models.forEach((model, i) => {
             const path = `${base}/${model.kind}s/${ids[i]!.slug}`;

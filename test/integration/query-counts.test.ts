@@ -180,12 +180,25 @@ describe('statements per request', () => {
       expect(b.count, path).toBe(a.count);
     }
     console.log(`statements per request, small / large campaign:\n${report.join('\n')}`);
-    for (const query of [(_: Fixture) => '?fetchAll=true', (_: Fixture) => '?count=1000', (f: Fixture) => `?typeId=${f.params.thingTypeId}`]) {
-      const a = await statementsFor(`/api/campaigns/${small.params.campaignSlug}/things${query(small)}`);
-      const b = await statementsFor(`/api/campaigns/${large.params.campaignSlug}/things${query(large)}`);
-      expect([a.status, b.status], query(large)).toEqual([200, 200]);
-      expect(b.count, query(large)).toBe(a.count);
+    // The navigation shapes too (fields=summary, things=none), for a GM and a player.
+    const lists = [
+      (_: Fixture) => '/things?fetchAll=true',
+      (_: Fixture) => '/things?count=1000',
+      (f: Fixture) => `/things?typeId=${f.params.thingTypeId}`,
+      (_: Fixture) => '/things?fields=summary&fetchAll=true',
+      (_: Fixture) => '/things?fields=summary&count=1000&sort=name',
+      (_: Fixture) => '/arcs?things=none',
+    ];
+    for (const as of [owner, player]) {
+      for (const query of lists) {
+        const a = await statementsFor(`/api/campaigns/${small.params.campaignSlug}${query(small)}`, as);
+        const b = await statementsFor(`/api/campaigns/${large.params.campaignSlug}${query(large)}`, as);
+        report.push(`${as === owner ? 'GM' : 'player'} ${query(large)}: ${a.count} / ${b.count}`);
+        expect([a.status, b.status], query(large)).toEqual([200, 200]);
+        expect(b.count, query(large)).toBe(a.count);
+      }
     }
+    console.log(`statements per request on list variants, small / large campaign:\n${report.slice(-lists.length * 2).join('\n')}`);
   });
 
   it('are the same for a small and a large campaign on every GET route a player may call', async () => {
@@ -336,7 +349,9 @@ describe('statements per request with properties', () => {
       '/things?count=1000&sort=name',
       '/things?tag=kobold&tag=t0',
       `/things?typeId=${f.typeId}&tag=KOBOLD`,
+      '/things?fields=summary&fetchAll=true',
       '/arcs',
+      '/arcs?things=none',
       `/arcs/${f.arcSlug}`,
       `/things/${f.thingSlug}`,
       `/things/${f.thingSlug}/arcs`,

@@ -131,15 +131,16 @@ function byCreatedAscending(a: ArcChildRef, b: ArcChildRef): number {
 /**
  * Every arc the view sees, newest first, each with parent, children and things (those the view
  * sees: an arc under a GM-only parent reads as top-level for a player). Two statements whatever the
- * number of arcs and links: the arcs, then every link of the campaign with its thing.
+ * number of arcs and links: the arcs, then every link of the campaign with its thing; one when
+ * `things` is false (the links and things are not read, every arc's `things` is empty).
  */
-export async function listArcsByCampaign(db: Db, view: View): Promise<ArcDetail[]> {
+export async function listArcsByCampaign(db: Db, view: View, options: { things: boolean } = { things: true }): Promise<ArcDetail[]> {
   const arcs = await visibleArcs(db, view)
     .selectAll()
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .execute();
-  const links = await linkedThingsQuery(db, view).execute();
+  const links = options.things ? await linkedThingsQuery(db, view).execute() : [];
 
   const byId = new Map<number, ArcDetail>();
   for (const arc of arcs) byId.set(arc.id, { arc, parent: null, children: [], things: [] });

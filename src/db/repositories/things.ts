@@ -24,8 +24,8 @@ import { keepRevision, revisionAuthor } from './revisions.js';
 /** The base of a generated slug when nothing of the name survives slugification. */
 export const THING_SLUG_FALLBACK = 'thing';
 
-export interface ThingListPage {
-  rows: ThingRow[];
+export interface ThingListPage<Row = ThingRow> {
+  rows: Row[];
   /** Whether rows remain after this page. */
   more: boolean;
 }
@@ -41,15 +41,16 @@ export interface ThingListOptions {
   afterName?: NamePosition | undefined;
 }
 
-/**
- * One page of the things the view sees, most recently updated first (or by name); one statement
- * whatever the size. A tag filter is a LIKE on each row's `tag_keys` (domain/properties.ts).
- */
-export async function listThings(db: Db, view: View, options: ThingListOptions): Promise<ThingListPage> {
-  let query = visibleThings(db, view).selectAll();
+/** The columns of a thing's summary (`fields=summary`): no text, no structure. */
+export type ThingSummaryRow = Pick<ThingRow, 'id' | 'slug' | 'name' | 'type_id' | 'visibility' | 'updated_at' | 'players_updated_at'>;
+const SUMMARY_COLUMNS = ['id', 'slug', 'name', 'type_id', 'visibility', 'updated_at', 'players_updated_at'] as const;
+
+// The things the view sees, filtered, ordered and limited to a page (plus one row, to know whether
+// more remain); the caller chooses the columns.
+function thingListQuery(db: Db, view: View, options: ThingListOptions) {
+  let query = visibleThings(db, view);
   if (options.typeId !== undefined) query = query.where('type_id', '=', options.typeId);
   for (const tag of options.tags ?? []) query = query.where(sql<boolean>`tag_keys like ${tagKeyPattern(tag)} escape '\\'`);
-  let ordered;
   if (options.sort === 'name') {
     // lower() on both sides, computed by the database: the cursor holds the name as stored.
     const nameKey = sql<string>`lower(name)`;
@@ -58,22 +59,36 @@ export async function listThings(db: Db, view: View, options: ThingListOptions):
       const afterKey = sql<string>`lower(${after.name})`;
       query = query.where((eb) => eb.or([eb(nameKey, '>', afterKey), eb.and([eb(nameKey, '=', afterKey), eb('id', '>', after.id)])]));
     }
-    ordered = query.orderBy(nameKey, 'asc').orderBy('id', 'asc');
-  } else {
-    // Players' lists are ordered by when things last changed as players see them (access/players-see.ts).
-    const updatedAt = view.players ? THINGS_PLAYERS_UPDATED_AT : sql.ref<string>('updated_at');
-    const after = options.after;
-    if (after) {
-      query = query.where((eb) =>
-        eb.or([eb(updatedAt, '<', after.updatedAt), eb.and([eb(updatedAt, '=', after.updatedAt), eb('id', '<', after.id)])]),
-      );
-    }
-    ordered = query.orderBy(updatedAt, 'desc').orderBy('id', 'desc');
+    return query.orderBy(nameKey, 'asc').orderBy('id', 'asc').limit(options.limit + 1);
   }
-  const rows = await ordered.limit(options.limit + 1).execute();
-  const more = rows.length > options.limit;
-  if (more) rows.length = options.limit;
+  // Players' lists are ordered by when things last changed as players see them (access/players-see.ts).
+  const updatedAt = view.players ? THINGS_PLAYERS_UPDATED_AT : sql.ref<string>('updated_at');
+  const after = options.after;
+  if (after) {
+    query = query.where((eb) =>
+      eb.or([eb(updatedAt, '<', after.updatedAt), eb.and([eb(updatedAt, '=', after.updatedAt), eb('id', '<', after.id)])]),
+    );
+  }
+  return query.orderBy(updatedAt, 'desc').orderBy('id', 'desc').limit(options.limit + 1);
+}
+
+function page<Row>(rows: Row[], limit: number): ThingListPage<Row> {
+  const more = rows.length > limit;
+  if (more) rows.length = limit;
   return { rows, more };
+}
+
+/**
+ * One page of the things the view sees, most recently updated first (or by name); one statement
+ * whatever the size. A tag filter is a LIKE on each row's `tag_keys` (domain/properties.ts).
+ */
+export async function listThings(db: Db, view: View, options: ThingListOptions): Promise<ThingListPage> {
+  return page(await thingListQuery(db, view, options).selectAll().execute(), options.limit);
+}
+
+/** The same page as listThings, reading only the summary's columns (never the description). */
+export async function listThingSummaries(db: Db, view: View, options: ThingListOptions): Promise<ThingListPage<ThingSummaryRow>> {
+  return page(await thingListQuery(db, view, options).select(SUMMARY_COLUMNS).execute(), options.limit);
 }
 
 /** The thing with this slug, if the view sees it. */

@@ -8,7 +8,9 @@ import {
   type ArcTexts,
 } from '../../db/repositories/arcs.js';
 import { ARC_TEXT_FIELDS, type ArcTextField } from '../../domain/arc-fields.js';
+import { errors } from '../../domain/errors.js';
 import { InputChecker } from '../../domain/input.js';
+import { queryObject } from '../../domain/query-params.js';
 import { serializeRichText } from '../../domain/rich-text.js';
 import { callerOf, campaignOf, viewOf } from '../auth.js';
 import { trashArc } from '../../history/trash.js';
@@ -16,7 +18,7 @@ import type { AppInstance } from '../app-types.js';
 import { expectedVersion, recordEtag } from '../conditional.js';
 import { atBody } from '../errors.js';
 import { followingPreviousSlug, previousSlugResponses } from '../previous-slug.js';
-import { Arc, ArcParams, NewArcBody, presentArc, serializeArcs, UpdatedArcBody } from '../schemas/arc.js';
+import { Arc, ArcListQuerystring, ArcParams, ArcWithoutThings, NewArcBody, presentArc, serializeArcs, UpdatedArcBody } from '../schemas/arc.js';
 import { CampaignParams, problems } from '../schemas/common.js';
 
 /** The rich-text fields present in `input`, validated (issues under `pointer`) and serialized for storage. */
@@ -35,21 +37,31 @@ export function arcsRoutes(app: AppInstance) {
   app.get(
     '/campaigns/:campaignSlug/arcs',
     {
-      config: { auth: 'campaign', cache: 'list' },
+      // Without things, the ETag differs from the full list's (response-cache.ts): one never confirms the other.
+      config: { auth: 'campaign', cache: 'list', cacheVariant: (query) => (query.things === undefined || query.things === 'all' ? undefined : query.things === 'none' ? 'nothings' : 'invalid') },
+      // `things` is checked in the handler, as the things list's parameters are (invalid_query with a pointer).
+      attachValidation: true,
       schema: {
         operationId: 'listArcs',
         summary: 'The campaign’s arcs',
-        description: 'Every arc of the campaign the caller may see, newest first, each with `parentArc`, `childArcs` (oldest first) and its full `things` (in link order). For a player, GM-only arcs and things are absent everywhere (an arc under a GM-only parent reads as top-level) and secret elements (at any depth) and mentions of GM-only records are removed.',
+        description: 'Every arc of the campaign the caller may see, newest first, each with `parentArc`, `childArcs` (oldest first) and its full `things` (in link order). For a player, GM-only arcs and things are absent everywhere (an arc under a GM-only parent reads as top-level) and secret elements (at any depth) and mentions of GM-only records are removed. ' +
+          'With `things=none` each arc comes without `things` (every other field, `parentArc` and `childArcs` included, as without it): for navigation, which needs the tree and not the linked things’ texts.',
         tags: ['arcs'],
         params: CampaignParams,
-        response: { 200: Type.Array(Arc), ...problems(401, 404) },
+        querystring: ArcListQuerystring,
+        response: { 200: Type.Union([Type.Array(Arc), Type.Array(ArcWithoutThings, { description: 'with `things=none`' })]), ...problems(400, 401, 404) },
       },
     },
     // Written as JSON text directly (serializeArcs: the schema's bytes, without parsing the stored
     // rich text); a string with a JSON content type is sent as it is.
     async (request, reply) => {
+      const { things: raw } = queryObject(request.query);
+      if (raw !== undefined && raw !== 'all' && raw !== 'none') {
+        throw errors.invalidQuery([{ path: '/things', message: typeof raw === 'string' ? 'must be all or none' : 'must be given at most once' }]);
+      }
+      const options = { things: raw !== 'none' };
       const view = viewOf(request);
-      const body = serializeArcs(await listArcsByCampaign(database.kysely, view), view);
+      const body = serializeArcs(await listArcsByCampaign(database.kysely, view, options), view, options);
       // The type provider types send() by the schema's object; this body is that object's JSON.
       return reply.type('application/json; charset=utf-8').send(body as never);
     },

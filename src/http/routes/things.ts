@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { thingTypeExists } from '../../db/repositories/thing-types.js';
-import { createThing, findVisibleThing, listThings, updateThing, type ThingChanges } from '../../db/repositories/things.js';
+import { createThing, findVisibleThing, listThings, listThingSummaries, updateThing, type ThingChanges } from '../../db/repositories/things.js';
 import { errors } from '../../domain/errors.js';
 import { InputChecker } from '../../domain/input.js';
 import { nextPageQueryString, parseThingListQuery } from '../../domain/list-cursor.js';
@@ -13,7 +13,10 @@ import { atBody } from '../errors.js';
 import { shownUpdatedAt } from '../../access/players-see.js';
 import { followingPreviousSlug, previousSlugResponses } from '../previous-slug.js';
 import { CampaignParams, problems } from '../schemas/common.js';
-import { NewThingBody, presentThing, Thing, ThingListQuerystring, ThingParams, UpdatedThingBody } from '../schemas/thing.js';
+import { NewThingBody, presentThing, presentThingSummary, Thing, ThingListQuerystring, ThingParams, ThingSummary, UpdatedThingBody } from '../schemas/thing.js';
+
+const FullList = Type.Array(Thing);
+const SummaryList = Type.Array(ThingSummary, { description: 'with `fields=summary`' });
 
 export function thingsRoutes(app: AppInstance) {
   const { database } = app;
@@ -21,19 +24,20 @@ export function thingsRoutes(app: AppInstance) {
   app.get(
     '/campaigns/:campaignSlug/things',
     {
-      config: { auth: 'campaign', cache: 'list' },
+      // A summary's ETag differs from the full list's (response-cache.ts): one never confirms the other.
+      config: { auth: 'campaign', cache: 'list', cacheVariant: (query) => (query.fields === undefined ? undefined : query.fields === 'summary' ? 'summary' : 'invalid') },
       // The query is parsed in the handler (see domain/list-cursor.ts): a repeated or malformed
       // parameter is answered there as invalid_query, with a pointer into the query object.
       attachValidation: true,
       schema: {
         operationId: 'listThings',
         summary: 'The campaign’s things',
-        description: 'Things the caller may see (a player never sees GM-only ones), most recently updated first (then id descending), or with `sort=name` by name (A to Z ignoring case, then id ascending; SQLite folds the case of ASCII letters only, PostgreSQL of every letter, in the database’s collation): `count` of them (1 to 1000, default 20), or up to 1000 with `fetchAll=true` (which wins over `count`); `typeId` filters by type; `tag` (repeatable) keeps the things that have every tag given, ignoring case. While more remain, a `Link: <…>; rel="next"` header gives the next page; the body is always a plain array.',
+        description: 'Things the caller may see (a player never sees GM-only ones), most recently updated first (then id descending), or with `sort=name` by name (A to Z ignoring case, then id ascending; SQLite folds the case of ASCII letters only, PostgreSQL of every letter, in the database’s collation): `count` of them (1 to 1000, default 20), or up to 1000 with `fetchAll=true` (which wins over `count`); `typeId` filters by type; `tag` (repeatable) keeps the things that have every tag given, ignoring case. With `fields=summary` each thing is only `{id, slug, name, typeId, visibility, updatedAt}` (no text is read: for sidebars and pickers), with the same parameters, order, paging and limits. While more remain, a `Link: <…>; rel="next"` header gives the next page; the body is always a plain array.',
         tags: ['things'],
         params: CampaignParams,
         querystring: ThingListQuerystring,
         responseHeaders: { 200: ['link'] },
-        response: { 200: Type.Array(Thing), ...problems(400, 401, 404) },
+        response: { 200: Type.Union([FullList, SummaryList]), ...problems(400, 401, 404) },
       },
     },
     async (request, reply) => {
@@ -45,14 +49,24 @@ export function thingsRoutes(app: AppInstance) {
         throw errors.unknownThingType(query.typeId, '/typeId');
       }
       const view = viewOf(request);
-      const page = await listThings(database.kysely, view, query);
-      const last = page.rows.at(-1);
-      if (page.more && last) {
+      const linkAfter = (more: boolean, last: { name: string; id: number; updated_at: string; players_updated_at: string | null } | undefined) => {
+        if (!more || !last) return;
         const position = query.sort === 'name' ? { name: last.name, id: last.id } : { updatedAt: shownUpdatedAt(view, last), id: last.id };
-        const next = nextPageQueryString(query, position);
-        void reply.header('link', `</api/campaigns/${campaign.slug}/things?${next}>; rel="next"`);
+        void reply.header('link', `</api/campaigns/${campaign.slug}/things?${nextPageQueryString(query, position)}>; rel="next"`);
+      };
+      // Serialized by the schema of the variant asked for (the route's union would make the
+      // serializer try each branch on every answer); a JSON string is sent as it is.
+      let body: string;
+      if (query.summary) {
+        const page = await listThingSummaries(database.kysely, view, query);
+        linkAfter(page.more, page.rows.at(-1));
+        body = reply.compileSerializationSchema(SummaryList)(page.rows.map((row) => presentThingSummary(row, view)) as never);
+      } else {
+        const page = await listThings(database.kysely, view, query);
+        linkAfter(page.more, page.rows.at(-1));
+        body = reply.compileSerializationSchema(FullList)(page.rows.map((row) => presentThing(row, view)) as never);
       }
-      return page.rows.map((row) => presentThing(row, view));
+      return reply.type('application/json; charset=utf-8').send(body as never);
     },
   );
 

@@ -47,6 +47,16 @@ export const Arc = Type.Object({
   updatedAt: Timestamp,
 });
 
+/** An arc as `GET …/arcs?things=none` lists it: every field but `things`. */
+export const ArcWithoutThings = Type.Omit(Arc, ['things'], {
+  title: 'ArcWithoutThings',
+  additionalProperties: false, description: 'an arc as `things=none` lists it: every field of an arc but `things`',
+});
+
+export const ArcListQuerystring = Type.Object({
+  things: Type.Optional(Type.Union([Type.Literal('all'), Type.Literal('none')], { description: '`all` (default): each arc with its linked things in full; `none`: without `things` (the links and things are not read)' })),
+});
+
 /** An arc as the things/{thingSlug}/arcs route lists it: the fields the spec names for that route. */
 export const LinkedArcSchema = Type.Object({
   id: Type.Integer(),
@@ -180,8 +190,11 @@ function thingJson(thing: ThingFields, view: View, richTextJson: (stored: string
   );
 }
 
-/** GET /arcs as JSON text: byte for byte what the Arc list schema serializes of details.map(presentArc) for the view. */
-export function serializeArcs(details: ArcDetail[], view: View): string {
+/**
+ * GET /arcs as JSON text: byte for byte what the Arc list schema serializes of details.map(presentArc)
+ * for the view; with `things: false`, every arc without its `things` key.
+ */
+export function serializeArcs(details: ArcDetail[], view: View, options: { things: boolean } = { things: true }): string {
   const richTextJson = (stored: string | null) => richTextJsonFor(view, stored, EMPTY_RICH_TEXT_JSON);
   const things = new Map<number, string>();
   const parts: string[] = [];
@@ -205,7 +218,7 @@ export function serializeArcs(details: ArcDetail[], view: View): string {
         `"notes":${richTextJson(arc.notes)},"visibility":${str(arc.visibility)},${structureJson(arc, view)},"campaignId":${num(arc.campaign_id)},` +
         `"parentArcId":${parent === null ? 'null' : num(parent.id)},` +
         `"parentArc":${parent === null ? 'null' : `{"id":${num(parent.id)},"slug":${str(parent.slug)},"name":${str(parent.name)}}`},` +
-        `"childArcs":[${childJson.join(',')}],"things":[${thingParts.join(',')}],` +
+        `"childArcs":[${childJson.join(',')}],${options.things ? `"things":[${thingParts.join(',')}],` : ''}` +
         `"createdAt":${str(arc.created_at)},"updatedAt":${str(shownUpdatedAt(view, arc))}}`,
     );
   }

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { ThingRow } from '../../db/schema.js';
+import type { ThingSummaryRow } from '../../db/repositories/things.js';
 import { propertiesFor, richTextFor, type View } from '../../access/view.js';
 import { parseStoredLabels } from '../../domain/properties.js';
 import { structureFields, structureInputs } from './properties.js';
@@ -18,6 +19,24 @@ export const Thing = Type.Object({
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
+
+/** A thing as `GET …/things?fields=summary` lists it: what navigation needs, no text. */
+export const ThingSummary = Type.Object(
+  {
+    id: Type.Integer(),
+    slug: Slug,
+    name: Type.String(),
+    typeId: Type.Integer(),
+    visibility: Visibility,
+    updatedAt: Timestamp,
+  },
+  { title: 'ThingSummary', additionalProperties: false, description: 'a thing as `fields=summary` lists it: no description, properties, tags or aliases' },
+);
+
+/** A thing's summary as this view reads it (its `updatedAt` the one the view sees). */
+export function presentThingSummary(row: ThingSummaryRow, view: View) {
+  return { id: row.id, slug: row.slug, name: row.name, typeId: row.type_id, visibility: row.visibility, updatedAt: shownUpdatedAt(view, row) };
+}
 
 /** The columns presentThing needs (a subset of ThingRow, so joined queries can select just these). */
 export type ThingFields = Pick<ThingRow, 'id' | 'slug' | 'type_id' | 'name' | 'description' | 'visibility' | 'campaign_id' | 'created_at' | 'updated_at' | 'players_updated_at' | 'properties' | 'tags' | 'aliases'>;
@@ -70,4 +89,5 @@ export const ThingListQuerystring = Type.Object({
     Type.Union([Type.String(), Type.Array(Type.String())], { description: 'only things with this tag (ignoring case); repeat it for things with every one of the tags' }),
   ),
   sort: Type.Optional(Type.String({ description: '`updatedAt` (default: most recently updated first) or `name` (A to Z ignoring case, then id; SQLite folds ASCII letters only)' })),
+  fields: Type.Optional(Type.Literal('summary', { description: '`summary`: each thing as `{id, slug, name, typeId, visibility, updatedAt}` only (for navigation: no text is read or sent); absent: every field' })),
 });

@@ -358,7 +358,7 @@ export type paths = {
         };
         /**
          * The campaign’s things
-         * @description Things the caller may see (a player never sees GM-only ones), most recently updated first (then id descending), or with `sort=name` by name (A to Z ignoring case, then id ascending; SQLite folds the case of ASCII letters only, PostgreSQL of every letter, in the database’s collation): `count` of them (1 to 1000, default 20), or up to 1000 with `fetchAll=true` (which wins over `count`); `typeId` filters by type; `tag` (repeatable) keeps the things that have every tag given, ignoring case. While more remain, a `Link: <…>; rel="next"` header gives the next page; the body is always a plain array.
+         * @description Things the caller may see (a player never sees GM-only ones), most recently updated first (then id descending), or with `sort=name` by name (A to Z ignoring case, then id ascending; SQLite folds the case of ASCII letters only, PostgreSQL of every letter, in the database’s collation): `count` of them (1 to 1000, default 20), or up to 1000 with `fetchAll=true` (which wins over `count`); `typeId` filters by type; `tag` (repeatable) keeps the things that have every tag given, ignoring case. With `fields=summary` each thing is only `{id, slug, name, typeId, visibility, updatedAt}` (no text is read: for sidebars and pickers), with the same parameters, order, paging and limits. While more remain, a `Link: <…>; rel="next"` header gives the next page; the body is always a plain array.
          */
         get: operations["listThings"];
         put?: never;
@@ -371,7 +371,7 @@ export type paths = {
         options?: never;
         /**
          * The campaign’s things (headers only)
-         * @description Things the caller may see (a player never sees GM-only ones), most recently updated first (then id descending), or with `sort=name` by name (A to Z ignoring case, then id ascending; SQLite folds the case of ASCII letters only, PostgreSQL of every letter, in the database’s collation): `count` of them (1 to 1000, default 20), or up to 1000 with `fetchAll=true` (which wins over `count`); `typeId` filters by type; `tag` (repeatable) keeps the things that have every tag given, ignoring case. While more remain, a `Link: <…>; rel="next"` header gives the next page; the body is always a plain array.
+         * @description Things the caller may see (a player never sees GM-only ones), most recently updated first (then id descending), or with `sort=name` by name (A to Z ignoring case, then id ascending; SQLite folds the case of ASCII letters only, PostgreSQL of every letter, in the database’s collation): `count` of them (1 to 1000, default 20), or up to 1000 with `fetchAll=true` (which wins over `count`); `typeId` filters by type; `tag` (repeatable) keeps the things that have every tag given, ignoring case. With `fields=summary` each thing is only `{id, slug, name, typeId, visibility, updatedAt}` (no text is read: for sidebars and pickers), with the same parameters, order, paging and limits. While more remain, a `Link: <…>; rel="next"` header gives the next page; the body is always a plain array.
          */
         head: operations["listThingsHead"];
         patch?: never;
@@ -418,7 +418,7 @@ export type paths = {
         };
         /**
          * The campaign’s arcs
-         * @description Every arc of the campaign the caller may see, newest first, each with `parentArc`, `childArcs` (oldest first) and its full `things` (in link order). For a player, GM-only arcs and things are absent everywhere (an arc under a GM-only parent reads as top-level) and secret elements (at any depth) and mentions of GM-only records are removed.
+         * @description Every arc of the campaign the caller may see, newest first, each with `parentArc`, `childArcs` (oldest first) and its full `things` (in link order). For a player, GM-only arcs and things are absent everywhere (an arc under a GM-only parent reads as top-level) and secret elements (at any depth) and mentions of GM-only records are removed. With `things=none` each arc comes without `things` (every other field, `parentArc` and `childArcs` included, as without it): for navigation, which needs the tree and not the linked things’ texts.
          */
         get: operations["listArcs"];
         put?: never;
@@ -431,7 +431,7 @@ export type paths = {
         options?: never;
         /**
          * The campaign’s arcs (headers only)
-         * @description Every arc of the campaign the caller may see, newest first, each with `parentArc`, `childArcs` (oldest first) and its full `things` (in link order). For a player, GM-only arcs and things are absent everywhere (an arc under a GM-only parent reads as top-level) and secret elements (at any depth) and mentions of GM-only records are removed.
+         * @description Every arc of the campaign the caller may see, newest first, each with `parentArc`, `childArcs` (oldest first) and its full `things` (in link order). For a player, GM-only arcs and things are absent everywhere (an arc under a GM-only parent reads as top-level) and secret elements (at any depth) and mentions of GM-only records are removed. With `things=none` each arc comes without `things` (every other field, `parentArc` and `childArcs` included, as without it): for navigation, which needs the tree and not the linked things’ texts.
          */
         head: operations["listArcsHead"];
         patch?: never;
@@ -1412,7 +1412,111 @@ export type paths = {
 };
 export type webhooks = Record<string, never>;
 export type components = {
-    schemas: never;
+    schemas: {
+        /**
+         * ThingSummary
+         * @description a thing as `fields=summary` lists it: no description, properties, tags or aliases
+         */
+        ThingSummary: {
+            id: number;
+            /** @description lowercase ASCII letters, digits and single hyphens */
+            slug: string;
+            name: string;
+            typeId: number;
+            /**
+             * @description `all` (default): every member sees it; `gm`: only the owner and game masters (players never see the record, by any route).
+             * @enum {string}
+             */
+            visibility: "all" | "gm";
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            updatedAt: string;
+        };
+        /**
+         * ArcWithoutThings
+         * @description an arc as `things=none` lists it: every field of an arc but `things`
+         */
+        ArcWithoutThings: {
+            id: number;
+            /** @description lowercase ASCII letters, digits and single hyphens */
+            slug: string;
+            name: string;
+            /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?, highlight?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `callout` {kind (1 to 64 characters: note, warning, any word), title? (plain text, ≤ 500 characters)} holding blocks (Markdown `> [!kind] Title`); `bulleted-list` / `numbered-list` of `list-item`, a task when it has `checked: true|false` (`checked` is allowed on `list-item` only); `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
+            hook: unknown[];
+            /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?, highlight?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `callout` {kind (1 to 64 characters: note, warning, any word), title? (plain text, ≤ 500 characters)} holding blocks (Markdown `> [!kind] Title`); `bulleted-list` / `numbered-list` of `list-item`, a task when it has `checked: true|false` (`checked` is allowed on `list-item` only); `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
+            protagonist: unknown[];
+            /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?, highlight?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `callout` {kind (1 to 64 characters: note, warning, any word), title? (plain text, ≤ 500 characters)} holding blocks (Markdown `> [!kind] Title`); `bulleted-list` / `numbered-list` of `list-item`, a task when it has `checked: true|false` (`checked` is allowed on `list-item` only); `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
+            antagonist: unknown[];
+            /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?, highlight?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `callout` {kind (1 to 64 characters: note, warning, any word), title? (plain text, ≤ 500 characters)} holding blocks (Markdown `> [!kind] Title`); `bulleted-list` / `numbered-list` of `list-item`, a task when it has `checked: true|false` (`checked` is allowed on `list-item` only); `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
+            problem: unknown[];
+            /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?, highlight?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `callout` {kind (1 to 64 characters: note, warning, any word), title? (plain text, ≤ 500 characters)} holding blocks (Markdown `> [!kind] Title`); `bulleted-list` / `numbered-list` of `list-item`, a task when it has `checked: true|false` (`checked` is allowed on `list-item` only); `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
+            key: unknown[];
+            /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?, highlight?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `callout` {kind (1 to 64 characters: note, warning, any word), title? (plain text, ≤ 500 characters)} holding blocks (Markdown `> [!kind] Title`); `bulleted-list` / `numbered-list` of `list-item`, a task when it has `checked: true|false` (`checked` is allowed on `list-item` only); `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
+            outcome: unknown[];
+            /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?, highlight?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `callout` {kind (1 to 64 characters: note, warning, any word), title? (plain text, ≤ 500 characters)} holding blocks (Markdown `> [!kind] Title`); `bulleted-list` / `numbered-list` of `list-item`, a task when it has `checked: true|false` (`checked` is allowed on `list-item` only); `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
+            notes: unknown[];
+            /**
+             * @description `all` (default): every member sees it; `gm`: only the owner and game masters (players never see the record, by any route).
+             * @enum {string}
+             */
+            visibility: "all" | "gm";
+            /** @description Ordered properties {key, value, gmOnly} (at most 200, and 256 KiB as JSON); keys are 1–100 characters, unique per record ignoring case. A GM-only property, and a link (or a list item) to a record hidden from players, are never sent to players. The values of keys the thing’s type declares in `fields` must match their kind (400 with a pointer). */
+            properties: {
+                key: string;
+                /** @description text (≤ 10000 characters), a number, a boolean, null, a link {targetType, targetId}, or a list of up to 100 of these */
+                value: string | number | boolean | null | {
+                    targetType: "thing" | "arc";
+                    targetId: number;
+                } | (string | number | boolean | null | {
+                    targetType: "thing" | "arc";
+                    targetId: number;
+                })[];
+                /** @description true: only the owner and game masters see this property */
+                gmOnly: boolean;
+            }[];
+            /** @description tags, in the order given (at most 100, 1–50 characters each, unique ignoring case) */
+            tags: string[];
+            /** @description other names the record is found by in search and the mention picker (at most 20, 1–255 characters each) */
+            aliases: string[];
+            campaignId: number;
+            parentArcId: number | null;
+            parentArc: {
+                id: number;
+                /** @description lowercase ASCII letters, digits and single hyphens */
+                slug: string;
+                name: string;
+            } | null;
+            /** @description arcs whose parent is this arc, oldest first */
+            childArcs: {
+                id: number;
+                /** @description lowercase ASCII letters, digits and single hyphens */
+                slug: string;
+                name: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds
+                 */
+                createdAt: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds
+                 */
+                updatedAt: string;
+            }[];
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            updatedAt: string;
+        };
+    };
     responses: never;
     parameters: never;
     requestBodies: never;
@@ -6233,6 +6337,8 @@ export interface operations {
                 tag?: string | string[];
                 /** @description `updatedAt` (default: most recently updated first) or `name` (A to Z ignoring case, then id; SQLite folds ASCII letters only) */
                 sort?: string;
+                /** @description `summary`: each thing as `{id, slug, name, typeId, visibility, updatedAt}` only (for navigation: no text is read or sent); absent: every field */
+                fields?: "summary";
             };
             header?: {
                 /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
@@ -6728,6 +6834,8 @@ export interface operations {
                 tag?: string | string[];
                 /** @description `updatedAt` (default: most recently updated first) or `name` (A to Z ignoring case, then id; SQLite folds ASCII letters only) */
                 sort?: string;
+                /** @description `summary`: each thing as `{id, slug, name, typeId, visibility, updatedAt}` only (for navigation: no text is read or sent); absent: every field */
+                fields?: "summary";
             };
             header?: {
                 /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
@@ -7631,7 +7739,10 @@ export interface operations {
     };
     listArcs: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `all` (default): each arc with its linked things in full; `none`: without `things` (the links and things are not read) */
+                things?: "all" | "none";
+            };
             header?: {
                 /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
@@ -7789,6 +7900,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description The request is not valid: `validation_failed` (with `errors`, JSON pointers into the body), `malformed_json`, `invalid_query`, `invalid_id`, `invalid_reference`, `invalid_password`, … */
+            400: {
+                headers: {
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail: string;
+                        code: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @enum {boolean} */
+                        success?: false;
+                    };
+                };
             };
             /** @description `unauthenticated`: no valid session cookie or API token */
             401: {
@@ -8258,7 +8392,10 @@ export interface operations {
     };
     listArcsHead: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `all` (default): each arc with its linked things in full; `none`: without `things` (the links and things are not read) */
+                things?: "all" | "none";
+            };
             header?: {
                 /** @description See the campaign as its players do (no GM-only records, no secret blocks), read-only: every write is 403 `role_forbidden`, the member routes’ included (leaving too). Lets an owner or game master check what players see. */
                 "loreforge-view"?: "player";
@@ -8288,6 +8425,15 @@ export interface operations {
                 headers: {
                     /** @description The version of what was answered: send it back as If-Match (writes) or If-None-Match (reads). A player’s is a digest of their answer: it moves only with what players can see. */
                     etag?: string;
+                    /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is not valid: `validation_failed` (with `errors`, JSON pointers into the body), `malformed_json`, `invalid_query`, `invalid_id`, `invalid_reference`, `invalid_password`, … */
+            400: {
+                headers: {
                     /** @description The session cookie (`loreforge_session`, HttpOnly, SameSite=Lax): set by sign-in, cleared by logout, renewed at most hourly while in use (sliding expiry). */
                     "set-cookie"?: string;
                     [name: string]: unknown;
