@@ -1,10 +1,18 @@
 // The arcs' reads and writes (every key under the campaign's, campaigns/api.ts).
 import { useQuery } from '@tanstack/react-query';
 import { api, call } from '../api/client';
+import type { components } from '../api/schema';
 import { campaignKey, useCampaignWrite } from '../campaigns/api';
 
+/** An arc as navigation lists it (`things=none`): every field but its linked things. */
+export type ArcWithoutThings = components['schemas']['ArcWithoutThings'];
+
+/** Every arc the caller may see, without their linked things (the tree, names for mentions and history). */
 export function useArcs(slug: string) {
-  return useQuery({ queryKey: [...campaignKey(slug), 'arcs'], queryFn: () => call(api.GET('/api/campaigns/{campaignSlug}/arcs', { params: { path: { campaignSlug: slug } } })) });
+  return useQuery({
+    queryKey: [...campaignKey(slug), 'arcs', 'without-things'],
+    queryFn: async () => (await call(api.GET('/api/campaigns/{campaignSlug}/arcs', { params: { path: { campaignSlug: slug }, query: { things: 'none' } } }))) as ArcWithoutThings[],
+  });
 }
 
 export function useCreateArc(slug: string) {

@@ -1,14 +1,14 @@
 // The sidebar's arcs as a tree (parents and children), from the arcs list without their things.
 import { useState } from 'react';
 import { NavLink } from 'react-router';
-import { messageOf, type ArcSummary } from '../api/client';
+import { messageOf } from '../api/client';
 import { ErrorMessage } from '../ui/field';
 import { GmOnlyBadge } from '../campaigns/access';
-import { useArcs } from './api';
+import { useArcs, type ArcWithoutThings } from './api';
 
 export function ArcsNav({ slug }: { slug: string }) {
   const arcs = useArcs(slug);
-  const children = new Map<number | null, ArcSummary[]>();
+  const children = new Map<number | null, ArcWithoutThings[]>();
   for (const arc of arcs.data ?? []) {
     const list = children.get(arc.parentArcId) ?? [];
     list.push(arc);
@@ -24,7 +24,7 @@ export function ArcsNav({ slug }: { slug: string }) {
   );
 }
 
-function ArcTree({ slug, parent, childrenOf }: { slug: string; parent: number | null; childrenOf: Map<number | null, ArcSummary[]> }) {
+function ArcTree({ slug, parent, childrenOf }: { slug: string; parent: number | null; childrenOf: Map<number | null, ArcWithoutThings[]> }) {
   const [collapsed, setCollapsed] = useState<Record<number, boolean>>({});
   const arcs = childrenOf.get(parent) ?? [];
   if (arcs.length === 0) return null;

@@ -1,18 +1,22 @@
 // The things' and thing types' reads and writes (every key under the campaign's, campaigns/api.ts).
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
-import { api, ApiError, call } from '../api/client';
+import { api, ApiError, call, type Thing } from '../api/client';
+import type { components } from '../api/schema';
 import { campaignKey, useCampaignWrite } from '../campaigns/api';
 
 export function useThingTypes(slug: string) {
   return useQuery({ queryKey: [...campaignKey(slug), 'types'], queryFn: () => call(api.GET('/api/campaigns/{campaignSlug}/thing-types', { params: { path: { campaignSlug: slug } } })) });
 }
 
-/** Up to 1000 things (`fetchAll`): only where every name is needed (mentions' names in an editor); `enabled` false reads nothing. */
+/** A thing as navigation lists it (`fields=summary`): no text, properties, tags or aliases. */
+export type ThingNames = components['schemas']['ThingSummary'];
+
+/** Up to 1000 things' names (`fetchAll`, `fields=summary`): where every name is needed (mentions' names in an editor); `enabled` false reads nothing. */
 export function useAllThings(slug: string, enabled = true) {
   return useQuery({
-    queryKey: [...campaignKey(slug), 'things', 'all'],
+    queryKey: [...campaignKey(slug), 'things', 'all', 'summary'],
     enabled,
-    queryFn: () => call(api.GET('/api/campaigns/{campaignSlug}/things', { params: { path: { campaignSlug: slug }, query: { fetchAll: 'true' } } })),
+    queryFn: async () => (await call(api.GET('/api/campaigns/{campaignSlug}/things', { params: { path: { campaignSlug: slug }, query: { fetchAll: 'true', fields: 'summary' } } }))) as ThingNames[],
   });
 }
 
@@ -27,24 +31,55 @@ export function nextCursor(link: string | null): string | undefined {
 export type ThingOrder = 'updatedAt' | 'name';
 export const thingOrder = (value: string | null | undefined): ThingOrder => (value === 'name' ? 'name' : 'updatedAt');
 
-/**
- * The things of a type, page after page (`pageSize` each, the Link header's cursor for the next),
- * in the order chosen, with only the tags given (all of them) if any.
- */
-export function useTypeThings(slug: string, typeId: number, options: { order: ThingOrder; pageSize: number; tags?: string[] }) {
+interface TypeListOptions {
+  order: ThingOrder;
+  pageSize: number;
+  tags?: string[];
+}
+
+/** One page of a type's things and the cursor of the next (from the Link header), if any. */
+async function typePage(slug: string, typeId: number, options: TypeListOptions & { summary: boolean }, cursor: string | undefined) {
   const tags = options.tags ?? [];
+  const { data, error, response } = await api.GET('/api/campaigns/{campaignSlug}/things', {
+    params: {
+      path: { campaignSlug: slug },
+      query: {
+        typeId: String(typeId),
+        count: String(options.pageSize),
+        ...(options.summary ? { fields: 'summary' as const } : {}),
+        ...(tags.length > 0 ? { tag: tags } : {}),
+        ...(options.order === 'name' ? { sort: 'name' } : {}),
+        ...(cursor ? { cursor } : {}),
+      },
+    },
+  });
+  if (error !== undefined || !data) throw new ApiError(response.status, error);
+  return { things: data, next: nextCursor(response.headers.get('link')) };
+}
+
+const typeListKey = (slug: string, typeId: number, options: TypeListOptions, shape: 'full' | 'summary') => [...campaignKey(slug), 'things', 'type', typeId, shape, options.order, options.pageSize, ...(options.tags ?? [])];
+
+/** The things of a type in full (their tags shown), page after page, in the order chosen, with every tag given if any. */
+export function useTypeThings(slug: string, typeId: number, options: TypeListOptions) {
   return useInfiniteQuery({
-    queryKey: [...campaignKey(slug), 'things', 'type', typeId, options.order, options.pageSize, ...tags],
+    queryKey: typeListKey(slug, typeId, options, 'full'),
     initialPageParam: undefined as string | undefined,
     queryFn: async ({ pageParam }) => {
-      const { data, error, response } = await api.GET('/api/campaigns/{campaignSlug}/things', {
-        params: {
-          path: { campaignSlug: slug },
-          query: { typeId: String(typeId), count: String(options.pageSize), ...(tags.length > 0 ? { tag: tags } : {}), ...(options.order === 'name' ? { sort: 'name' } : {}), ...(pageParam ? { cursor: pageParam } : {}) },
-        },
-      });
-      if (error !== undefined || !data) throw new ApiError(response.status, error);
-      return { things: data, next: nextCursor(response.headers.get('link')) };
+      const page = await typePage(slug, typeId, { ...options, summary: false }, pageParam);
+      return { things: page.things as Thing[], next: page.next };
+    },
+    getNextPageParam: (last) => last.next,
+  });
+}
+
+/** The names of a type's things (`fields=summary`: no text is read), page after page, in the order chosen: the sidebar's. */
+export function useTypeThingNames(slug: string, typeId: number, options: TypeListOptions) {
+  return useInfiniteQuery({
+    queryKey: typeListKey(slug, typeId, options, 'summary'),
+    initialPageParam: undefined as string | undefined,
+    queryFn: async ({ pageParam }) => {
+      const page = await typePage(slug, typeId, { ...options, summary: true }, pageParam);
+      return { things: page.things as ThingNames[], next: page.next };
     },
     getNextPageParam: (last) => last.next,
   });

@@ -8,7 +8,7 @@ import { messageOf } from '../api/client';
 import { ErrorMessage, Field } from '../ui/field';
 import { GmOnlyBadge, useCampaignAccess } from '../campaigns/access';
 import './types-nav.css';
-import { thingOrder, useCreateThingType, useThingTypes, useTypeThings, type ThingOrder } from './api';
+import { thingOrder, useCreateThingType, useThingTypes, useTypeThingNames, type ThingOrder } from './api';
 
 /** How many things an opened type lists at first, and adds with each "Show more". */
 const SIDEBAR_PAGE = 25;
@@ -65,7 +65,7 @@ export function TypesNav({ slug }: { slug: string }) {
 
 /** The things of an opened type: SIDEBAR_PAGE at a time, "Show more" for the next ones, and the type's page for all of them. */
 function TypeThings({ slug, typeId, typeName, count, order, setOrder }: { slug: string; typeId: number; typeName: string; count: number; order: ThingOrder; setOrder: (order: ThingOrder) => void }) {
-  const pages = useTypeThings(slug, typeId, { order, pageSize: SIDEBAR_PAGE });
+  const pages = useTypeThingNames(slug, typeId, { order, pageSize: SIDEBAR_PAGE });
   const things = pages.data?.pages.flatMap((p) => p.things) ?? [];
   return (
     <div className="sidebar-things">
