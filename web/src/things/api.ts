@@ -38,7 +38,7 @@ interface TypeListOptions {
 }
 
 /** One page of a type's things and the cursor of the next (from the Link header), if any. */
-async function typePage(slug: string, typeId: number, options: TypeListOptions & { summary: boolean }, cursor: string | undefined) {
+async function typePage<T extends ThingNames>(slug: string, typeId: number, options: TypeListOptions & { summary: boolean }, cursor: string | undefined): Promise<{ things: T[]; next: string | undefined }> {
   const tags = options.tags ?? [];
   const { data, error, response } = await api.GET('/api/campaigns/{campaignSlug}/things', {
     params: {
@@ -54,7 +54,8 @@ async function typePage(slug: string, typeId: number, options: TypeListOptions &
     },
   });
   if (error !== undefined || !data) throw new ApiError(response.status, error);
-  return { things: data, next: nextCursor(response.headers.get('link')) };
+  // The answer's shape follows `fields` (full things or summaries); the generated type cannot tell which.
+  return { things: data as unknown as T[], next: nextCursor(response.headers.get('link')) };
 }
 
 const typeListKey = (slug: string, typeId: number, options: TypeListOptions, shape: 'full' | 'summary') => [...campaignKey(slug), 'things', 'type', typeId, shape, options.order, options.pageSize, ...(options.tags ?? [])];
@@ -64,10 +65,7 @@ export function useTypeThings(slug: string, typeId: number, options: TypeListOpt
   return useInfiniteQuery({
     queryKey: typeListKey(slug, typeId, options, 'full'),
     initialPageParam: undefined as string | undefined,
-    queryFn: async ({ pageParam }) => {
-      const page = await typePage(slug, typeId, { ...options, summary: false }, pageParam);
-      return { things: page.things as Thing[], next: page.next };
-    },
+    queryFn: ({ pageParam }) => typePage<Thing>(slug, typeId, { ...options, summary: false }, pageParam),
     getNextPageParam: (last) => last.next,
   });
 }
@@ -77,10 +75,7 @@ export function useTypeThingNames(slug: string, typeId: number, options: TypeLis
   return useInfiniteQuery({
     queryKey: typeListKey(slug, typeId, options, 'summary'),
     initialPageParam: undefined as string | undefined,
-    queryFn: async ({ pageParam }) => {
-      const page = await typePage(slug, typeId, { ...options, summary: true }, pageParam);
-      return { things: page.things as ThingNames[], next: page.next };
-    },
+    queryFn: ({ pageParam }) => typePage<ThingNames>(slug, typeId, { ...options, summary: true }, pageParam),
     getNextPageParam: (last) => last.next,
   });
 }
