@@ -14,7 +14,7 @@ export function ArcsNav({ slug }: { slug: string }) {
     list.push(arc);
     children.set(arc.parentArcId, list);
   }
-  for (const list of children.values()) list.sort((a, b) => a.name.localeCompare(b.name));
+  for (const list of children.values()) list.sort((a, b) => a.name.localeCompare(b.name, undefined, { numeric: true }));
   return (
     <nav aria-label="Arcs">
       <h2>Arcs</h2>
