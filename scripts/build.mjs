@@ -3,10 +3,12 @@
 // (web/) with Vite into dist/web, which the server serves at `/`.
 //   --no-web         the server only (suites and scripts that use the API alone)
 //   --web-out DIR    the web app into DIR instead (a test's private copy, served with WEB_ROOT=DIR)
+// The web app's compressible files get .br and .gz copies beside them (scripts/precompress.mjs).
 import { build } from 'esbuild';
 import { copyFile } from 'node:fs/promises';
 import process from 'node:process';
 import { build as buildWeb } from 'vite';
+import { precompress } from './precompress.mjs';
 
 await build({
   entryPoints: ['src/main.ts'],
@@ -36,4 +38,5 @@ if (!args.includes('--no-web')) {
     logLevel: 'warn',
     ...(webOut ? { build: { outDir: webOut, emptyOutDir: true } } : {}),
   });
+  await precompress(webOut ?? 'dist/web');
 }

@@ -6,6 +6,7 @@ import { registerApiDocs } from './http/api-docs.js';
 import { requireOperationDocs } from './http/openapi.js';
 import type { AppInstance } from './http/app-types.js';
 import { registerAuth } from './http/auth.js';
+import { registerCompression } from './http/compression.js';
 import { registerResponseCache, ResponseCache } from './http/response-cache.js';
 import { registerApiRoutes } from './http/routes/index.js';
 import { localImageRoutes } from './http/routes/images.js';
@@ -64,10 +65,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await registerApiDocs(app);
 
   await app.register(
-    (api, _opts, done) => {
+    async (api) => {
+      await registerCompression(api);
       registerApiRoutes(api);
       api.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
-      done();
     },
     { prefix: '/api' },
   );

@@ -181,6 +181,9 @@ export interface AssetsTable {
   url: string;
   content_type: string;
   byte_size: number;
+  /** Pixels as a browser lays the image out, read from its header at upload; null when unknown. */
+  width: number | null;
+  height: number | null;
   created_at: string;
 }
 

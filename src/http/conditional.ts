@@ -5,6 +5,9 @@ import type { FastifyRequest } from 'fastify';
 import type { ExpectedVersion } from '../domain/versions.js';
 import { viewKey, type View } from '../access/view.js';
 
+/** The suffix compression.ts gives a strong tag on an answer to a request accepting br or gzip. */
+const ENCODED_TAG = /-(?:br|gzip)"$/;
+
 /** Strong ETag for a record: its id and its version, so a re-created record never matches an old tag. */
 export function etagOf(id: number, version: number): string {
   return `"${id}-${version}"`;
@@ -62,16 +65,27 @@ export function expectedVersion(request: FastifyRequest): ExpectedVersion | unde
   const value = header.trim();
   if (value === '*') return { admits: () => true };
   // A campaign's tag carries the role it was read with (campaignEtag), a thing type's its count
-  // (thingTypeEtag); any writer's names the version.
-  const tags = value.split(',').map((tag) => tag.trim().replace(/-(owner|gm|n\d+)"$/, '"'));
+  // (thingTypeEtag), a compressed answer's its encoding (compression.ts); any writer's names the version.
+  const tags = value.split(',').map((tag) => withoutEncoding(tag.trim()).replace(/-(owner|gm|n\d+)"$/, '"'));
   return { admits: (id, version) => tags.includes(etagOf(id, version)) };
 }
 
-/** Whether an If-None-Match header value matches `etag` (weak comparison: W/ on either side does not matter). */
+/**
+ * A strong tag as the service made it, before compression.ts named the answer's encoding in it
+ * (`"12-3-br"` is `"12-3"`). Weak tags never carry an encoding (a player's digest may end in `-br`).
+ */
+function withoutEncoding(tag: string): string {
+  return tag.startsWith('"') ? tag.replace(ENCODED_TAG, '"') : tag;
+}
+
+/**
+ * Whether an If-None-Match header value matches `etag` (weak comparison: W/ on either side does not
+ * matter, nor the encoding a strong tag names: the same version under any encoding is the same content).
+ */
 export function ifNoneMatchAdmits(header: string | undefined, etag: string): boolean {
   if (header === undefined) return false;
   if (header.trim() === '*') return true;
-  const bare = (tag: string) => tag.trim().replace(/^W\//, '');
+  const bare = (tag: string) => withoutEncoding(tag.trim()).replace(/^W\//, '');
   const wanted = bare(etag);
   return header.split(',').some((tag) => bare(tag) === wanted);
 }

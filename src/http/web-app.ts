@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { Config } from '../config.js';
 import type { AppInstance } from './app-types.js';
+import { registerCompression } from './compression.js';
 
 // The game masters' web app (CONTRACT "Web app"): the single-page app that `npm run build` writes
 // to dist/web, served at `/` by the same server. Its hashed files under /assets are immutable; a
@@ -66,6 +67,10 @@ export async function registerWebApp(app: AppInstance, root: string): Promise<vo
   await app.register(fastifyStatic, {
     root: path.join(root, 'assets'),
     prefix: '/assets/',
+    // The build writes file.br and file.gz next to each compressible file (scripts/precompress.mjs):
+    // sent by Accept-Encoding (br first), with Vary: accept-encoding, the file's own type, and
+    // the compressed file's length and ETag; without them (or for identity) the file itself.
+    preCompressed: true,
     // File names carry a hash of their content: a changed file is a new URL.
     immutable: true,
     maxAge: '365d',
@@ -75,12 +80,17 @@ export async function registerWebApp(app: AppInstance, root: string): Promise<vo
     setHeaders: (reply) => void reply.header('content-security-policy', csp),
   });
 
-  for (const url of WEB_PAGE_ROUTES) {
-    app.get(url, { schema: { hide: true }, config: { auth: 'none' } }, (_request, reply) => {
-      // The app reads the nonce from this meta element (web/src/main.tsx) for its style element.
-      const nonce = randomBytes(16).toString('base64');
-      const page = html.replace('</head>', `<meta name="csp-nonce" content="${nonce}">\n  </head>`);
-      return reply.header('content-security-policy', webCsp(app.config, nonce)).header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(page);
-    });
-  }
+  // The page differs per answer (its nonce), so it cannot be compressed at build time: it is
+  // compressed as it is sent, like the API's JSON, when larger than COMPRESS_THRESHOLD.
+  await app.register(async (pages) => {
+    await registerCompression(pages);
+    for (const url of WEB_PAGE_ROUTES) {
+      pages.get(url, { schema: { hide: true }, config: { auth: 'none' } }, (_request, reply) => {
+        // The app reads the nonce from this meta element (web/src/main.tsx) for its style element.
+        const nonce = randomBytes(16).toString('base64');
+        const page = html.replace('</head>', `<meta name="csp-nonce" content="${nonce}">\n  </head>`);
+        return reply.header('content-security-policy', webCsp(app.config, nonce)).header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(page);
+      });
+    }
+  });
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
+import type { ImageDimensions } from './dimensions.js';
 import type { ImageFormat } from './sniff.js';
 
 // Where uploaded image bytes live. The database holds grants and asset records; an ImageHost only
@@ -24,6 +25,8 @@ export interface StoredImage {
   url: string;
   contentType: string;
   byteSize: number;
+  /** Read from the image's header (dimensions.ts); null when it does not say. */
+  dimensions: ImageDimensions | null;
 }
 
 export type VerifyOutcome =
@@ -37,6 +40,7 @@ export interface StagedImage {
   key: string;
   format: ImageFormat;
   byteSize: number;
+  dimensions: ImageDimensions | null;
 }
 
 export type StageOutcome = { kind: 'staged'; image: StagedImage } | { kind: 'too_large' } | { kind: 'unsupported'; reason: string };

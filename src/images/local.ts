@@ -14,6 +14,7 @@ import {
   type UploadTicket,
   type VerifyOutcome,
 } from './image-host.js';
+import { DIMENSION_BYTES, headOfFile, readDimensions, type ImageDimensions } from './dimensions.js';
 import { FORMAT_BY_EXT, IMAGE_FORMATS, SNIFF_BYTES, sniffImage, type ImageFormat } from './sniff.js';
 
 // Images as files under DATA_DIR/images: `<campaignId>/<imageId>.<ext>`, served by Loreforge
@@ -151,7 +152,8 @@ export class LocalImageHost implements ImageHost {
   async stage(source: Readable, _byteSize: number): Promise<StageOutcome> {
     const reception = await this.receive(source, { campaignId: 0, imageId: 'import' });
     if (reception.kind !== 'received') return reception;
-    return { kind: 'staged', image: { key: reception.tempPath, format: reception.format, byteSize: reception.byteSize } };
+    const dimensions = readDimensions(await headOfFile(reception.tempPath, DIMENSION_BYTES), reception.format);
+    return { kind: 'staged', image: { key: reception.tempPath, format: reception.format, byteSize: reception.byteSize, dimensions } };
   }
 
   async placeStaged(staged: StagedImage, ref: ImageRef): Promise<StoredImage> {
@@ -160,7 +162,7 @@ export class LocalImageHost implements ImageHost {
     } catch (error) {
       throw new ImageHostError('An imported image could not be moved into place.', { cause: error });
     }
-    return this.storedImage(ref, staged.format, staged.byteSize);
+    return this.storedImage(ref, staged.format, staged.byteSize, staged.dimensions);
   }
 
   discardStaged(staged: StagedImage): Promise<void> {
@@ -188,13 +190,14 @@ export class LocalImageHost implements ImageHost {
     return removed;
   }
 
-  private storedImage(ref: ImageRef, format: ImageFormat, byteSize: number): StoredImage {
+  private storedImage(ref: ImageRef, format: ImageFormat, byteSize: number, dimensions: ImageDimensions | null): StoredImage {
     const { ext, mime } = IMAGE_FORMATS[format];
     return {
       storageKey: `${ref.campaignId}/${ref.imageId}.${ext}`,
       url: `${this.options.publicBaseUrl}/images/${ref.campaignId}/${ref.imageId}.${ext}`,
       contentType: mime,
       byteSize,
+      dimensions,
     };
   }
 
@@ -206,22 +209,14 @@ export class LocalImageHost implements ImageHost {
     try {
       const found = await this.findStored(ticket);
       if (!found) return { kind: 'missing' };
-      const handle = await fs.open(found.file, 'r');
-      let head: Buffer;
-      try {
-        const buffer = Buffer.alloc(SNIFF_BYTES);
-        const { bytesRead } = await handle.read(buffer, 0, SNIFF_BYTES, 0);
-        head = buffer.subarray(0, bytesRead);
-      } finally {
-        await handle.close();
-      }
+      const head = await headOfFile(found.file, DIMENSION_BYTES);
       // The name was chosen from the bytes when they were received; a file that no longer
       // matches it was changed behind our back and is not served as an image.
       if ((await sniffImage(head)) !== found.format) {
         await this.remove([ticket]);
         return { kind: 'rejected', reason: 'The stored file is not the image it was received as.' };
       }
-      return { kind: 'stored', image: this.storedImage(ticket, found.format, found.size) };
+      return { kind: 'stored', image: this.storedImage(ticket, found.format, found.size, readDimensions(head, found.format)) };
     } catch (error) {
       if (error instanceof ImageHostError) throw error;
       throw new ImageHostError('The local image folder could not be read.', { cause: error });

@@ -23,7 +23,8 @@ import {
   type UploadTicket,
   type VerifyOutcome,
 } from './image-host.js';
-import { FORMAT_BY_EXT, IMAGE_FORMATS, SNIFF_BYTES, sniffImage } from './sniff.js';
+import { DIMENSION_BYTES, readDimensions } from './dimensions.js';
+import { FORMAT_BY_EXT, IMAGE_FORMATS, sniffImage } from './sniff.js';
 
 // Any S3-compatible store. The client PUTs to a presigned URL for a staging key
 // (`uploads/<campaignId>/<imageId>`); confirm checks the staged object (HEAD for its size, a ranged
@@ -119,20 +120,20 @@ export class S3ImageHost implements ImageHost {
       if (size === 0) return refuse('The file is empty.');
       if (size > this.maxBytes) return refuse(`The file is larger than ${this.maxBytes} bytes.`);
 
-      let head4k: Uint8Array;
+      let headBytes: Uint8Array;
       try {
         const got = await this.client.send(
-          new GetObjectCommand({ Bucket, Key, Range: `bytes=0-${SNIFF_BYTES - 1}`, ...(head.ETag ? { IfMatch: head.ETag } : {}) }),
+          new GetObjectCommand({ Bucket, Key, Range: `bytes=0-${DIMENSION_BYTES - 1}`, ...(head.ETag ? { IfMatch: head.ETag } : {}) }),
         );
         if (!got.Body) throw new ImageHostError('The image host sent no bytes for the upload.');
-        head4k = await got.Body.transformToByteArray();
+        headBytes = await got.Body.transformToByteArray();
       } catch (error) {
         // Replaced (412) or removed (404) since the HEAD: the client is still uploading.
         if (statusOf(error) === 412 || statusOf(error) === 404) return { kind: 'missing' };
         throw error;
       }
-      if (head4k.length > Math.min(size, SNIFF_BYTES)) throw new ImageHostError('The image host sent more bytes than asked for.');
-      const format = await sniffImage(head4k);
+      if (headBytes.length > Math.min(size, DIMENSION_BYTES)) throw new ImageHostError('The image host sent more bytes than asked for.');
+      const format = await sniffImage(headBytes);
       if (format === undefined) return refuse('The file is not an image in an accepted format.');
 
       const { ext, mime } = IMAGE_FORMATS[format];
@@ -157,7 +158,7 @@ export class S3ImageHost implements ImageHost {
       }
       return {
         kind: 'stored',
-        image: { storageKey: target, url: `${this.settings.publicBaseUrl}/${target}`, contentType: mime, byteSize: size },
+        image: { storageKey: target, url: `${this.settings.publicBaseUrl}/${target}`, contentType: mime, byteSize: size, dimensions: readDimensions(headBytes, format) },
       };
     } catch (error) {
       if (error instanceof ImageHostError) throw error;
@@ -173,11 +174,11 @@ export class S3ImageHost implements ImageHost {
     const Key = `imports/${randomBytes(16).toString('hex')}`;
     const head: Buffer[] = [];
     let headLength = 0;
-    // The first bytes are kept as they pass, for the format check once the object is stored.
+    // The first bytes are kept as they pass, for the format check and the dimensions once the object is stored.
     const sniffing = new Transform({
       transform(chunk: Buffer, _encoding, done) {
-        if (headLength < SNIFF_BYTES) {
-          const part = chunk.subarray(0, SNIFF_BYTES - headLength);
+        if (headLength < DIMENSION_BYTES) {
+          const part = chunk.subarray(0, DIMENSION_BYTES - headLength);
           head.push(Buffer.from(part));
           headLength += part.length;
         }
@@ -189,12 +190,13 @@ export class S3ImageHost implements ImageHost {
     } catch (error) {
       throw new ImageHostError('An imported image could not be stored.', { cause: error });
     }
-    const format = await sniffImage(Buffer.concat(head));
+    const headBytes = Buffer.concat(head);
+    const format = await sniffImage(headBytes);
     if (format === undefined) {
-      await this.discardStaged({ key: Key, format: 'png', byteSize });
+      await this.discardStaged({ key: Key, format: 'png', byteSize, dimensions: null });
       return { kind: 'unsupported', reason: 'The file is not an image in an accepted format.' };
     }
-    return { kind: 'staged', image: { key: Key, format, byteSize } };
+    return { kind: 'staged', image: { key: Key, format, byteSize, dimensions: readDimensions(headBytes, format) } };
   }
 
   async placeStaged(staged: StagedImage, ref: ImageRef): Promise<StoredImage> {
@@ -217,7 +219,7 @@ export class S3ImageHost implements ImageHost {
       throw new ImageHostError('An imported image could not be moved into place.', { cause: error });
     }
     await this.discardStaged(staged);
-    return { storageKey: target, url: `${this.settings.publicBaseUrl}/${target}`, contentType: mime, byteSize: staged.byteSize };
+    return { storageKey: target, url: `${this.settings.publicBaseUrl}/${target}`, contentType: mime, byteSize: staged.byteSize, dimensions: staged.dimensions };
   }
 
   async discardStaged(staged: StagedImage): Promise<void> {

@@ -110,6 +110,7 @@ export async function confirmUpload(
       url: outcome.image.url,
       contentType: outcome.image.contentType,
       byteSize: outcome.image.byteSize,
+      dimensions: outcome.image.dimensions,
       now: nowIso(input.now),
     });
   } catch (error) {

@@ -36,6 +36,7 @@ import { slicesByWeight, rowWeight } from '../db/chunks.js';
 import type { AssetsTable, CampaignRow, DB, ImageRemovalRow } from '../db/schema.js';
 import { randomSlugSuffix, withSuffix } from '../domain/slugs.js';
 import { nowIso } from '../domain/time.js';
+import { dimensionColumns } from '../images/dimensions.js';
 import { newImageId, type ImageHost, type StagedImage } from '../images/image-host.js';
 import type { ImportBudget } from './budget.js';
 import type { ImportPlan } from './plan.js';
@@ -162,6 +163,7 @@ async function placeImages(w: Writing, imageHost: ImageHost, plan: ImportPlan, b
       url: where.url,
       content_type: where.contentType,
       byte_size: where.byteSize,
+      ...dimensionColumns(where.dimensions),
       created_at: asset.createdAt,
     });
     // Every hundred images the mark is renewed: placing many (S3 copies) may take a while.

@@ -4,7 +4,7 @@
 
 import type { Element, ElementContent, Root } from 'hast';
 import { toHtml } from 'hast-util-to-html';
-import { LINE_ENDING, type Flow, type Inline, type ListItem, type Marks } from './tree.js';
+import { LINE_ENDING, type Flow, type ImageSize, type Inline, type ListItem, type Marks } from './tree.js';
 
 const LINK_REL = ['noopener', 'noreferrer', 'nofollow', 'ugc'];
 
@@ -32,6 +32,12 @@ function marked(content: ElementContent[], marks: Marks): ElementContent[] {
   return out;
 }
 
+// Width and height (an uploaded image's, when known) let the browser reserve the image's box before
+// it loads: no layout shift. The page's CSS keeps it within the column (max-width: 100%; height: auto).
+function image({ src, alt, size }: { src: string; alt: string; size: ImageSize | undefined }): Element {
+  return el('img', size ? { src, alt, width: size.width, height: size.height, loading: 'lazy' } : { src, alt, loading: 'lazy' });
+}
+
 export function inline(node: Inline): ElementContent[] {
   switch (node.kind) {
     case 'text':
@@ -43,7 +49,7 @@ export function inline(node: Inline): ElementContent[] {
     case 'missing':
       return marked([el('span', { className: ['mention', 'missing'] }, [{ type: 'text', value: node.text }])], node.marks);
     case 'image':
-      return [el('img', { src: node.src, alt: node.alt, loading: 'lazy' })];
+      return [image(node)];
     case 'secret-span':
       return [el('span', { className: ['secret'] }, node.children.flatMap(inline))];
   }
@@ -79,7 +85,7 @@ function flow(node: Flow): Element {
       return el('table', {}, parts);
     }
     case 'figure': {
-      const children: ElementContent[] = [el('img', { src: node.src, alt: node.alt, loading: 'lazy' })];
+      const children: ElementContent[] = [image(node)];
       if (node.caption !== undefined) children.push(el('figcaption', {}, [{ type: 'text', value: node.caption }]));
       return el('figure', {}, children);
     }

@@ -9,7 +9,7 @@
 
 import type { RichText, RichTextBlock, RichTextNode } from '../domain/rich-text.js';
 import { flowsToPhrasing } from './cells.js';
-import { LINE_ENDING, mergeText, NO_MARKS, trimRun, type Flow, type Inline, type Marks } from './tree.js';
+import { LINE_ENDING, mergeText, NO_MARKS, sizeOf, trimRun, type Flow, type Inline, type Marks } from './tree.js';
 import { segmentText, type TargetKind } from './conventions.js';
 import { safeImageUrl, safeLinkUrl } from './urls.js';
 import { calloutKind, calloutTitle, HEADING_LEVELS as HEADINGS, isBlockType, isElementNode, isInlineType, isSecretNode, taskState } from '../vocabulary/index.js';
@@ -24,6 +24,9 @@ export interface MentionTarget {
 export interface AssetTarget {
   url: string;
   label: string;
+  /** Its pixels, when known (uploaded since they are recorded): rendered as the img's width and height. */
+  width?: number | null;
+  height?: number | null;
 }
 
 /**
@@ -230,12 +233,12 @@ export class Renderer {
     const asset = typeof n.assetId === 'number' ? this.ctx.assets.byId.get(n.assetId) : undefined;
     if (asset) {
       const src = this.assetSrc(asset);
-      return src ? [{ kind: 'figure', src, alt: asset.label, caption: asset.label || undefined }] : [];
+      return src ? [{ kind: 'figure', src, alt: asset.label, caption: asset.label || undefined, size: sizeOf(asset) }] : [];
     }
     const src = safeImageUrl(n.url);
     if (!src) return [];
     const caption = typeof n.caption === 'string' && n.caption !== '' ? n.caption : undefined;
-    return [{ kind: 'figure', src, alt: typeof n.alt === 'string' ? n.alt : '', caption }];
+    return [{ kind: 'figure', src, alt: typeof n.alt === 'string' ? n.alt : '', caption, size: undefined }];
   }
 
   private textImage(label: string, url: string): Flow[] {
@@ -243,7 +246,7 @@ export class Renderer {
     const src = asset ? this.assetSrc(asset) : safeImageUrl(url);
     if (!src) return [];
     const text = asset ? asset.label : label;
-    return [{ kind: 'figure', src, alt: text, caption: text || undefined }];
+    return [{ kind: 'figure', src, alt: text, caption: text || undefined, size: asset ? sizeOf(asset) : undefined }];
   }
 
   private assetSrc(asset: AssetTarget): string | undefined {

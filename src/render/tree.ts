@@ -11,12 +11,24 @@ export interface Marks {
   highlight: boolean;
 }
 
+/** An uploaded image's pixels (the asset's), so a browser reserves its box before it loads. */
+export interface ImageSize {
+  width: number;
+  height: number;
+}
+
+/** The size of an asset that knows its dimensions. */
+export function sizeOf(asset: { width?: number | null; height?: number | null }): ImageSize | undefined {
+  const { width, height } = asset;
+  return typeof width === 'number' && typeof height === 'number' ? { width, height } : undefined;
+}
+
 export type Inline =
   | { kind: 'text'; text: string; marks: Marks }
   | { kind: 'link'; href: string; children: Inline[] }
   | { kind: 'mention'; target: TargetKind; id: number; name: string; href: string; marks: Marks }
   | { kind: 'missing'; text: string; marks: Marks }
-  | { kind: 'image'; src: string; alt: string }
+  | { kind: 'image'; src: string; alt: string; size: ImageSize | undefined }
   /** Phrasing inside a secret element (an inline link, a table cell), shown to game masters only. */
   | { kind: 'secret-span'; children: Inline[] };
 
@@ -30,7 +42,7 @@ export type Flow =
   | { kind: 'code'; text: string }
   | { kind: 'divider' }
   | { kind: 'table'; rows: Inline[][][] }
-  | { kind: 'figure'; src: string; alt: string; caption: string | undefined }
+  | { kind: 'figure'; src: string; alt: string; caption: string | undefined; size: ImageSize | undefined }
   /** A secret element's content (a block, a list item's, at any depth), shown to game masters only. */
   | { kind: 'secret'; children: Flow[] };
 

@@ -293,7 +293,7 @@ describe('grants and confirmation', () => {
     expect(first.statusCode).toBe(200);
     const body = json(first);
     expect(Object.keys(body).sort()).toEqual(['asset', 'success', 'url']);
-    expect(Object.keys(body.asset).sort()).toEqual(['campaignId', 'createdAt', 'id', 'imageHostId', 'label', 'url', 'userId']);
+    expect(Object.keys(body.asset).sort()).toEqual(['campaignId', 'createdAt', 'height', 'id', 'imageHostId', 'label', 'url', 'userId', 'width']);
     expect(body.asset).toMatchObject({ label: 'The keep', campaignId: campaign.id, userId: gm.id, url: body.url });
     expect(await database.kysely.selectFrom('upload_grants').select('id').where('id', '=', granted.imageId).execute()).toEqual([]);
     const again = await post('confirm-upload', { imageId: granted.imageId, label: 'Another label' });
@@ -326,7 +326,7 @@ describe('list and delete', () => {
     const list = json(res);
     expect(list.map((x: { id: number }) => x.id)).toEqual([c.id, b.id, a.id]);
     expect(list[0]).toEqual(c);
-    for (const item of list) expect(Object.keys(item).sort()).toEqual(['campaignId', 'createdAt', 'id', 'imageHostId', 'label', 'url', 'userId']);
+    for (const item of list) expect(Object.keys(item).sort()).toEqual(['campaignId', 'createdAt', 'height', 'id', 'imageHostId', 'label', 'url', 'userId', 'width']);
     expect(list.map((x: { label: string }) => x.label)).toEqual(['Third', 'Second', 'First']);
 
     await setPremiumUntil(database.kysely, gm.email, new Date(Date.now() - 1).toISOString());

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { sweepUploads } from '../../src/images/uploads.js';
 import { call, IN_A_YEAR, premiumUser } from '../fixtures/image-app.js';
-import { html, IMAGES, png, pngOfSize } from '../fixtures/images.js';
+import { html, IMAGES, png, pngOfSize, pngSized } from '../fixtures/images.js';
 import { createTestContext, json, type TestContext, type TestUser } from '../support/app.js';
 import { minimalDoc, multipartFile, zipOf } from '../support/zip.js';
 
@@ -134,7 +134,7 @@ describe('the S3 image host against s3rver', () => {
     const { url, asset } = json(res);
     const key = `images/${campaign.id}/${imageId}.png`;
     expect(url).toBe(objectUrl(key));
-    expect(asset).toMatchObject({ imageHostId: imageId, url, label: 'From the bucket', campaignId: campaign.id, userId: gm.id });
+    expect(asset).toMatchObject({ imageHostId: imageId, url, label: 'From the bucket', campaignId: campaign.id, userId: gm.id, width: 1, height: 1 });
 
     const image = await call(url);
     expect(image.status).toBe(200);
@@ -236,8 +236,8 @@ describe('importing into the S3 host', () => {
       .filter((name) => name.startsWith(prefix) && name.endsWith('._S3rver_object'));
   const asset = (id: number, file: string) => ({ id, label: `Image ${id}`, url: `https://old.example/${id}.png`, file, createdAt: '2026-01-01T00:00:00.000Z' });
 
-  it('stages an archive’s images, places them under the new campaign, and leaves nothing staged; a refused file leaves nothing at all', async () => {
-    const bytes = png([9, 9, 9, 255]);
+  it('stages an archive’s images, places them under the new campaign with their dimensions, and leaves nothing staged; a refused file leaves nothing at all', async () => {
+    const bytes = pngSized(24, 18);
     const thing = { id: 1, slug: 'map-holder', typeId: 1, name: 'Map holder', createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z', description: [{ type: 'image', assetId: 7, url: 'https://old.example/7.png', children: [{ text: '' }] }] };
     const good = await zipOf([{ name: 'campaign.json', data: minimalDoc({ things: [thing], assets: [asset(7, 'images/a.png')] }) }, { name: 'images/a.png', data: bytes }]);
     const form = multipartFile(good, 'good.zip');
@@ -245,7 +245,8 @@ describe('importing into the S3 host', () => {
     expect(res.statusCode, res.body).toBe(201);
     const imported = json<{ id: number; slug: string; import: { assets: number } }>(res);
     expect(imported.import.assets).toBe(1);
-    const [stored] = json<{ id: number; url: string }[]>(await ctx.app.inject({ method: 'GET', url: `/api/campaigns/${imported.slug}/assets`, headers: gm.headers }));
+    const [stored] = json<{ id: number; url: string; width: number; height: number }[]>(await ctx.app.inject({ method: 'GET', url: `/api/campaigns/${imported.slug}/assets`, headers: gm.headers }));
+    expect([stored!.width, stored!.height]).toEqual([24, 18]);
     expect(stored!.url).toMatch(new RegExp(`/images/${imported.id}/[0-9a-f]{32}\\.png$`));
     expect(Buffer.from(await (await fetch(stored!.url)).arrayBuffer())).toEqual(bytes);
     const description = json<{ description: { assetId: number; url: string }[] }>(await ctx.app.inject({ method: 'GET', url: `/api/campaigns/${imported.slug}/things/map-holder`, headers: gm.headers })).description;

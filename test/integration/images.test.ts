@@ -74,6 +74,9 @@ describe('the local image host over HTTP', () => {
       url,
       campaignId: campaign.id,
       userId: gm.id,
+      // A 1×1 PNG: its size read from its header.
+      width: 1,
+      height: 1,
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     });
 

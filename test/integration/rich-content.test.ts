@@ -232,7 +232,8 @@ describe(`rendered fields on ${dialect}`, () => {
         p(t(`![whatever](${asset.url})`)),
       ],
     });
-    const figure = `<figure><img src="${asset.url}" alt="Cragmaw map" loading="lazy"><figcaption>Cragmaw map</figcaption></figure>`;
+    // A 1×1 PNG: the asset's size, read at upload, so the browser reserves the box.
+    const figure = `<figure><img src="${asset.url}" alt="Cragmaw map" width="1" height="1" loading="lazy"><figcaption>Cragmaw map</figcaption></figure>`;
     expect(await renderedThing(c, thing.slug)).toBe(figure + figure);
     expect(await renderedThing(c, thing.slug, 'markdown')).toBe(`![Cragmaw map](${asset.url})\n\n*Cragmaw map*\n\n![Cragmaw map](${asset.url})\n\n*Cragmaw map*\n`);
 

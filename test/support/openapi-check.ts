@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -19,6 +20,7 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
 const GENERIC_HEADERS = new Set([
   'content-type',
   'content-length',
+  'content-encoding',
   'date',
   'connection',
   'keep-alive',
@@ -154,6 +156,17 @@ function recordCount(): void {
 
 const payloads = new WeakMap<FastifyRequest, string | Buffer | undefined>();
 
+/**
+ * The body as the client reads it. A payload already compressed when this hook sees it (the response
+ * cache's) is decoded; @fastify/compress compresses later, a route's own hook after this one.
+ */
+function decodedBody(payload: string | Buffer | undefined, encoding: unknown): string | Buffer | undefined {
+  if (!Buffer.isBuffer(payload) || payload.length === 0) return payload;
+  if (encoding === 'br') return zlib.brotliDecompressSync(payload);
+  if (encoding === 'gzip') return zlib.gunzipSync(payload);
+  return payload;
+}
+
 export interface AttachedCheck {
   /** Problems found since the last call (and forgets them). */
   takeProblems(): string[];
@@ -169,8 +182,9 @@ export function attachOpenApiCheck(app: FastifyInstance): AttachedCheck {
   let check: OpenApiCheck | undefined;
   const problems: string[] = [];
 
-  app.addHook('onSend', (request: FastifyRequest, _reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void) => {
-    payloads.set(request, typeof payload === 'string' || Buffer.isBuffer(payload) ? payload : payload === null || payload === undefined ? '' : undefined);
+  app.addHook('onSend', (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void) => {
+    const body = typeof payload === 'string' || Buffer.isBuffer(payload) ? payload : payload === null || payload === undefined ? '' : undefined;
+    payloads.set(request, decodedBody(body, reply.getHeader('content-encoding')));
     done(null, payload);
   });
   app.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {

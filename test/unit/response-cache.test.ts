@@ -1,3 +1,4 @@
+import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { ResponseCache } from '../../src/http/response-cache.js';
 
@@ -37,5 +38,23 @@ describe('ResponseCache', () => {
     cache.set('c', entry(199)); // exactly half: kept
     expect(cache.get('c')).toBeDefined();
     expect(cache.bytes).toBe(250);
+  });
+
+  it('compresses an entry once per encoding, keeps it with the entry and counts it in its size', async () => {
+    const cache = new ResponseCache(100_000);
+    const kept = { ...entry(4999), payload: Buffer.from(JSON.stringify(Array.from({ length: 300 }, (_, i) => ({ id: i, name: `Goblin ${i}` })))) };
+    cache.set('a', kept);
+    const before = cache.bytes;
+    const br = await cache.encoded('a', kept, 'br');
+    expect(zlib.brotliDecompressSync(br).equals(kept.payload)).toBe(true);
+    expect(await cache.encoded('a', kept, 'br')).toBe(br);
+    const gzip = await cache.encoded('a', kept, 'gzip');
+    expect(zlib.gunzipSync(gzip).equals(kept.payload)).toBe(true);
+    expect(cache.bytes).toBe(before + br.length + gzip.length);
+    cache.set('a', entry(9));
+    expect(cache.bytes).toBe(10);
+    // An entry no longer kept is compressed for its request, and counts for nothing.
+    await cache.encoded('a', kept, 'br');
+    expect(cache.bytes).toBe(10);
   });
 });

@@ -21,6 +21,7 @@ import * as properties from './2026-11-24-0018-properties.js';
 import * as goneGmOnly from './2026-11-24-0019-gone-gm-only.js';
 import * as importJobs from './2026-11-24-0020-import-jobs.js';
 import * as campaignImports from './2026-11-24-0021-campaign-imports.js';
+import * as assetDimensions from './2026-11-24-0022-asset-dimensions.js';
 
 export interface DialectMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -49,4 +50,5 @@ export const migrations: Record<string, DialectMigration> = {
   '2026-11-24-0019-gone-gm-only': goneGmOnly,
   '2026-11-24-0020-import-jobs': importJobs,
   '2026-11-24-0021-campaign-imports': campaignImports,
+  '2026-11-24-0022-asset-dimensions': assetDimensions,
 };

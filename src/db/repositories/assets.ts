@@ -76,6 +76,7 @@ export interface ConfirmedImage {
   url: string;
   contentType: string;
   byteSize: number;
+  dimensions: { width: number; height: number } | null;
   now: string;
 }
 
@@ -109,6 +110,8 @@ export function confirmAsset(database: Database, input: ConfirmedImage): Promise
         url: input.url,
         content_type: input.contentType,
         byte_size: input.byteSize,
+        width: input.dimensions?.width ?? null,
+        height: input.dimensions?.height ?? null,
         created_at: input.now,
       });
     return { asset, created: true };

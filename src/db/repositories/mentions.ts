@@ -165,12 +165,12 @@ export async function loadRenderContext(
       ? Promise.resolve([])
       : db
           .selectFrom('assets')
-          .select(['id', 'url', 'label'])
+          .select(['id', 'url', 'label', 'width', 'height'])
           .where('campaign_id', '=', campaign.id)
           .where((eb) => eb.or([oneOf(dialect, 'id', [...refs.assetIds], 'integer'), oneOf(dialect, 'url', [...refs.imageUrls], 'text')]))
           .execute(),
   ]);
-  const assetTargets = (rows: { id: number; url: string; label: string }[]) => ({
+  const assetTargets = (rows: ({ id: number } & AssetTarget)[]) => ({
     byId: new Map<number, AssetTarget>(rows.map((row) => [row.id, row])),
     byUrl: new Map<string, AssetTarget>(rows.map((row) => [row.url, row])),
   });

@@ -28,7 +28,7 @@ function formatOf(query: { format?: unknown }): RenderFormat {
 const RENDERED_DESCRIPTION =
   'Every rich-text field rendered as HTML (default) or Markdown (`?format=markdown`). Mentions link to the web app’s page of their target ' +
   'with their label, or the target’s current name when they have none (a missing target renders its label, or nothing, as plain text); an image of an asset of the campaign takes the asset’s URL, its label as ' +
-  'alt text and as a caption. Secret elements, at any depth, are shown marked where they sit to the owner and game masters: a block in a `section.secret` ' +
+  'alt text and as a caption, and (HTML) the asset’s `width` and `height` when known, so a browser reserves its box. Secret elements, at any depth, are shown marked where they sit to the owner and game masters: a block in a `section.secret` ' +
   '(Markdown: a `> [!secret]` callout, in a list item or quote too), a list item as `li.secret`, a table cell as `td.secret`/`th.secret`, an inline element in a `span.secret` ' +
   '(Markdown: that inline HTML span); for players they are left out with everything inside them, and a mention of a GM-only record is removed whole. ' +
   'Any other text is literal; a `[[kind#slug]]` link to a slug its target had before resolves to it. ' +

@@ -9,6 +9,11 @@ export const Asset = Type.Object({
   url: Type.String({ description: 'public URL of the image' }),
   campaignId: Type.Integer(),
   userId: Type.String({ description: 'the user who uploaded it' }),
+  width: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
+    description:
+      "the image's width in pixels as a browser lays it out (EXIF rotation applied), read from the file's header when it was stored; null when unknown (images stored before dimensions were recorded, or whose header does not say)",
+  }),
+  height: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: "the image's height in pixels, as `width`; null exactly when `width` is" }),
   createdAt: Timestamp,
 });
 
@@ -45,6 +50,8 @@ export function presentAsset(row: AssetRow) {
     url: row.url,
     campaignId: row.campaign_id,
     userId: row.user_id,
+    width: row.width ?? null,
+    height: row.height ?? null,
     createdAt: row.created_at,
   };
 }

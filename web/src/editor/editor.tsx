@@ -30,7 +30,7 @@ import {
 } from './commands';
 import { formText } from '../ui/field';
 import { FormDialog } from '../ui/form-dialog';
-import { MentionNamesContext, RenderElement, RenderLeaf, type MentionNames } from './elements';
+import { EditorCampaignContext, MentionNamesContext, RenderElement, RenderLeaf, type MentionNames } from './elements';
 import { MentionPicker, type MentionTarget } from './mention-picker';
 import { type BlockType, type MarkName } from './types';
 import { ImageButton } from './image-dialog';
@@ -139,6 +139,7 @@ export function RichTextEditor({ label, initialValue, onChange, campaignSlug, ca
   return (
     <div className="editor">
       <MentionNamesContext.Provider value={mentionNames.name}>
+        <EditorCampaignContext.Provider value={campaignSlug}>
         <Slate editor={editor} initialValue={initialValue} onValueChange={onChange}>
           <Toolbar label={label} onMention={() => setMentionOpen({ trigger: '' })} campaignSlug={campaignSlug} canUpload={canUpload} />
           <Editable
@@ -155,6 +156,7 @@ export function RichTextEditor({ label, initialValue, onChange, campaignSlug, ca
             spellCheck
           />
         </Slate>
+        </EditorCampaignContext.Provider>
       </MentionNamesContext.Provider>
       {mentionOpen && <MentionPicker campaignSlug={campaignSlug} onPick={pickMention} takeTyped={takeTyped} />}
     </div>

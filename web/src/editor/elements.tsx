@@ -3,6 +3,7 @@ import { createContext, useContext, type ReactElement, type ReactNode } from 're
 import { Node } from 'slate';
 import { ReactEditor, useSelected, useSlateStatic, type RenderElementProps, type RenderLeafProps } from 'slate-react';
 import { CALLOUT_TITLE_MAX_LENGTH, isSecretNode, mentionLabel, mentionTarget, type MentionTarget } from '../../../src/vocabulary/index.js';
+import { useAssetSize } from './api';
 import { setCalloutTitle, toggleTaskChecked } from './commands';
 
 /**
@@ -12,6 +13,8 @@ import { setCalloutTitle, toggleTaskChecked } from './commands';
  */
 export type MentionNames = (target: MentionTarget) => string | null | undefined;
 export const MentionNamesContext = createContext<MentionNames>(() => undefined);
+/** The campaign the edited text belongs to (its uploaded images' sizes are read from it). */
+export const EditorCampaignContext = createContext<string | undefined>(undefined);
 
 /** The "GM only" band inside an element that cannot be wrapped (a list item, a table row or cell). */
 function SecretBadge() {
@@ -167,10 +170,12 @@ function TaskItem({ attributes, children, element, secret }: RenderElementProps 
 function ImageElement({ attributes, children, element }: RenderElementProps) {
   const selected = useSelected();
   const url = typeof element.url === 'string' && /^(https?:\/\/|\/(?!\/))/i.test(element.url) ? element.url : undefined;
+  // An uploaded image's size reserves its box (no layout shift); one by address has no known size.
+  const size = useAssetSize(useContext(EditorCampaignContext), element.assetId);
   return (
     <div {...attributes}>
       <figure contentEditable={false} className={selected ? 'selected' : undefined}>
-        {url ? <img src={url} alt={element.alt ?? ''} /> : <span className="muted">(an image with an address that cannot be shown)</span>}
+        {url ? <img src={url} alt={element.alt ?? ''} width={size?.width} height={size?.height} /> : <span className="muted">(an image with an address that cannot be shown)</span>}
         {element.caption && <figcaption>{element.caption}</figcaption>}
       </figure>
       {children}
