@@ -2,6 +2,7 @@
 // API tokens and deleting the account. Keys: ['me'] and ['tokens'] (outside any campaign).
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, call, type Me } from '../api/client';
+import { forgetRecentPages } from '../search/recent';
 
 export const accountKeys = {
   me: () => ['me'] as const,
@@ -32,7 +33,11 @@ export function useSignOut() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (where: 'here' | 'everywhere') => (where === 'here' ? call(api.POST('/api/auth/logout')) : call(api.DELETE('/api/auth/sessions'))),
-    onSuccess: () => queryClient.clear(),
+    onSuccess: () => {
+      // Names of pages opened in this browser go with the session (search/recent.ts).
+      forgetRecentPages(localStorage);
+      queryClient.clear();
+    },
   });
 }
 

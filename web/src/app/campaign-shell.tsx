@@ -1,14 +1,16 @@
-import { useQuery } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Link, NavLink, Outlet, useNavigate } from 'react-router';
-import { api, ApiError, call, messageOf, type ArcSummary } from '../api/client';
+import { ApiError, messageOf } from '../api/client';
 import { ErrorMessage, Field, formText } from '../ui/field';
 import { FormDialog } from '../ui/form-dialog';
-import { CampaignAccessProvider, GmOnlyBadge, useCampaignAccess, usePlayerView } from '../campaigns/access';
+import { CampaignAccessProvider, useCampaignAccess, usePlayerView } from '../campaigns/access';
 import { QuickSwitcher } from '../search/quick-switcher';
-import { useArcs } from '../arcs/api';
-import { campaignKey, useCampaign, useCampaignSlug, useRefreshCampaign } from '../campaigns/api';
-import { useThingTypes } from '../things/api';
+import { ArcsNav } from '../arcs/arcs-nav';
+import { useCreateArc } from '../arcs/api';
+import { RememberVisits } from '../search/recent-pages';
+import { useCampaign, useCampaignSlug } from '../campaigns/api';
+import { useCreateThing, useThingTypes } from '../things/api';
+import { TypesNav } from '../things/types-nav';
 
 /** The campaign's frame: a sidebar (types and their things, the arcs as a tree, search, new records) and the page. */
 export function CampaignShell() {
@@ -40,6 +42,7 @@ export function CampaignShell() {
         <PlayerViewSwitch />
         <SearchBox slug={slug} />
         <QuickSwitcher campaignSlug={slug} />
+        <RememberVisits campaignSlug={slug} />
         {role !== 'player' && (
           <div className="new-buttons">
             <NewThingDialog slug={slug} defaultVisibility={campaign.data.data.defaultVisibility} />
@@ -107,141 +110,6 @@ function SearchBox({ slug }: { slug: string }) {
   );
 }
 
-/** How many things an opened type lists in the sidebar; its page lists them all. */
-const SIDEBAR_THINGS = 50;
-
-function TypesNav({ slug }: { slug: string }) {
-  // Counts come with the types (`thingCount`, in the caller's view): no list of every thing is read.
-  const types = useThingTypes(slug);
-  const { canEdit } = useCampaignAccess();
-  const [open, setOpen] = useState<Record<number, boolean>>({});
-  return (
-    <nav aria-label="Things">
-      <h2>Things</h2>
-      {types.error && <ErrorMessage>{messageOf(types.error)}</ErrorMessage>}
-      <ul className="tree">
-        {types.data?.map((type) => {
-          const expanded = open[type.id] ?? false;
-          return (
-            <li key={type.id}>
-              <div className="tree-row">
-                <button type="button" className="disclosure" aria-expanded={expanded} aria-label={`${expanded ? 'Hide' : 'Show'} ${type.name}`} onClick={() => setOpen({ ...open, [type.id]: !expanded })}>
-                  {expanded ? '▾' : '▸'}
-                </button>
-                <NavLink to={`/campaigns/${slug}/types/${type.id}`}>{type.name}</NavLink>
-                <span className="count" aria-label={`${type.thingCount} things`}>
-                  {type.thingCount}
-                </span>
-              </div>
-              {expanded && <TypeThings slug={slug} typeId={type.id} typeName={type.name} count={type.thingCount} />}
-            </li>
-          );
-        })}
-      </ul>
-      {canEdit && <NewTypeForm slug={slug} />}
-    </nav>
-  );
-}
-
-/** The things of an opened type, by name: the first SIDEBAR_THINGS of them, and a link to the type's page when there are more. */
-function TypeThings({ slug, typeId, typeName, count }: { slug: string; typeId: number; typeName: string; count: number }) {
-  const things = useQuery({
-    queryKey: [...campaignKey(slug), 'things', 'sidebar', typeId],
-    queryFn: () => call(api.GET('/api/campaigns/{campaignSlug}/things', { params: { path: { campaignSlug: slug }, query: { typeId: String(typeId), sort: 'name', count: String(SIDEBAR_THINGS) } } })),
-  });
-  return (
-    <ul aria-busy={things.isPending} aria-label={`${typeName}: things`}>
-      {things.error && (
-        <li>
-          <ErrorMessage>{messageOf(things.error)}</ErrorMessage>
-        </li>
-      )}
-      {things.data?.map((thing) => (
-        <li key={thing.id}>
-          <NavLink to={`/campaigns/${slug}/things/${thing.slug}`}>{thing.name}</NavLink> <GmOnlyBadge visibility={thing.visibility} />
-        </li>
-      ))}
-      {things.data && count > things.data.length && (
-        <li>
-          <Link to={`/campaigns/${slug}/types/${typeId}`}>All {count} {typeName}…</Link>
-        </li>
-      )}
-    </ul>
-  );
-}
-
-function NewTypeForm({ slug }: { slug: string }) {
-  const refresh = useRefreshCampaign(slug);
-  const [name, setName] = useState('');
-  const [error, setError] = useState<unknown>();
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    setError(undefined);
-    try {
-      await call(api.POST('/api/campaigns/{campaignSlug}/thing-types', { params: { path: { campaignSlug: slug } }, body: { newThingType: { name } } }));
-      setName('');
-      await refresh();
-    } catch (err) {
-      setError(err);
-    }
-  };
-  return (
-    <form className="inline-form small" onSubmit={(e) => void submit(e)}>
-      <Field label="New type" value={name} onChange={(e) => setName(e.target.value)} placeholder="Factions" error={error ? messageOf(error) : undefined} />
-      <button type="submit" disabled={name.trim() === ''}>
-        Add type
-      </button>
-    </form>
-  );
-}
-
-function ArcsNav({ slug }: { slug: string }) {
-  const arcs = useArcs(slug);
-  const children = new Map<number | null, ArcSummary[]>();
-  for (const arc of arcs.data ?? []) {
-    const list = children.get(arc.parentArcId) ?? [];
-    list.push(arc);
-    children.set(arc.parentArcId, list);
-  }
-  for (const list of children.values()) list.sort((a, b) => a.name.localeCompare(b.name));
-  return (
-    <nav aria-label="Arcs">
-      <h2>Arcs</h2>
-      {arcs.error && <ErrorMessage>{messageOf(arcs.error)}</ErrorMessage>}
-      <ArcTree slug={slug} parent={null} childrenOf={children} />
-    </nav>
-  );
-}
-
-function ArcTree({ slug, parent, childrenOf }: { slug: string; parent: number | null; childrenOf: Map<number | null, ArcSummary[]> }) {
-  const [collapsed, setCollapsed] = useState<Record<number, boolean>>({});
-  const arcs = childrenOf.get(parent) ?? [];
-  if (arcs.length === 0) return null;
-  return (
-    <ul className="tree">
-      {arcs.map((arc) => {
-        const hasChildren = (childrenOf.get(arc.id)?.length ?? 0) > 0;
-        const isCollapsed = collapsed[arc.id] ?? false;
-        return (
-          <li key={arc.id}>
-            <div className="tree-row">
-              {hasChildren ? (
-                <button type="button" className="disclosure" aria-expanded={!isCollapsed} aria-label={`${isCollapsed ? 'Show' : 'Hide'} arcs under ${arc.name}`} onClick={() => setCollapsed({ ...collapsed, [arc.id]: !isCollapsed })}>
-                  {isCollapsed ? '▸' : '▾'}
-                </button>
-              ) : (
-                <span className="disclosure-space" />
-              )}
-              <NavLink to={`/campaigns/${slug}/arcs/${arc.slug}`}>{arc.name}</NavLink> <GmOnlyBadge visibility={arc.visibility} />
-            </div>
-            {hasChildren && !isCollapsed && <ArcTree slug={slug} parent={arc.id} childrenOf={childrenOf} />}
-          </li>
-        );
-      })}
-    </ul>
-  );
-}
-
 const fieldError = (error: unknown, field: string) => (error instanceof ApiError ? error.fieldMessage(field) : undefined);
 
 /** The new-record dialogs' GM-only switch, starting at the campaign's `defaultVisibility` at each opening. */
@@ -261,7 +129,7 @@ const visibilityOf = (form: FormData): 'all' | 'gm' => (form.get('gmOnly') === '
 function NewThingDialog({ slug, defaultVisibility }: { slug: string; defaultVisibility: 'all' | 'gm' }) {
   const types = useThingTypes(slug);
   const navigate = useNavigate();
-  const refresh = useRefreshCampaign(slug);
+  const create = useCreateThing(slug);
   return (
     <FormDialog
       trigger={<button type="button">New thing</button>}
@@ -269,10 +137,7 @@ function NewThingDialog({ slug, defaultVisibility }: { slug: string; defaultVisi
       submitLabel="Create"
       fields={['name']}
       onSubmit={async (form) => {
-        const thing = await call(
-          api.POST('/api/campaigns/{campaignSlug}/things', { params: { path: { campaignSlug: slug } }, body: { newThing: { name: formText(form, 'name'), typeId: Number(form.get('typeId')), visibility: visibilityOf(form) } } }),
-        );
-        await refresh();
+        const thing = await create.mutateAsync({ name: formText(form, 'name'), typeId: Number(form.get('typeId')), visibility: visibilityOf(form) });
         await navigate(`/campaigns/${slug}/things/${thing.slug}`);
       }}
     >
@@ -298,7 +163,7 @@ function NewThingDialog({ slug, defaultVisibility }: { slug: string; defaultVisi
 
 function NewArcDialog({ slug, defaultVisibility }: { slug: string; defaultVisibility: 'all' | 'gm' }) {
   const navigate = useNavigate();
-  const refresh = useRefreshCampaign(slug);
+  const create = useCreateArc(slug);
   return (
     <FormDialog
       trigger={<button type="button">New arc</button>}
@@ -306,8 +171,7 @@ function NewArcDialog({ slug, defaultVisibility }: { slug: string; defaultVisibi
       submitLabel="Create"
       fields={['name']}
       onSubmit={async (form) => {
-        const arc = await call(api.POST('/api/campaigns/{campaignSlug}/arcs', { params: { path: { campaignSlug: slug } }, body: { newArc: { name: formText(form, 'name'), visibility: visibilityOf(form) } } }));
-        await refresh();
+        const arc = await create.mutateAsync({ name: formText(form, 'name'), visibility: visibilityOf(form) });
         await navigate(`/campaigns/${slug}/arcs/${arc.slug}`);
       }}
     >

@@ -1,11 +1,19 @@
-// The arcs' reads (every key under the campaign's, campaigns/api.ts).
+// The arcs' reads and writes (every key under the campaign's, campaigns/api.ts).
 import { useQuery } from '@tanstack/react-query';
 import { api, call, callWithEtag } from '../api/client';
+import type { components } from '../api/schema';
 import type { StructurePatch } from '../records/properties/record-structure';
-import { campaignKey } from '../campaigns/api';
+import { campaignKey, useCampaignWrite } from '../campaigns/api';
 
+/** An arc as navigation lists it (`things=none`): every field but its linked things. */
+export type ArcWithoutThings = components['schemas']['ArcWithoutThings'];
+
+/** Every arc the caller may see, without their linked things (the tree, names for mentions and history). */
 export function useArcs(slug: string) {
-  return useQuery({ queryKey: [...campaignKey(slug), 'arcs'], queryFn: () => call(api.GET('/api/campaigns/{campaignSlug}/arcs', { params: { path: { campaignSlug: slug } } })) });
+  return useQuery({
+    queryKey: [...campaignKey(slug), 'arcs', 'without-things'],
+    queryFn: async () => (await call(api.GET('/api/campaigns/{campaignSlug}/arcs', { params: { path: { campaignSlug: slug }, query: { things: 'none' } } }))) as ArcWithoutThings[],
+  });
 }
 
 /** What an arc's page saves: any of its fields. */
@@ -22,3 +30,7 @@ export function arcSource(campaignSlug: string, arcSlug: string) {
 }
 
 export const deleteArc = (slug: string, arcSlug: string) => call(api.DELETE('/api/campaigns/{campaignSlug}/arcs/{arcSlug}', { params: { path: { campaignSlug: slug, arcSlug } } }));
+
+export function useCreateArc(slug: string) {
+  return useCampaignWrite(slug, (newArc: { name: string; visibility: 'all' | 'gm' }) => call(api.POST('/api/campaigns/{campaignSlug}/arcs', { params: { path: { campaignSlug: slug } }, body: { newArc } })));
+}

@@ -8,10 +8,9 @@ import { isEmptyHtml, Rendered } from '../ui/rendered';
 import { GmOnlyBadge, GmOnlyField, useCampaignAccess } from '../campaigns/access';
 import { DeleteRecordButton, useCampaignAction, type UnsentEdits } from '../records/actions';
 import { Backlinks } from '../records/backlinks';
-import { ArcPicker } from '../search/pickers';
+import { ArcPicker, ThingPicker } from '../search/pickers';
 import { useCampaignSlug } from '../campaigns/api';
 import { useRendered } from '../records/api';
-import { SearchList } from '../search/search-list';
 import { useRecordEditing } from '../records/record-editing';
 import { AddressField, EmptyText, isEmptyText, RecordActions, RecordDetails, RecordError, RecordText, RecordTitle } from '../records/record-page';
 import type { RecordState } from '../records/record-state';
@@ -202,20 +201,7 @@ function LinkedThings({ campaignSlug, arc }: { campaignSlug: string; arc: Arc })
         ))}
       </ul>
       {/* Found by search as it is typed: the page never reads every thing of the campaign. */}
-      {canEdit && (
-        <div className="picker-field">
-          <p className="picker-label" aria-hidden="true">
-            Add a thing
-          </p>
-          <SearchList
-            campaignSlug={campaignSlug}
-            label="Add a thing"
-            type="thing"
-            exclude={(r) => linked.has(r.id)}
-            onPick={(thing) => void act(() => addThingToArc(campaignSlug, thing.slug, arc.slug))}
-          />
-        </div>
-      )}
+      {canEdit && <ThingPicker campaignSlug={campaignSlug} label="Add a thing" exclude={(id) => linked.has(id)} onPick={(thing) => void act(() => addThingToArc(campaignSlug, thing.slug, arc.slug))} />}
       <ErrorMessage>{error}</ErrorMessage>
     </section>
   );

@@ -18,3 +18,18 @@ export function ArcPicker({ campaignSlug, label, onPick, exclude }: { campaignSl
     </div>
   );
 }
+
+/**
+ * A search field listing the campaign's things whose name, alias or text matches what is typed
+ * (the search route: nothing else is read, however many things there are); choosing one calls onPick.
+ */
+export function ThingPicker({ campaignSlug, label, onPick, exclude }: { campaignSlug: string; label: string; onPick: (thing: Picked) => void; exclude?: (id: number) => boolean }) {
+  return (
+    <div className="picker-field">
+      <p className="picker-label" aria-hidden="true">
+        {label}
+      </p>
+      <SearchList campaignSlug={campaignSlug} label={label} type="thing" exclude={(r) => exclude?.(r.id) ?? false} onPick={onPick} />
+    </div>
+  );
+}

@@ -3,11 +3,14 @@ import { useEffect, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { SearchList } from './search-list';
 import { highlight } from './search-page';
+import { useRecentPages } from './recent-pages';
+import { recentPageAddress } from './recent';
 
-/** Ctrl+K / Cmd+K: search as you type (debounced), arrows to choose, Enter to open. */
+/** Ctrl+K / Cmd+K: the pages opened last, then search as you type (debounced), arrows to choose, Enter to open. */
 export function QuickSwitcher({ campaignSlug }: { campaignSlug: string }) {
   const [open, setOpen] = useState(false);
   const navigate = useNavigate();
+  const recent = useRecentPages(campaignSlug);
 
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
@@ -37,6 +40,21 @@ export function QuickSwitcher({ campaignSlug }: { campaignSlug: string }) {
             campaignSlug={campaignSlug}
             label="Find a thing, an arc or the campaign"
             autoFocus
+            idle={{
+              heading: 'Recent pages',
+              choices: recent.map((page) => ({
+                value: `recent-${page.kind}-${page.id}`,
+                content: (
+                  <>
+                    <span className="name">{page.name}</span> <span className="muted">({page.kind})</span>
+                  </>
+                ),
+                onSelect: () => {
+                  setOpen(false);
+                  void navigate(recentPageAddress(campaignSlug, page));
+                },
+              })),
+            }}
             renderItem={(item) => (
               <>
                 <span className="name">{item.name}</span> <span className="muted">({item.type})</span>

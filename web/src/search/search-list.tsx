@@ -1,9 +1,17 @@
-import { useQuery } from '@tanstack/react-query';
 import { Command } from 'cmdk';
 import { useEffect, useState, type ReactNode } from 'react';
-import { api, call, type SearchResults } from '../api/client';
+import type { SearchResults } from '../api/client';
+import { useSearchMatches } from './api';
+import './search-list.css';
 
 export type SearchResult = SearchResults['results'][number];
+
+/** A choice offered while nothing is typed (the quick switcher's recent pages). */
+export interface IdleChoice {
+  value: string;
+  content: ReactNode;
+  onSelect: () => void;
+}
 
 export function useDebounced<T>(value: T, ms: number): T {
   const [debounced, setDebounced] = useState(value);
@@ -29,6 +37,7 @@ export function SearchList({
   onPick,
   onQueryChange,
   seed,
+  idle,
 }: {
   campaignSlug: string;
   label: string;
@@ -41,25 +50,29 @@ export function SearchList({
   onQueryChange?: (q: string) => void;
   /** Text to put before what is typed into the field (it arrived elsewhere before the field had the focus). */
   seed?: string;
+  /** What to offer while nothing is typed: a heading and its choices. */
+  idle?: { heading: string; choices: IdleChoice[] };
 }) {
   const [q, setQ] = useState('');
-  useEffect(() => {
+  // A new seed goes before what is typed, once, as it arrives (state adjusted while rendering, as
+  // React advises for state that follows a prop, rather than in an effect).
+  const [seeded, setSeeded] = useState<string | undefined>();
+  if (seed !== seeded) {
+    setSeeded(seed);
     if (seed) setQ((typed) => seed + typed);
-  }, [seed]);
+  }
   useEffect(() => {
     onQueryChange?.(q);
   }, [q, onQueryChange]);
   const query = useDebounced(q.trim(), 150);
-  const results = useQuery({
-    queryKey: ['campaign', campaignSlug, 'search-list', type ?? '', query],
-    enabled: query !== '',
-    queryFn: () => call(api.GET('/api/campaigns/{campaignSlug}/search', { params: { path: { campaignSlug }, query: { q: query, limit: '8', ...(type ? { type } : {}) } } })),
-  });
-  const items = (results.data?.results ?? []).filter((r) => (type === undefined || r.type === type) && !exclude?.(r));
+  const results = useSearchMatches(campaignSlug, query, type);
+  // Once the field is emptied the older matches go at once (the recent pages, if any, take their place).
+  const items = q.trim() === '' ? [] : (results.data?.results ?? []).filter((r) => (type === undefined || r.type === type) && !exclude?.(r));
   // The highlighted option follows what is shown: the first match of the latest answer, or the one
   // the user moved to among these matches. Enter picks exactly that, and nothing while what is
   // typed has no answer yet (the list shown is for older text).
-  const values = items.map((item) => `${item.type}-${item.id}`);
+  const idleChoices = q.trim() === '' ? (idle?.choices ?? []) : [];
+  const values = [...idleChoices.map((c) => c.value), ...items.map((item) => `${item.type}-${item.id}`)];
   const [moved, setMoved] = useState<{ query: string; value: string } | undefined>();
   const highlighted = moved !== undefined && moved.query === query && values.includes(moved.value) ? moved.value : (values[0] ?? '');
   const answered = q.trim() === query && !results.isFetching;
@@ -78,6 +91,15 @@ export function SearchList({
       <Command.Input value={q} onValueChange={setQ} placeholder="Type a name or a word" autoFocus={autoFocus} aria-label={label} />
       {/* Always there: the input's aria-controls names it. */}
       <Command.List label={`${label}: matches`} aria-busy={!answered}>
+        {idleChoices.length > 0 && (
+          <Command.Group heading={idle?.heading}>
+            {idleChoices.map((choice) => (
+              <Command.Item key={choice.value} value={choice.value} onSelect={choice.onSelect}>
+                {choice.content}
+              </Command.Item>
+            ))}
+          </Command.Group>
+        )}
         {query !== '' && results.isSuccess && <Command.Empty>Nothing matches “{query}”.</Command.Empty>}
         {items.map((item) => (
           <Command.Item

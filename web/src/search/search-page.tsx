@@ -1,10 +1,10 @@
-import { useQuery } from '@tanstack/react-query';
 import { Fragment, type ReactNode } from 'react';
 import { Link, useSearchParams } from 'react-router';
-import { api, call, messageOf } from '../api/client';
+import { messageOf } from '../api/client';
 import { ErrorMessage, formText } from '../ui/field';
 import { useCampaignSlug } from '../campaigns/api';
 import { TagFilter, tagsInAddress } from '../things/type-fields';
+import { useSearchResults } from './api';
 
 /** The excerpt with every highlighted word marked (text only: nothing is parsed as markup). */
 export function highlight(excerpt: string, words: string[]): ReactNode {
@@ -21,11 +21,7 @@ export function SearchPage() {
   const type = params.get('type') ?? '';
   // The tag filter is the search route's own (`tag`, all must match), kept in the address like the words.
   const tags = params.getAll('tag');
-  const results = useQuery({
-    queryKey: ['campaign', campaignSlug, 'search-page', q, type, ...tags],
-    enabled: q.trim() !== '',
-    queryFn: () => call(api.GET('/api/campaigns/{campaignSlug}/search', { params: { path: { campaignSlug }, query: { q, ...(type ? { type } : {}), ...(tags.length > 0 ? { tag: tags } : {}) } } })),
-  });
+  const results = useSearchResults(campaignSlug, q, type, tags);
   const withTags = (next: URLSearchParams, chosen: string[]) => {
     for (const tag of chosen) next.append('tag', tag);
     return next;

@@ -1,6 +1,7 @@
-// The things' and thing types' reads (every key under the campaign's, campaigns/api.ts).
-import { useQuery } from '@tanstack/react-query';
-import { api, call, callWithEtag, type Thing } from '../api/client';
+// The things' and thing types' reads and writes (every key under the campaign's, campaigns/api.ts).
+import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
+import { api, ApiError, call, callWithEtag, type Thing } from '../api/client';
+import type { components } from '../api/schema';
 import type { StructurePatch } from '../records/properties/record-structure';
 import { campaignKey, useCampaignWrite } from '../campaigns/api';
 
@@ -8,12 +9,15 @@ export function useThingTypes(slug: string) {
   return useQuery({ queryKey: [...campaignKey(slug), 'types'], queryFn: () => call(api.GET('/api/campaigns/{campaignSlug}/thing-types', { params: { path: { campaignSlug: slug } } })) });
 }
 
-/** Up to 1000 things (`fetchAll`): only where every name is needed (mentions' names in an editor); `enabled` false reads nothing. */
+/** A thing as navigation lists it (`fields=summary`): no text, properties, tags or aliases. */
+export type ThingNames = components['schemas']['ThingSummary'];
+
+/** Up to 1000 things' names (`fetchAll`, `fields=summary`): where every name is needed (mentions' names in an editor); `enabled` false reads nothing. */
 export function useAllThings(slug: string, enabled = true) {
   return useQuery({
-    queryKey: [...campaignKey(slug), 'things', 'all'],
+    queryKey: [...campaignKey(slug), 'things', 'all', 'summary'],
     enabled,
-    queryFn: () => call(api.GET('/api/campaigns/{campaignSlug}/things', { params: { path: { campaignSlug: slug }, query: { fetchAll: 'true' } } })),
+    queryFn: async () => (await call(api.GET('/api/campaigns/{campaignSlug}/things', { params: { path: { campaignSlug: slug }, query: { fetchAll: 'true', fields: 'summary' } } }))) as ThingNames[],
   });
 }
 
@@ -42,9 +46,79 @@ export const addThingToArc = (slug: string, thingSlug: string, arcSlug: string) 
 export const removeThingFromArc = (slug: string, thingSlug: string, arcSlug: string) => call(api.DELETE('/api/campaigns/{campaignSlug}/things/{thingSlug}/arcs/{arcSlug}', { params: { path: { campaignSlug: slug, thingSlug, arcSlug } } }));
 export const deleteThing = (slug: string, thing: Pick<Thing, 'slug'>) => call(api.DELETE('/api/campaigns/{campaignSlug}/things/{thingSlug}', { params: { path: { campaignSlug: slug, thingSlug: thing.slug } } }));
 
-/** Creates a thing (of a type of the campaign, with the campaign's default visibility); answers it. */
-export function useCreateThing(slug: string) {
-  return useCampaignWrite(slug, (newThing: { name: string; typeId: number }) =>
-    call(api.POST('/api/campaigns/{campaignSlug}/things', { params: { path: { campaignSlug: slug } }, body: { newThing } })),
-  );
+
+/** The cursor of a `Link: <…?cursor=…>; rel="next"` header, if there is one. */
+export function nextCursor(link: string | null): string | undefined {
+  const match = link ? /<([^>]+)>;\s*rel="next"/.exec(link) : null;
+  if (!match) return undefined;
+  return new URL(match[1]!, location.origin).searchParams.get('cursor') ?? undefined;
 }
+
+/** The orders of a list of things: the list route's `sort` (last changed first is its default). */
+export type ThingOrder = 'updatedAt' | 'name';
+export const thingOrder = (value: string | null | undefined): ThingOrder => (value === 'name' ? 'name' : 'updatedAt');
+
+interface TypeListOptions {
+  order: ThingOrder;
+  pageSize: number;
+  tags?: string[];
+}
+
+/** One page of a type's things and the cursor of the next (from the Link header), if any. */
+async function typePage<T extends ThingNames>(slug: string, typeId: number, options: TypeListOptions & { summary: boolean }, cursor: string | undefined): Promise<{ things: T[]; next: string | undefined }> {
+  const tags = options.tags ?? [];
+  const { data, error, response } = await api.GET('/api/campaigns/{campaignSlug}/things', {
+    params: {
+      path: { campaignSlug: slug },
+      query: {
+        typeId: String(typeId),
+        count: String(options.pageSize),
+        ...(options.summary ? { fields: 'summary' as const } : {}),
+        ...(tags.length > 0 ? { tag: tags } : {}),
+        ...(options.order === 'name' ? { sort: 'name' } : {}),
+        ...(cursor ? { cursor } : {}),
+      },
+    },
+  });
+  if (error !== undefined || !data) throw new ApiError(response.status, error);
+  // The answer's shape follows `fields` (full things or summaries); the generated type cannot tell which.
+  return { things: data as unknown as T[], next: nextCursor(response.headers.get('link')) };
+}
+
+const typeListKey = (slug: string, typeId: number, options: TypeListOptions, shape: 'full' | 'summary') => [...campaignKey(slug), 'things', 'type', typeId, shape, options.order, options.pageSize, ...(options.tags ?? [])];
+
+/** The things of a type in full (their tags shown), page after page, in the order chosen, with every tag given if any. */
+export function useTypeThings(slug: string, typeId: number, options: TypeListOptions) {
+  return useInfiniteQuery({
+    queryKey: typeListKey(slug, typeId, options, 'full'),
+    initialPageParam: undefined as string | undefined,
+    queryFn: ({ pageParam }) => typePage<Thing>(slug, typeId, { ...options, summary: false }, pageParam),
+    getNextPageParam: (last) => last.next,
+  });
+}
+
+/** The names of a type's things (`fields=summary`: no text is read), page after page, in the order chosen: the sidebar's. */
+export function useTypeThingNames(slug: string, typeId: number, options: TypeListOptions) {
+  return useInfiniteQuery({
+    queryKey: typeListKey(slug, typeId, options, 'summary'),
+    initialPageParam: undefined as string | undefined,
+    queryFn: ({ pageParam }) => typePage<ThingNames>(slug, typeId, { ...options, summary: true }, pageParam),
+    getNextPageParam: (last) => last.next,
+  });
+}
+
+/** Creates a thing (of a type of the campaign; with the campaign's default visibility unless given); answers it. */
+export function useCreateThing(slug: string) {
+  return useCampaignWrite(slug, (newThing: { name: string; typeId: number; visibility?: 'all' | 'gm' }) => call(api.POST('/api/campaigns/{campaignSlug}/things', { params: { path: { campaignSlug: slug } }, body: { newThing } })));
+}
+
+export function useCreateThingType(slug: string) {
+  return useCampaignWrite(slug, (name: string) => call(api.POST('/api/campaigns/{campaignSlug}/thing-types', { params: { path: { campaignSlug: slug } }, body: { newThingType: { name } } })));
+}
+
+export function useRenameThingType(slug: string, typeId: number) {
+  return useCampaignWrite(slug, (name: string) => call(api.PUT('/api/campaigns/{campaignSlug}/thing-types/{thingTypeId}', { params: { path: { campaignSlug: slug, thingTypeId: String(typeId) } }, body: { updatedThingType: { name } } })));
+}
+
+/** Moves a type and its things to the trash (the caller navigates away first: the type's queries would 404). */
+export const deleteThingType = (slug: string, typeId: number) => call(api.DELETE('/api/campaigns/{campaignSlug}/thing-types/{thingTypeId}', { params: { path: { campaignSlug: slug, thingTypeId: String(typeId) } } }));

@@ -1,24 +1,17 @@
-import { useInfiniteQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
-import { api, ApiError, messageOf } from '../api/client';
+import { messageOf } from '../api/client';
 import { ConfirmButton } from '../ui/confirm';
 import { GmOnlyBadge, useCampaignAccess } from '../campaigns/access';
 import { useRestoreFromTrash } from '../records/actions';
 import { showUndo } from '../ui/undo-notice';
 import { ErrorMessage } from '../ui/field';
 import { useCampaignSlug, useRefreshCampaign } from '../campaigns/api';
-import { useThingTypes } from './api';
+import { deleteThingType, thingOrder, useRenameThingType, useThingTypes, useTypeThings } from './api';
 import { TagFilter, tagsInAddress, TypeFieldsEditor } from './type-fields';
 
-/** The cursor of a `Link: <…?cursor=…>; rel="next"` header, if there is one. */
-export function nextCursor(link: string | null): string | undefined {
-  const match = link ? /<([^>]+)>;\s*rel="next"/.exec(link) : null;
-  if (!match) return undefined;
-  return new URL(match[1]!, location.origin).searchParams.get('cursor') ?? undefined;
-}
-
-const PAGE = 50;
+/** Things per page of the list; "Show more" adds the next page under them. */
+const PAGE = 100;
 
 export function ThingTypePage() {
   // The rename form's text and everything else held here belong to one type: another starts afresh.
@@ -34,22 +27,12 @@ function ThingTypeRecordPage({ typeId }: { typeId: number }) {
   // The filter and the order live in the address (?tag=…&tag=…&sort=name): a reload or a shared link keeps them.
   const [params, setParams] = useSearchParams();
   const tags = params.getAll('tag');
-  const sort = params.get('sort') === 'name' ? 'name' : 'updatedAt';
-  const pages = useInfiniteQuery({
-    queryKey: ['campaign', campaignSlug, 'things', 'type', typeId, sort, ...tags],
-    initialPageParam: undefined as string | undefined,
-    queryFn: async ({ pageParam }) => {
-      const { data, error, response } = await api.GET('/api/campaigns/{campaignSlug}/things', {
-        params: { path: { campaignSlug }, query: { typeId: String(typeId), count: String(PAGE), ...(tags.length > 0 ? { tag: tags } : {}), ...(sort === 'name' ? { sort } : {}), ...(pageParam ? { cursor: pageParam } : {}) } },
-      });
-      if (error !== undefined || !data) throw new ApiError(response.status, error);
-      return { things: data, next: nextCursor(response.headers.get('link')) };
-    },
-    getNextPageParam: (last) => last.next,
-  });
+  const sort = thingOrder(params.get('sort'));
+  const pages = useTypeThings(campaignSlug, typeId, { order: sort, pageSize: PAGE, tags });
   if (types.isSuccess && !type) return <main className="record"><h1>This type does not exist (any more)</h1></main>;
   if (!type) return <p className="loading">Loading…</p>;
   const count = type.thingCount;
+  const shown = pages.data?.pages.flatMap((p) => p.things) ?? [];
   const setView = (next: { tags?: string[]; sort?: string }) => {
     // From the address as it is now (see tagsInAddress): never from an older render's.
     const now = new URLSearchParams(window.location.search);
@@ -66,8 +49,6 @@ function ThingTypeRecordPage({ typeId }: { typeId: number }) {
       <p className="muted">
         {count} thing{count === 1 ? '' : 's'}
       </p>
-      {canEdit && <RenameType campaignSlug={campaignSlug} typeId={typeId} name={type.name} />}
-      {canEdit && <TypeFieldsEditor key={JSON.stringify(type.fields)} campaignSlug={campaignSlug} typeId={typeId} fields={type.fields} />}
       <div className="inline-form small list-controls">
         <TagFilter campaignSlug={campaignSlug} tags={tags} onChange={(next) => setView({ tags: next })} />
         <div className="field">
@@ -80,48 +61,54 @@ function ThingTypeRecordPage({ typeId }: { typeId: number }) {
       </div>
       {pages.error && <ErrorMessage>{messageOf(pages.error)}</ErrorMessage>}
       <ul className="cards" aria-label={`${type.name}${tags.length > 0 ? ` tagged ${tags.join(', ')}` : ''}`}>
-        {pages.data?.pages.flatMap((p) => p.things).map((t) => (
+        {shown.map((t) => (
           <li key={t.id}>
             <Link to={`/campaigns/${campaignSlug}/things/${t.slug}`}>{t.name}</Link> <GmOnlyBadge visibility={t.visibility} />
             {t.tags.length > 0 && <span className="muted"> · {t.tags.join(', ')}</span>}
           </li>
         ))}
       </ul>
-      {pages.data && pages.data.pages[0]?.things.length === 0 && <p className="muted">{tags.length > 0 ? `No ${type.name} with ${tags.length === 1 ? 'this tag' : 'all these tags'}.` : `No ${type.name} yet.`}</p>}
+      {pages.data && shown.length === 0 && <p className="muted">{tags.length > 0 ? `No ${type.name} with ${tags.length === 1 ? 'this tag' : 'all these tags'}.` : `No ${type.name} yet.`}</p>}
+      {shown.length > 0 && (
+        <p className="muted" role="status">
+          {tags.length > 0 || pages.hasNextPage === false ? `${shown.length} shown` : `${shown.length} of ${count} shown`}
+        </p>
+      )}
       {pages.hasNextPage && (
         <button type="button" onClick={() => void pages.fetchNextPage()} disabled={pages.isFetchingNextPage}>
-          Load more
+          Show {PAGE} more
         </button>
       )}
-      {canEdit && <DeleteType campaignSlug={campaignSlug} typeId={typeId} name={type.name} count={count} />}
+      {/* The list first (what a game master comes for), the type's own settings after it. */}
+      {canEdit && (
+        <section aria-labelledby="type-settings-heading" className="type-settings">
+          <h2 id="type-settings-heading">Type settings</h2>
+          <RenameType campaignSlug={campaignSlug} typeId={typeId} name={type.name} />
+          <TypeFieldsEditor key={JSON.stringify(type.fields)} campaignSlug={campaignSlug} typeId={typeId} fields={type.fields} />
+          <DeleteType campaignSlug={campaignSlug} typeId={typeId} name={type.name} count={count} />
+        </section>
+      )}
     </main>
   );
 }
 
 function RenameType({ campaignSlug, typeId, name }: { campaignSlug: string; typeId: number; name: string }) {
-  const refresh = useRefreshCampaign(campaignSlug);
+  const rename = useRenameThingType(campaignSlug, typeId);
   const [value, setValue] = useState(name);
-  const [error, setError] = useState<string>();
+  const error = rename.error ? messageOf(rename.error) : undefined;
   return (
     <form
       className="inline-form small"
       onSubmit={(e) => {
         e.preventDefault();
-        setError(undefined);
-        api
-          .PUT('/api/campaigns/{campaignSlug}/thing-types/{thingTypeId}', { params: { path: { campaignSlug, thingTypeId: String(typeId) } }, body: { updatedThingType: { name: value } } })
-          .then(async ({ error: problem, response }) => {
-            if (problem !== undefined) throw new ApiError(response.status, problem);
-            await refresh();
-          })
-          .catch((err: unknown) => setError(messageOf(err)));
+        rename.mutate(value);
       }}
     >
       <div className="field">
         <label htmlFor="type-name">Type name</label>
         <input id="type-name" value={value} onChange={(e) => setValue(e.target.value)} aria-invalid={error ? true : undefined} />
       </div>
-      <button type="submit" disabled={value === name || value.trim() === ''}>
+      <button type="submit" disabled={value === name || value.trim() === '' || rename.isPending}>
         Rename
       </button>
       <ErrorMessage>{error}</ErrorMessage>
@@ -140,8 +127,7 @@ function DeleteType({ campaignSlug, typeId, name, count }: { campaignSlug: strin
       title={`Delete the type ${name}?`}
       confirmLabel={count === 0 ? 'Delete' : `Delete it and its ${things}`}
       onConfirm={async () => {
-        const { error, response } = await api.DELETE('/api/campaigns/{campaignSlug}/thing-types/{thingTypeId}', { params: { path: { campaignSlug, thingTypeId: String(typeId) } } });
-        if (error !== undefined || !response.ok) throw new ApiError(response.status, error);
+        await deleteThingType(campaignSlug, typeId);
         await navigate(`/campaigns/${campaignSlug}`, { replace: true });
         showUndo(count === 0 ? `Type “${name}” moved to the trash.` : `Type “${name}” and its ${things} moved to the trash.`, () => restore('thing-type', typeId));
         await refresh();
