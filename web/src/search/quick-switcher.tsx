@@ -5,8 +5,8 @@ import { SearchList } from './search-list';
 import { highlight } from './search-page';
 
 /** Ctrl+K / Cmd+K: search as you type (debounced), arrows to choose, Enter to open. */
-export function QuickSwitcher({ campaignSlug }: { campaignSlug: string }) {
-  const [open, setOpen] = useState(false);
+export function QuickSwitcher({ campaignSlug, initiallyOpen = false }: { campaignSlug: string; initiallyOpen?: boolean }) {
+  const [open, setOpen] = useState(initiallyOpen);
   const navigate = useNavigate();
 
   useEffect(() => {
