@@ -102,6 +102,7 @@ function SearchBox({ slug }: { slug: string }) {
   return (
     <form
       role="search"
+      aria-label="Search the campaign"
       onSubmit={(e) => {
         e.preventDefault();
         if (q.trim() !== '') void navigate(`/campaigns/${slug}/search?q=${encodeURIComponent(q)}`);
