@@ -3,7 +3,7 @@ import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
 
 const VENDOR = /node_modules\/(react|react-dom|scheduler|react-router|@tanstack|openapi-fetch|@radix-ui|react-remove-scroll|react-remove-scroll-bar|react-style-singleton|use-callback-ref|use-sidecar|aria-hidden|get-nonce|cmdk|use-sync-external-store|tslib|detect-node-es)\//;
-const COMMON = /web\/src\/(ui|api|campaigns\/(api|access)|records\/(actions|api)|things\/api|arcs\/api|history\/trash-api)\b/;
+const COMMON = /web\/src\/(ui|api|campaigns\/(api|access)|records\/(actions|api|properties\/labels-editor)|things\/api|arcs\/api|history\/(trash-api|history-toggle)|search\/(search-list|pickers))\b/;
 
 // The web app's build: web/ → dist/web (index.html and hashed files under assets/), served by the
 // server at `/` (src/http/web-app.ts). No inline scripts, so the page's CSP allows 'self' only.
@@ -27,7 +27,8 @@ export default defineConfig({
       output: {
         // Two chunks every page shares, cached across releases that change only pages: the libraries
         // (React, the router, TanStack Query, the API client, Radix's dialog, cmdk) and the app's
-        // common code (API client, ui/, the campaign's queries). Fewer, larger files compress better
+        // common code (API client, ui/, the campaign's queries, what every record page shows:
+        // actions, tags and aliases, History, the search pickers). Fewer, larger files compress better
         // than a score of small ones. Slate stays in the editor's own chunk, loaded when one opens.
         manualChunks(id) {
           if (VENDOR.test(id)) return 'vendor';

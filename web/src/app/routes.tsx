@@ -11,11 +11,26 @@ import { NotFound, PageLoading, SignedIn, SkipLink } from './layout';
 
 type Load = () => Promise<unknown>;
 
+// A new release removed the chunks this tab's app was built with (hashed names): a page's code
+// cannot load, so the tab loads the new app, at most once a minute (no loop when the server is away).
+window.addEventListener('vite:preloadError', (event) => {
+  const last = Number(sessionStorage.getItem('loreforge.reloaded') ?? 0);
+  if (Date.now() - last < 60_000) return;
+  event.preventDefault();
+  sessionStorage.setItem('loreforge.reloaded', String(Date.now()));
+  window.location.reload();
+});
+
 /** A page exported as `name` by the module `load` imports: loaded once, when first shown or preloaded. */
 function page<M>(load: () => Promise<M>, name: keyof M): Pick<RouteObject, 'element' | 'handle'> {
   let loading: Promise<M> | undefined;
   const once = () => (loading ??= load());
-  const Page = lazy(async () => ({ default: (await once())[name] as ComponentType }));
+  const Page = lazy(async () => {
+    const module = (await once()) as M | undefined;
+    // Nothing when the code could not be had and the tab is loading the new release (above).
+    if (module === undefined) await new Promise(() => undefined);
+    return { default: module![name] as ComponentType };
+  });
   return {
     // Its own boundary: while it loads, the frame around it (top bar, campaign sidebar) stays.
     element: (
