@@ -25,6 +25,32 @@ describe('code splitting', () => {
     await browser.close();
   });
 
+  it('moves nothing while a first visit’s code and data arrive (cumulative layout shift under 0.1)', async () => {
+    const browser = await launchBrowser({ width: 375, height: 740 });
+    try {
+      await browser.context.addCookies(await journey.browser.context.cookies());
+      const { page } = browser;
+      // Every layout shift from the very start of the page, as the browser reports them.
+      await page.addInitScript(() => {
+        const shifts: number[] = [];
+        (window as unknown as { shifts: number[] }).shifts = shifts;
+        new PerformanceObserver((list) => {
+          for (const entry of list.getEntries()) shifts.push((entry as unknown as { value: number }).value);
+        }).observe({ type: 'layout-shift', buffered: true });
+      });
+      for (const path of [`/campaigns/${journey.campaign}`, '/', '/sign-in']) {
+        await page.goto(journey.server.base + path);
+        await page.getByRole('heading', { level: 1 }).first().waitFor();
+        await page.waitForLoadState('networkidle');
+        const shifts = await page.evaluate(() => (window as unknown as { shifts: number[] }).shifts);
+        expect(shifts.reduce((a, b) => a + b, 0), path).toBeLessThan(0.1);
+      }
+      expectNoPageErrors(browser);
+    } finally {
+      await browser.close();
+    }
+  });
+
   it('loads the new release when a page’s code is gone, and shows the page', async () => {
     const page = journey.browser.page;
     await page.goto(`${journey.server.base}/campaigns/${journey.campaign}`);
