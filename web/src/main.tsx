@@ -2,14 +2,15 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { setNonce } from 'get-nonce';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { RouterProvider } from 'react-router';
+import { BrowserRouter } from 'react-router';
 import { ApiError } from './api/client';
 import './api/view';
-import { router } from './app/routes';
+import { AppRoutes, preloadRoutesOf } from './app/routes';
 import { applyTheme, storedTheme } from './app/theme';
 import './app/styles.css';
 
 applyTheme(storedTheme());
+preloadRoutesOf(window.location);
 // The page's CSP admits an inline style element only with the nonce the server put in the page
 // (the dialogs' scroll lock writes one).
 const nonce = document.querySelector<HTMLMetaElement>('meta[name="csp-nonce"]')?.content;
@@ -28,7 +29,9 @@ const queryClient = new QueryClient({
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <QueryClientProvider client={queryClient}>
-      <RouterProvider router={router} />
+      <BrowserRouter>
+        <AppRoutes />
+      </BrowserRouter>
     </QueryClientProvider>
   </StrictMode>,
 );

@@ -1,4 +1,4 @@
-import { type FormEvent } from 'react';
+import { useEffect, useRef, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { ApiError, messageOf } from '../api/client';
 import { ErrorMessage, Field, formText } from '../ui/field';
@@ -16,6 +16,15 @@ function AuthForm({ mode }: { mode: 'sign-in' | 'sign-up' }) {
   const next = useNext();
   const signIn = useSignIn();
   const { error, isPending: busy } = signIn;
+  const form = useRef<HTMLFormElement>(null);
+  // A refused form moves the focus to what to fix: the first field in error, else the form's error
+  // (both are announced as they appear).
+  useEffect(() => {
+    if (!error || !form.current) return;
+    const target = form.current.querySelector<HTMLElement>('[aria-invalid="true"]') ?? form.current.querySelector<HTMLElement>('[role="alert"]');
+    if (target && !target.matches('input')) target.tabIndex = -1;
+    target?.focus();
+  }, [error]);
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
@@ -30,7 +39,7 @@ function AuthForm({ mode }: { mode: 'sign-in' | 'sign-up' }) {
     <main className="narrow auth">
       <p className="brand">Loreforge</p>
       <h1>{title}</h1>
-      <form onSubmit={(e) => void submit(e)} noValidate>
+      <form ref={form} onSubmit={(e) => void submit(e)} noValidate>
         {mode === 'sign-up' && <Field label="Name" name="name" autoComplete="name" error={fieldError('name')} />}
         <Field label="Email" name="email" type="email" autoComplete="email" required error={fieldError('email')} />
         <Field

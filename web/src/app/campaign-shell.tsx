@@ -1,10 +1,10 @@
-import { useState } from 'react';
+import { useRef, useState, type KeyboardEvent } from 'react';
 import { Link, NavLink, Outlet, useNavigate } from 'react-router';
 import { ApiError, messageOf } from '../api/client';
 import { ErrorMessage, Field, formText } from '../ui/field';
 import { FormDialog } from '../ui/form-dialog';
 import { CampaignAccessProvider, useCampaignAccess, usePlayerView } from '../campaigns/access';
-import { QuickSwitcher } from '../search/quick-switcher';
+import { LazyQuickSwitcher } from '../search/lazy-quick-switcher';
 import { ArcsNav } from '../arcs/arcs-nav';
 import { useCreateArc } from '../arcs/api';
 import { RememberVisits } from '../search/recent-pages';
@@ -18,6 +18,14 @@ export function CampaignShell() {
   const [viewingAsPlayer, setViewingAsPlayer] = usePlayerView(slug);
   const campaign = useCampaign(slug);
   const [menuOpen, setMenuOpen] = useState(false);
+  const menuButton = useRef<HTMLButtonElement>(null);
+  // On a phone, Escape closes the open menu and gives the focus back to its button (a dialog
+  // opened from the menu closes by itself first).
+  const escapeMenu = (event: KeyboardEvent) => {
+    if (!menuOpen || event.key !== 'Escape' || (event.target as HTMLElement).closest('[role="dialog"]')) return;
+    setMenuOpen(false);
+    menuButton.current?.focus();
+  };
   if (campaign.isPending) return <p className="loading">Loading…</p>;
   if (campaign.error) {
     return (
@@ -32,16 +40,16 @@ export function CampaignShell() {
   return (
     <CampaignAccessProvider role={role} viewingAsPlayer={viewingAsPlayer} setViewingAsPlayer={setViewingAsPlayer}>
     <div className="shell">
-      <button type="button" className="menu-button" aria-expanded={menuOpen} aria-controls="sidebar" onClick={() => setMenuOpen(!menuOpen)}>
+      <button ref={menuButton} type="button" className="menu-button" onKeyDown={escapeMenu} aria-expanded={menuOpen} aria-controls="sidebar" onClick={() => setMenuOpen(!menuOpen)}>
         {menuOpen ? 'Close menu' : 'Menu'}
       </button>
-      <aside id="sidebar" className={menuOpen ? 'sidebar open' : 'sidebar'} aria-label="Campaign" onClick={(e) => (e.target as HTMLElement).closest('a') && setMenuOpen(false)}>
+      <aside id="sidebar" className={menuOpen ? 'sidebar open' : 'sidebar'} aria-label="Campaign" onKeyDown={escapeMenu} onClick={(e) => (e.target as HTMLElement).closest('a') && setMenuOpen(false)}>
         <Link to={`/campaigns/${slug}`} className="campaign-name">
           {campaign.data.data.name}
         </Link>
         <PlayerViewSwitch />
         <SearchBox slug={slug} />
-        <QuickSwitcher campaignSlug={slug} />
+        <LazyQuickSwitcher campaignSlug={slug} />
         <RememberVisits campaignSlug={slug} />
         {role !== 'player' && (
           <div className="new-buttons">
@@ -97,6 +105,7 @@ function SearchBox({ slug }: { slug: string }) {
   return (
     <form
       role="search"
+      aria-label="Search the campaign"
       onSubmit={(e) => {
         e.preventDefault();
         if (q.trim() !== '') void navigate(`/campaigns/${slug}/search?q=${encodeURIComponent(q)}`);

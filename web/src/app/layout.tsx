@@ -5,6 +5,7 @@ import { meQuery, useSignOut } from '../account/api';
 import { ApiError, type Me } from '../api/client';
 import { applyTheme, storedTheme, type Theme } from './theme';
 import { UndoNotice } from '../ui/undo-notice';
+import './frame.css';
 
 /**
  * Pages for signed-in users: sends anyone else to sign in, then back here. The page is rendered
@@ -19,8 +20,10 @@ export function SignedIn() {
   if (me.error) return <p className="error" role="alert">{me.error.message}</p>;
   return (
     <>
-      {/* First in the tab order: after a delete the focus is on the page, and Tab reaches Undo at once. */}
+      {/* First in the tab order while it shows: after a delete the focus is on the page, and Tab
+          reaches Undo at once. Otherwise the skip link is first. */}
       <UndoNotice />
+      <SkipLink />
       <TopBar me={me.data} />
       <Outlet />
     </>
@@ -74,4 +77,33 @@ export function NotFound() {
       </p>
     </main>
   );
+}
+
+/**
+ * "Skip to content": the first stop of the tab order on every page (hidden until focused), moving
+ * the focus to the page's main area, past the top bar and the campaign's sidebar.
+ */
+export function SkipLink() {
+  return (
+    <a
+      href="#main"
+      className="skip-link"
+      onClick={(event) => {
+        const main = document.querySelector('main');
+        if (!main) return;
+        event.preventDefault();
+        // Focusable by script only (not a Tab stop of its own), then focused.
+        if (!main.hasAttribute('tabindex')) main.tabIndex = -1;
+        if (!main.id) main.id = 'main';
+        main.focus();
+      }}
+    >
+      Skip to content
+    </a>
+  );
+}
+
+/** A page whose code is on its way: its place, empty and busy (nothing moves when it arrives). */
+export function PageLoading() {
+  return <main className="page-loading" aria-busy="true" aria-label="Loading" />;
 }

@@ -1,48 +1,98 @@
 // The app's pages, one real URL each (CONTRACT "Web app"); the server answers every one of them
 // with the app (src/http/web-app.ts WEB_PAGE_ROUTES), so reloads and deep links work.
-import { createBrowserRouter } from 'react-router';
-import { AccountPage } from '../account/account-page';
-import { ArcPage } from '../arcs/arc-page';
-import { SignInPage, SignUpPage } from '../account/auth';
-import { CampaignHome } from '../campaigns/campaign-home';
-import { CampaignShell } from './campaign-shell';
-import { CampaignsPage } from '../campaigns/campaigns-page';
-import { ImportPage } from '../import/import-page';
-import { JoinPage } from '../members/join-page';
-import { MembersPage } from '../members/members-page';
-import { NotFound, SignedIn } from './layout';
-import { ResetPasswordPage } from '../account/reset-password';
-import { SearchPage } from '../search/search-page';
-import { ThingPage } from '../things/thing-page';
-import { ThingTypePage } from '../things/thing-type-page';
-import { TrashPage } from '../history/trash-page';
+// Every page is its own chunk, loaded when first shown (React.lazy); on the first load, the chunks
+// of the address's routes (the campaign's frame and its page) are asked for at once, not one after
+// the other. The first visit downloads the app's frame and that page, not the whole app (its
+// budget: test/e2e/bundle-size.test.ts). The declarative router: the data router's code (loaders,
+// actions, fetchers), which the app does not use, is not downloaded.
+import { lazy, Suspense, type ComponentType } from 'react';
+import { matchRoutes, Outlet, useRoutes, type RouteObject } from 'react-router';
+import { NotFound, PageLoading, SignedIn, SkipLink } from './layout';
 
-export const router = createBrowserRouter([
-  { path: '/sign-in', element: <SignInPage /> },
-  { path: '/sign-up', element: <SignUpPage /> },
-  { path: '/join', element: <JoinPage /> },
-  { path: '/reset-password', element: <ResetPasswordPage /> },
+type Load = () => Promise<unknown>;
+
+// A new release removed the chunks this tab's app was built with (hashed names): a page's code
+// cannot load, so the tab loads the new app, at most once a minute (no loop when the server is away).
+window.addEventListener('vite:preloadError', (event) => {
+  const last = Number(sessionStorage.getItem('loreforge.reloaded') ?? 0);
+  if (Date.now() - last < 60_000) return;
+  event.preventDefault();
+  sessionStorage.setItem('loreforge.reloaded', String(Date.now()));
+  window.location.reload();
+});
+
+/** A page exported as `name` by the module `load` imports: loaded once, when first shown or preloaded. */
+function page<M>(load: () => Promise<M>, name: keyof M): Pick<RouteObject, 'element' | 'handle'> {
+  let loading: Promise<M> | undefined;
+  const once = () => (loading ??= load());
+  const Page = lazy(async () => {
+    const module = (await once()) as M | undefined;
+    // Nothing when the code could not be had and the tab is loading the new release (above).
+    if (module === undefined) await new Promise(() => undefined);
+    return { default: module![name] as ComponentType };
+  });
+  return {
+    // Its own boundary: while it loads, the frame around it (top bar, campaign sidebar) stays.
+    element: (
+      <Suspense fallback={<PageLoading />}>
+        <Page />
+      </Suspense>
+    ),
+    handle: { load: once satisfies Load },
+  };
+}
+
+/** Pages open to anyone: the skip link first, then the page. */
+function Public() {
+  return (
+    <>
+      <SkipLink />
+      <Outlet />
+    </>
+  );
+}
+
+const routes: RouteObject[] = [
+  {
+    element: <Public />,
+    children: [
+      { path: '/sign-in', ...page(() => import('../account/auth'), 'SignInPage') },
+      { path: '/sign-up', ...page(() => import('../account/auth'), 'SignUpPage') },
+      { path: '/join', ...page(() => import('../members/join-page'), 'JoinPage') },
+      { path: '/reset-password', ...page(() => import('../account/reset-password'), 'ResetPasswordPage') },
+      { path: '*', element: <NotFound /> },
+    ],
+  },
   {
     element: <SignedIn />,
     children: [
-      { path: '/', element: <CampaignsPage /> },
-      { path: '/campaigns', element: <CampaignsPage /> },
-      { path: '/account', element: <AccountPage /> },
-      { path: '/import', element: <ImportPage /> },
+      { path: '/', ...page(() => import('../campaigns/campaigns-page'), 'CampaignsPage') },
+      { path: '/campaigns', ...page(() => import('../campaigns/campaigns-page'), 'CampaignsPage') },
+      { path: '/account', ...page(() => import('../account/account-page'), 'AccountPage') },
+      { path: '/import', ...page(() => import('../import/import-page'), 'ImportPage') },
       {
         path: '/campaigns/:campaignSlug',
-        element: <CampaignShell />,
+        ...page(() => import('./campaign-shell'), 'CampaignShell'),
         children: [
-          { index: true, element: <CampaignHome /> },
-          { path: 'things/:thingSlug', element: <ThingPage /> },
-          { path: 'arcs/:arcSlug', element: <ArcPage /> },
-          { path: 'types/:thingTypeId', element: <ThingTypePage /> },
-          { path: 'search', element: <SearchPage /> },
-          { path: 'members', element: <MembersPage /> },
-          { path: 'trash', element: <TrashPage /> },
+          { index: true, ...page(() => import('../campaigns/campaign-home'), 'CampaignHome') },
+          { path: 'things/:thingSlug', ...page(() => import('../things/thing-page'), 'ThingPage') },
+          { path: 'arcs/:arcSlug', ...page(() => import('../arcs/arc-page'), 'ArcPage') },
+          { path: 'types/:thingTypeId', ...page(() => import('../things/thing-type-page'), 'ThingTypePage') },
+          { path: 'search', ...page(() => import('../search/search-page'), 'SearchPage') },
+          { path: 'members', ...page(() => import('../members/members-page'), 'MembersPage') },
+          { path: 'trash', ...page(() => import('../history/trash-page'), 'TrashPage') },
         ],
       },
     ],
   },
-  { path: '*', element: <NotFound /> },
-]);
+];
+
+/** Starts loading the code of every route the address matches, all at once. */
+export function preloadRoutesOf(location: { pathname: string }): void {
+  for (const match of matchRoutes(routes, location) ?? []) (match.route.handle as { load?: Load } | undefined)?.load?.().catch(() => undefined);
+}
+
+/** The page for the address (inside a BrowserRouter). */
+export function AppRoutes() {
+  return useRoutes(routes);
+}

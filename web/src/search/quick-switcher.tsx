@@ -7,8 +7,8 @@ import { useRecentPages } from './recent-pages';
 import { recentPageAddress } from './recent';
 
 /** Ctrl+K / Cmd+K: the pages opened last, then search as you type (debounced), arrows to choose, Enter to open. */
-export function QuickSwitcher({ campaignSlug }: { campaignSlug: string }) {
-  const [open, setOpen] = useState(false);
+export function QuickSwitcher({ campaignSlug, initiallyOpen = false }: { campaignSlug: string; initiallyOpen?: boolean }) {
+  const [open, setOpen] = useState(initiallyOpen);
   const navigate = useNavigate();
   const recent = useRecentPages(campaignSlug);
 

@@ -1,0 +1,77 @@
+// Pages load their code when first shown (app/routes.tsx). What a first visit fetches, and what
+// happens when a page's code cannot be had (a new release replaced the files this tab knew).
+import { describe, expect, it } from 'vitest';
+import { expectNoPageErrors, gmJourney, launchBrowser } from './browser.js';
+
+const journey = gmJourney('Split Again');
+
+describe('code splitting', () => {
+  it('loads a campaign page’s own code, not the editor’s or other pages’', async () => {
+    // A browser with nothing cached, signed in as the GM.
+    const browser = await launchBrowser();
+    await browser.context.addCookies(await journey.browser.context.cookies());
+    const { page } = browser;
+    const scripts: string[] = [];
+    page.on('request', (request) => {
+      if (request.resourceType() === 'script') scripts.push(new URL(request.url()).pathname);
+    });
+    await page.goto(`${journey.server.base}/campaigns/${journey.campaign}`);
+    await page.getByRole('heading', { level: 1, name: 'Split Again' }).waitFor();
+    expect(scripts.some((path) => /\/campaign-shell-/.test(path))).toBe(true);
+    expect(scripts.some((path) => /\/campaign-home-/.test(path))).toBe(true);
+    // Neither the editor nor other pages.
+    expect(scripts.filter((path) => /\/(editor|thing-page|import-page|account-page|members-page)-/.test(path))).toEqual([]);
+    expectNoPageErrors(browser);
+    await browser.close();
+  });
+
+  it('moves nothing while a first visit’s code and data arrive (cumulative layout shift under 0.1)', async () => {
+    const browser = await launchBrowser({ width: 375, height: 740 });
+    try {
+      await browser.context.addCookies(await journey.browser.context.cookies());
+      const { page } = browser;
+      // Every layout shift from the very start of the page, as the browser reports them.
+      await page.addInitScript(() => {
+        const shifts: number[] = [];
+        (window as unknown as { shifts: number[] }).shifts = shifts;
+        new PerformanceObserver((list) => {
+          for (const entry of list.getEntries()) shifts.push((entry as unknown as { value: number }).value);
+        }).observe({ type: 'layout-shift', buffered: true });
+      });
+      for (const path of [`/campaigns/${journey.campaign}`, '/', '/sign-in']) {
+        await page.goto(journey.server.base + path);
+        await page.getByRole('heading', { level: 1 }).first().waitFor();
+        await page.waitForLoadState('networkidle');
+        const shifts = await page.evaluate(() => (window as unknown as { shifts: number[] }).shifts);
+        expect(shifts.reduce((a, b) => a + b, 0), path).toBeLessThan(0.1);
+      }
+      expectNoPageErrors(browser);
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it('loads the new release when a page’s code is gone, and shows the page', async () => {
+    const page = journey.browser.page;
+    await page.goto(`${journey.server.base}/campaigns/${journey.campaign}`);
+    await page.getByRole('heading', { level: 1, name: 'Split Again' }).waitFor();
+    // The members page's code is missing once (as after a release), then there again.
+    let refused = 0;
+    await page.route(/\/assets\/members-page-[^/]+\.js$/, async (route) => {
+      if (refused === 0) {
+        refused += 1;
+        await route.fulfill({ status: 404, body: 'gone' });
+      } else {
+        await route.continue();
+      }
+    });
+    const reloaded = page.waitForEvent('load');
+    await page.getByRole('link', { name: 'Members' }).click();
+    await reloaded;
+    await page.getByRole('heading', { level: 1, name: 'Members' }).waitFor();
+    expect(refused).toBe(1);
+    expect(new URL(page.url()).pathname).toBe(`/campaigns/${journey.campaign}/members`);
+    // The 404 of the missing file is logged by the browser as a failed request, nothing else.
+    expectNoPageErrors(journey.browser);
+  });
+});
