@@ -135,7 +135,7 @@ async function everyPage(theme: 'light' | 'dark', width?: number): Promise<Recor
     found['editor'] = await violations(page);
     await page.keyboard.press('End');
     await page.keyboard.type(' @');
-    await page.getByRole('combobox', { name: /mention/i }).waitFor();
+    await page.getByTestId('mention-picker').waitFor();
     found['mention picker'] = await violations(page);
     await page.keyboard.press('Escape');
     expectNoPageErrors(browser);

@@ -4,7 +4,7 @@
 import type { Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pngSized } from '../fixtures/images.js';
-import { type Browser, createCampaign, createThing, type E2eServer, expectNoPageErrors, launchBrowser, saved, signUp, startE2eServer } from './browser.js';
+import { type Browser, createCampaign, createThing, type E2eServer, expectNoPageErrors, launchBrowser, playerView, saved, signUp, startE2eServer } from './browser.js';
 
 let server: E2eServer;
 let browser: Browser;
@@ -26,7 +26,7 @@ describe('an uploaded image', () => {
   it('carries its width and height in the rendered page and in the editor', async () => {
     const page = browser.page;
     await createThing(page, 'Cragmaw Castle');
-    await page.getByRole('button', { name: 'Edit description' }).click();
+    // The text is written where it is read: no edit mode to open.
     await page.getByRole('textbox', { name: 'Description' }).click();
     await page.keyboard.type('The castle from the road.');
     await page.getByRole('button', { name: 'Image', exact: true }).click();
@@ -36,14 +36,15 @@ describe('an uploaded image', () => {
     await upload.getByRole('button', { name: 'Upload and insert' }).click();
     await page.getByRole('dialog', { name: 'Insert an image' }).waitFor({ state: 'detached' });
     await saved(page);
-    await page.getByRole('button', { name: 'Done' }).click();
 
+    // The rendered page, as the players read it.
     await page.reload();
+    await playerView(page, true);
     const rendered = page.getByRole('region', { name: 'Description (rendered)' }).locator('img');
     await rendered.waitFor();
     expect(await size(rendered)).toEqual(['400', '300']);
 
-    await page.getByRole('button', { name: 'Edit description' }).click();
+    await playerView(page, false);
     const inEditor = page.getByRole('textbox', { name: 'Description' }).locator('img');
     await inEditor.waitFor();
     await expect.poll(() => size(inEditor)).toEqual(['400', '300']);

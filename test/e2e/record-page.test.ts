@@ -123,10 +123,11 @@ describe('a record as a page', () => {
     const mention = text(page, 'Hook').locator('.mention', { hasText: 'Sildar Hallwinter' });
     await mention.waitFor();
     await saved(page);
-    await mention.click({ modifiers: ['Control'] });
-    await page.waitForURL(thingUrl);
-    await page.getByRole('heading', { level: 1, name: 'Sildar Hallwinter', exact: true }).waitFor();
-    await page.goBack();
+    // As a link does: a new tab with the record, this page kept as it is.
+    const [opened] = await Promise.all([page.context().waitForEvent('page'), mention.click({ modifiers: ['Control'] })]);
+    await opened.waitForURL(thingUrl);
+    await opened.getByRole('heading', { level: 1, name: 'Sildar Hallwinter', exact: true }).waitFor();
+    await opened.close();
     await text(page, 'Hook').locator('.mention', { hasText: 'Sildar Hallwinter' }).waitFor();
     expectNoPageErrors(gm);
   });

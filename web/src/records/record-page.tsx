@@ -2,13 +2,11 @@
 // title is the page's heading and is edited where it stands, the text is the editor itself (no mode
 // to open and close), and what is not writing (type, visibility, address, history, delete) sits in
 // a details panel and at the foot of the page, out of the writing path. Print: app/print.css.
-import { useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent, type MouseEvent, type ReactNode } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import { useNavigate } from 'react-router';
 import { ApiError, messageOf } from '../api/client';
 import { ErrorMessage, Field } from '../ui/field';
 import { Rendered } from '../ui/rendered';
-import { useArcs } from '../arcs/api';
-import { useAllThings } from '../things/api';
 import { useMe } from '../account/api';
 import { useRefreshCampaign } from '../campaigns/api';
 import { EDITING_ATTRIBUTE, RecordRichField, type EditedRecord } from './use-record';
@@ -135,7 +133,6 @@ export function RecordText<R extends Record<string, unknown>, P extends Record<s
   const me = useMe();
   const box = useRef<HTMLDivElement>(null);
   const wanted = useRef<'start' | 'end' | undefined>(focusOnOpen ? 'end' : undefined);
-  const openMention = useOpenMention(campaignSlug);
   useEffect(() => {
     const element = box.current;
     if (!element) return;
@@ -156,28 +153,10 @@ export function RecordText<R extends Record<string, unknown>, P extends Record<s
     </div>
   );
   return (
-    <div ref={box} className="record-text" onClickCapture={openMention}>
+    <div ref={box} className="record-text">
       <RecordRichField edited={edited} field={field} label={label} campaignSlug={campaignSlug} canUpload={me?.premium ?? false} fallback={fallback} />
     </div>
   );
-}
-
-/** Ctrl+click (⌘+click) on a mention in an editor opens the thing or arc it names. */
-function useOpenMention(campaignSlug: string) {
-  const navigate = useNavigate();
-  const things = useAllThings(campaignSlug);
-  const arcs = useArcs(campaignSlug);
-  return (event: MouseEvent<HTMLDivElement>) => {
-    if (!event.ctrlKey && !event.metaKey) return;
-    const mention = (event.target as HTMLElement).closest<HTMLElement>('.mention[data-type][data-id]');
-    if (!mention) return;
-    const id = Number(mention.dataset['id']);
-    const target = mention.dataset['type'] === 'arc' ? arcs.data?.find((a) => a.id === id) : things.data?.find((t) => t.id === id);
-    if (!target) return;
-    event.preventDefault();
-    event.stopPropagation();
-    void navigate(`/campaigns/${campaignSlug}/${mention.dataset['type'] === 'arc' ? 'arcs' : 'things'}/${target.slug}`);
-  };
 }
 
 /** An empty field of a record (an arc's hook…): one line that opens its editor in place. */

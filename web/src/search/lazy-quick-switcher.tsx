@@ -17,7 +17,8 @@ export function LazyQuickSwitcher({ campaignSlug }: { campaignSlug: string }) {
   useEffect(() => {
     if (wanted) return;
     const onKey = (event: KeyboardEvent) => {
-      if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === 'k') {
+      // A Ctrl+K the editor already handled (a link in the text) is not for the switcher.
+      if (!event.defaultPrevented && (event.ctrlKey || event.metaKey) && event.key.toLowerCase() === 'k') {
         event.preventDefault();
         setWanted(true);
       }

@@ -108,9 +108,11 @@ function NewTypeForm({ slug }: { slug: string }) {
   const [name, setName] = useState('');
   const submit = async (e: FormEvent) => {
     e.preventDefault();
+    const submitted = name;
     try {
-      await create.mutateAsync(name);
-      setName('');
+      await create.mutateAsync(submitted);
+      // Emptied only if nothing else was typed meanwhile (the answer waits for the sidebar's refresh).
+      setName((current) => (current === submitted ? '' : current));
     } catch {
       // Shown under the field (the mutation's error).
     }
