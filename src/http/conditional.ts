@@ -24,6 +24,19 @@ export function recordEtag(view: View, id: number, version: number): string {
 }
 
 /**
+ * An arc's ETag. Its answer shows other records too (its linked `things`, `parentArc`, `childArcs`),
+ * which change without the arc's version (a link, an unlink, a linked thing's edit), so a game
+ * master's tag is the arc's id and version and a digest of the answer (`"12-3-a<hex>"`): it moves
+ * whenever the answer does. If-Match takes it as the arc's own version (expectedVersion), as a thing
+ * type's count: a link made since the client's read is no lost update of the arc's fields.
+ */
+export function arcEtag(view: View, arc: { id: number; version: number }, answer: unknown): string {
+  if (view.players) return recordEtag(view, arc.id, arc.version);
+  const digest = createHash('sha256').update(JSON.stringify(answer)).digest('hex').slice(0, 16);
+  return `"${arc.id}-${arc.version}-a${digest}"`;
+}
+
+/**
  * A thing type's ETag: its version and its `thingCount`, which other records' writes move (so a
  * 304 never confirms a stale count). If-Match takes it as the type's own version.
  */
@@ -65,8 +78,9 @@ export function expectedVersion(request: FastifyRequest): ExpectedVersion | unde
   const value = header.trim();
   if (value === '*') return { admits: () => true };
   // A campaign's tag carries the role it was read with (campaignEtag), a thing type's its count
-  // (thingTypeEtag), a compressed answer's its encoding (compression.ts); any writer's names the version.
-  const tags = value.split(',').map((tag) => withoutEncoding(tag.trim()).replace(/-(owner|gm|n\d+)"$/, '"'));
+  // (thingTypeEtag), an arc's a digest of its answer (arcEtag), a compressed answer's its encoding
+  // (compression.ts); any writer's names the version.
+  const tags = value.split(',').map((tag) => withoutEncoding(tag.trim()).replace(/-(owner|gm|n\d+|a[0-9a-f]{16})"$/, '"'));
   return { admits: (id, version) => tags.includes(etagOf(id, version)) };
 }
 

@@ -74,6 +74,36 @@ describe('one editing state per record', () => {
     expectNoPageErrors(journey.browser);
   });
 
+  it('a thing added on the arc page shows at once and after a reload, and typing in the arc then saves with no conflict', async () => {
+    const page = journey.browser.page;
+    await createThing(page, 'Sildar Hallwinter');
+    await createArc(page, 'Goblin Arrows');
+    await page.getByRole('button', { name: 'Write the hook…' }).click();
+    await typeInto(page, 'Ambush on the road.', 'Hook');
+    await saved(page);
+    // The browser holds the arc with its ETag now: a reload revalidates it.
+    await page.reload();
+    const linked = page.getByRole('region', { name: 'Things in this arc' });
+    await editor(page, 'Hook').waitFor();
+    await page.getByRole('combobox', { name: 'Add a thing' }).fill('Sildar');
+    await page.getByRole('listbox', { name: 'Add a thing: matches' }).getByRole('option', { name: 'Sildar Hallwinter', exact: true }).click();
+    await linked.getByRole('link', { name: 'Sildar Hallwinter' }).waitFor();
+    await page.reload();
+    await linked.getByRole('link', { name: 'Sildar Hallwinter' }).waitFor();
+    await typeInto(page, ' Sildar is taken.', 'Hook');
+    await saved(page);
+    expect(await page.getByRole('dialog', { name: 'Someone else changed this while you were editing' }).count()).toBe(0);
+    const arcPath = `/api/campaigns/${journey.campaign}/arcs/${new URL(page.url()).pathname.split('/').pop()!}`;
+    expect(await serverDescription(page, arcPath, 'hook')).toContain('Ambush on the road. Sildar is taken.');
+    // Unlinked from the arc page, it is gone at once and after a reload.
+    await linked.getByRole('button', { name: /Remove Sildar Hallwinter/ }).click();
+    await linked.getByRole('link', { name: 'Sildar Hallwinter' }).waitFor({ state: 'detached' });
+    await page.reload();
+    await editor(page, 'Hook').waitFor();
+    expect(await linked.getByRole('link', { name: 'Sildar Hallwinter' }).count()).toBe(0);
+    expectNoPageErrors(journey.browser);
+  });
+
   it('navigating away and back shows what was saved', async () => {
     const page = journey.browser.page;
     await createThing(page, 'Visited');

@@ -15,7 +15,7 @@ import { serializeRichText } from '../../domain/rich-text.js';
 import { callerOf, campaignOf, viewOf } from '../auth.js';
 import { trashArc } from '../../history/trash.js';
 import type { AppInstance } from '../app-types.js';
-import { expectedVersion, recordEtag } from '../conditional.js';
+import { arcEtag, expectedVersion } from '../conditional.js';
 import { atBody } from '../errors.js';
 import { followingPreviousSlug, previousSlugResponses } from '../previous-slug.js';
 import { Arc, ArcListQuerystring, ArcParams, ArcWithoutThings, NewArcBody, presentArc, serializeArcs, UpdatedArcBody } from '../schemas/arc.js';
@@ -92,11 +92,12 @@ export function arcsRoutes(app: AppInstance) {
       const campaign = campaignOf(request);
       const detail = await atBody('/newArc', createArc(database, campaign.id, { ...texts, ...structure, name, parentArcId: input.parentArcId ?? null, visibility: input.visibility }));
       const view = viewOf(request);
+      const answer = presentArc(detail, view);
       return reply
         .code(201)
         .header('location', `/api/campaigns/${campaign.slug}/arcs/${detail.arc.slug}`)
-        .header('etag', recordEtag(view, detail.arc.id, detail.arc.version))
-        .send(presentArc(detail, view));
+        .header('etag', arcEtag(view, detail.arc, answer))
+        .send(answer);
     },
   );
 
@@ -109,6 +110,7 @@ export function arcsRoutes(app: AppInstance) {
         summary: 'One arc',
         description:
           'The arc with its narrative fields, `parentArc`, `childArcs` and linked `things`. ' +
+          'Its ETag moves whenever this answer does: when the arc changes, and when a thing is linked to it or unlinked from it, a linked thing, its parent or a child changes. ' +
           'A slug the arc had before an explicit slug change answers 308 with `Location` of its current URL (404 to a player when the arc is GM-only); a previous slug is released when another arc takes it.',
         tags: ['arcs'],
         params: ArcParams,
@@ -120,7 +122,8 @@ export function arcsRoutes(app: AppInstance) {
       const view = viewOf(request);
       return followingPreviousSlug(database.kysely, request, reply, 'arc', request.params.arcSlug, async () => {
         const detail = await findArcDetail(database.kysely, view, request.params.arcSlug);
-        return reply.header('etag', recordEtag(view, detail.arc.id, detail.arc.version)).send(presentArc(detail, view));
+        const answer = presentArc(detail, view);
+        return reply.header('etag', arcEtag(view, detail.arc, answer)).send(answer);
       });
     },
   );
@@ -132,7 +135,7 @@ export function arcsRoutes(app: AppInstance) {
       schema: {
         operationId: 'updateArc',
         summary: 'Change an arc',
-        description: 'Changes the fields given; omitted fields keep their value, and a given `properties`, `tags` or `aliases` array replaces the old one. `parentArcId` must name another arc of the campaign (400 `invalid_reference`) and may not make a loop (400 `arc_cycle`); null makes the arc top-level. With If-Match, a stale version is 412.',
+        description: 'Changes the fields given; omitted fields keep their value, and a given `properties`, `tags` or `aliases` array replaces the old one. `parentArcId` must name another arc of the campaign (400 `invalid_reference`) and may not make a loop (400 `arc_cycle`); null makes the arc top-level. With If-Match, a stale version of the arc is 412; a tag read before a link, an unlink or a change of another record the answer shows (which move the ETag, not the arc’s version) still matches.',
         tags: ['arcs'],
         params: ArcParams,
         body: UpdatedArcBody,
@@ -155,7 +158,8 @@ export function arcsRoutes(app: AppInstance) {
         updateArc(database, campaignOf(request).id, request.params.arcSlug, changes, expectedVersion(request)),
       );
       const view = viewOf(request);
-      return reply.header('etag', recordEtag(view, detail.arc.id, detail.arc.version)).send(presentArc(detail, view));
+      const answer = presentArc(detail, view);
+      return reply.header('etag', arcEtag(view, detail.arc, answer)).send(answer);
     },
   );
 

@@ -11,7 +11,7 @@ import type { RevisionKind } from '../../history/snapshots.js';
 import { restoreArcRevision, restoreCampaignRevision, restoreThingRevision } from '../../history/revisions.js';
 import { campaignOf, viewOf } from '../auth.js';
 import type { AppInstance } from '../app-types.js';
-import { campaignEtag, expectedVersion, recordEtag } from '../conditional.js';
+import { arcEtag, campaignEtag, expectedVersion, recordEtag } from '../conditional.js';
 import { followingPreviousSlug, previousSlugResponses } from '../previous-slug.js';
 import { Arc, presentArc } from '../schemas/arc.js';
 import { Campaign, presentCampaign } from '../schemas/campaign.js';
@@ -215,7 +215,8 @@ export function revisionsRoutes(app: AppInstance) {
         }
         if (family.kind === 'arc') {
           const detail = await restoreArcRevision(database, campaign.id, params.arcSlug ?? '', id, expected);
-          return reply.header('etag', recordEtag(view, detail.arc.id, detail.arc.version)).send(presentArc(detail, view));
+          const answer = presentArc(detail, view);
+          return reply.header('etag', arcEtag(view, detail.arc, answer)).send(answer);
         }
         const row = await restoreCampaignRevision(database, campaign, id, expected);
         return reply.header('etag', campaignEtag(view, row)).send(presentCampaign(row, view));

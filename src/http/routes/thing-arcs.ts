@@ -41,7 +41,7 @@ export function thingArcsRoutes(app: AppInstance) {
       schema: {
         operationId: 'linkThingToArc',
         summary: 'Link a thing to an arc',
-        description: 'Links the thing to the arc named by `arcSlug`; linking a pair that is already linked also succeeds. Neither record’s version changes.',
+        description: 'Links the thing to the arc named by `arcSlug`; linking a pair that is already linked also succeeds. Neither record’s version changes, so If-Match of either still matches; the arc’s ETag (and the arcs list’s) moves, as its `things` do.',
         tags: ['arcs'],
         params: ThingParams,
         body: LinkArcBody,
@@ -61,7 +61,7 @@ export function thingArcsRoutes(app: AppInstance) {
       schema: {
         operationId: 'unlinkThingFromArc',
         summary: 'Unlink a thing from an arc',
-        description: 'Removes the link; a pair that is not linked is 404 `link_not_found`.',
+        description: 'Removes the link; a pair that is not linked is 404 `link_not_found`. Neither record’s version changes, so If-Match of either still matches; the arc’s ETag (and the arcs list’s) moves, as its `things` do.',
         tags: ['arcs'],
         params: ThingArcParams,
         response: { 204: Type.Null(), ...problems(401, 404) },

@@ -446,12 +446,12 @@ export type paths = {
         };
         /**
          * One arc
-         * @description The arc with its narrative fields, `parentArc`, `childArcs` and linked `things`. A slug the arc had before an explicit slug change answers 308 with `Location` of its current URL (404 to a player when the arc is GM-only); a previous slug is released when another arc takes it.
+         * @description The arc with its narrative fields, `parentArc`, `childArcs` and linked `things`. Its ETag moves whenever this answer does: when the arc changes, and when a thing is linked to it or unlinked from it, a linked thing, its parent or a child changes. A slug the arc had before an explicit slug change answers 308 with `Location` of its current URL (404 to a player when the arc is GM-only); a previous slug is released when another arc takes it.
          */
         get: operations["getArc"];
         /**
          * Change an arc
-         * @description Changes the fields given; omitted fields keep their value, and a given `properties`, `tags` or `aliases` array replaces the old one. `parentArcId` must name another arc of the campaign (400 `invalid_reference`) and may not make a loop (400 `arc_cycle`); null makes the arc top-level. With If-Match, a stale version is 412.
+         * @description Changes the fields given; omitted fields keep their value, and a given `properties`, `tags` or `aliases` array replaces the old one. `parentArcId` must name another arc of the campaign (400 `invalid_reference`) and may not make a loop (400 `arc_cycle`); null makes the arc top-level. With If-Match, a stale version of the arc is 412; a tag read before a link, an unlink or a change of another record the answer shows (which move the ETag, not the arc’s version) still matches.
          */
         put: operations["updateArc"];
         post?: never;
@@ -463,7 +463,7 @@ export type paths = {
         options?: never;
         /**
          * One arc (headers only)
-         * @description The arc with its narrative fields, `parentArc`, `childArcs` and linked `things`. A slug the arc had before an explicit slug change answers 308 with `Location` of its current URL (404 to a player when the arc is GM-only); a previous slug is released when another arc takes it.
+         * @description The arc with its narrative fields, `parentArc`, `childArcs` and linked `things`. Its ETag moves whenever this answer does: when the arc changes, and when a thing is linked to it or unlinked from it, a linked thing, its parent or a child changes. A slug the arc had before an explicit slug change answers 308 with `Location` of its current URL (404 to a player when the arc is GM-only); a previous slug is released when another arc takes it.
          */
         head: operations["getArcHead"];
         patch?: never;
@@ -484,7 +484,7 @@ export type paths = {
         put?: never;
         /**
          * Link a thing to an arc
-         * @description Links the thing to the arc named by `arcSlug`; linking a pair that is already linked also succeeds. Neither record’s version changes.
+         * @description Links the thing to the arc named by `arcSlug`; linking a pair that is already linked also succeeds. Neither record’s version changes, so If-Match of either still matches; the arc’s ETag (and the arcs list’s) moves, as its `things` do.
          */
         post: operations["linkThingToArc"];
         delete?: never;
@@ -509,7 +509,7 @@ export type paths = {
         post?: never;
         /**
          * Unlink a thing from an arc
-         * @description Removes the link; a pair that is not linked is 404 `link_not_found`.
+         * @description Removes the link; a pair that is not linked is 404 `link_not_found`. Neither record’s version changes, so If-Match of either still matches; the arc’s ETag (and the arcs list’s) moves, as its `things` do.
          */
         delete: operations["unlinkThingFromArc"];
         options?: never;
