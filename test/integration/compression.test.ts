@@ -173,6 +173,15 @@ describe(`compressed API answers on ${dialect}`, () => {
     expect(json(missing)).toMatchObject({ status: 404 });
   });
 
+  it('varies on Accept-Encoding on answers to unknown API paths too', async () => {
+    for (const [method, url] of [['GET', '/api/nope'], ['POST', '/api/nope'], ['DELETE', '/api/campaigns'], ['GET', `${c.base}/nowhere`]] as const) {
+      const res = await ctx.app.inject({ method, url, headers: { ...owner.headers, 'accept-encoding': 'br' } });
+      expect(res.statusCode, url).toBe(404);
+      expect(res.headers.vary, url).toMatch(/accept-encoding/);
+      expect(json(res)).toMatchObject({ status: 404, code: 'route_not_found' });
+    }
+  });
+
   it('never compresses the export zip again; the JSON export is compressed as it streams', async () => {
     const zip = await get(`${c.base}/export`, { 'accept-encoding': 'br, gzip' });
     expect(zip.statusCode).toBe(200);
