@@ -7,6 +7,7 @@ import { requireOperationDocs } from './http/openapi.js';
 import type { AppInstance } from './http/app-types.js';
 import { registerAuth } from './http/auth.js';
 import { registerCompression } from './http/compression.js';
+import { routeNotFound } from './http/errors.js';
 import { registerResponseCache, ResponseCache } from './http/response-cache.js';
 import { registerApiRoutes } from './http/routes/index.js';
 import { localImageRoutes } from './http/routes/images.js';
@@ -67,6 +68,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(
     async (api) => {
       await registerCompression(api);
+      // Unknown /api paths answered in this scope: varying on Accept-Encoding like every API answer.
+      api.setNotFoundHandler(routeNotFound);
       registerApiRoutes(api);
       api.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
     },

@@ -26,7 +26,7 @@ const DESCRIPTION = [
   'Campaign content for game masters: campaigns hold things, thing types, story arcs and images.',
   '',
   'Bodies are `application/json; charset=utf-8`; errors are RFC 9457 problem documents (`application/problem+json`) with a stable `code`.',
-  'Answers of 1 KiB or more are compressed (`Content-Encoding: br` or `gzip`) when `Accept-Encoding` allows it (br preferred, q-values honoured); every answer carries `Vary: accept-encoding`. Request bodies are read as sent, never decompressed.',
+  'Answers of 1 KiB or more are compressed (`Content-Encoding: br` or `gzip`) when `Accept-Encoding` allows it (br preferred, q-values honoured); every answer under `/api` but the readable docs at `/api/docs` carries `Vary: accept-encoding`, a 404 for an unknown path included (not those refused before any route, below). Request bodies are read as sent, never decompressed.',
   'A strong `ETag` answered to a request that accepts br or gzip names that encoding (`"12-3-br"`, RFC 9110 §8.8.3), on a 304 too; If-Match and If-None-Match take it as the same version as the tag without (`"12-3"`). HEAD answers are not compressed and carry the tag without.',
   'Requests the HTTP parser refuses before any route (a malformed request line, headers over the limit, a request not received within REQUEST_TIMEOUT_MS, a URL that does not decode) are answered 400, 408, 414 or 431 with a problem document as well.',
 ].join('\n');

@@ -1,4 +1,5 @@
 import fastifyCompress from '@fastify/compress';
+import { createRequire } from 'node:module';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -36,24 +37,23 @@ export function compressed(payload: Buffer, encoding: Encoding): Promise<Buffer>
   return encoding === 'br' ? brotli(payload, BROTLI_OPTIONS) : gzip(payload);
 }
 
+// @fastify/compress's own negotiator, loaded from where @fastify/compress loads it (not a direct
+// dependency of ours): the same code, the same version, so the two can never disagree.
+const requireFromCompress = createRequire(createRequire(import.meta.url).resolve('@fastify/compress'));
+const { negotiate } = requireFromCompress('@fastify/accept-negotiator') as { negotiate: (header: string, supported: Encoding[]) => Encoding | null };
+const SUPPORTED: Encoding[] = [...ENCODINGS];
+
 /**
- * The encoding @fastify/compress picks for this request, or undefined for identity: the highest
- * q-value among br and gzip (`q=0`: not acceptable), br on a tie; `*` and `x-gzip` count as gzip,
- * as @fastify/compress counts them. (A property test holds the two to the same answers.)
+ * The encoding @fastify/compress picks for this request, or undefined for identity: its
+ * negotiator called exactly as it calls it (index.js getEncodingHeader): the header in lower
+ * case, `*` and `x-gzip` read as gzip, our encodings in our order. Its reading of the header is
+ * its own (`br;level=0` is not br at q=1), and ours is the same by construction, so a strong tag
+ * that names an encoding names the one the body is sent with.
  */
 export function negotiatedEncoding(request: FastifyRequest): Encoding | undefined {
   const header = request.headers['accept-encoding'];
   if (header === undefined || request.headers['x-no-compression'] !== undefined) return undefined;
-  const quality: Partial<Record<string, number>> = {};
-  for (const item of header.toLowerCase().replace(/\*|x-gzip/gu, 'gzip').split(',')) {
-    const [token = '', ...params] = item.split(';').map((part) => part.trim());
-    const q = params.find((param) => /^q\s*=/.test(param));
-    const value = q === undefined ? 1 : Number.parseFloat(q.slice(q.indexOf('=') + 1)) || 0;
-    if (value > 0 && value > (quality[token] ?? 0)) quality[token] = value;
-  }
-  let chosen: Encoding | undefined;
-  for (const encoding of ENCODINGS) if ((quality[encoding] ?? 0) > (chosen ? quality[chosen]! : 0)) chosen = encoding;
-  return chosen;
+  return negotiate(header.toLowerCase().replace(/\*|x-gzip/gu, 'gzip'), SUPPORTED) ?? undefined;
 }
 
 function addVary(reply: FastifyReply): void {

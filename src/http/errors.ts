@@ -125,10 +125,13 @@ function fromFastifyError(error: FastifyError): { body: ProblemBody; headers?: R
   return undefined;
 }
 
+/** The answer to a request no route takes (also set on the API's scope, so its hooks run for it: compression.ts). */
+export function routeNotFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return sendProblem(reply, problem('route_not_found', `No route ${request.method} ${request.url.split('?')[0] ?? ''}.`));
+}
+
 export function registerErrorHandling(app: FastifyInstance): void {
-  app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
-    return sendProblem(reply, problem('route_not_found', `No route ${request.method} ${request.url.split('?')[0] ?? ''}.`));
-  });
+  app.setNotFoundHandler(routeNotFound);
 
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof AppError) {

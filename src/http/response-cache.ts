@@ -87,14 +87,25 @@ export class ResponseCache {
     this.entries.set(key, entry);
     this.newestKey = key;
     this.size += bytes;
+    this.evictBeyondBudget(key);
+  }
+
+  /** Forgets the least recently used entries until the cache is within its budget, all but `keep`'s. */
+  private evictBeyondBudget(keep: string): void {
     for (const [oldKey, old] of this.entries) {
       if (this.size <= this.maxBytes) break;
+      if (oldKey === keep) continue;
       this.entries.delete(oldKey);
       this.size -= sizeOf(oldKey, old);
     }
   }
 
-  /** The entry's payload compressed with `encoding`: made once, then kept with the entry (and counted). */
+  /**
+   * The entry's payload compressed with `encoding`: made once, then kept with the entry and counted
+   * in the cache's size, older entries evicted to make room (never this one: it is being served).
+   * A copy that would take its entry over half the budget (`set`'s rule) is made for its request
+   * only, and made again for the next.
+   */
   encoded(key: string, entry: CachedResponse, encoding: Encoding): Promise<Buffer> {
     entry.encoded ??= {};
     let bytes = entry.encoded[encoding];
@@ -103,9 +114,15 @@ export class ResponseCache {
       entry.encoded[encoding] = bytes;
       void bytes.then(
         (done) => {
+          if (sizeOf(key, entry) + done.length > this.maxBytes / 2) {
+            delete entry.encoded?.[encoding];
+            return;
+          }
           entry.encodedBytes = (entry.encodedBytes ?? 0) + done.length;
           // Counted only while the entry is still kept (an evicted one was subtracted without it).
-          if (this.entries.get(key) === entry) this.size += done.length;
+          if (this.entries.get(key) !== entry) return;
+          this.size += done.length;
+          this.evictBeyondBudget(key);
         },
         () => delete entry.encoded?.[encoding],
       );
