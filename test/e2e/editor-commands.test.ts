@@ -1,6 +1,7 @@
 // The editor's commands in Chromium, with real key presses: the mention picker opens at the caret
 // (the caret stays in the text), keeps its highlight on the record it is on when its list refreshes,
-// finds a record by an alias and creates a thing that does not exist yet; Enter leaves an empty
+// finds a record by an alias and creates a thing that does not exist yet (GM-only when typed inside
+// a secret: players never see its name); Enter leaves an empty
 // quote line; the arrows pass a mention in one step; Ctrl+K in the text is a link (and the quick
 // switcher elsewhere); a tab closed right after typing keeps every word (issues 23 and 27).
 import type { Locator, Page } from 'playwright-core';
@@ -113,6 +114,56 @@ describe('the editor in the browser', () => {
     const sildar = await page.evaluate(async (path) => (await (await fetch(path)).json()) as { id: number; name: string }, `/api/campaigns/${journey.campaign}/things/sildar-hallwinter`);
     expect(sildar.name).toBe('Sildar Hallwinter');
     expect(ids[1]).toBe(sildar.id);
+    expectNoPageErrors(journey.browser);
+  });
+
+  it('creates a thing typed inside a secret GM-only, so players never see its name', async () => {
+    const { page } = journey.browser;
+    const path = await freshThing(page, 'Secret notes');
+    await editDescription(page);
+    await page.getByRole('button', { name: 'GM only (hidden from players)' }).click();
+    await caretInEditor(page);
+    await page.keyboard.type('The traitor is @Traitor Sildar');
+    const create = (await answeredOptions(page)).filter({ hasText: 'Create “Traitor Sildar”…' });
+    await create.waitFor();
+    await page.keyboard.press('ArrowDown');
+    await expect.poll(() => highlighted(page).textContent()).toContain('Create');
+    await page.keyboard.press('Enter');
+    await page.getByRole('listbox', { name: 'Type of “Traitor Sildar”' }).waitFor();
+    // The visibility is shown, GM-only by default inside a secret; Alt+G changes it (and back).
+    const gmOnly = page.getByTestId('mention-picker').getByRole('checkbox', { name: /GM only/ });
+    expect(await gmOnly.isChecked()).toBe(true);
+    await page.keyboard.press('Alt+g');
+    await expect.poll(() => gmOnly.isChecked()).toBe(false);
+    await page.keyboard.press('Alt+g');
+    await expect.poll(() => gmOnly.isChecked()).toBe(true);
+    await page.keyboard.press('Enter');
+    await page.getByTestId('mention-picker').waitFor({ state: 'detached' });
+    await caretInEditor(page);
+    await page.keyboard.type('.');
+    await saved(page);
+    const [paragraph] = await serverDescription(page, path);
+    expect((paragraph as { isSecret?: boolean }).isSecret).toBe(true);
+    const traitor = await page.evaluate(async (path) => (await (await fetch(path)).json()) as { id: number; visibility: string }, `/api/campaigns/${journey.campaign}/things/traitor-sildar`);
+    expect(traitor.visibility).toBe('gm');
+    expect(paragraph!.children.find((c) => c.type === 'mention')?.targetId).toBe(traitor.id);
+
+    // A player of the campaign, with their own session: the thing is not in their list.
+    const gm = journey.browser.context.request;
+    const invitation = (await (await gm.post(`${journey.server.base}/api/campaigns/${journey.campaign}/invitations`, { data: { role: 'player' } })).json()) as { token: string };
+    const player = await journey.browser.context.browser()!.newContext();
+    try {
+      const email = `player-${process.pid}-${Date.now()}@example.com`;
+      expect((await player.request.post(`${journey.server.base}/api/auth/register`, { data: { email, password: 'correct horse battery staple', name: 'Pip' } })).status()).toBeLessThan(300);
+      expect((await player.request.post(`${journey.server.base}/api/invitations/accept`, { data: { token: invitation.token } })).status()).toBeLessThan(300);
+      const listed = await player.request.get(`${journey.server.base}/api/campaigns/${journey.campaign}/things?fields=summary`);
+      expect(listed.status()).toBe(200);
+      const text = await listed.text();
+      expect(text).toContain('Harbor Master');
+      expect(text).not.toContain('Traitor');
+    } finally {
+      await player.close();
+    }
     expectNoPageErrors(journey.browser);
   });
 

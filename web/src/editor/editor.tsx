@@ -41,10 +41,12 @@ export interface RichTextEditorProps {
   campaignSlug: string;
   /** Whether the user may upload images (premium); others are told why not. */
   canUpload: boolean;
+  /** The record being written is GM-only (a thing the mention picker creates is then GM-only by default). */
+  recordGmOnly?: boolean;
 }
 
 /** A Slate editor for one rich-text field, with a toolbar, keyboard and Markdown shortcuts. */
-export function RichTextEditor({ label, initialValue, onChange, campaignSlug, canUpload }: RichTextEditorProps) {
+export function RichTextEditor({ label, initialValue, onChange, campaignSlug, canUpload, recordGmOnly }: RichTextEditorProps) {
   const editor = useMemo(() => withLoreforge(withHistory(withReact(createEditor()))), []);
   // Where the mention picker was opened (the point before its trigger), while it is open.
   const [mention, setMention] = useState<MentionTrigger | undefined>();
@@ -174,6 +176,7 @@ export function RichTextEditor({ label, initialValue, onChange, campaignSlug, ca
             <MentionPicker
               ref={picker}
               campaignSlug={campaignSlug}
+              recordGmOnly={recordGmOnly}
               open={mention}
               onPicked={(target) => {
                 mentionNames.learn(target);

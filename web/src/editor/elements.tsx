@@ -2,6 +2,7 @@
 import { createContext, useContext, type ReactElement, type ReactNode } from 'react';
 import { Node } from 'slate';
 import { ReactEditor, useSelected, useSlateStatic, type RenderElementProps, type RenderLeafProps } from 'slate-react';
+import { safeImageUrl, safeLinkUrl } from '../../../src/render/urls.js';
 import { CALLOUT_TITLE_MAX_LENGTH, isSecretNode, mentionLabel, mentionTarget, type MentionTarget } from '../../../src/vocabulary/index.js';
 import { useAssetSize } from './api';
 import { setCalloutTitle, toggleTaskChecked } from './commands';
@@ -112,7 +113,7 @@ export function RenderElement({ attributes, children, element }: RenderElementPr
       );
     case 'link':
       return (
-        <a {...attributes} className={secretClass} data-secret={secret || undefined} href={typeof element.url === 'string' ? element.url : undefined} onClick={(e) => e.preventDefault()}>
+        <a {...attributes} className={secretClass} data-secret={secret || undefined} href={safeLinkUrl(element.url)} onClick={(e) => e.preventDefault()}>
           {inner(children as ReactNode)}
         </a>
       );
@@ -169,7 +170,7 @@ function TaskItem({ attributes, children, element, secret }: RenderElementProps 
 
 function ImageElement({ attributes, children, element }: RenderElementProps) {
   const selected = useSelected();
-  const url = typeof element.url === 'string' && /^(https?:\/\/|\/(?!\/))/i.test(element.url) ? element.url : undefined;
+  const url = safeImageUrl(element.url);
   // An uploaded image's size reserves its box (no layout shift); one by address has no known size.
   const size = useAssetSize(useContext(EditorCampaignContext), element.assetId);
   return (

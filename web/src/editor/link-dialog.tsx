@@ -1,19 +1,27 @@
 // The toolbar's link (and Ctrl+K in the text): a dialog for the address, and the link's text when
 // there is no selection to become it. Only addresses the server renders as links (CONTRACT "Rich
-// content": http, https, mailto, a path of this site); a bare domain is taken as https.
+// content": http, https, mailto, a path of this site, checked by the server's own function); a bare
+// domain is taken as https.
 import * as Dialog from '@radix-ui/react-dialog';
 import { useState, type Ref } from 'react';
 import { Range, Transforms } from 'slate';
 import { ReactEditor, useSlate } from 'slate-react';
+import { safeLinkUrl } from '../../../src/render/urls.js';
 import { formText } from '../ui/field';
 import { FormDialog } from '../ui/form-dialog';
 import { activeLink, removeLink, setLink } from './commands';
 
-/** The address as the server renders it (http, https, mailto, a path of this site), or a bare domain made https. */
+/**
+ * The address as the server renders it as a link (src/render/urls.ts `safeLinkUrl`, the same
+ * function: http, https, mailto, a path of this site; no spaces, backslashes or control characters),
+ * a bare domain made https. Throws, with what to type, for anything the server would show as text.
+ */
 export function safeUrl(typed: string): string {
   const url = typed.trim();
-  if (/^(https?:\/\/|mailto:|\/(?!\/))/i.test(url)) return url;
-  if (/^[\p{L}\p{N}-]+(\.[\p{L}\p{N}-]+)+([/?#:].*)?$/u.test(url)) return `https://${url}`;
+  const bareDomain = /^[\p{L}\p{N}-]+(\.[\p{L}\p{N}-]+)+([/?#:].*)?$/u.test(url);
+  const safe = safeLinkUrl(bareDomain ? `https://${url}` : url);
+  if (safe !== undefined) return safe;
+  if (/[\s\\]/.test(url)) throw new Error('An address cannot hold spaces or backslashes: write a space as %20.');
   throw new Error('Use an address starting with https://, http://, mailto: or / (a page of this site).');
 }
 

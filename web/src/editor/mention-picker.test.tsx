@@ -36,11 +36,12 @@ const MEEPO = { type: 'thing' as const, id: 8, slug: 'meepo', name: 'Meepo', exc
 const answer = (...results: SearchResults['results']): SearchResults => ({ results });
 
 /** An editor holding "Meet @<typed>" with the caret at its end, and the picker opened at the `@`. */
-function setUp(typed: string) {
+function setUp(typed: string, { secret = false, recordGmOnly = false, defaultVisibility = 'all' } = {}) {
   const client = new QueryClient({ defaultOptions: { queries: { staleTime: Infinity, retry: false } } });
   client.setQueryData(['campaign', 'c', 'types'], [{ id: 1, name: 'NPC' }, { id: 2, name: 'Place' }]);
+  client.setQueryData(['campaign', 'c', 'record'], { data: { slug: 'c', name: 'C', defaultVisibility }, etag: '"1"' });
   const editor = withLoreforge(withHistory(withReact(createEditor())));
-  const initialValue: Descendant[] = [{ type: 'paragraph', children: [{ text: `Meet @${typed}` }] }];
+  const initialValue: Descendant[] = [{ type: 'paragraph', ...(secret ? { isSecret: true } : {}), children: [{ text: `Meet @${typed}` }] }];
   const handle = createRef<MentionPickerHandle>();
   const picked: MentionTarget[] = [];
   const onClose = vi.fn();
@@ -49,14 +50,14 @@ function setUp(typed: string) {
       <QueryClientProvider client={client}>
         <Slate editor={editor} initialValue={initialValue}>
           <Editable aria-label="Description" />
-          <MentionPicker ref={handle} campaignSlug="c" open={{ trigger: '@', at: Editor.pointRef(editor, { path: [0, 0], offset: 5 }) }} onPicked={(t) => picked.push(t)} onClose={onClose} />
+          <MentionPicker ref={handle} campaignSlug="c" recordGmOnly={recordGmOnly} open={{ trigger: '@', at: Editor.pointRef(editor, { path: [0, 0], offset: 5 }) }} onPicked={(t) => picked.push(t)} onClose={onClose} />
         </Slate>
       </QueryClientProvider>,
     ),
   );
   act(() => Transforms.select(editor, Editor.end(editor, [])));
-  const key = (name: string) => {
-    const event = { key: name, altKey: false, ctrlKey: false, metaKey: false, shiftKey: false, preventDefault: vi.fn(), stopPropagation: vi.fn() };
+  const key = (name: string, modifiers: { altKey?: boolean; code?: string } = {}) => {
+    const event = { key: name, altKey: false, ...modifiers, ctrlKey: false, metaKey: false, shiftKey: false, preventDefault: vi.fn(), stopPropagation: vi.fn() };
     let taken = false;
     act(() => {
       taken = handle.current!.keyDown(event as unknown as KeyboardEvent);
@@ -118,5 +119,41 @@ describe('the mention picker at the caret', () => {
     expect(Editor.string(editor, [])).toBe('Meet @meepo');
     // Other keys are the text's.
     expect(key('a')).toBe(false);
+  });
+
+  const gmOnlyBox = () => document.querySelector<HTMLInputElement>('.mention-visibility input[type="checkbox"]');
+  const createFor = async (client: QueryClient, key: (name: string) => boolean) => {
+    act(() => {
+      client.setQueryData(['campaign', 'c', 'mention-search', 'Traitor Sildar'], answer());
+    });
+    await vi.waitFor(() => expect(options()).toEqual(['Create “Traitor Sildar”… *']));
+    expect(gmOnlyBox()).toBeNull();
+    key('Enter');
+    expect(options()).toEqual(['NPC *', 'Place']);
+  };
+
+  it('creates GM-only from inside a secret block, and the GM can change it (click or Alt+G)', async () => {
+    const { client, key } = setUp('Traitor Sildar', { secret: true });
+    await createFor(client, key);
+    expect(gmOnlyBox()!.checked).toBe(true);
+    expect(key('©', { altKey: true, code: 'KeyG' })).toBe(true);
+    expect(gmOnlyBox()!.checked).toBe(false);
+    expect(document.body.textContent).toContain('players will see the name');
+    act(() => gmOnlyBox()!.click());
+    expect(gmOnlyBox()!.checked).toBe(true);
+  });
+
+  it('creates GM-only on a GM-only record or in a campaign whose things are GM-only by default, and for everyone otherwise', async () => {
+    for (const [options, expected] of [
+      [{ recordGmOnly: true }, true],
+      [{ defaultVisibility: 'gm' }, true],
+      [{}, false],
+    ] as const) {
+      const { client, key } = setUp('Traitor Sildar', options);
+      await createFor(client, key);
+      expect(gmOnlyBox()!.checked).toBe(expected);
+      act(() => root.unmount());
+      root = createRoot(container);
+    }
   });
 });

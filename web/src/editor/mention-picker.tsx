@@ -3,15 +3,19 @@
 // ever lost or lands elsewhere); ArrowUp/Down move the highlight (it stays on the record it is on
 // while the list refreshes and that record is still listed), Enter or Tab inserts, Escape or a
 // click elsewhere closes and leaves the text. Records found by an alias show their name and the
-// alias. "Create “…”" makes a thing of a chosen type and mentions it.
+// alias. "Create “…”" makes a thing of a chosen type and mentions it, with the visibility shown and
+// chosen there ("GM only", Alt+G): GM-only by default when the trigger is inside a secret, the record
+// being written is GM-only, or the campaign's things are GM-only by default, so a name typed in a
+// secret never reaches players through lists, summaries or search.
 import { useEffect, useId, useImperativeHandle, useLayoutEffect, useRef, useState, type KeyboardEvent, type Ref } from 'react';
 import { createPortal } from 'react-dom';
 import { Editor, Transforms, type PointRef } from 'slate';
 import { ReactEditor, useSlate } from 'slate-react';
 import { messageOf } from '../api/client';
+import { useCampaign } from '../campaigns/api';
 import { useCreateThing, useThingTypes } from '../things/api';
 import { useMentionSearch, type MentionCandidate } from './api';
-import { insertMention, mentionQuery } from './commands';
+import { insertMention, isInsideSecret, mentionQuery } from './commands';
 import './mention-picker.css';
 
 export interface MentionTarget {
@@ -49,9 +53,12 @@ export function MentionPicker({
   open,
   onPicked,
   onClose,
+  recordGmOnly = false,
   ref,
 }: {
   campaignSlug: string;
+  /** The record being written is GM-only: a thing created here is GM-only unless the GM unticks it. */
+  recordGmOnly?: boolean;
   open: MentionTrigger;
   /** A record was inserted (its name is known now). */
   onPicked: (target: MentionTarget) => void;
@@ -70,6 +77,9 @@ export function MentionPicker({
   // The name being created (the type is chosen next), and the record the highlight is on.
   const [creating, setCreating] = useState<string | undefined>();
   const [chosen, setChosen] = useState<string | undefined>();
+  // Whether the thing being created is GM-only (decided when "Create" is chosen, then the GM's).
+  const [gmOnly, setGmOnly] = useState(false);
+  const campaign = useCampaign(campaignSlug);
   const answered = debounced === query && !search.isPlaceholderData && !search.isFetching;
 
   const results = (debounced === '' ? [] : (search.data?.results ?? [])).filter((r) => r.type !== 'campaign');
@@ -97,15 +107,23 @@ export function MentionPicker({
     if (!item) return;
     if (item.result) pick({ targetType: item.result.type as 'thing' | 'arc', targetId: item.result.id, name: item.result.name, slug: item.result.slug });
     else if (item.create) {
+      const at = open.at.current;
+      setGmOnly(recordGmOnly || (at !== null && isInsideSecret(editor, at.path)) || campaign.data?.data.defaultVisibility === 'gm');
       setCreating(query);
       setChosen(undefined);
     } else if (item.typeId !== undefined && creating !== undefined && !create.isPending) {
-      create.mutate({ name: creating, typeId: item.typeId }, { onSuccess: (thing) => pick({ targetType: 'thing', targetId: thing.id, name: thing.name, slug: thing.slug }) });
+      create.mutate({ name: creating, typeId: item.typeId, visibility: gmOnly ? 'gm' : 'all' }, { onSuccess: (thing) => pick({ targetType: 'thing', targetId: thing.id, name: thing.name, slug: thing.slug }) });
     }
   };
 
   useImperativeHandle(ref, () => ({
     keyDown: (event) => {
+      if (typed && creating !== undefined && event.altKey && !event.ctrlKey && !event.metaKey && event.code === 'KeyG') {
+        setGmOnly((was) => !was);
+        event.preventDefault();
+        event.stopPropagation();
+        return true;
+      }
       if (!typed || event.altKey || event.ctrlKey || event.metaKey) return false;
       const move = (by: number) => {
         const index = active ? items.indexOf(active) : -1;
@@ -214,6 +232,11 @@ export function MentionPicker({
           </li>
         ))}
       </ul>
+      {creating !== undefined && (
+        <label className="mention-visibility">
+          <input type="checkbox" checked={gmOnly} onChange={(e) => setGmOnly(e.target.checked)} aria-keyshortcuts="Alt+G" /> GM only <span className="muted">(Alt+G){gmOnly ? '' : ': players will see the name'}</span>
+        </label>
+      )}
       {query !== '' && answered && creating === undefined && results.length === 0 && <div className="muted mention-note">Nothing matches “{query}”.</div>}
       {create.isPending && <div className="muted mention-note">Creating…</div>}
       {create.isError && (

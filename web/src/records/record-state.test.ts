@@ -10,7 +10,7 @@ import { QueryClient } from '@tanstack/react-query';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../api/client';
-import { readDraft, writeAllDrafts, writeDraft } from '../editor/saver';
+import { DRAFT_BOUND_MS, DRAFT_QUIET_MS, readDraft, writeAllDrafts, writeDraft } from '../editor/saver';
 import { RecordState, sameValue, type ServerVersion } from './record-state';
 
 type Doc = { type: 'paragraph'; children: { text: string }[] }[];
@@ -216,20 +216,24 @@ describe('one editing state per record', () => {
     console.info(`record state: ${sequences} sequences, ${checks} state checks`);
   });
 
-  it('keeps the draft in the browser in idle time, once for many keystrokes, and at once when the page is hidden or closed', async () => {
+  it('keeps the draft in the browser: the first keystroke after a quiet second at once, the rest of a burst once in idle time, everything when the page is hidden or closed', async () => {
     vi.useFakeTimers();
     try {
       const server = new FakeServer();
       const tab = setUp(server);
       await read(tab, false);
+      await vi.advanceTimersByTimeAsync(DRAFT_QUIET_MS);
       const writes = vi.spyOn(Storage.prototype, 'setItem');
-      // Keystrokes: nothing is serialized on them.
-      for (const text of ['O', 'On', 'Onc', 'Once']) tab.state.update({ hook: doc(text) });
-      expect(writes).not.toHaveBeenCalled();
-      expect(readDraft('c.arc.7')).toBeUndefined();
-      // The idle moment (jsdom has no requestIdleCallback: a timer) writes the latest text, once.
-      await vi.advanceTimersByTimeAsync(500);
+      // The first keystroke after a quiet second is written on the keystroke (a crash right after it loses nothing).
+      tab.state.update({ hook: doc('O') });
       expect(writes).toHaveBeenCalledTimes(1);
+      expect(readDraft<Patch>('c.arc.7')?.patch).toEqual({ hook: doc('O') });
+      // The rest of the burst: nothing serialized on the keystrokes.
+      for (const text of ['On', 'Onc', 'Once']) tab.state.update({ hook: doc(text) });
+      expect(writes).toHaveBeenCalledTimes(1);
+      // The idle moment (jsdom has no requestIdleCallback: a timer), at most 200 ms later, writes the latest text, once.
+      await vi.advanceTimersByTimeAsync(DRAFT_BOUND_MS);
+      expect(writes).toHaveBeenCalledTimes(2);
       expect(readDraft<Patch>('c.arc.7')?.patch).toEqual({ hook: doc('Once') });
 
       // Typed, then the page goes away before any idle moment: written synchronously on the way out.
@@ -246,12 +250,48 @@ describe('one editing state per record', () => {
       // Saved: the draft goes in the next idle moment (or on the way out), and nothing is offered back.
       await tab.state.flush();
       expect(tab.state.state).toBe('saved');
-      await vi.advanceTimersByTimeAsync(500);
+      await vi.advanceTimersByTimeAsync(DRAFT_BOUND_MS);
       expect(readDraft('c.arc.7')).toBeUndefined();
       writes.mockRestore();
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  it('never lets the kept draft fall more than 200 ms behind a long burst of typing, whatever its rhythm', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.integer({ min: 1, max: 400 }), { minLength: 1, maxLength: 40 }), async (gaps) => {
+        vi.useFakeTimers();
+        try {
+          const server = new FakeServer();
+          const tab = setUp(server);
+          await read(tab, false);
+          let text = '';
+          // When each text was typed; at any moment the browser's draft or the server must hold all but the last 200 ms of it.
+          const kept = () => Math.max(textOf(readDraft<Patch>('c.arc.7')?.patch.hook).length, textOf(server.data.hook).length);
+          const typedAt: { text: string; at: number }[] = [];
+          for (const gap of gaps) {
+            await vi.advanceTimersByTimeAsync(gap);
+            text += 'x';
+            tab.state.update({ hook: doc(text) });
+            typedAt.push({ text, at: Date.now() });
+            const stale = typedAt.filter((t) => t.text.length > kept());
+            for (const t of stale) expect(Date.now() - t.at).toBeLessThanOrEqual(DRAFT_BOUND_MS);
+          }
+          await vi.advanceTimersByTimeAsync(DRAFT_BOUND_MS);
+          expect(kept()).toBe(text.length);
+          // Settled before the next run (which uses the same draft key).
+          await tab.state.flush();
+          await vi.advanceTimersByTimeAsync(DRAFT_BOUND_MS);
+        } finally {
+          // Nothing left waiting on this run's fake clock.
+          writeAllDrafts();
+          vi.useRealTimers();
+          localStorage.clear();
+        }
+      }),
+      { numRuns: 30 },
+    );
   });
 
   it('offers back a draft after a reload only where it differs from what the server holds now', async () => {

@@ -134,7 +134,7 @@ export function RecordRichField<R extends Record<string, unknown>, P extends Rec
   const initial = Array.isArray(value) && value.length > 0 ? (value as Descendant[]) : emptyDocument();
   return (
     <div {...{ [EDITING_ATTRIBUTE]: '' }}>
-      <RichTextEditor key={edited.generation} label={label} campaignSlug={campaignSlug} canUpload={canUpload} fallback={fallback} initialValue={initial} onChange={(next) => state.update({ [field]: next } as Partial<P>)} />
+      <RichTextEditor key={edited.generation} label={label} campaignSlug={campaignSlug} canUpload={canUpload} recordGmOnly={edited.value('visibility') === 'gm'} fallback={fallback} initialValue={initial} onChange={(next) => state.update({ [field]: next } as Partial<P>)} />
     </div>
   );
 }
