@@ -9,9 +9,12 @@ import { campaignKey, useCampaignWrite } from '../campaigns/api';
 export type ArcWithoutThings = components['schemas']['ArcWithoutThings'];
 
 /** Every arc the caller may see, without their linked things (the tree, names for mentions and history). */
+/** The key of the arcs list (`useArcs`). */
+export const arcsKey = (slug: string) => [...campaignKey(slug), 'arcs', 'without-things'] as const;
+
 export function useArcs(slug: string) {
   return useQuery({
-    queryKey: [...campaignKey(slug), 'arcs', 'without-things'],
+    queryKey: arcsKey(slug),
     queryFn: async () => (await call(api.GET('/api/campaigns/{campaignSlug}/arcs', { params: { path: { campaignSlug: slug }, query: { things: 'none' } } }))) as ArcWithoutThings[],
   });
 }

@@ -13,9 +13,12 @@ export function useThingTypes(slug: string) {
 export type ThingNames = components['schemas']['ThingSummary'];
 
 /** Up to 1000 things' names (`fetchAll`, `fields=summary`): where every name is needed (mentions' names in an editor); `enabled` false reads nothing. */
+/** The key of every thing's name (`useAllThings`). */
+export const allThingNamesKey = (slug: string) => [...campaignKey(slug), 'things', 'all', 'summary'] as const;
+
 export function useAllThings(slug: string, enabled = true) {
   return useQuery({
-    queryKey: [...campaignKey(slug), 'things', 'all', 'summary'],
+    queryKey: allThingNamesKey(slug),
     enabled,
     queryFn: async () => (await call(api.GET('/api/campaigns/{campaignSlug}/things', { params: { path: { campaignSlug: slug }, query: { fetchAll: 'true', fields: 'summary' } } }))) as ThingNames[],
   });
