@@ -1,4 +1,4 @@
-// The editor's own reads of the API.
+// The editor's own calls of the API.
 // - What the mention picker offers for what is typed after `@` or `[[` (the search route: names,
 //   aliases, text), keyed under the campaign's key like all campaign data.
 // - The campaign's images (GET …/assets, which game masters, the ones who edit, may list) give each
@@ -36,3 +36,11 @@ export function useAssetSize(slug: string | undefined, assetId: unknown): Size |
   const { data } = useQuery({ queryKey: assetsKey(slug ?? ''), queryFn: () => listAssets(slug!), select: sizesById, enabled, staleTime: 60_000 });
   return enabled ? data?.get(assetId) : undefined;
 }
+
+/** An upload's first step (the API's images guide): where to PUT the file's bytes, and the image's id. */
+export const requestUpload = (campaignSlug: string, label: string) =>
+  call(api.POST('/api/campaigns/{campaignSlug}/assets/upload-url', { params: { path: { campaignSlug } }, body: { label } }));
+
+/** An upload's last step, once the bytes are PUT: the image becomes an asset of the campaign. */
+export const confirmUpload = (campaignSlug: string, imageId: string, label: string) =>
+  call(api.POST('/api/campaigns/{campaignSlug}/assets/confirm-upload', { params: { path: { campaignSlug } }, body: { imageId, label } }));

@@ -21,6 +21,14 @@ export function useAllThings(slug: string, enabled = true) {
   });
 }
 
+/** The 10 things changed last (`fields=summary`: names, addresses, visibility; no text is read): the campaign's home. */
+export function useRecentThings(slug: string) {
+  return useQuery({
+    queryKey: [...campaignKey(slug), 'things', 'recent', 'summary'],
+    queryFn: async () => (await call(api.GET('/api/campaigns/{campaignSlug}/things', { params: { path: { campaignSlug: slug }, query: { count: '10', fields: 'summary' } } }))) as ThingNames[],
+  });
+}
+
 /** What a thing's page saves: any of its fields. */
 export type ThingPatch = { name: string; typeId: number; description: unknown[]; visibility: 'all' | 'gm' } & StructurePatch;
 

@@ -5,7 +5,7 @@ import { useId, useState } from 'react';
 import { api, call, messageOf } from '../api/client';
 import { ErrorMessage } from '../ui/field';
 import { useRefreshCampaign } from '../campaigns/api';
-import { useCampaignTags } from '../records/properties/labels-editor';
+import { useCampaignTags } from '../records/properties/api';
 import { fieldsProblem, fold, KIND_LABELS, KINDS, move, removeAt, type Kind, type TypeField } from '../records/properties/model';
 
 /**
