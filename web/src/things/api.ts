@@ -3,6 +3,7 @@ import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { api, ApiError, call, callWithEtag, type Thing } from '../api/client';
 import type { components } from '../api/schema';
 import type { StructurePatch } from '../records/properties/record-structure';
+import type { TypeField } from '../records/properties/model';
 import { campaignKey, useCampaignWrite } from '../campaigns/api';
 
 export function useThingTypes(slug: string) {
@@ -124,8 +125,11 @@ export function useCreateThingType(slug: string) {
   return useCampaignWrite(slug, (name: string) => call(api.POST('/api/campaigns/{campaignSlug}/thing-types', { params: { path: { campaignSlug: slug } }, body: { newThingType: { name } } })));
 }
 
-export function useRenameThingType(slug: string, typeId: number) {
-  return useCampaignWrite(slug, (name: string) => call(api.PUT('/api/campaigns/{campaignSlug}/thing-types/{thingTypeId}', { params: { path: { campaignSlug: slug, thingTypeId: String(typeId) } }, body: { updatedThingType: { name } } })));
+/** Changes a type's name or its declared fields (PUT …/thing-types/{id}). */
+export function useUpdateThingType(slug: string, typeId: number) {
+  return useCampaignWrite(slug, (updatedThingType: { name?: string; fields?: { key: string; kind: TypeField['kind'] }[] }) =>
+    call(api.PUT('/api/campaigns/{campaignSlug}/thing-types/{thingTypeId}', { params: { path: { campaignSlug: slug, thingTypeId: String(typeId) } }, body: { updatedThingType } })),
+  );
 }
 
 /** Moves a type and its things to the trash (the caller navigates away first: the type's queries would 404). */
