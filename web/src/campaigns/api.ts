@@ -44,11 +44,15 @@ export function campaignSource(slug: string) {
   };
 }
 
+/** Changes the campaign's settings (name, address, default visibility…), without If-Match: the answer is the campaign. */
+export const updateCampaign = (slug: string, updatedCampaign: { name?: string; slug?: string; defaultVisibility?: 'all' | 'gm' }) =>
+  call(api.PUT('/api/campaigns/{campaignSlug}', { params: { path: { campaignSlug: slug } }, body: { updatedCampaign } }));
+
 /** The campaign's name and address (settings); `after` hears the campaign as saved (at its new address, if it changed). */
 export function useSaveCampaignSettings(slug: string, after: (campaign: { slug: string }) => unknown) {
   return useCampaignWrite(
     slug,
-    (settings: { name: string; slug?: string }) => call(api.PUT('/api/campaigns/{campaignSlug}', { params: { path: { campaignSlug: slug } }, body: { updatedCampaign: settings } })),
+    (settings: { name: string; slug?: string }) => updateCampaign(slug, settings),
     after,
   );
 }

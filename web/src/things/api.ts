@@ -13,21 +13,18 @@ export function useThingTypes(slug: string) {
 /** A thing as navigation lists it (`fields=summary`): no text, properties, tags or aliases. */
 export type ThingNames = components['schemas']['ThingSummary'];
 
+/** Things as summaries (`fields=summary`), last changed first: the list route's first page for `query`. */
+const thingSummaries = async (slug: string, query: { fetchAll: 'true' } | { count: string }) =>
+  (await call(api.GET('/api/campaigns/{campaignSlug}/things', { params: { path: { campaignSlug: slug }, query: { ...query, fields: 'summary' } } }))) as ThingNames[];
+
 /** Up to 1000 things' names (`fetchAll`, `fields=summary`): where every name is needed (mentions' names in an editor); `enabled` false reads nothing. */
 export function useAllThings(slug: string, enabled = true) {
-  return useQuery({
-    queryKey: [...campaignKey(slug), 'things', 'all', 'summary'],
-    enabled,
-    queryFn: async () => (await call(api.GET('/api/campaigns/{campaignSlug}/things', { params: { path: { campaignSlug: slug }, query: { fetchAll: 'true', fields: 'summary' } } }))) as ThingNames[],
-  });
+  return useQuery({ queryKey: [...campaignKey(slug), 'things', 'all', 'summary'], enabled, queryFn: () => thingSummaries(slug, { fetchAll: 'true' }) });
 }
 
 /** The 10 things changed last (`fields=summary`: names, addresses, visibility; no text is read): the campaign's home. */
 export function useRecentThings(slug: string) {
-  return useQuery({
-    queryKey: [...campaignKey(slug), 'things', 'recent', 'summary'],
-    queryFn: async () => (await call(api.GET('/api/campaigns/{campaignSlug}/things', { params: { path: { campaignSlug: slug }, query: { count: '10', fields: 'summary' } } }))) as ThingNames[],
-  });
+  return useQuery({ queryKey: [...campaignKey(slug), 'things', 'recent', 'summary'], queryFn: () => thingSummaries(slug, { count: '10' }) });
 }
 
 /** What a thing's page saves: any of its fields. */
@@ -96,25 +93,20 @@ async function typePage<T extends ThingNames>(slug: string, typeId: number, opti
 
 const typeListKey = (slug: string, typeId: number, options: TypeListOptions, shape: 'full' | 'summary') => [...campaignKey(slug), 'things', 'type', typeId, shape, options.order, options.pageSize, ...(options.tags ?? [])];
 
-/** The things of a type in full (their tags shown), page after page, in the order chosen, with every tag given if any. */
-export function useTypeThings(slug: string, typeId: number, options: TypeListOptions) {
+function useTypeList<T extends ThingNames>(slug: string, typeId: number, options: TypeListOptions, shape: 'full' | 'summary') {
   return useInfiniteQuery({
-    queryKey: typeListKey(slug, typeId, options, 'full'),
+    queryKey: typeListKey(slug, typeId, options, shape),
     initialPageParam: undefined as string | undefined,
-    queryFn: ({ pageParam }) => typePage<Thing>(slug, typeId, { ...options, summary: false }, pageParam),
+    queryFn: ({ pageParam }) => typePage<T>(slug, typeId, { ...options, summary: shape === 'summary' }, pageParam),
     getNextPageParam: (last) => last.next,
   });
 }
 
+/** The things of a type in full (their tags shown), page after page, in the order chosen, with every tag given if any. */
+export const useTypeThings = (slug: string, typeId: number, options: TypeListOptions) => useTypeList<Thing>(slug, typeId, options, 'full');
+
 /** The names of a type's things (`fields=summary`: no text is read), page after page, in the order chosen: the sidebar's. */
-export function useTypeThingNames(slug: string, typeId: number, options: TypeListOptions) {
-  return useInfiniteQuery({
-    queryKey: typeListKey(slug, typeId, options, 'summary'),
-    initialPageParam: undefined as string | undefined,
-    queryFn: ({ pageParam }) => typePage<ThingNames>(slug, typeId, { ...options, summary: true }, pageParam),
-    getNextPageParam: (last) => last.next,
-  });
-}
+export const useTypeThingNames = (slug: string, typeId: number, options: TypeListOptions) => useTypeList<ThingNames>(slug, typeId, options, 'summary');
 
 /** Creates a thing (of a type of the campaign; with the campaign's default visibility unless given); answers it. */
 export function useCreateThing(slug: string) {
