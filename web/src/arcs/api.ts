@@ -9,10 +9,12 @@ import type { RecordState } from '../records/record-state';
 /** An arc as navigation lists it (`things=none`): every field but its linked things. */
 export type ArcWithoutThings = components['schemas']['ArcWithoutThings'];
 
+export const arcsKey = (slug: string) => [...campaignKey(slug), 'arcs', 'without-things'] as const;
+
 /** Every arc the caller may see, without their linked things (the tree, names for mentions and history). */
 export function useArcs(slug: string) {
   return useQuery({
-    queryKey: [...campaignKey(slug), 'arcs', 'without-things'],
+    queryKey: arcsKey(slug),
     queryFn: async () => (await call(api.GET('/api/campaigns/{campaignSlug}/arcs', { params: { path: { campaignSlug: slug }, query: { things: 'none' } } }))) as ArcWithoutThings[],
   });
 }

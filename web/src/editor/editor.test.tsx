@@ -12,6 +12,8 @@ import { walkWithSecrecy } from '../../../src/vocabulary/index.js';
 import { withLoreforge } from './commands';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RichTextEditor } from './editor';
+import { arcsKey } from '../arcs/api';
+import { allThingsKey } from '../things/api';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
@@ -191,8 +193,8 @@ describe('the editor component', () => {
 
   it('shows a mention’s current name (it stores none), its own label, or that its target is missing', () => {
     const client = new QueryClient();
-    client.setQueryData(['campaign', 'c', 'things', 'all'], [{ id: 3, name: 'Nezznar' }]);
-    client.setQueryData(['campaign', 'c', 'arcs'], [{ id: 4, name: 'The Mine' }]);
+    client.setQueryData(allThingsKey('c'), [{ id: 3, name: 'Nezznar' }]);
+    client.setQueryData(arcsKey('c'), [{ id: 4, name: 'The Mine' }]);
     const mention = (targetType: string, targetId: number, label = '') => ({ type: 'mention', targetType, targetId, children: [t(label)] });
     const editable = render([{ type: 'paragraph', children: [t(''), mention('thing', 3), t(' '), mention('arc', 4), t(' '), mention('thing', 3, 'the spider'), t(' '), mention('thing', 99), t('')] }] as unknown as Descendant[], client);
     const shown = [...editable.querySelectorAll('.mention')].map((e) => e.textContent?.replace(/\uFEFF/g, ''));

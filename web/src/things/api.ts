@@ -17,9 +17,11 @@ export type ThingNames = components['schemas']['ThingSummary'];
 const thingSummaries = async (slug: string, query: { fetchAll: 'true' } | { count: string }) =>
   (await call(api.GET('/api/campaigns/{campaignSlug}/things', { params: { path: { campaignSlug: slug }, query: { ...query, fields: 'summary' } } }))) as ThingNames[];
 
+export const allThingsKey = (slug: string) => [...campaignKey(slug), 'things', 'all', 'summary'] as const;
+
 /** Up to 1000 things' names (`fetchAll`, `fields=summary`): where every name is needed (mentions' names in an editor); `enabled` false reads nothing. */
 export function useAllThings(slug: string, enabled = true) {
-  return useQuery({ queryKey: [...campaignKey(slug), 'things', 'all', 'summary'], enabled, queryFn: () => thingSummaries(slug, { fetchAll: 'true' }) });
+  return useQuery({ queryKey: allThingsKey(slug), enabled, queryFn: () => thingSummaries(slug, { fetchAll: 'true' }) });
 }
 
 /** The 10 things changed last (`fields=summary`: names, addresses, visibility; no text is read): the campaign's home. */
