@@ -81,12 +81,9 @@ export default tseslint.config(
     },
   },
   // The web app's components follow the Rules of React (hooks at the top level, complete effect dependencies).
-  // Four places predate the rule (account-page's clock, the mention picker's seed, the properties
-  // panel's focus, the search list's seed): warnings until their features are reworked (issue 27).
   {
     files: ['web/src/**/*.{ts,tsx}'],
     ...reactHooks.configs.flat.recommended,
-    rules: { ...reactHooks.configs.flat.recommended.rules, 'react-hooks/set-state-in-effect': 'warn', 'react-hooks/purity': 'warn' },
   },
   {
     // Tests read response bodies as loosely typed JSON on purpose; the assertions are the types.

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { messageOf, type Arc } from '../api/client';
-import { arcSource, deleteArc, type ArcPatch } from './api';
+import { arcSource, deleteArc, useSetArcParent, type ArcPatch } from './api';
 import { addThingToArc, removeThingFromArc } from '../things/api';
 import { ErrorMessage } from '../ui/field';
 import { isEmptyHtml, Rendered } from '../ui/rendered';
@@ -152,16 +152,9 @@ function ChildArcs({ campaignSlug, arc }: { campaignSlug: string; arc: Arc }) {
 
 /** The parent arc, chosen by search; the server's cycle error is shown at the field. The answer is the arc's latest version. */
 function ParentField({ campaignSlug, arc, state }: { campaignSlug: string; arc: Arc; state: RecordState<Arc, ArcPatch> }) {
-  const [error, setError] = useState<string>();
-  const setParent = async (parentArcId: number | null) => {
-    setError(undefined);
-    try {
-      await state.flush();
-      state.acknowledge(await arcSource(campaignSlug, arc.slug).save({ parentArcId }, state.etag()));
-    } catch (e) {
-      setError(messageOf(e));
-    }
-  };
+  const move = useSetArcParent(campaignSlug, arc.slug, state);
+  // The failure (the server's cycle error among them) is shown from the mutation's state.
+  const setParent = (parentArcId: number | null) => move.mutateAsync(parentArcId).catch(() => undefined);
   return (
     <div className="field parent-field">
       <p>
@@ -173,7 +166,7 @@ function ParentField({ campaignSlug, arc, state }: { campaignSlug: string; arc: 
         )}
       </p>
       <ArcPicker campaignSlug={campaignSlug} label="Move inside another arc" exclude={arc.id} onPick={(parent) => void setParent(parent.id)} />
-      <ErrorMessage>{error}</ErrorMessage>
+      <ErrorMessage>{move.error ? messageOf(move.error) : undefined}</ErrorMessage>
     </div>
   );
 }

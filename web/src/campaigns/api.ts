@@ -32,6 +32,34 @@ export function useCreateCampaign() {
 /** Reads the campaign with its ETag. */
 export const loadCampaign = (slug: string) => callWithEtag(api.GET('/api/campaigns/{campaignSlug}', { params: { path: { campaignSlug: slug } } }));
 
+/** What the campaign's description editor saves. */
+export type CampaignPatch = { description: unknown[] };
+
+/** The campaign read and saved with its ETag (its description's editing state, records/record-state.ts). */
+export function campaignSource(slug: string) {
+  return {
+    load: () => loadCampaign(slug),
+    save: (patch: Partial<CampaignPatch>, ifMatch: string | undefined, init: { keepalive: boolean }) =>
+      callWithEtag(api.PUT('/api/campaigns/{campaignSlug}', { params: { path: { campaignSlug: slug }, header: ifMatch ? { 'if-match': ifMatch } : {} }, body: { updatedCampaign: patch }, ...init })),
+  };
+}
+
+/** Changes the campaign's settings (name, address, default visibility…), without If-Match: the answer is the campaign. */
+export const updateCampaign = (slug: string, updatedCampaign: { name?: string; slug?: string; defaultVisibility?: 'all' | 'gm' }) =>
+  call(api.PUT('/api/campaigns/{campaignSlug}', { params: { path: { campaignSlug: slug } }, body: { updatedCampaign } }));
+
+/** The campaign's name and address (settings); `after` hears the campaign as saved (at its new address, if it changed). */
+export function useSaveCampaignSettings(slug: string, after: (campaign: { slug: string }) => unknown) {
+  return useCampaignWrite(
+    slug,
+    (settings: { name: string; slug?: string }) => updateCampaign(slug, settings),
+    after,
+  );
+}
+
+/** Moves the campaign to its owner's trash (the caller leaves it, then refreshes the lists: history/trash-api.ts). */
+export const deleteCampaign = (slug: string) => call(api.DELETE('/api/campaigns/{campaignSlug}', { params: { path: { campaignSlug: slug } } }));
+
 /** The campaign as the server last acknowledged it: the same query (and editing state) as its description's editor. */
 export function useCampaign(slug: string) {
   const queryKey = [...campaignKey(slug), 'record'] as const;

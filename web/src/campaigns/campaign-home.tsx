@@ -1,19 +1,19 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { api, call, callWithEtag, messageOf, type Campaign } from '../api/client';
+import { messageOf, type Campaign } from '../api/client';
 import { ConfirmButton } from '../ui/confirm';
 import { ErrorMessage } from '../ui/field';
 import { isEmptyHtml, Rendered } from '../ui/rendered';
 import { useArcs } from '../arcs/api';
 import { useRendered } from '../records/api';
-import { loadCampaign, useCampaign, useCampaignSlug, useRefreshCampaign } from './api';
+import { useRecentThings } from '../things/api';
+import { campaignSource, deleteCampaign, useCampaign, useCampaignSlug, useSaveCampaignSettings, type CampaignPatch } from './api';
 import { recordKey, useRecordEditing } from '../records/record-editing';
 import { RecordActions, RecordText } from '../records/record-page';
 import { existingRecordState } from '../records/record-state';
 import { saveBeforeDelete } from '../records/actions';
 import { GmOnlyBadge, useCampaignAccess } from './access';
-import { restoreCampaignFromTrash, trashedCampaignsKey } from '../history/trash-api';
+import { restoreCampaignFromTrash, useRefreshCampaignLists } from '../history/trash-api';
 import { showUndo } from '../ui/undo-notice';
 import { HistoryToggle } from '../history/history-toggle';
 
@@ -22,7 +22,7 @@ export function CampaignHome() {
   const campaign = useCampaign(slug);
   const rendered = useRendered(slug, 'campaign');
   const arcs = useArcs(slug);
-  const recent = useQuery({ queryKey: ['campaign', slug, 'things', 'recent'], queryFn: () => call(api.GET('/api/campaigns/{campaignSlug}/things', { params: { path: { campaignSlug: slug }, query: { count: '10' } } })) });
+  const recent = useRecentThings(slug);
   const { canEdit, role } = useCampaignAccess();
   if (!campaign.data) return null;
   const c = campaign.data.data;
@@ -67,17 +67,11 @@ export function CampaignHome() {
   );
 }
 
-type CampaignPatch = { description: unknown[] };
 const CAMPAIGN_RICH_FIELDS = [['description', 'Campaign description']] as const;
 
 /** The campaign's description, edited where it is read and saved as the user types like every record's text (the campaign's one editing state). */
 function CampaignDescription({ slug, rendered }: { slug: string; rendered: string | undefined }) {
-  const editing = useRecordEditing<Campaign, CampaignPatch>({
-    campaignSlug: slug,
-    kind: 'campaign',
-    load: () => loadCampaign(slug),
-    save: (patch, ifMatch, init) => callWithEtag(api.PUT('/api/campaigns/{campaignSlug}', { params: { path: { campaignSlug: slug }, header: ifMatch ? { 'if-match': ifMatch } : {} }, body: { updatedCampaign: patch }, ...init })),
-  });
+  const editing = useRecordEditing<Campaign, CampaignPatch>({ campaignSlug: slug, kind: 'campaign', ...campaignSource(slug) });
   if (editing.loading) return null;
   const { state, banner } = editing;
   return (
@@ -93,28 +87,18 @@ function CampaignDescription({ slug, rendered }: { slug: string; rendered: strin
 
 function CampaignSettings({ slug, id, name, owner }: { slug: string; id: number; name: string; owner: boolean }) {
   const navigate = useNavigate();
-  const queryClient = useQueryClient();
-  const refresh = useRefreshCampaign(slug);
+  const refreshLists = useRefreshCampaignLists();
   const [newName, setNewName] = useState(name);
   const [newSlug, setNewSlug] = useState(slug);
-  const [error, setError] = useState<string>();
-  const save = async () => {
-    setError(undefined);
-    try {
-      const updated = await call(api.PUT('/api/campaigns/{campaignSlug}', { params: { path: { campaignSlug: slug } }, body: { updatedCampaign: { name: newName, ...(newSlug !== slug ? { slug: newSlug } : {}) } } }));
-      await refresh();
-      if (updated.slug !== slug) await navigate(`/campaigns/${updated.slug}`, { replace: true });
-    } catch (e) {
-      setError(messageOf(e));
-    }
-  };
+  const save = useSaveCampaignSettings(slug, (updated) => updated.slug !== slug && navigate(`/campaigns/${updated.slug}`, { replace: true }));
   return (
     <section aria-labelledby="settings-heading" className="settings">
       <h2 id="settings-heading">Campaign settings</h2>
       <form
         onSubmit={(e) => {
           e.preventDefault();
-          void save();
+          // The failure is shown from the mutation's state.
+          save.mutateAsync({ name: newName, ...(newSlug !== slug ? { slug: newSlug } : {}) }).catch(() => undefined);
         }}
       >
         <div className="field">
@@ -125,8 +109,10 @@ function CampaignSettings({ slug, id, name, owner }: { slug: string; id: number;
           <label htmlFor="campaign-slug">Address</label>
           <input id="campaign-slug" value={newSlug} onChange={(e) => setNewSlug(e.target.value)} />
         </div>
-        <ErrorMessage>{error}</ErrorMessage>
-        <button type="submit">Save settings</button>
+        <ErrorMessage>{save.error ? messageOf(save.error) : undefined}</ErrorMessage>
+        <button type="submit" disabled={save.isPending}>
+          Save settings
+        </button>
       </form>
       <div className="export-links">
         <h3 id="export-heading">Export</h3>
@@ -157,14 +143,12 @@ function CampaignSettings({ slug, id, name, owner }: { slug: string; id: number;
           // The description typed and not yet sent goes to the trash with the campaign, or nothing does.
           const description = existingRecordState(recordKey(slug, 'campaign'));
           if (description) await saveBeforeDelete(description, 'campaign');
-          await call(api.DELETE('/api/campaigns/{campaignSlug}', { params: { path: { campaignSlug: slug } } }));
+          await deleteCampaign(slug);
           await navigate('/', { replace: true });
-          await queryClient.invalidateQueries({ queryKey: ['campaigns'] });
-          await queryClient.invalidateQueries({ queryKey: trashedCampaignsKey });
+          await refreshLists();
           showUndo(`Campaign “${name}” moved to the trash.`, async () => {
             const answer = await restoreCampaignFromTrash(id);
-            await queryClient.invalidateQueries({ queryKey: ['campaigns'] });
-            await queryClient.invalidateQueries({ queryKey: trashedCampaignsKey });
+            await refreshLists();
             await navigate(`/campaigns/${answer.slug ?? slug}`);
           });
         }}

@@ -1,24 +1,19 @@
-// The editor's own reads of the API.
+// The editor's own calls of the API.
 // - What the mention picker offers for what is typed after `@` or `[[` (the search route: names,
-//   aliases, text), keyed under the campaign's key like all campaign data.
+//   aliases, text; the search list's query, search/api.ts).
 // - The campaign's images (GET …/assets, which game masters, the ones who edit, may list) give each
 //   uploaded image's width and height, so the editor reserves an image's box before it loads, as the
 //   rendered page does. Its key stands outside ['campaign', slug]: saving a text changes no image's
 //   size, so a save does not fetch the list again.
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, call, type SearchResults } from '../api/client';
-import { campaignKey } from '../campaigns/api';
+import { searchMatchesQuery } from '../search/api';
 
 export type MentionCandidate = SearchResults['results'][number];
 
 /** Things and arcs matching `q` (best first; none for an empty `q`); the previous answer stays shown while the next one loads. */
 export function useMentionSearch(slug: string, q: string) {
-  return useQuery({
-    queryKey: [...campaignKey(slug), 'mention-search', q],
-    enabled: q !== '',
-    placeholderData: keepPreviousData,
-    queryFn: () => call(api.GET('/api/campaigns/{campaignSlug}/search', { params: { path: { campaignSlug: slug }, query: { q, limit: '8' } } })),
-  });
+  return useQuery({ ...searchMatchesQuery(slug, q), placeholderData: keepPreviousData });
 }
 
 export const assetsKey = (slug: string) => ['assets', slug] as const;
@@ -36,3 +31,11 @@ export function useAssetSize(slug: string | undefined, assetId: unknown): Size |
   const { data } = useQuery({ queryKey: assetsKey(slug ?? ''), queryFn: () => listAssets(slug!), select: sizesById, enabled, staleTime: 60_000 });
   return enabled ? data?.get(assetId) : undefined;
 }
+
+/** An upload's first step (the API's images guide): where to PUT the file's bytes, and the image's id. */
+export const requestUpload = (campaignSlug: string, label: string) =>
+  call(api.POST('/api/campaigns/{campaignSlug}/assets/upload-url', { params: { path: { campaignSlug } }, body: { label } }));
+
+/** An upload's last step, once the bytes are PUT: the image becomes an asset of the campaign. */
+export const confirmUpload = (campaignSlug: string, imageId: string, label: string) =>
+  call(api.POST('/api/campaigns/{campaignSlug}/assets/confirm-upload', { params: { path: { campaignSlug } }, body: { imageId, label } }));

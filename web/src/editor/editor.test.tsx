@@ -13,7 +13,7 @@ import { withLoreforge } from './commands';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RichTextEditor } from './editor';
 import { arcsKey } from '../arcs/api';
-import { allThingNamesKey } from '../things/api';
+import { allThingsKey } from '../things/api';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
@@ -193,8 +193,8 @@ describe('the editor component', () => {
 
   it('shows a mention’s current name (it stores none), its own label, or that its target is missing', () => {
     const client = new QueryClient();
-    client.setQueryData(allThingNamesKey('c'), [{ id: 3, name: 'Nezznar' }] as never);
-    client.setQueryData(arcsKey('c'), [{ id: 4, name: 'The Mine' }] as never);
+    client.setQueryData(allThingsKey('c'), [{ id: 3, name: 'Nezznar' }]);
+    client.setQueryData(arcsKey('c'), [{ id: 4, name: 'The Mine' }]);
     const mention = (targetType: string, targetId: number, label = '') => ({ type: 'mention', targetType, targetId, children: [t(label)] });
     const editable = render([{ type: 'paragraph', children: [t(''), mention('thing', 3), t(' '), mention('arc', 4), t(' '), mention('thing', 3, 'the spider'), t(' '), mention('thing', 99), t('')] }] as unknown as Descendant[], client);
     const shown = [...editable.querySelectorAll('.mention')].map((e) => e.textContent?.replace(/\uFEFF/g, ''));

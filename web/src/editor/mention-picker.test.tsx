@@ -13,6 +13,7 @@ import { withHistory } from 'slate-history';
 import { Editable, Slate, withReact } from 'slate-react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { SearchResults } from '../api/client';
+import { searchMatchesQuery } from '../search/api';
 import { withLoreforge } from './commands';
 import { MentionPicker, type MentionPickerHandle, type MentionTarget } from './mention-picker';
 
@@ -73,7 +74,7 @@ describe('the mention picker at the caret', () => {
   it('lists records found by name or alias, keeps the highlight on its record through a refresh, and inserts it in place of what was typed', async () => {
     const { client, editor, key, picked } = setUp('kobold queen');
     act(() => {
-      client.setQueryData(['campaign', 'c', 'mention-search', 'kobold queen'], answer(YUSDRAYL, MEEPO));
+      client.setQueryData(searchMatchesQuery('c', 'kobold queen').queryKey, answer(YUSDRAYL, MEEPO));
     });
     await vi.waitFor(() => expect(options()).toEqual(['Yusdrayl alias: The Kobold Queen *', 'Meepo thing', 'Create “kobold queen”…']));
     // The editing area names the highlighted option (the caret stays in the text).
@@ -83,7 +84,7 @@ describe('the mention picker at the caret', () => {
     expect(options()[1]).toBe('Meepo thing *');
     // The list refreshes in another order: the highlight stays on Meepo.
     act(() => {
-      client.setQueryData(['campaign', 'c', 'mention-search', 'kobold queen'], answer(MEEPO, YUSDRAYL));
+      client.setQueryData(searchMatchesQuery('c', 'kobold queen').queryKey, answer(MEEPO, YUSDRAYL));
     });
     await vi.waitFor(() => expect(options()).toEqual(['Meepo thing *', 'Yusdrayl alias: The Kobold Queen', 'Create “kobold queen”…']));
     expect(key('Enter')).toBe(true);
@@ -94,7 +95,7 @@ describe('the mention picker at the caret', () => {
   it('offers to create what was typed, with a choice of type, when no name matches exactly', async () => {
     const { client, key } = setUp('Sildar');
     act(() => {
-      client.setQueryData(['campaign', 'c', 'mention-search', 'Sildar'], answer());
+      client.setQueryData(searchMatchesQuery('c', 'Sildar').queryKey, answer());
     });
     await vi.waitFor(() => expect(document.body.textContent).toContain('Nothing matches “Sildar”.'));
     expect(options()).toEqual(['Create “Sildar”… *']);
@@ -110,7 +111,7 @@ describe('the mention picker at the caret', () => {
   it('is not offered to create a name that exists; Escape closes and leaves the text as typed', async () => {
     const { client, editor, key, onClose, picked } = setUp('meepo');
     act(() => {
-      client.setQueryData(['campaign', 'c', 'mention-search', 'meepo'], answer(MEEPO));
+      client.setQueryData(searchMatchesQuery('c', 'meepo').queryKey, answer(MEEPO));
     });
     await vi.waitFor(() => expect(options()).toEqual(['Meepo thing *']));
     expect(key('Escape')).toBe(true);

@@ -1,7 +1,8 @@
 // Uploading an image for a premium user, as the API's images guide says: an upload URL for the
 // label, the file's bytes PUT to it (XMLHttpRequest, for its progress events), then the
 // confirmation that makes it an asset of the campaign.
-import { api, ApiError, call } from '../api/client';
+import { ApiError } from '../api/client';
+import { confirmUpload, requestUpload } from './api';
 
 export interface UploadedAsset {
   id: number;
@@ -33,9 +34,8 @@ function put(url: string, file: File, onProgress: (fraction: number) => void): P
 }
 
 export async function uploadImage(campaignSlug: string, file: File, label: string, onProgress: (fraction: number) => void): Promise<UploadedAsset> {
-  const path = { campaignSlug };
-  const grant = await call(api.POST('/api/campaigns/{campaignSlug}/assets/upload-url', { params: { path }, body: { label } }));
+  const grant = await requestUpload(campaignSlug, label);
   await put(grant.uploadURL, file, onProgress);
-  const confirmed = await call(api.POST('/api/campaigns/{campaignSlug}/assets/confirm-upload', { params: { path }, body: { imageId: grant.imageId, label } }));
+  const confirmed = await confirmUpload(campaignSlug, grant.imageId, label);
   return { id: confirmed.asset.id, url: confirmed.asset.url, label };
 }

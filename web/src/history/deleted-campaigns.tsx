@@ -1,25 +1,19 @@
 // The campaigns the signed-in user deleted (their owner's trash): restore or erase now. Shown on the
 // campaigns page only when there is one.
-import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import { messageOf } from '../api/client';
-import { campaignsQuery } from '../campaigns/api';
 import { ConfirmButton } from '../ui/confirm';
 import { ErrorMessage } from '../ui/field';
 import { When } from '../ui/when';
-import { eraseCampaignFromTrash, restoreCampaignFromTrash, trashedCampaignsKey, useTrashedCampaigns } from './trash-api';
+import { eraseCampaignFromTrash, restoreCampaignFromTrash, useRefreshCampaignLists, useTrashedCampaigns } from './trash-api';
 
 export function DeletedCampaigns() {
   const trashed = useTrashedCampaigns();
-  const queryClient = useQueryClient();
+  const refresh = useRefreshCampaignLists();
   const navigate = useNavigate();
   const [error, setError] = useState<string>();
   if (!trashed.data || trashed.data.length === 0) return trashed.error ? <ErrorMessage>{messageOf(trashed.error)}</ErrorMessage> : null;
-  const refresh = async () => {
-    await queryClient.invalidateQueries({ queryKey: trashedCampaignsKey });
-    await queryClient.invalidateQueries({ queryKey: campaignsQuery.queryKey });
-  };
   return (
     <section aria-labelledby="deleted-campaigns" className="deleted-campaigns">
       <h2 id="deleted-campaigns">Deleted campaigns</h2>

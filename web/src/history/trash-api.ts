@@ -1,9 +1,9 @@
 // The trash's API calls, query keys and the restore every Undo and the Trash page use (CONTRACT
 // "History and trash"). A campaign's trash is read by its owner and game masters; deleted campaigns
 // are their owner's.
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, call, type Answer } from '../api/client';
-import { campaignKey } from '../campaigns/api';
+import { campaignKey, campaignsQuery } from '../campaigns/api';
 
 export type TrashItem = Answer<'listTrash'>[number];
 export type TrashKind = TrashItem['kind'];
@@ -24,6 +24,15 @@ export const eraseFromTrash = (campaignSlug: string, kind: TrashKind, id: number
 
 export function useTrashedCampaigns() {
   return useQuery({ queryKey: trashedCampaignsKey, queryFn: () => call(api.GET('/api/trash/campaigns')) });
+}
+
+/** Refreshes the user's campaigns and deleted campaigns (after a campaign is deleted, restored or erased). */
+export function useRefreshCampaignLists() {
+  const queryClient = useQueryClient();
+  return async () => {
+    await queryClient.invalidateQueries({ queryKey: trashedCampaignsKey });
+    await queryClient.invalidateQueries({ queryKey: campaignsQuery.queryKey });
+  };
 }
 
 export const restoreCampaignFromTrash = (id: number) => call(api.POST('/api/trash/campaigns/{id}/restore', { params: { path: { id: String(id) } } }));

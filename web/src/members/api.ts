@@ -2,7 +2,7 @@
 // Campaign data is keyed under the campaign's key; writes go through useCampaignWrite.
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, call } from '../api/client';
-import { campaignKey, campaignsQuery, useCampaignWrite } from '../campaigns/api';
+import { campaignKey, campaignsQuery, updateCampaign, useCampaignWrite } from '../campaigns/api';
 
 export const memberKeys = {
   members: (slug: string) => [...campaignKey(slug), 'members'] as const,
@@ -27,7 +27,7 @@ export function useRevokeInvitation(slug: string) {
 }
 
 export function useDefaultVisibility(slug: string) {
-  return useCampaignWrite(slug, (defaultVisibility: 'all' | 'gm') => call(api.PUT('/api/campaigns/{campaignSlug}', { params: { path: { campaignSlug: slug } }, body: { updatedCampaign: { defaultVisibility } } })));
+  return useCampaignWrite(slug, (defaultVisibility: 'all' | 'gm') => updateCampaign(slug, { defaultVisibility }));
 }
 
 export function useChangeRole(slug: string) {

@@ -1,5 +1,5 @@
 // What every record page reads besides the record: its rendering and its backlinks (keys under the campaign's).
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, type QueryKey } from '@tanstack/react-query';
 import { api, call } from '../api/client';
 import { campaignKey } from '../campaigns/api';
 
@@ -28,3 +28,9 @@ export function useBacklinks(slug: string, kind: 'things' | 'arcs', recordSlug: 
         : call(api.GET('/api/campaigns/{campaignSlug}/arcs/{arcSlug}/backlinks', { params: { path: { campaignSlug: slug, arcSlug: recordSlug } } })),
   });
 }
+
+/**
+ * The server's version of a record read afresh for a conflict (records/use-record.tsx): outside the
+ * campaign's key, so no write's refresh reads it again; one per state of the record's editing.
+ */
+export const conflictKey = (recordKey: QueryKey, version: number) => ['conflict', ...recordKey, version] as const;

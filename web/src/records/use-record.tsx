@@ -8,6 +8,7 @@ import { plainText } from '../editor/plain-text';
 import { emptyDocument } from '../editor/types';
 import { LazyRichTextEditor as RichTextEditor } from '../editor/lazy-editor';
 import { ConflictDialog, DraftOffer, SaveStatus } from '../ui/save-status';
+import { conflictKey } from './api';
 import { fetchRecord, listenToOtherTabs, recordState, REFRESH_WHILE_EDITING_MS, type RecordSource, type RecordState, type ServerVersion } from './record-state';
 
 export type { ServerVersion } from './record-state';
@@ -94,7 +95,7 @@ function describe(fields: Record<string, unknown>): string {
 
 /** A 412 or a newer version met while editing: both versions side by side, read from the server now. */
 function ConflictLoader<R extends Record<string, unknown>, P extends Record<string, unknown>>({ state }: { state: RecordState<R, P> }) {
-  const current = useQuery({ queryKey: ['conflict', ...state.queryKey, state.version], queryFn: () => state.source.load(), staleTime: 0, gcTime: 0 });
+  const current = useQuery({ queryKey: conflictKey(state.queryKey, state.version), queryFn: () => state.source.load(), staleTime: 0, gcTime: 0 });
   if (!current.data) return null;
   const answer: ServerVersion<R> = current.data;
   const mine = state.mine();

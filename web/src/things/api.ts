@@ -3,6 +3,7 @@ import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { api, ApiError, call, callWithEtag, type Thing } from '../api/client';
 import type { components } from '../api/schema';
 import type { StructurePatch } from '../records/properties/record-structure';
+import type { TypeField } from '../records/properties/model';
 import { campaignKey, useCampaignWrite } from '../campaigns/api';
 
 export function useThingTypes(slug: string) {
@@ -12,16 +13,20 @@ export function useThingTypes(slug: string) {
 /** A thing as navigation lists it (`fields=summary`): no text, properties, tags or aliases. */
 export type ThingNames = components['schemas']['ThingSummary'];
 
-/** Up to 1000 things' names (`fetchAll`, `fields=summary`): where every name is needed (mentions' names in an editor); `enabled` false reads nothing. */
-/** The key of every thing's name (`useAllThings`). */
-export const allThingNamesKey = (slug: string) => [...campaignKey(slug), 'things', 'all', 'summary'] as const;
+/** Things as summaries (`fields=summary`), last changed first: the list route's first page for `query`. */
+const thingSummaries = async (slug: string, query: { fetchAll: 'true' } | { count: string }) =>
+  (await call(api.GET('/api/campaigns/{campaignSlug}/things', { params: { path: { campaignSlug: slug }, query: { ...query, fields: 'summary' } } }))) as ThingNames[];
 
+export const allThingsKey = (slug: string) => [...campaignKey(slug), 'things', 'all', 'summary'] as const;
+
+/** Up to 1000 things' names (`fetchAll`, `fields=summary`): where every name is needed (mentions' names in an editor); `enabled` false reads nothing. */
 export function useAllThings(slug: string, enabled = true) {
-  return useQuery({
-    queryKey: allThingNamesKey(slug),
-    enabled,
-    queryFn: async () => (await call(api.GET('/api/campaigns/{campaignSlug}/things', { params: { path: { campaignSlug: slug }, query: { fetchAll: 'true', fields: 'summary' } } }))) as ThingNames[],
-  });
+  return useQuery({ queryKey: allThingsKey(slug), enabled, queryFn: () => thingSummaries(slug, { fetchAll: 'true' }) });
+}
+
+/** The 10 things changed last (`fields=summary`: names, addresses, visibility; no text is read): the campaign's home. */
+export function useRecentThings(slug: string) {
+  return useQuery({ queryKey: [...campaignKey(slug), 'things', 'recent', 'summary'], queryFn: () => thingSummaries(slug, { count: '10' }) });
 }
 
 /** What a thing's page saves: any of its fields. */
@@ -90,25 +95,20 @@ async function typePage<T extends ThingNames>(slug: string, typeId: number, opti
 
 const typeListKey = (slug: string, typeId: number, options: TypeListOptions, shape: 'full' | 'summary') => [...campaignKey(slug), 'things', 'type', typeId, shape, options.order, options.pageSize, ...(options.tags ?? [])];
 
-/** The things of a type in full (their tags shown), page after page, in the order chosen, with every tag given if any. */
-export function useTypeThings(slug: string, typeId: number, options: TypeListOptions) {
+function useTypeList<T extends ThingNames>(slug: string, typeId: number, options: TypeListOptions, shape: 'full' | 'summary') {
   return useInfiniteQuery({
-    queryKey: typeListKey(slug, typeId, options, 'full'),
+    queryKey: typeListKey(slug, typeId, options, shape),
     initialPageParam: undefined as string | undefined,
-    queryFn: ({ pageParam }) => typePage<Thing>(slug, typeId, { ...options, summary: false }, pageParam),
+    queryFn: ({ pageParam }) => typePage<T>(slug, typeId, { ...options, summary: shape === 'summary' }, pageParam),
     getNextPageParam: (last) => last.next,
   });
 }
 
+/** The things of a type in full (their tags shown), page after page, in the order chosen, with every tag given if any. */
+export const useTypeThings = (slug: string, typeId: number, options: TypeListOptions) => useTypeList<Thing>(slug, typeId, options, 'full');
+
 /** The names of a type's things (`fields=summary`: no text is read), page after page, in the order chosen: the sidebar's. */
-export function useTypeThingNames(slug: string, typeId: number, options: TypeListOptions) {
-  return useInfiniteQuery({
-    queryKey: typeListKey(slug, typeId, options, 'summary'),
-    initialPageParam: undefined as string | undefined,
-    queryFn: ({ pageParam }) => typePage<ThingNames>(slug, typeId, { ...options, summary: true }, pageParam),
-    getNextPageParam: (last) => last.next,
-  });
-}
+export const useTypeThingNames = (slug: string, typeId: number, options: TypeListOptions) => useTypeList<ThingNames>(slug, typeId, options, 'summary');
 
 /** Creates a thing (of a type of the campaign; with the campaign's default visibility unless given); answers it. */
 export function useCreateThing(slug: string) {
@@ -119,8 +119,11 @@ export function useCreateThingType(slug: string) {
   return useCampaignWrite(slug, (name: string) => call(api.POST('/api/campaigns/{campaignSlug}/thing-types', { params: { path: { campaignSlug: slug } }, body: { newThingType: { name } } })));
 }
 
-export function useRenameThingType(slug: string, typeId: number) {
-  return useCampaignWrite(slug, (name: string) => call(api.PUT('/api/campaigns/{campaignSlug}/thing-types/{thingTypeId}', { params: { path: { campaignSlug: slug, thingTypeId: String(typeId) } }, body: { updatedThingType: { name } } })));
+/** Changes a type's name or its declared fields (PUT …/thing-types/{id}). */
+export function useUpdateThingType(slug: string, typeId: number) {
+  return useCampaignWrite(slug, (updatedThingType: { name?: string; fields?: { key: string; kind: TypeField['kind'] }[] }) =>
+    call(api.PUT('/api/campaigns/{campaignSlug}/thing-types/{thingTypeId}', { params: { path: { campaignSlug: slug, thingTypeId: String(typeId) } }, body: { updatedThingType } })),
+  );
 }
 
 /** Moves a type and its things to the trash (the caller navigates away first: the type's queries would 404). */

@@ -7,7 +7,7 @@ import { useRestoreFromTrash } from '../records/actions';
 import { showUndo } from '../ui/undo-notice';
 import { ErrorMessage } from '../ui/field';
 import { useCampaignSlug, useRefreshCampaign } from '../campaigns/api';
-import { deleteThingType, thingOrder, useRenameThingType, useThingTypes, useTypeThings } from './api';
+import { deleteThingType, thingOrder, useUpdateThingType, useThingTypes, useTypeThings } from './api';
 import { TagFilter, tagsInAddress, TypeFieldsEditor } from './type-fields';
 
 /** Things per page of the list; "Show more" adds the next page under them. */
@@ -93,7 +93,7 @@ function ThingTypeRecordPage({ typeId }: { typeId: number }) {
 }
 
 function RenameType({ campaignSlug, typeId, name }: { campaignSlug: string; typeId: number; name: string }) {
-  const rename = useRenameThingType(campaignSlug, typeId);
+  const rename = useUpdateThingType(campaignSlug, typeId);
   const [value, setValue] = useState(name);
   const error = rename.error ? messageOf(rename.error) : undefined;
   return (
@@ -101,7 +101,7 @@ function RenameType({ campaignSlug, typeId, name }: { campaignSlug: string; type
       className="inline-form small"
       onSubmit={(e) => {
         e.preventDefault();
-        rename.mutate(value);
+        rename.mutate({ name: value });
       }}
     >
       <div className="field">

@@ -2,10 +2,10 @@
 // (name, kind, order) and saved with PUT …/thing-types/{id}; and a tag filter of its things (the
 // list's `?tag=`, kept in the page's address).
 import { useId, useState } from 'react';
-import { api, call, messageOf } from '../api/client';
+import { messageOf } from '../api/client';
 import { ErrorMessage } from '../ui/field';
-import { useRefreshCampaign } from '../campaigns/api';
-import { useCampaignTags } from '../records/properties/labels-editor';
+import { useUpdateThingType } from './api';
+import { useCampaignTags } from '../records/properties/api';
 import { fieldsProblem, fold, KIND_LABELS, KINDS, move, removeAt, type Kind, type TypeField } from '../records/properties/model';
 
 /**
@@ -61,39 +61,28 @@ export function TagFilter({ campaignSlug, tags, onChange }: { campaignSlug: stri
 
 /** The declared fields, edited locally and saved together: a new thing of the type starts with these keys, and their values must match their kinds. */
 export function TypeFieldsEditor({ campaignSlug, typeId, fields }: { campaignSlug: string; typeId: number; fields: TypeField[] }) {
-  const refresh = useRefreshCampaign(campaignSlug);
+  const update = useUpdateThingType(campaignSlug, typeId);
   const id = useId().replace(/:/g, '');
   const [draft, setDraft] = useState<TypeField[]>(fields);
-  const [error, setError] = useState<string>();
-  const [saving, setSaving] = useState(false);
+  // A draft's own problem (found before anything is sent), else the server's answer.
+  const [problem, setProblem] = useState<string>();
   const changed = JSON.stringify(draft) !== JSON.stringify(fields);
   const focusLater = (selector: string) => setTimeout(() => document.querySelector<HTMLElement>(selector)?.focus());
-  const save = async () => {
-    const problem = fieldsProblem(draft);
-    setError(problem);
-    if (problem) return;
-    setSaving(true);
-    try {
-      await call(
-        api.PUT('/api/campaigns/{campaignSlug}/thing-types/{thingTypeId}', {
-          params: { path: { campaignSlug, thingTypeId: String(typeId) } },
-          body: { updatedThingType: { fields: draft.map((f) => ({ key: f.key.trim(), kind: f.kind })) } },
-        }),
-      );
-      await refresh();
-    } catch (e) {
-      setError(messageOf(e));
-    } finally {
-      setSaving(false);
-    }
+  const save = () => {
+    const found = fieldsProblem(draft);
+    setProblem(found);
+    if (found) return update.reset();
+    // The failure is shown from the mutation's state.
+    update.mutateAsync({ fields: draft.map((f) => ({ key: f.key.trim(), kind: f.kind })) }).catch(() => undefined);
   };
+  const error = problem ?? (update.error ? messageOf(update.error) : undefined);
   return (
     <form
       className="type-fields-editor"
       aria-labelledby={`${id}-title`}
       onSubmit={(e) => {
         e.preventDefault();
-        void save();
+        save();
       }}
     >
       <h2 id={`${id}-title`}>Fields</h2>
@@ -167,7 +156,7 @@ export function TypeFieldsEditor({ campaignSlug, typeId, fields }: { campaignSlu
         >
           Add field
         </button>
-        <button type="submit" className="primary" disabled={!changed || saving}>
+        <button type="submit" className="primary" disabled={!changed || update.isPending}>
           Save fields
         </button>
         {changed && (

@@ -1,19 +1,9 @@
 // Tags and aliases of a thing or an arc as chips: each with a remove button named for it, a field
 // that adds what is typed on Enter (or a comma, for tags), Backspace in the empty field removing
 // the last one, and for tags the campaign's tags offered as they are typed (GET …/tags).
-import { useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
-import { api, call } from '../../api/client';
-import { campaignKey } from '../../campaigns/api';
+import { useCampaignTags } from './api';
 import { addLabel, ALIAS_MAX_LENGTH, ALIASES_MAX, suggestTags, TAG_MAX_LENGTH, TAGS_MAX } from './model';
-
-export function useCampaignTags(campaignSlug: string, enabled = true) {
-  return useQuery({
-    queryKey: [...campaignKey(campaignSlug), 'tags'],
-    enabled,
-    queryFn: () => call(api.GET('/api/campaigns/{campaignSlug}/tags', { params: { path: { campaignSlug } } })),
-  });
-}
 
 interface EditorProps {
   labels: string[];

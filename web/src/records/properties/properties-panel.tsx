@@ -4,7 +4,7 @@
 // (records/record-state.ts): kept in the browser at once and saved with If-Match like the text.
 // Text fields are uncontrolled (what is being typed is never replaced under the caret), and a
 // number that does not read as one yet is not sent: the field says so instead.
-import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
+import { useEffect, useId, useReducer, useRef, useState, type ReactNode } from 'react';
 import { Link } from 'react-router';
 import type { Problem } from '../../api/client';
 import { SearchList } from '../../search/search-list';
@@ -56,16 +56,22 @@ export function PropertiesPanel({ campaignSlug, properties, fields, onChange, ge
   const { name, learn } = useLinkNames(campaignSlug, properties);
   // The kind a user chose for a property that is still empty (an empty value tells no kind).
   const [chosen, setChosen] = useState<ReadonlyMap<string, Kind>>(new Map());
-  // Where the focus goes once the change is shown: the first of these elements that is there and enabled.
-  const [focus, setFocus] = useState<(() => (HTMLElement | null | undefined)[]) | undefined>();
+  // Where the focus goes once the change is shown (the render a request brings about, with the
+  // change it goes with): the first of these elements that is there and enabled.
+  const focusRequest = useRef<() => (HTMLElement | null | undefined)[]>(undefined);
+  const [focusRequests, countFocusRequest] = useReducer((n: number) => n + 1, 0);
+  const setFocus = (targets: () => (HTMLElement | null | undefined)[]) => {
+    focusRequest.current = targets;
+    countFocusRequest();
+  };
   const root = useRef<HTMLElement>(null);
   useEffect(() => {
-    if (!focus) return;
-    focus()
+    const targets = focusRequest.current;
+    focusRequest.current = undefined;
+    targets?.()
       .find((element) => element && !(element as HTMLButtonElement).disabled)
       ?.focus();
-    setFocus(undefined);
-  }, [focus]);
+  }, [focusRequests]);
   /** An element of the panel whose data attribute `name` is `value` (no selector escaping needed). */
   const withData = (name: string, value: string, extra?: (element: HTMLElement) => boolean) =>
     [...(root.current?.querySelectorAll<HTMLElement>(`[data-${name}]`) ?? [])].find((element) => element.getAttribute(`data-${name}`) === value && (extra?.(element) ?? true));
@@ -78,7 +84,7 @@ export function PropertiesPanel({ campaignSlug, properties, fields, onChange, ge
     if (!others[position + by]) return;
     onChange(moveAmong(properties, others.map((o) => o.index), position, by));
     const key = fold(from.property.key);
-    setFocus(() => () => [withData('move', key, (e) => e.dataset.by === String(by)), withData('move', key, (e) => e.dataset.by === String(-by))]);
+    setFocus(() => [withData('move', key, (e) => e.dataset.by === String(by)), withData('move', key, (e) => e.dataset.by === String(-by))]);
   };
 
   return (
@@ -150,7 +156,7 @@ export function PropertiesPanel({ campaignSlug, properties, fields, onChange, ge
                       aria-label={`Remove ${property.key}`}
                       onClick={() => {
                         onChange(removeAt(properties, index));
-                        setFocus(() => () => [document.getElementById(`${prefix}-new-key`)]);
+                        setFocus(() => [document.getElementById(`${prefix}-new-key`)]);
                       }}
                     >
                       Remove
@@ -181,7 +187,7 @@ export function PropertiesPanel({ campaignSlug, properties, fields, onChange, ge
         onAdd={(key, kind) => {
           remember(key, kind);
           onChange(addProperty(properties, key, kind));
-          setFocus(() => () => [withData('value-of', fold(key.trim()))?.querySelector<HTMLElement>('input, select, button, textarea')]);
+          setFocus(() => [withData('value-of', fold(key.trim()))?.querySelector<HTMLElement>('input, select, button, textarea')]);
         }}
       />
       {problems.get(-1) && <p className="error" role="alert">{problems.get(-1)}</p>}
