@@ -24,7 +24,8 @@ export function CampaignHome() {
   const arcs = useArcs(slug);
   const recent = useQuery({ queryKey: ['campaign', slug, 'things', 'recent'], queryFn: () => call(api.GET('/api/campaigns/{campaignSlug}/things', { params: { path: { campaignSlug: slug }, query: { count: '10' } } })) });
   const { canEdit, role } = useCampaignAccess();
-  if (!campaign.data) return null;
+  // The description comes first, the lists under it: nothing is shown until it is in, so nothing is pushed down (layout shift).
+  if (!campaign.data || rendered.isPending) return null;
   const c = campaign.data.data;
   return (
     <main className="record" aria-labelledby="campaign-title">

@@ -4,6 +4,7 @@ import { Node } from 'slate';
 import { ReactEditor, useSelected, useSlateStatic, type RenderElementProps, type RenderLeafProps } from 'slate-react';
 import { CALLOUT_TITLE_MAX_LENGTH, isSecretNode, mentionLabel, mentionTarget, type MentionTarget } from '../../../src/vocabulary/index.js';
 import { useAssetSize } from './api';
+export { AwaitImageSizes } from './api';
 import { setCalloutTitle, toggleTaskChecked } from './commands';
 
 /**
