@@ -24,8 +24,8 @@ export function CampaignHome() {
   const arcs = useArcs(slug);
   const recent = useQuery({ queryKey: ['campaign', slug, 'things', 'recent'], queryFn: () => call(api.GET('/api/campaigns/{campaignSlug}/things', { params: { path: { campaignSlug: slug }, query: { count: '10' } } })) });
   const { canEdit, role } = useCampaignAccess();
-  // The description comes first, the lists under it: nothing is shown until it is in, so nothing is pushed down (layout shift).
-  if (!campaign.data || rendered.isPending) return null;
+  // The description and the recent things come first, the arcs under them: shown once both are in, nothing above the arcs moves (layout shift).
+  if (!campaign.data || rendered.isPending || recent.isPending) return null;
   const c = campaign.data.data;
   return (
     <main className="record" aria-labelledby="campaign-title">
