@@ -24,9 +24,10 @@ export function CampaignHome() {
   const arcs = useArcs(slug);
   const recent = useQuery({ queryKey: ['campaign', slug, 'things', 'recent'], queryFn: () => call(api.GET('/api/campaigns/{campaignSlug}/things', { params: { path: { campaignSlug: slug }, query: { count: '10' } } })) });
   const { canEdit, role } = useCampaignAccess();
-  // The description and the recent things come first, the arcs under them: shown once both are in, nothing above the arcs moves (layout shift).
-  if (!campaign.data || rendered.isPending || recent.isPending) return null;
+  if (!campaign.data) return null;
   const c = campaign.data.data;
+  // The title at once; the description and the recent things under it once both are in, so nothing below them moves (layout shift).
+  if (rendered.isPending || recent.isPending) return <main className="record" aria-labelledby="campaign-title"><h1 id="campaign-title">{c.name}</h1></main>;
   return (
     <main className="record" aria-labelledby="campaign-title">
       <h1 id="campaign-title">{c.name}</h1>
