@@ -9,7 +9,8 @@
 //     q11 (target ≤ 120 KB), and JavaScript and CSS gzipped (issue 12's target ≤ 250 KB);
 //   - the campaign shell from a cold load (a fresh browser profile, nothing cached) until the
 //     sidebar lists the types with their counts (target ≤ 500 ms);
-//   - a thing page from a click on a link in the app until its rendered description is visible
+//   - a thing page from a click on a link in the app until its description (the editor, or the
+//     rendered text standing in while the editor loads) is visible
 //     (target ≤ 300 ms);
 //   - typing into the 5,000-word description: per keystroke, from the key event to the next frame
 //     after the editor has handled it; p95 against < 16 ms (p50 and max printed too);
@@ -90,6 +91,9 @@ async function launch() {
   return chromium.launchPersistentContext(tempDir('loreforge-bench-web-'), { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1280, height: 860 } });
 }
 
+/** A record's description as a GM sees it: the editor, or the rendered text standing in while the editor's code loads. */
+const descriptionOf = (page: Page) => page.getByRole('textbox', { name: 'Description', exact: true }).or(page.getByRole('region', { name: 'Description (rendered)' }));
+
 async function signIn(page: Page, base: string, email: string) {
   await page.goto(`${base}/sign-in`);
   await page.getByLabel('Email').fill(email);
@@ -159,17 +163,15 @@ try {
     await link.waitFor();
     const started = Date.now();
     await link.click();
-    await page.getByRole('region', { name: 'Description (rendered)' }).locator('p').first().waitFor();
+    // The record page is written in place: the rendered text stands in until the editor has loaded.
+    await descriptionOf(page).locator('p').first().waitFor();
     thingPage.push(Date.now() - started);
   }
 
   // Typing into the 5,000-word description.
   await page.goto(`${campaignUrl}/things/${long.slug}`);
-  // Written in place, or behind an "Edit description" button (the app before issue 27).
-  const editor = page.getByRole('textbox', { name: 'Description' });
-  const edit = page.getByRole('button', { name: 'Edit description' });
-  await editor.or(edit).first().waitFor();
-  if (await edit.isVisible()) await edit.click();
+  // Written in place (issue 27): the description is the editor for a GM, once its code has loaded.
+  const editor = page.getByRole('textbox', { name: 'Description', exact: true });
   await editor.waitFor();
   await editor.click();
   await page.keyboard.press('Control+End');

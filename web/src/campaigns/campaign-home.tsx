@@ -26,6 +26,8 @@ export function CampaignHome() {
   const { canEdit, role } = useCampaignAccess();
   if (!campaign.data) return null;
   const c = campaign.data.data;
+  // The title at once; the description and the recent things under it once both are in, so nothing below them moves (layout shift).
+  if (rendered.isPending || recent.isPending) return <main className="record" aria-labelledby="campaign-title"><h1 id="campaign-title">{c.name}</h1></main>;
   return (
     <main className="record" aria-labelledby="campaign-title">
       <h1 id="campaign-title">{c.name}</h1>

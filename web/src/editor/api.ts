@@ -4,8 +4,11 @@
 // - The campaign's images (GET …/assets, which game masters, the ones who edit, may list) give each
 //   uploaded image's width and height, so the editor reserves an image's box before it loads, as the
 //   rendered page does. Its key stands outside ['campaign', slug]: saving a text changes no image's
-//   size, so a save does not fetch the list again.
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
+//   size, so a save does not fetch the list again. A text that opens with uploaded images waits for
+//   the list before the editor shows (AwaitImageSizes): until then the rendered text, which has the
+//   sizes, stands in, so the images never land without their box (no layout shift).
+import { createElement, useState } from 'react';
+import { keepPreviousData, queryOptions, useQuery, useSuspenseQuery } from '@tanstack/react-query';
 import { api, call, type SearchResults } from '../api/client';
 import { searchMatchesQuery } from '../search/api';
 
@@ -17,10 +20,13 @@ export function useMentionSearch(slug: string, q: string) {
 }
 
 export const assetsKey = (slug: string) => ['assets', slug] as const;
-type Assets = Awaited<ReturnType<typeof listAssets>>;
+const readAssets = (slug: string) => call(api.GET('/api/campaigns/{campaignSlug}/assets', { params: { path: { campaignSlug: slug } } }));
+type Assets = Awaited<ReturnType<typeof readAssets>>;
 type Size = { width: number; height: number };
 
-const listAssets = (slug: string) => call(api.GET('/api/campaigns/{campaignSlug}/assets', { params: { path: { campaignSlug: slug } } }));
+// Sizes are a hint: a list that cannot be read (a network failure) gives none rather than an error.
+const listAssets = (slug: string) => readAssets(slug).catch((): Assets => []);
+const assetsQuery = (slug: string) => queryOptions({ queryKey: assetsKey(slug), queryFn: () => listAssets(slug), staleTime: 60_000 });
 
 const sizesById = (assets: Assets): Map<number, Size> =>
   new Map(assets.flatMap((a) => (a.width !== null && a.height !== null ? [[a.id, { width: a.width, height: a.height }] as const] : [])));
@@ -28,7 +34,7 @@ const sizesById = (assets: Assets): Map<number, Size> =>
 /** The width and height of the uploaded image `assetId` names, once known; the list is read only where such an image is shown. */
 export function useAssetSize(slug: string | undefined, assetId: unknown): Size | undefined {
   const enabled = slug !== undefined && typeof assetId === 'number';
-  const { data } = useQuery({ queryKey: assetsKey(slug ?? ''), queryFn: () => listAssets(slug!), select: sizesById, enabled, staleTime: 60_000 });
+  const { data } = useQuery({ ...assetsQuery(slug ?? ''), select: sizesById, enabled });
   return enabled ? data?.get(assetId) : undefined;
 }
 
@@ -39,3 +45,17 @@ export const requestUpload = (campaignSlug: string, label: string) =>
 /** An upload's last step, once the bytes are PUT: the image becomes an asset of the campaign. */
 export const confirmUpload = (campaignSlug: string, imageId: string, label: string) =>
   call(api.POST('/api/campaigns/{campaignSlug}/assets/confirm-upload', { params: { path: { campaignSlug } }, body: { imageId, label } }));
+
+const hasUploadedImage = (nodes: unknown): boolean =>
+  Array.isArray(nodes) && nodes.some((n: { type?: unknown; assetId?: unknown; children?: unknown }) => (n.type === 'image' && typeof n.assetId === 'number') || hasUploadedImage(n.children));
+
+function SuspendForSizes({ slug }: { slug: string }) {
+  useSuspenseQuery(assetsQuery(slug));
+  return null;
+}
+
+/** Inside the editor: when the text it opened with holds an uploaded image, suspends it (its fallback shows) until the images' sizes are known. */
+export function AwaitImageSizes({ slug, value }: { slug: string | undefined; value: unknown }) {
+  const [needed] = useState(() => slug !== undefined && hasUploadedImage(value));
+  return needed ? createElement(SuspendForSizes, { slug: slug! }) : null;
+}

@@ -24,7 +24,7 @@ import {
   toggleTaskList,
   withLoreforge,
 } from './commands';
-import { EditorCampaignContext, MentionNamesContext, RenderElement, RenderLeaf, type MentionNames } from './elements';
+import { AwaitImageSizes, EditorCampaignContext, MentionNamesContext, RenderElement, RenderLeaf, type MentionNames } from './elements';
 import { MentionPicker, type MentionPickerHandle, type MentionTarget, type MentionTrigger } from './mention-picker';
 import { type BlockType, type MarkName } from './types';
 import { ImageButton } from './image-dialog';
@@ -156,7 +156,7 @@ export function RichTextEditor({ label, initialValue, onChange, campaignSlug, ca
   return (
     <div className="editor">
       <MentionNamesContext.Provider value={mentionNames.name}>
-        <EditorCampaignContext.Provider value={campaignSlug}>
+        {/* The text's images wait for their sizes (editor/api.ts): */}<EditorCampaignContext.Provider value={campaignSlug}><AwaitImageSizes slug={campaignSlug} value={initialValue} />
         <Slate editor={editor} initialValue={initialValue} onValueChange={onChange}>
           <Toolbar label={label} linkButton={linkButton} onMention={mentionFromToolbar} campaignSlug={campaignSlug} canUpload={canUpload} />
           <Editable

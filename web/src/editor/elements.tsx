@@ -5,6 +5,7 @@ import { ReactEditor, useSelected, useSlateStatic, type RenderElementProps, type
 import { safeImageUrl, safeLinkUrl } from '../../../src/render/urls.js';
 import { CALLOUT_TITLE_MAX_LENGTH, isSecretNode, mentionLabel, mentionTarget, type MentionTarget } from '../../../src/vocabulary/index.js';
 import { useAssetSize } from './api';
+export { AwaitImageSizes } from './api';
 import { setCalloutTitle, toggleTaskChecked } from './commands';
 
 /**

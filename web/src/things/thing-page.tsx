@@ -31,7 +31,8 @@ function ThingRecordPage({ thingSlug }: { thingSlug: string }) {
   const types = useThingTypes(campaignSlug);
   const { canEdit } = useCampaignAccess();
 
-  if (editing.loading) {
+  // The text (its rendering stands in for the editor) comes before what follows it: shown together, nothing is pushed down.
+  if (editing.loading || rendered.isPending) {
     if (editing.error) return <RecordError error={editing.error} what="thing" />;
     return <p className="loading">Loading…</p>;
   }
