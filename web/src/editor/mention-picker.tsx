@@ -199,13 +199,12 @@ export function MentionPicker({
     } catch {
       return;
     }
+    // A textbox takes aria-controls and aria-activedescendant (not aria-expanded, a combobox's).
     editable.setAttribute('aria-controls', `${id}-list`);
-    editable.setAttribute('aria-expanded', 'true');
     if (activeId) editable.setAttribute('aria-activedescendant', activeId);
     else editable.removeAttribute('aria-activedescendant');
     return () => {
       editable.removeAttribute('aria-controls');
-      editable.removeAttribute('aria-expanded');
       editable.removeAttribute('aria-activedescendant');
     };
   }, [editor, id, activeId]);

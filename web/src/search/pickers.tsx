@@ -1,4 +1,4 @@
-import { SearchList } from './search-list';
+import { SearchList } from './lazy-search-list';
 
 interface Picked {
   id: number;

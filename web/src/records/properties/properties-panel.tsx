@@ -7,7 +7,7 @@
 import { useEffect, useId, useReducer, useRef, useState, type ReactNode } from 'react';
 import { Link } from 'react-router';
 import type { Problem } from '../../api/client';
-import { SearchList } from '../../search/search-list';
+import { SearchList } from '../../search/lazy-search-list';
 import {
   addProperty,
   convert,
