@@ -1,16 +1,8 @@
 // Pictures for the web benchmark: RGB PNGs of a given size, built in code (no binary files), with
 // smooth shapes and some grain so they weigh what a GM's uploaded portrait or map weighs (hundreds
 // of KB), not the few bytes of a flat image.
-import { crc32, deflateSync } from 'node:zlib';
-
-function chunk(type: string, data: Buffer): Buffer {
-  const length = Buffer.alloc(4);
-  length.writeUInt32BE(data.length);
-  const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(body));
-  return Buffer.concat([length, body, crc]);
-}
+import { deflateSync } from 'node:zlib';
+import { pngChunk as chunk } from '../../test/fixtures/images.js';
 
 /** A `width`×`height` RGB PNG: waves of colour that depend on `seed`, with a grain on one pixel in 64 (about 0.5 bytes a pixel). */
 export function picture(width: number, height: number, seed: number): Buffer {

@@ -17,6 +17,7 @@ import { useCreateThing, useThingTypes } from '../things/api';
 import { useMentionSearch, type MentionCandidate } from './api';
 import { insertMention, isInsideSecret, mentionQuery } from './commands';
 import './mention-picker.css';
+import { useDebounced } from '../ui/debounce';
 
 export interface MentionTarget {
   targetType: 'thing' | 'arc';
@@ -38,15 +39,6 @@ export interface MentionPickerHandle {
 }
 
 type Item = { key: string; label: string; detail?: string; result?: MentionCandidate; create?: true; typeId?: number };
-
-function useDebounced<T>(value: T, ms: number): T {
-  const [debounced, setDebounced] = useState(value);
-  useEffect(() => {
-    const timer = setTimeout(() => setDebounced(value), ms);
-    return () => clearTimeout(timer);
-  }, [value, ms]);
-  return debounced;
-}
 
 export function MentionPicker({
   campaignSlug,

@@ -3,6 +3,7 @@ import { useEffect, useState, type ReactNode } from 'react';
 import type { SearchResults } from '../api/client';
 import { useSearchMatches } from './api';
 import './search-list.css';
+import { useDebounced } from '../ui/debounce';
 
 export type SearchResult = SearchResults['results'][number];
 
@@ -11,15 +12,6 @@ export interface IdleChoice {
   value: string;
   content: ReactNode;
   onSelect: () => void;
-}
-
-export function useDebounced<T>(value: T, ms: number): T {
-  const [debounced, setDebounced] = useState(value);
-  useEffect(() => {
-    const timer = setTimeout(() => setDebounced(value), ms);
-    return () => clearTimeout(timer);
-  }, [value, ms]);
-  return debounced;
 }
 
 /**
