@@ -118,7 +118,9 @@ describe('a record as a page', () => {
     await page.keyboard.press('Control+End');
     await page.keyboard.type(' Ask @');
     await page.keyboard.type('Sildar');
-    await page.getByRole('option', { name: /Sildar Hallwinter/ }).first().waitFor();
+    // Enter once the picker's list answers what was typed (not an older, shorter text).
+    await page.locator('[data-testid="mention-picker"] [role="listbox"]:not([aria-busy="true"])').waitFor();
+    await page.getByTestId('mention-picker').getByRole('option', { name: /Sildar Hallwinter/ }).first().waitFor();
     await page.keyboard.press('Enter');
     const mention = text(page, 'Hook').locator('.mention', { hasText: 'Sildar Hallwinter' });
     await mention.waitFor();

@@ -80,7 +80,9 @@ interface Operation {
 const EMPTY = JSON.stringify(emptyRichText());
 const canonicalText = (value: unknown) => JSON.stringify(value ?? emptyRichText());
 const linkKey = (arcId: number, thingId: number) => `${arcId}:${thingId}`;
-const versionOf = (res: ApiResponse) => Number(/-(\d+)"$/.exec(res.headers.get('etag') ?? '')?.[1] ?? NaN);
+// The record's own version: the second number of its ETag, whatever follows it (an arc's answer
+// digest `-a…`, the encoding of a compressed answer `-br`/`-gzip`).
+const versionOf = (res: ApiResponse) => Number(/^"\d+-(\d+)(?:-[a-z0-9]+)*"$/.exec(res.headers.get('etag') ?? '')?.[1] ?? NaN);
 
 function clone(model: Model): Model {
   return {

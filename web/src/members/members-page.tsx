@@ -103,9 +103,13 @@ function InviteForm({ slug, role }: { slug: string; role: Role }) {
 function NewRecordsVisibility({ slug, value }: { slug: string; value: 'all' | 'gm' }) {
   const write = useDefaultVisibility(slug);
   const error = write.error ? messageOf(write.error) : undefined;
-  // What was just asked for, shown until the campaign's record answers it (or the request fails).
-  const asked = write.isPending ? write.variables === 'gm' : undefined;
-  const change = (gmOnly: boolean) => write.mutate(gmOnly ? 'gm' : 'all');
+  // What was just asked for, shown at once (set with the click, not when the mutation reports it is
+  // pending) until the campaign's record answers it or the request fails.
+  const [asked, setAsked] = useState<boolean>();
+  const change = (gmOnly: boolean) => {
+    setAsked(gmOnly);
+    write.mutate(gmOnly ? 'gm' : 'all', { onSettled: () => setAsked(undefined) });
+  };
   return (
     <section aria-labelledby="new-records-heading">
       <h2 id="new-records-heading">New records</h2>
