@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../api/client';
 import { DRAFT_BOUND_MS, DRAFT_QUIET_MS, readDraft, writeAllDrafts, writeDraft } from '../editor/saver';
-import { RecordState, sameValue, type ServerVersion } from './record-state';
+import { RecordState, sameValue, sameVersion, type ServerVersion } from './record-state';
 
 type Doc = { type: 'paragraph'; children: { text: string }[] }[];
 type Rec = { id: number; name: string; hook: Doc; notes: Doc };
@@ -325,6 +325,41 @@ describe('one editing state per record', () => {
     await read(tab, true);
     expect(tab.state.state).toBe('conflict');
     expect(tab.state.mine()).toEqual({ hook: doc('from the other tab'), notes: doc('') });
+  });
+
+  it('a new ETag for the same version of the record (an arc whose linked things changed) is no conflict, even while typing', async () => {
+    const server = new FakeServer();
+    const tab = setUp(server);
+    await read(tab, false);
+    const generation = tab.state.generation;
+    // An arc's ETag also follows what the answer embeds (its things, parent, children): `"id-version-a<digest>"`,
+    // with `-br` when the answer was compressed; If-Match compares the id and version only.
+    const linked: ServerVersion<Rec> = { data: { ...server.current().data }, etag: `"7-${server.version}-a0123456789abcdef-br"` };
+    tab.queryClient.setQueryData(KEY, linked);
+    tab.state.receive(linked, () => true);
+    expect(tab.state.state).toBe('saved');
+    expect(tab.state.generation).toBe(generation);
+    expect(tab.state.server).toBe(linked);
+
+    // Typing on goes on from there, and saves over the same version.
+    tab.state.edit({ hook: doc('still mine') });
+    await tab.state.flush();
+    expect(server.saves).toBe(1);
+    expect(textOf(server.data.hook)).toBe('still mine');
+
+    // A change of the record itself, while an editor has the focus, is still shown as a conflict.
+    server.put({ hook: doc('from the other tab') }, undefined);
+    await read(tab, true);
+    expect(tab.state.state).toBe('conflict');
+  });
+
+  it('reads the version of a record from any of its ETags', () => {
+    expect(sameVersion('"7-3"', '"7-3-a0123456789abcdef"')).toBe(true);
+    expect(sameVersion('"7-3-a0123456789abcdef-br"', '"7-3-gzip"')).toBe(true);
+    expect(sameVersion('"7-3"', '"7-4"')).toBe(false);
+    expect(sameVersion('"7-3"', '"17-3"')).toBe(false);
+    expect(sameVersion('W/"p7-3-12"', 'W/"p7-3-12"')).toBe(false);
+    expect(sameVersion(undefined, undefined)).toBe(false);
   });
 
   it('a change from outside the editors (a block copied back) keeps the unsent edits, restarts the editors and saves', async () => {

@@ -114,6 +114,13 @@ export class RecordState<R extends Record<string, unknown>, P extends Record<str
       this.server = answer;
       return;
     }
+    if (sameVersion(answer.etag, this.server.etag)) {
+      // The record itself is unchanged; only what its answer embeds is new (an arc's things, parent,
+      // children): shown, with no conflict and no restart of the editors.
+      this.server = answer;
+      this.changed();
+      return;
+    }
     // A save on its way decides; its answer follows.
     if (this.inFlight) return;
     this.server = answer;
@@ -366,6 +373,17 @@ function openChannel(): BroadcastChannel | undefined {
     if (state?.server && state.server.etag !== event.data.etag && document.visibilityState === 'hidden') state.refresh();
   };
   return channel;
+}
+
+/**
+ * Whether two ETags name the same version of the record: `"id-version"`, which an arc's ETag follows
+ * with a digest of what its answer embeds (`-a<hex>`) and a compressed answer with its encoding
+ * (`-br`, `-gzip`). If-Match compares the id and version only, as this does.
+ */
+export function sameVersion(a: string | undefined, b: string | undefined): boolean {
+  const own = (etag: string | undefined) => /^(?:W\/)?"(\d+-\d+)(?:-[^"]*)?"$/.exec(etag ?? '')?.[1];
+  const x = own(a);
+  return x !== undefined && x === own(b);
 }
 
 function announce(queryKey: QueryKey, etag: string | undefined): void {
