@@ -70,6 +70,12 @@ async function startOn(port: number, options: StartOptions): Promise<ServerProce
   const name = options.name ?? 'loreforge';
   const env: NodeJS.ProcessEnv = { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...options.env, PORT: String(port) };
   if (options.env.DATABASE_URL === undefined) delete env.DATABASE_URL;
+  // What the server spools to the system temp dir (imports) stays in its data folder, so a server
+  // killed mid-import (the crash tests) leaves nothing behind once that folder is removed.
+  if (options.env.DATA_DIR !== undefined && options.env.TMPDIR === undefined) {
+    env.TMPDIR = path.join(options.env.DATA_DIR, 'tmp');
+    fs.mkdirSync(env.TMPDIR, { recursive: true });
+  }
   const entry = options.entry ? [options.entry] : ['--import', 'tsx', 'src/main.ts'];
   const managed = startProcess(name, process.execPath, [...(options.nodeArgs ?? []), ...entry], { env, cwd: repoRoot });
   const base = `http://127.0.0.1:${port}`;

@@ -135,7 +135,8 @@ describe(`rendered images, on ${dialect}`, () => {
     expect(html).toContain('<img src="https://example.test/far.png" alt="Far" loading="lazy">');
     expect(html.match(/width=/g)).toHaveLength(2);
     // Markdown has no place for them.
-    expect(await rendered(slug, gm, 'markdown')).not.toMatch(/320|200/);
+    // (Addresses left out: a port or an image id may hold those digits.)
+    expect((await rendered(slug, gm, 'markdown')).replace(/\]\([^)]*\)/g, '](…)')).not.toMatch(/320|200/);
   });
 
   it('never tell a player the dimensions of an image inside a secret, nor anything else of it', async () => {

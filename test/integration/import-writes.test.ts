@@ -25,8 +25,11 @@ beforeAll(async () => {
   ctx = await createTestContext({ IMPORT_MAX_BYTES: String(16 * 1024 * 1024) });
   owner = await premiumUser(ctx);
 });
+// The archives written for the tests, removed at the end.
+const archiveDirs: string[] = [];
 afterAll(async () => {
   await ctx.close();
+  for (const dir of archiveDirs) await fs.rm(dir, { recursive: true, force: true });
 });
 
 /**
@@ -68,7 +71,9 @@ function documentOf(n: number, slug: string, images = 0): string {
 
 async function archiveFile(n: number, slug: string, images: number): Promise<string> {
   const bytes = await zipOf([{ name: 'campaign.json', data: documentOf(n, slug, images) }, ...Array.from({ length: images }, (_, i) => ({ name: `images/${i + 1}.png`, data: png([i, i, i, 255]) }))]);
-  const file = path.join(await fs.mkdtemp(path.join(os.tmpdir(), 'loreforge-import-writes-')), `${slug}.zip`);
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'loreforge-import-writes-'));
+  archiveDirs.push(dir);
+  const file = path.join(dir, `${slug}.zip`);
   await fs.writeFile(file, bytes);
   return file;
 }
