@@ -352,7 +352,7 @@ async function main(): Promise<number> {
   const loadEnd = os.loadavg();
   const output: string[] = [];
   output.push(mainTable(options, campaign, results, postgresPids !== undefined));
-  output.push(budgetTable(options.db, results));
+  output.push(budgetTable(options.db, results, options.cacheOff));
   for (const s of skipped) output.push(`Skipped ${s.name}: ${s.reason}.`);
   if (growth.length > 0) output.push(growthTable(options, growth));
   output.push(
