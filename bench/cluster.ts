@@ -1,9 +1,11 @@
-// npm run bench:cluster [-- --duration N --connections N --instances N --quick]
+// npm run bench:cluster [-- --duration N --connections N --instances N --writes --quick]
 //
 // Several instances of the production server on one PostgreSQL (a throwaway embedded one, or
 // DATABASE_URL): a mixed read/write load through 1, then 2, then 3 running instances at once, then
 // checks that every acknowledged write is readable through every instance, that slugs stay unique,
 // that nothing answered 5xx, and that rate-limit counters are shared. Exits non-zero on a failure.
+// With --writes the load is write-heavy (≈90% writes, mostly PUTs of 2 KiB descriptions), every
+// instance writing to every campaign: the same checks prove no acknowledged write was lost.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,7 +13,7 @@ import { parseFlags, runCommand, UsageError } from './lib/args.js';
 import { num, table } from './lib/format.js';
 import { Api, createAccount } from '../toolkit/http.js';
 import { errorsOf, runLoad, type LoadSpec, type LoadStats } from './lib/load.js';
-import { mixedRequests, WriteLog } from './lib/mixed-load.js';
+import { mixedRequests, WriteLog, type Mix } from './lib/mixed-load.js';
 import { providePostgres, type PostgresServer } from '../toolkit/postgres.js';
 import { cpuDelta, cpuMsOfAll, waitUntilIdle } from '../toolkit/processes.js';
 import { buildServer, repoRoot, startServer, tempDir, type ServerProcess } from '../toolkit/server.js';
@@ -26,6 +28,9 @@ const USAGE = `npm run bench:cluster -- [options]
   --instances N     the largest number of instances (default 3)
   --campaigns N     campaigns the load is spread over (default 4; 1 puts every write on one
                     campaign, whose writers are serialised by its row lock)
+  --writes          write-heavy load instead of the mixed one: 60% updates of things with 2 KiB
+                    descriptions, 20% new things (half with names shared across connections and
+                    instances), 10% links, 10% reads
   --quick           a small campaign and short steps: a smoke check, not a measurement
   --log-level L     LOG_LEVEL of the instances (default warn)
 
@@ -40,6 +45,7 @@ interface Options {
   connections: number;
   instances: number;
   campaigns: number;
+  mix: Mix;
   quick: boolean;
   logLevel: string;
   seed: SeedSize;
@@ -56,6 +62,7 @@ function readOptions(argv: string[]): Options {
     connections: 'number',
     instances: 'number',
     campaigns: 'number',
+    writes: 'boolean',
     quick: 'boolean',
     'log-level': 'string',
   });
@@ -74,6 +81,7 @@ function readOptions(argv: string[]): Options {
     connections,
     instances,
     campaigns,
+    mix: flags.writes ? 'writes' : 'mixed',
     quick,
     logLevel: flags['log-level'] ?? 'warn',
     seed: quick ? { things: 60, arcs: 6, linksPerArc: 5 } : { things: 300, arcs: 30, linksPerArc: 5 },
@@ -127,7 +135,7 @@ async function step(cluster: Cluster, count: number): Promise<StepResult> {
         const slot = (offsets[k] ?? 0) + local++;
         const c = slot % campaignsCount;
         const { campaign, log } = targets[c] as CampaignLoad;
-        const { requests, flush } = mixedRequests({ campaign, log, instance: server.name, slot: Math.floor(slot / campaignsCount), slots: slotsOf(c), tag });
+        const { requests, flush } = mixedRequests({ campaign, log, instance: server.name, slot: Math.floor(slot / campaignsCount), slots: slotsOf(c), tag, mix: options.mix });
         flushes.push(flush);
         client.setRequests(requests);
       },
@@ -188,7 +196,7 @@ function printSteps(options: Options, campaigns: SeededCampaign[], steps: StepRe
     s.cores.loadGenerator.toFixed(2),
   ]);
   return [
-    `Mixed load (≈70% reads: lists and records; ≈30% writes: new things, updates, links) on one PostgreSQL; ${campaigns.length} campaign(s) of ` +
+    `${options.mix === 'writes' ? 'Write-heavy load (60% updates with 2 KiB descriptions, 20% new things, 10% links, 10% reads)' : 'Mixed load (≈70% reads: lists and records; ≈30% writes: new things, updates, links)'} on one PostgreSQL; ${campaigns.length} campaign(s) of ` +
       `${campaigns[0]?.things.length ?? 0} things and ${campaigns[0]?.arcs.length ?? 0} arcs at the start; ${options.connections} connections in total, ` +
       `${options.duration} s per step after ${options.warmup} s warm-up`,
     table(['instances', 'instance', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors'], rows),
@@ -245,7 +253,7 @@ async function main(): Promise<number> {
   const steps: StepResult[] = [];
   for (let count = 1; count <= options.instances; count++) {
     while (servers.length < count) await startInstance();
-    console.log(`${count} instance${count === 1 ? '' : 's'}: ${options.duration} s of mixed load…`);
+    console.log(`${count} instance${count === 1 ? '' : 's'}: ${options.duration} s of ${options.mix === 'writes' ? 'write-heavy' : 'mixed'} load…`);
     const result = await step(cluster, count);
     for (const i of result.perInstance) console.log(`  ${i.name}: ${num(i.stats.rps, 0)} req/s, p50 ${i.stats.p50} ms, p99 ${i.stats.p99} ms, ${errorsOf(i.stats)} errors`);
     console.log(`  total ${num(result.totalRps, 0)} req/s, ${num(result.acknowledgedWritesPerSecond, 0)} acknowledged writes/s`);
@@ -263,7 +271,7 @@ async function main(): Promise<number> {
 
   const resultsDir = path.join(repoRoot, 'bench', 'results');
   fs.mkdirSync(resultsDir, { recursive: true });
-  const file = path.join(resultsDir, `cluster-${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
+  const file = path.join(resultsDir, `cluster-${options.mix === 'writes' ? 'writes-' : ''}${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
   const { seed: _seed, ...settings } = options;
   fs.writeFileSync(
     file,

@@ -13,8 +13,9 @@ import { Api, createAccount } from '../toolkit/http.js';
 import { errorsOf, measure, unloadedLatency, type LoadRequest, type LoadSpec, type LoadStats } from './lib/load.js';
 import { providePostgres, type PostgresServer } from '../toolkit/postgres.js';
 import { freePort, RssSampler, startProcess, waitUntilIdle, type ManagedProcess } from '../toolkit/processes.js';
-import { cpuMicrosPerRequest, growthTable, mainTable, type GrowthPoint, type ScenarioResult } from './lib/report.js';
-import { capture, postThingRequests, probeSearch, putThingRequests, readScenarios, type Captured } from './lib/scenarios.js';
+import { budgetTable, cpuMicrosPerRequest, growthTable, mainTable, type GrowthPoint, type ScenarioResult } from './lib/report.js';
+import { capture, probeSearch, readScenarios, type Captured } from './lib/scenarios.js';
+import { captureWrites, writeScenarios, type CapturedWrite } from './lib/writes.js';
 import { buildServer, repoRoot, startServer, tempDir, waitForHealth, type ServerProcess } from '../toolkit/server.js';
 import { seedCampaign, type SeedSize, type SeededCampaign } from './seed.js';
 
@@ -31,7 +32,10 @@ const USAGE = `npm run bench -- [options]
                          things, one GM-only) and three tags (default 0: none)
   --quick                tiny campaigns and 2 s runs: a smoke check, not a measurement
   --only TEXT            only the scenarios whose name contains TEXT (e.g. "/arcs"; several
-                         separated by |: "/things?|GET /arcs")
+                         separated by |: "/things?|GET /arcs"; a TEXT ending in $ must end the
+                         name: "GET /things$" is the list alone)
+  --cache-off            run the server with RESPONSE_CACHE_MB=0: no response cache, every GET
+                         read and serialized anew
   --cpu-prof             run the server with node --cpu-prof; the profile is kept in a folder
                          under the system temp dir (printed at the end)
   --log-level L          LOG_LEVEL of the server and the baseline (default warn)
@@ -52,6 +56,7 @@ interface Options {
   growthWarmup: number;
   quick: boolean;
   only: string | undefined;
+  cacheOff: boolean;
   cpuProf: boolean;
   logLevel: string;
   maxRssMb: number;
@@ -74,6 +79,7 @@ function readOptions(argv: string[]): Options {
     'growth-duration': 'number',
     quick: 'boolean',
     only: 'string',
+    'cache-off': 'boolean',
     'cpu-prof': 'boolean',
     'log-level': 'string',
     'max-rss-mb': 'number',
@@ -101,6 +107,7 @@ function readOptions(argv: string[]): Options {
     growthWarmup: Math.min(warmup, quick ? 1 : 2),
     quick,
     only: flags.only?.toLowerCase(),
+    cacheOff: flags['cache-off'] ?? false,
     cpuProf: flags['cpu-prof'] ?? false,
     logLevel: flags['log-level'] ?? 'warn',
     maxRssMb: flags['max-rss-mb'] ?? 2048,
@@ -120,8 +127,11 @@ interface Context {
   serverCpu: Record<string, () => number[]>;
 }
 
-// `--only` takes several texts separated by `|`: a scenario is run when its name contains any of them.
-const selected = (options: Options, name: string) => options.only === undefined || options.only.split('|').some((text) => name.toLowerCase().includes(text));
+// `--only` takes several texts separated by `|`: a scenario is run when its name contains any of
+// them (or, for a text ending in `$`, ends with it).
+const selected = (options: Options, name: string) =>
+  options.only === undefined ||
+  options.only.split('|').some((text) => (text.endsWith('$') ? name.toLowerCase().endsWith(text.slice(0, -1)) : name.toLowerCase().includes(text)));
 
 function loadSpec(context: Context, target: string, requests: LoadRequest[], duration: number, warmup: number, cpu: Record<string, () => number[]>): LoadSpec {
   const { options, rss } = context;
@@ -160,9 +170,15 @@ function describeStats(stats: LoadStats): string {
   );
 }
 
-async function startBaseline(captured: Captured[], dir: string, logLevel: string): Promise<{ url: string; process: ManagedProcess }> {
+async function startBaseline(captured: (Captured | CapturedWrite)[], dir: string, logLevel: string): Promise<{ url: string; process: ManagedProcess }> {
   const file = path.join(dir, 'baseline-responses.json');
-  fs.writeFileSync(file, JSON.stringify(captured.map((c) => ({ url: c.url, contentType: c.contentType, body: c.body.toString('base64') }))));
+  const stored = captured.map((c) => ({
+    url: c.url,
+    contentType: c.contentType,
+    body: c.body.toString('base64'),
+    ...('method' in c ? { method: c.method, requestBody: c.requestBody, status: c.status } : {}),
+  }));
+  fs.writeFileSync(file, JSON.stringify(stored));
   const port = await freePort();
   const child = startProcess('baseline', process.execPath, ['--import', 'tsx', path.join(repoRoot, 'bench', 'baseline.ts'), file, String(port), logLevel], { cwd: repoRoot });
   const url = `http://127.0.0.1:${port}`;
@@ -170,7 +186,58 @@ async function startBaseline(captured: Captured[], dir: string, logLevel: string
   return { url, process: child };
 }
 
-/** The first table: every scenario on Loreforge, and each GET on the baseline right after. */
+interface Scenario {
+  name: string;
+  method: string;
+  path: string;
+  requests: LoadRequest[];
+  /** The GET's bytes (a write's answer varies a little with its body). */
+  bytes?: number;
+  heavy: boolean;
+}
+
+/** One scenario on Loreforge, then on the baseline (if there is one), with the server's RSS around it. */
+async function runOne(context: Context, scenario: Scenario, baseline: { url: string; process: ManagedProcess } | undefined): Promise<ScenarioResult> {
+  const { options, server } = context;
+  const pids = serverPids(context);
+  const auth = { authorization: `Bearer ${context.token}` };
+  const warmup = scenario.heavy ? 0 : options.warmup;
+  console.log(`${scenario.name}${scenario.bytes === undefined ? '' : ` (${kib(scenario.bytes)})`}`);
+  const rssBefore = context.rss.sample();
+  const unloaded = scenario.method === 'GET' ? await unloadedLatency(`${server.base}${scenario.path}`, auth, options.quick ? 0.5 : 2, scenario.heavy ? 5 : 200) : undefined;
+  const loreforge = await measure(loadSpec(context, server.base, scenario.requests, options.duration, warmup, context.serverCpu), () => settle(pids));
+  console.log(`  loreforge: ${describeStats(loreforge)}${unloaded ? `; alone ${num(unloaded.medianMs)} ms` : ''}`);
+  await settle(pids);
+  const rssAfter = context.rss.sample();
+  let base: LoadStats | undefined;
+  if (baseline) {
+    const basePids = () => [baseline.process.pid];
+    if (scenario.heavy) await unloadedLatency(`${baseline.url}${scenario.path}`, auth, 0.5, 5);
+    base = await measure(loadSpec(context, baseline.url, scenario.requests, options.duration, warmup, { server: basePids }), () => settle(basePids));
+    console.log(`  baseline:  ${describeStats(base)}`);
+    await settle(basePids);
+  }
+  const lf = cpuMicrosPerRequest(loreforge, 'server');
+  const bl = cpuMicrosPerRequest(base, 'server');
+  return {
+    name: scenario.name,
+    method: scenario.method,
+    path: scenario.path,
+    ...(scenario.bytes === undefined ? {} : { responseBytes: scenario.bytes }),
+    ...(unloaded ? { unloadedMs: unloaded.medianMs } : {}),
+    ...(scenario.heavy && unloaded ? { warmupNote: `over 1 MiB: warmed up one request at a time (${unloaded.requests} requests), not with every connection` } : {}),
+    loreforge,
+    ...(base ? { baseline: base } : {}),
+    ratio: base && base.rps > 0 ? loreforge.rps / base.rps : undefined,
+    cpuRatio: lf && bl ? bl / lf : undefined,
+    rssMb: { before: rssBefore, after: rssAfter },
+  };
+}
+
+/**
+ * The first table: every scenario on Loreforge, and each on the baseline right after. The writes'
+ * answers are captured first (they change the things the GETs then read), then the GETs' bytes.
+ */
 async function runScenarios(context: Context, campaign: SeededCampaign, dir: string): Promise<{ results: ScenarioResult[]; skipped: { name: string; reason: string }[] }> {
   const { options, server, api } = context;
   const skipped: { name: string; reason: string }[] = [];
@@ -179,60 +246,22 @@ async function runScenarios(context: Context, campaign: SeededCampaign, dir: str
     skipped.push({ name: 'GET /search', reason: searchProblem });
     console.log(`search: skipped — ${searchProblem}`);
   }
+  const writes = writeScenarios(campaign).filter((w) => selected(options, w.name));
+  const capturedWrites: CapturedWrite[] = [];
+  for (const write of writes) capturedWrites.push(...(await captureWrites(server.base, context.token, write)));
   const reads = readScenarios(campaign, searchProblem === undefined).filter((r) => selected(options, r.name));
   // The bytes the baseline will serve, fetched from Loreforge just before (GETs change nothing).
   const captured: Captured[] = [];
   for (const read of reads) captured.push(await capture(server.base, context.token, read.path));
-  const baseline = reads.length > 0 ? await startBaseline(captured, dir, options.logLevel) : undefined;
+  const baseline = reads.length + writes.length > 0 ? await startBaseline([...captured, ...capturedWrites], dir, options.logLevel) : undefined;
   const results: ScenarioResult[] = [];
-  const pids = serverPids(context);
-  const auth = { authorization: `Bearer ${context.token}` };
   for (const [i, read] of reads.entries()) {
     const bytes = captured[i]?.body.length ?? 0;
-    const heavy = bytes > HEAVY_RESPONSE_BYTES;
-    const warmup = heavy ? 0 : options.warmup;
-    const request: LoadRequest[] = [{ method: 'GET', path: read.path }];
-    console.log(`${read.name} (${kib(bytes)})`);
-    const unloaded = await unloadedLatency(`${server.base}${read.path}`, auth, options.quick ? 0.5 : 2, heavy ? 5 : 200);
-    const loreforge = await measure(loadSpec(context, server.base, request, options.duration, warmup, context.serverCpu), () => settle(pids));
-    console.log(`  loreforge: ${describeStats(loreforge)}; alone ${num(unloaded.medianMs)} ms`);
-    await settle(pids);
-    let base: LoadStats | undefined;
-    if (baseline) {
-      const basePids = () => [baseline.process.pid];
-      if (heavy) await unloadedLatency(`${baseline.url}${read.path}`, auth, 0.5, 5);
-      base = await measure(loadSpec(context, baseline.url, request, options.duration, warmup, { server: basePids }), () => settle(basePids));
-      console.log(`  baseline:  ${describeStats(base)}`);
-      await settle(basePids);
-    }
-    const lf = cpuMicrosPerRequest(loreforge, 'server');
-    const bl = cpuMicrosPerRequest(base, 'server');
-    results.push({
-      name: read.name,
-      method: 'GET',
-      path: read.path,
-      responseBytes: bytes,
-      unloadedMs: unloaded.medianMs,
-      ...(heavy ? { warmupNote: `over 1 MiB: warmed up one request at a time (${unloaded.requests} requests), not with every connection` } : {}),
-      loreforge,
-      ...(base ? { baseline: base } : {}),
-      ratio: base && base.rps > 0 ? loreforge.rps / base.rps : undefined,
-      cpuRatio: lf && bl ? bl / lf : undefined,
-    });
+    const requests: LoadRequest[] = [{ method: 'GET', path: read.path }];
+    results.push(await runOne(context, { name: read.name, method: 'GET', path: read.path, requests, bytes, heavy: bytes > HEAVY_RESPONSE_BYTES }, baseline));
   }
+  for (const write of writes) results.push(await runOne(context, { ...write, heavy: false }, baseline));
   await baseline?.process.stop();
-
-  const writes = [
-    { name: 'POST /things', method: 'POST', requests: postThingRequests(campaign) },
-    { name: 'PUT /things/{slug}', method: 'PUT', requests: putThingRequests(campaign) },
-  ].filter((w) => selected(options, w.name));
-  for (const write of writes) {
-    console.log(write.name);
-    const stats = await measure(loadSpec(context, server.base, write.requests, options.duration, options.warmup, context.serverCpu), () => settle(pids));
-    console.log(`  loreforge: ${describeStats(stats)}`);
-    await settle(pids);
-    results.push({ name: write.name, method: write.method, path: `/api/campaigns/${campaign.slug}/things`, loreforge: stats });
-  }
   return { results, skipped };
 }
 
@@ -269,7 +298,7 @@ async function main(): Promise<number> {
   const stamp = startedAt.toISOString().replace(/[:.]/g, '-');
   const loadStart = os.loadavg();
   console.log(
-    `Loreforge benchmark on ${options.db}: ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), node ${process.version}, ` +
+    `Loreforge benchmark on ${options.db}${options.cacheOff ? ' with the response cache off' : ''}: ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), node ${process.version}, ` +
       `load average ${loadStart.map((l) => l.toFixed(2)).join(' ')}${options.quick ? ' — QUICK MODE: smoke check, not a measurement' : ''}`,
   );
   const entry = await buildServer({ web: false });
@@ -279,7 +308,12 @@ async function main(): Promise<number> {
   const server = await startServer({
     name: 'loreforge',
     entry,
-    env: { DATA_DIR: path.join(dir, 'data'), LOG_LEVEL: options.logLevel, ...(postgres ? { DATABASE_URL: postgres.url } : {}) },
+    env: {
+      DATA_DIR: path.join(dir, 'data'),
+      LOG_LEVEL: options.logLevel,
+      ...(postgres ? { DATABASE_URL: postgres.url } : {}),
+      ...(options.cacheOff ? { RESPONSE_CACHE_MB: '0' } : {}),
+    },
     ...(profileDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {}),
   });
   console.log(`server: node dist/main.js on ${server.base} (pid ${server.pid})`);
@@ -318,6 +352,7 @@ async function main(): Promise<number> {
   const loadEnd = os.loadavg();
   const output: string[] = [];
   output.push(mainTable(options, campaign, results, postgresPids !== undefined));
+  output.push(budgetTable(options.db, results, options.cacheOff));
   for (const s of skipped) output.push(`Skipped ${s.name}: ${s.reason}.`);
   if (growth.length > 0) output.push(growthTable(options, growth));
   output.push(

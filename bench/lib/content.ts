@@ -170,6 +170,18 @@ export function description(seed: number): RichText {
   return blocks;
 }
 
+/**
+ * A description of about `bytes` bytes of JSON (2 KiB by default: a realistic edit of an NPC or a
+ * place): a heading and paragraphs of 2–4 sentences, added until the JSON reaches `bytes`, so every
+ * seed gives a text within one paragraph of the size.
+ */
+export function sizedDescription(seed: number, bytes = 2048): RichText {
+  const random = prng(seed * 15_485_863 + 29);
+  const blocks: RichText = [{ type: 'heading-two', children: [{ text: pick(random, HEADINGS) }] }];
+  while (JSON.stringify(blocks).length < bytes - 120) blocks.push(paragraph(random, 2 + Math.floor(random() * 3)));
+  return blocks;
+}
+
 /** A short rich-text field (one paragraph), for the narrative fields of an arc. */
 export function shortText(seed: number): RichText {
   const random = prng(seed * 104729 + 3);

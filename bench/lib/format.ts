@@ -21,7 +21,8 @@ export function num(value: number | undefined, decimals?: number): string {
 
 export function percent(value: number | undefined): string {
   if (value === undefined || !Number.isFinite(value)) return '–';
-  return `${(value * 100).toFixed(0)}%`;
+  // Small ratios (a write against the baseline) keep a decimal: 0.8%, not 1%.
+  return `${(value * 100).toFixed(Math.abs(value) < 0.1 ? 1 : 0)}%`;
 }
 
 export function signedPercent(value: number | undefined): string {

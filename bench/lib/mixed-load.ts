@@ -7,7 +7,7 @@
 // (in flight when a run ends, or timed out) may or may not have been applied: its value is
 // remembered as "uncertain" and also accepted.
 import type { LoadRequest } from './load.js';
-import { prng } from './content.js';
+import { prng, sizedDescription } from './content.js';
 import type { SeededCampaign } from '../seed.js';
 
 export type Kind = 'list' | 'list-100' | 'thing' | 'arc' | 'arcs' | 'types' | 'create' | 'update' | 'link';
@@ -23,6 +23,22 @@ const MIX: [Kind, number][] = [
   ['update', 0.12],
   ['link', 0.06],
 ];
+
+// The write-heavy mix (`bench:cluster -- --writes`): mostly updates of things with 2 KiB
+// descriptions, new things (half of them with names other connections and instances use too),
+// links, and a few reads.
+const WRITE_HEAVY_MIX: [Kind, number][] = [
+  ['update', 0.6],
+  ['create', 0.2],
+  ['link', 0.1],
+  ['list', 0.05],
+  ['thing', 0.05],
+];
+
+/** The 2 KiB texts an update of the write-heavy mix appends after its revision token. */
+const LONG_TEXTS = Array.from({ length: 32 }, (_, i) => sizedDescription(70_000 + i));
+
+export type Mix = 'mixed' | 'writes';
 
 export const WRITE_KINDS: ReadonlySet<Kind> = new Set(['create', 'update', 'link']);
 
@@ -119,11 +135,16 @@ export interface MixedLoadOptions {
   slots: number;
   /** Distinguishes the names and revisions of one step (and run) from another's. */
   tag: string;
+  /** 'mixed' (the default): ≈70% reads; 'writes': ≈90% writes, updates with 2 KiB descriptions. */
+  mix?: Mix;
 }
 
 /** The request sequence of one connection: a single entry whose setup draws the next request. */
 export function mixedRequests(options: MixedLoadOptions): { requests: LoadRequest[]; flush: () => void } {
   const { campaign, log, instance, slot, slots, tag } = options;
+  const writeHeavy = options.mix === 'writes';
+  const mix = writeHeavy ? WRITE_HEAVY_MIX : MIX;
+  const sharedNames = writeHeavy ? 0.5 : 0.2;
   const base = `/api/campaigns/${campaign.slug}`;
   const random = prng(hash(`${campaign.slug}/${tag}/${slot}`));
   const owned = campaign.things.filter((_, i) => i % slots === slot);
@@ -134,7 +155,7 @@ export function mixedRequests(options: MixedLoadOptions): { requests: LoadReques
 
   const draw = (): Kind => {
     let r = random();
-    for (const [kind, share] of MIX) {
+    for (const [kind, share] of mix) {
       if (r < share) return kind === 'update' && owned.length === 0 ? 'list' : kind;
       r -= share;
     }
@@ -166,9 +187,9 @@ export function mixedRequests(options: MixedLoadOptions): { requests: LoadReques
         pending = { kind, value: '' };
         return { ...request, method: 'GET', path: `${base}/thing-types` };
       case 'create': {
-        // One in five takes a name other connections (and instances) use too, so generated slugs
-        // collide across instances and must come out unique anyway.
-        const name = random() < 0.2 ? `Shared Name ${Math.floor(random() * 10)}` : `Cluster ${tag} ${slot} ${sequence}`;
+        // One in five (one in two when write-heavy) takes a name other connections and instances
+        // use too, so generated slugs collide across instances and must come out unique anyway.
+        const name = random() < sharedNames ? `Shared Name ${Math.floor(random() * 10)}` : `Cluster ${tag} ${slot} ${sequence}`;
         const typeId = campaign.typeIds[sequence % campaign.typeIds.length];
         pending = { kind, value: name };
         return { ...request, method: 'POST', path: `${base}/things`, headers: json, body: JSON.stringify({ newThing: { name, typeId } }) };
@@ -177,7 +198,10 @@ export function mixedRequests(options: MixedLoadOptions): { requests: LoadReques
         const thing = owned[sequence % owned.length] ?? campaign.sampleThing;
         const revision = `rev ${tag} ${slot} ${sequence}`;
         pending = { kind, value: revision, thingSlug: thing.slug };
-        const body = JSON.stringify({ updatedThing: { description: [{ type: 'paragraph', children: [{ text: revision }] }] } });
+        // The revision token is the first text of the description, where the verifier reads it.
+        const first = { type: 'paragraph', children: [{ text: revision }] };
+        const description = writeHeavy ? [first, ...(LONG_TEXTS[sequence % LONG_TEXTS.length] ?? [])] : [first];
+        const body = JSON.stringify({ updatedThing: { description } });
         return { ...request, method: 'PUT', path: `${base}/things/${thing.slug}`, headers: json, body };
       }
       case 'link': {

@@ -1,9 +1,6 @@
-// The scenarios of `npm run bench`: the GET routes, and the two writes with a request builder that
-// makes every request different.
+// The read scenarios of `npm run bench` (the writes are in writes.ts).
 import type { SeededCampaign } from '../seed.js';
-import { description } from './content.js';
 import type { Api } from '../../toolkit/http.js';
-import type { LoadRequest } from './load.js';
 
 export const SEARCH_QUERY = 'lantern';
 
@@ -50,47 +47,4 @@ export async function capture(origin: string, token: string, requestPath: string
   const body = Buffer.from(await response.arrayBuffer());
   if (response.status !== 200) throw new Error(`GET ${requestPath}: ${response.status} ${body.toString('utf8').slice(0, 300)}`);
   return { url: requestPath, contentType: response.headers.get('content-type') ?? 'application/json', body };
-}
-
-/** POST /things with a new name on every request (the spec's body: name and typeId). */
-export function postThingRequests(campaign: SeededCampaign): LoadRequest[] {
-  const tag = Date.now().toString(36);
-  let n = 0;
-  return [
-    {
-      method: 'POST',
-      path: `/api/campaigns/${campaign.slug}/things`,
-      headers: { 'content-type': 'application/json' },
-      setupRequest: (request) => {
-        n += 1;
-        request.body = JSON.stringify({ newThing: { name: `Load test thing ${tag} ${n}`, typeId: campaign.typeIds[n % campaign.typeIds.length] } });
-        return request;
-      },
-    },
-  ];
-}
-
-/**
- * PUT /things/{slug} over 8 things in turn, each time with another of 32 realistic descriptions:
- * the text changes on every request, as an edit does, without inventing a new word every time
- * (which would grow the search vocabulary on every request, as no real edit does).
- */
-export function putThingRequests(campaign: SeededCampaign): LoadRequest[] {
-  const targets = campaign.things.slice(0, 8);
-  const bodies = Array.from({ length: 32 }, (_, i) => JSON.stringify({ updatedThing: { description: description(50_000 + i) } }));
-  let n = 0;
-  return [
-    {
-      method: 'PUT',
-      headers: { 'content-type': 'application/json' },
-      setupRequest: (request) => {
-        n += 1;
-        const target = targets[n % targets.length];
-        if (!target) return undefined;
-        request.path = `/api/campaigns/${campaign.slug}/things/${target.slug}`;
-        request.body = bodies[n % bodies.length];
-        return request;
-      },
-    },
-  ];
 }
