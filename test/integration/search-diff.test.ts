@@ -149,9 +149,10 @@ describe(`re-indexing by difference on ${dialect}`, () => {
     thing.slug = 'counted-again';
     // The same text again: one read, nothing written.
     expect(await indexStatements({ description: text('the goblin of the cave by the sea') })).toBe(1);
-    // One word for another (same length): read, delete a posting, write one, a new word.
-    expect(await indexStatements({ description: text('the dragon of the cave by the sea') })).toBe(4);
+    // One word for another (same length): read, delete a posting, write one, a new word (on
+    // PostgreSQL the read, then the changes in one statement).
+    expect(await indexStatements({ description: text('the dragon of the cave by the sea') })).toBe(dialect === 'postgres' ? 2 : 4);
     // Every word new, another length: and the document's lengths.
-    expect(await indexStatements({ description: text('a wholly different tale told at dusk') })).toBe(5);
+    expect(await indexStatements({ description: text('a wholly different tale told at dusk') })).toBe(dialect === 'postgres' ? 2 : 5);
   });
 });

@@ -1,7 +1,8 @@
 // Statements per write (issue 28, "Writes cost what changed"): a PUT of a thing with a realistic
 // 2 KB description runs a fixed number of statements whatever the campaign's size and the text's
 // length, and its re-indexing runs fewer when little changed (db/indexes/search-diff.ts): one read
-// of what the index holds of the thing, then one statement per kind of change.
+// of what the index holds of the thing, then one statement per kind of change (on PostgreSQL one
+// statement for them all).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rebuildCampaignIndex } from '../../src/db/indexes/search.js';
 import { json, type TestContext, type TestUser } from '../support/app.js';
@@ -94,14 +95,15 @@ describe(`statements per PUT /things/{slug} on ${dialect}`, () => {
     console.log(`statements per PUT (all / index), small 2 KB, large 2 KB, large 8 KB: ${JSON.stringify([a, b, c])}`);
     expect(b).toEqual(a);
     expect(c).toEqual(a);
-    // A new text: one read, the document's lengths, postings removed, postings written, new words.
-    expect(a.rewritten!.index).toBe(5);
+    // A new text: one read, the document's lengths, postings removed, postings written, new words
+    // (on PostgreSQL those four changes are one statement: search-rows.ts runBatch).
+    expect(a.rewritten!.index).toBe(dialect === 'postgres' ? 2 : 5);
     // One word added: read, the document's exact length, the postings written (its own, and the
     // others' only if their lossy length moved), the new word; none removed.
-    expect(a.oneWord!.index).toBe(4);
+    expect(a.oneWord!.index).toBe(dialect === 'postgres' ? 2 : 4);
     expect(a.same!.index).toBe(1);
     expect(a.typeOnly!.index).toBe(0);
-    expect(a.rewritten!.all).toBeLessThanOrEqual(16);
+    expect(a.rewritten!.all).toBeLessThanOrEqual(dialect === 'postgres' ? 13 : 16);
     // And the index is what it was made for: the new word is found.
     const found = json<{ results: { name: string }[] }>(await sendAs(ctx.app, owner, 'GET', `${small.base}/search?q=dragonfly`));
     expect(found.results.map((r) => r.name)).toEqual(['Counted 2048']);

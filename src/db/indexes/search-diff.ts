@@ -10,13 +10,17 @@ import { sql } from 'kysely';
 import type { Db } from '../database.js';
 import { KIND_CODES, type AudienceDocument, type DocumentKind } from '../../search/document.js';
 import {
+  deleteDocuments,
   deletePostings,
   documentKey,
   insertDocumentRows,
   insertTerms,
+  isPostgres,
   postingRowsOf,
+  runBatch,
   updateDocuments,
   writePostings,
+  type Batch,
   type DocumentChange,
   type PostingRow,
 } from './search-rows.js';
@@ -106,14 +110,9 @@ export async function reindexRecord(db: Db, campaignId: number, kind: DocumentKi
     if (row.audience !== old.audience || row.name_key !== old.name_key || row.name_len !== old.name_len || row.text_len !== old.text_len) changed.push(row);
   }
 
-  if (removed.length > 0) {
-    await db
-      .deleteFrom('search_documents')
-      .where('campaign_id', '=', campaignId)
-      .where('id', 'in', removed.map((d) => d.id))
-      .execute();
-  }
-  await updateDocuments(db, campaignId, changed);
+  // New documents first (their postings need their ids); on PostgreSQL every other change is one
+  // statement, one round trip (runBatch): they touch different rows.
+  const batch: Batch | undefined = isPostgres(db) ? [] : undefined;
   const freshIds = await insertDocumentRows(db, campaignId, fresh.map(({ audience, document }) => ({ kind, recordId, audience, document })));
 
   const gone: { doc_id: number; term: string }[] = [];
@@ -126,13 +125,16 @@ export async function reindexRecord(db: Db, campaignId: number, kind: DocumentKi
     for (const row of rows) if (!samePosting(old?.postings.get(row.term), row)) written.push(row);
     if (old) for (const term of old.postings.keys()) if (!wanted.document.postings.has(term)) gone.push({ doc_id: old.id, term });
   }
-  await deletePostings(db, campaignId, gone);
-  await writePostings(db, campaignId, written, true);
+  await deleteDocuments(db, campaignId, removed.map((d) => d.id), batch);
+  await updateDocuments(db, campaignId, changed, batch);
+  await deletePostings(db, campaignId, gone, batch);
+  await writePostings(db, campaignId, written, true, batch);
 
   // Words the record did not hold: the only ones that may be new to the vocabulary.
   const known = new Set<string>();
   for (const document of stored) for (const term of document.postings.keys()) known.add(term);
   const words = new Set<string>();
   for (const { document } of next) for (const term of document.postings.keys()) if (!known.has(term)) words.add(term);
-  await insertTerms(db, campaignId, words);
+  await insertTerms(db, campaignId, words, batch);
+  if (batch) await runBatch(db, batch);
 }
