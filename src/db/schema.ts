@@ -348,6 +348,7 @@ export interface SearchPostingsTable {
   record_id: number;
   name_tf: number;
   text_tf: number;
+  /** The document's lengths in terms, lossy (search/document.ts postingLength; migrations/…-0023-posting-lengths.ts). */
   name_len: number;
   text_len: number;
   audience: Generated<number>;

@@ -135,6 +135,18 @@ export function buildDocument(name: string, texts: readonly string[], aliases: r
 }
 
 /**
+ * The length a posting carries for ranking (search_postings.name_len/text_len), lossy like
+ * Lucene's norms: exact up to 16 terms, then rounded to an eighth of an octave (steps of about
+ * 9 %). Every posting of a document carries it, so with exact lengths a one-word edit would
+ * rewrite all of them; rounded, a small edit rarely changes it. search_documents keeps the exact
+ * lengths (the campaign's averages are summed from them).
+ */
+export function postingLength(length: number): number {
+  if (length <= 16) return length;
+  return Math.round(2 ** (Math.round(8 * Math.log2(length)) / 8));
+}
+
+/**
  * The stored structure of a thing or an arc (JSON text of its columns): its properties, tags and
  * aliases.
  */

@@ -1,0 +1,111 @@
+// Statements per write (issue 28, "Writes cost what changed"): a PUT of a thing with a realistic
+// 2 KB description runs a fixed number of statements whatever the campaign's size and the text's
+// length, and its re-indexing runs fewer when little changed (db/indexes/search-diff.ts): one read
+// of what the index holds of the thing, then one statement per kind of change (on PostgreSQL one
+// statement for them all).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rebuildCampaignIndex } from '../../src/db/indexes/search.js';
+import { json, type TestContext, type TestUser } from '../support/app.js';
+import { contextWithUsers, createThing, newCampaign, sendAs, type TestCampaign } from '../support/fixtures.js';
+import { dialect } from '../support/test-db.js';
+
+let ctx: TestContext;
+let owner: TestUser;
+beforeAll(async () => ({ ctx, owner } = await contextWithUsers({ RESPONSE_CACHE_MB: '0' })));
+afterAll(() => ctx.close());
+
+// A vocabulary of 400 made-up words, drawn with repeats like prose (mulberry32: exact in 32-bit arithmetic).
+function prose(bytes: number, seed: number): string {
+  let state = seed >>> 0;
+  const next = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+  };
+  const syllables = ['ka', 'ro', 'nel', 'dur', 'ith', 'va', 'mor', 'shen', 'tal', 'qua', 'ber', 'lo', 'zim', 'fen'];
+  const vocabulary = Array.from({ length: 400 }, (_, i) => syllables[i % 14]! + syllables[Math.floor(i / 14) % 14]! + (i >= 196 ? syllables[(i * 7) % 14]! : ''));
+  const common = ['the', 'of', 'and', 'a', 'to', 'in'];
+  let text = '';
+  while (text.length < bytes) text += `${next() < 0.4 ? common[Math.floor(next() * common.length)]! : vocabulary[Math.floor(next() ** 2 * vocabulary.length)]!} `;
+  return text.trim();
+}
+
+const description = (text: string) =>
+  text.match(/.{1,400}(\s|$)/g)!.map((chunk, i) => ({ type: 'paragraph', ...(i === 2 ? { isSecret: true } : {}), children: [{ text: chunk.trim() }] }));
+
+interface Counts {
+  all: number;
+  index: number;
+}
+
+async function put(c: TestCampaign, slug: string, body: object): Promise<Counts> {
+  ctx.queries.length = 0;
+  const res = await sendAs(ctx.app, owner, 'PUT', `${c.base}/things/${slug}`, { updatedThing: body });
+  expect(res.statusCode, res.body).toBe(200);
+  return { all: ctx.queries.length, index: ctx.queries.filter((q) => /search_(documents|postings|terms)/.test(q)).length };
+}
+
+async function campaignOf(things: number): Promise<TestCampaign> {
+  const c = await newCampaign(ctx.app, owner);
+  const now = new Date().toISOString();
+  const text = JSON.stringify(description(prose(2048, 99)));
+  for (let start = 0; start < things; start += 200) {
+    await ctx.database.kysely
+      .insertInto('things')
+      .values(
+        Array.from({ length: Math.min(200, things - start) }, (_, k) => ({
+          campaign_id: c.id,
+          type_id: c.typeId,
+          slug: `filler-${start + k}`,
+          name: `Filler ${start + k}`,
+          description: text,
+          version: 1,
+          created_at: now,
+          updated_at: now,
+        })),
+      )
+      .execute();
+  }
+  await ctx.database.kysely.transaction().execute((trx) => rebuildCampaignIndex(trx, c.id));
+  return c;
+}
+
+/** The statements of a thing's saves, from its first one with a `bytes` description. */
+async function saves(c: TestCampaign, bytes: number): Promise<Record<string, Counts>> {
+  const first = prose(bytes, 1);
+  const thing = await createThing(ctx.app, owner, c, `Counted ${bytes}`, { description: description(first) });
+  // The first save keeps the state before as a revision; the counts below are of later saves.
+  await put(c, thing.slug, { description: description(prose(bytes, 2)) });
+  const rewritten = await put(c, thing.slug, { description: description(prose(bytes, 3)) });
+  const same = await put(c, thing.slug, { description: description(prose(bytes, 3)) });
+  const oneWord = await put(c, thing.slug, { description: description(`${prose(bytes, 3)} dragonfly`) });
+  const typeOnly = await put(c, thing.slug, { typeId: c.types[1]!.id });
+  return { rewritten, same, oneWord, typeOnly };
+}
+
+describe(`statements per PUT /things/{slug} on ${dialect}`, () => {
+  it('are fixed whatever the campaign size and text length, and fewer when little changed', async () => {
+    const small = await campaignOf(0);
+    const large = await campaignOf(1_000);
+    const a = await saves(small, 2048);
+    const b = await saves(large, 2048);
+    const c = await saves(large, 8192);
+    console.log(`statements per PUT (all / index), small 2 KB, large 2 KB, large 8 KB: ${JSON.stringify([a, b, c])}`);
+    expect(b).toEqual(a);
+    expect(c).toEqual(a);
+    // A new text: one read, the document's lengths, postings removed, postings written, new words
+    // (on PostgreSQL those four changes are one statement: search-rows.ts runBatch).
+    expect(a.rewritten!.index).toBe(dialect === 'postgres' ? 2 : 5);
+    // One word added: read, the document's exact length, the postings written (its own, and the
+    // others' only if their lossy length moved), the new word; none removed.
+    expect(a.oneWord!.index).toBe(dialect === 'postgres' ? 2 : 4);
+    expect(a.same!.index).toBe(1);
+    expect(a.typeOnly!.index).toBe(0);
+    expect(a.rewritten!.all).toBeLessThanOrEqual(dialect === 'postgres' ? 13 : 16);
+    // And the index is what it was made for: the new word is found.
+    const found = json<{ results: { name: string }[] }>(await sendAs(ctx.app, owner, 'GET', `${small.base}/search?q=dragonfly`));
+    expect(found.results.map((r) => r.name)).toEqual(['Counted 2048']);
+  });
+});
