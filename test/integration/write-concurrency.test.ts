@@ -168,5 +168,5 @@ describe('concurrent writes to one campaign', () => {
       { numRuns: Number(process.env.RUNS ?? 12) },
     );
     reruns = rerunsNow() - before;
-  });
+  }, 300_000);
 });
