@@ -42,6 +42,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const app = await createTransport(config, options);
 
   app.decorate('database', database);
+  // A write re-run after a deadlock is a lock-order bug to find (db/database.ts reruns).
+  database.onRerun ??= (info) => app.log.warn(info, 'write transaction re-run after a PostgreSQL deadlock or serialization failure');
   app.decorate('config', config);
   app.decorate('imageHost', imageHost);
   app.decorate('routeTable', [] as AppInstance['routeTable']);

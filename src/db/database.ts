@@ -26,6 +26,15 @@ export interface Database {
    * (the request's actor, access/acting.ts), whichever write started the transaction.
    */
   write<T>(fn: (trx: Transaction<DB>) => Promise<T>): Promise<T>;
+  /**
+   * PostgreSQL: how many transactions were re-run after a deadlock (40P01) or a serialization
+   * failure (40001), a safety net for the lock order (repositories/common.ts WriteMode): a write
+   * that hits one is rolled back and run again, up to WRITE_ATTEMPTS times in all, so `fn` must
+   * touch only the database. Always 0 on SQLite.
+   */
+  readonly reruns: number;
+  /** Called on each re-run (the app logs it at warn). */
+  onRerun?: ((info: { code: string; attempt: number }) => void) | undefined;
   /** Cheap round trip used by the health check. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -69,6 +78,15 @@ function logger(onQuery: ((sqlText: string) => void) | undefined) {
   return (event: LogEvent) => {
     if (event.level === 'query') onQuery(event.query.sql);
   };
+}
+
+/** Attempts of one PostgreSQL write transaction, the first included (see Database.reruns). */
+export const WRITE_ATTEMPTS = 4;
+const RERUN_CODES = new Set(['40P01', '40001']);
+
+function rerunCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && RERUN_CODES.has(code) ? code : undefined;
 }
 
 const STATEMENT_CACHE_SIZE = 500;
@@ -132,16 +150,30 @@ export function createDatabase(options: DatabaseOptions): Database {
       client.on('error', () => {});
     });
     const kysely = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), ...(log ? { log } : {}) });
-    return {
+    const database: Database = {
       kysely,
       dialect: 'postgres',
+      reruns: 0,
       // Bound to the caller's asynchronous context (access/acting.ts), as on SQLite.
-      write: (fn) => kysely.transaction().execute(AsyncResource.bind(fn)),
+      async write(fn) {
+        const bound = AsyncResource.bind(fn);
+        for (let attempt = 1; ; attempt += 1) {
+          try {
+            return await kysely.transaction().execute(bound);
+          } catch (error) {
+            const code = rerunCode(error);
+            if (code === undefined || attempt >= WRITE_ATTEMPTS) throw error;
+            (database as { reruns: number }).reruns += 1;
+            database.onRerun?.({ code, attempt });
+          }
+        }
+      },
       async ping() {
         await sql`select 1`.execute(kysely);
       },
       close: () => kysely.destroy(),
     };
+    return database;
   }
 
   const file = sqliteFileOf(options);
@@ -158,6 +190,7 @@ export function createDatabase(options: DatabaseOptions): Database {
   return {
     kysely,
     dialect: 'sqlite',
+    reruns: 0,
     // The group runs each function in the context of the request that asked for it, not of the
     // request whose write started the group: what access/acting.ts reads there is its own.
     write: (fn) => groupCommit.run(AsyncResource.bind(fn)),

@@ -23,6 +23,7 @@ import * as importJobs from './2026-11-24-0020-import-jobs.js';
 import * as campaignImports from './2026-11-24-0021-campaign-imports.js';
 import * as assetDimensions from './2026-11-24-0022-asset-dimensions.js';
 import * as postingLengths from './2026-11-24-0023-posting-lengths.js';
+import * as pendingChanges from './2026-11-24-0024-pending-changes.js';
 
 export interface DialectMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -53,4 +54,5 @@ export const migrations: Record<string, DialectMigration> = {
   '2026-11-24-0021-campaign-imports': campaignImports,
   '2026-11-24-0022-asset-dimensions': assetDimensions,
   '2026-11-24-0023-posting-lengths': postingLengths,
+  '2026-11-24-0024-pending-changes': pendingChanges,
 };

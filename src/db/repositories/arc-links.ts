@@ -86,7 +86,11 @@ export async function insertArcLinks(db: Db, rows: readonly Insertable<ArcThings
   }
 }
 
-/** Links a thing to an arc; a pair already linked stays as it was (same link time). */
+/**
+ * Links a thing to an arc; a pair already linked stays as it was (same link time). Link and unlink
+ * run beside other concurrent writes (common.ts WriteMode): the link row's key orders them, and a
+ * deletion of the thing or arc is exclusive.
+ */
 export async function linkThingToArc(
   database: Database,
   campaignId: number,
@@ -99,7 +103,7 @@ export async function linkThingToArc(
       const arc = await requireArc(trx, campaignId, arcSlug);
       await insertArcLinks(trx, [{ campaign_id: campaignId, arc_id: arc.id, thing_id: thing.id, created_at: nowIso() }]);
       return { thingName: thing.name, arcName: arc.name };
-    });
+    }, 'concurrent');
   } catch (error) {
     // The thing or the arc was deleted between our read and the insert.
     if (classifyDatabaseError(error) === 'foreign_key') {
@@ -123,5 +127,5 @@ export async function unlinkThingFromArc(database: Database, campaignId: number,
     if (result.numDeletedRows === 0n) {
       throw errors.linkNotFound(thingSlug, arcSlug);
     }
-  });
+  }, 'concurrent');
 }

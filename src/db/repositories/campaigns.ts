@@ -8,7 +8,7 @@ import { errors } from '../../domain/errors.js';
 import { randomSlugSuffix, slugifyName, withSuffix } from '../../domain/slugs.js';
 import { nowIso } from '../../domain/time.js';
 import type { ExpectedVersion } from '../../domain/versions.js';
-import { checkActorAtCommit, checkExpected } from './common.js';
+import { checkActorAtCommit, checkExpected, lockCampaignWrites } from './common.js';
 import { addCampaignMember } from './members.js';
 import { playersUpdatedAt } from './players-updated.js';
 import { insertThingTypes } from './thing-types.js';
@@ -104,6 +104,8 @@ export async function updateCampaign(
 ): Promise<CampaignRow> {
   try {
     return await database.write(async (trx) => {
+      // Alone among the campaign's writes (common.ts WriteMode): it locks the campaign row first.
+      await lockCampaignWrites(trx, campaign.id);
       changes = { ...changes };
       const current = await trx.selectFrom('campaigns').selectAll().where('id', '=', campaign.id).executeTakeFirst();
       // Gone, or moved to the trash while this request was in flight.
@@ -131,9 +133,9 @@ export async function updateCampaign(
         .where('deleted_at', 'is', null);
       if (expected) update = update.where('version', '=', current.version);
       const updated = await update.returningAll().executeTakeFirst();
-      // As beginCampaignWrite does for every other write, after the campaign's row lock (one lock
-      // order for all writers): the caller, as the membership is at commit, may still make it. Before
-      // a 412 too: a caller removed meanwhile learns nothing of the campaign's version.
+      // As openCampaignWrite does for every other write: the caller, as the membership is at commit,
+      // may still make it. Before a 412 too: a caller removed meanwhile learns nothing of the
+      // campaign's version.
       await checkActorAtCommit(trx, campaign.id);
       if (!updated) {
         // Without an expected version the only way to miss the row is that it was deleted meanwhile.

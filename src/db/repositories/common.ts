@@ -1,4 +1,4 @@
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import { dialectOf, type Database, type Dialect } from '../database.js';
 import type { DB, Role } from '../schema.js';
 import { currentActor } from '../../access/acting.js';
@@ -8,45 +8,111 @@ import type { ExpectedVersion } from '../../domain/versions.js';
 
 
 /**
- * The first statement of every write transaction inside a campaign. It bumps the campaign's
- * content_version, which keys the response cache of every instance (http/response-cache.ts), and
- * its row lock serialises writers of one campaign that must see a consistent set of its rows
- * (generated slugs, the arc tree). Taking the campaign row first in every write also gives all
- * writers one lock order on PostgreSQL, so they cannot deadlock. SQLite runs one writer at a time.
- * Returns false when the campaign no longer exists or is in the trash.
+ * How a campaign write runs beside the campaign's other writes, on PostgreSQL (SQLite runs one
+ * writer at a time). Every write of a campaign first takes a transaction-scoped advisory lock keyed
+ * by the campaign (namespace CAMPAIGN_WRITES): `exclusive` (the default) waits for every other write
+ * of the campaign and keeps them out until it commits, as the campaign row's lock did when every
+ * write took it first; `concurrent` (shared) runs beside the other concurrent ones, and is only for
+ * writes proven safe together: they touch records by their row locks, and rely on no consistent
+ * view of the campaign's set of rows (a generated slug relies on the unique index instead: see
+ * things.ts createThing). The campaign row itself is locked last, by the statement that bumps its
+ * content_version, so writers queue on it for one statement and the commit. The order is always:
+ * the advisory lock, membership rows, records, the campaign row.
+ */
+export type WriteMode = 'exclusive' | 'concurrent';
+
+/** The advisory lock namespace (first key) of campaign writes: 'LF'. The second key is the campaign's id. */
+const CAMPAIGN_WRITES = 0x4c46;
+
+function advisoryLock(campaignId: number, mode: WriteMode) {
+  return mode === 'concurrent'
+    ? sql`pg_advisory_xact_lock_shared(${sql.lit(CAMPAIGN_WRITES)}, ${campaignId}::integer)`
+    : sql`pg_advisory_xact_lock(${sql.lit(CAMPAIGN_WRITES)}, ${campaignId}::integer)`;
+}
+
+/** Takes the campaign's write lock, exclusive (see WriteMode), on PostgreSQL; nothing on SQLite. */
+export async function lockCampaignWrites(trx: Transaction<DB>, campaignId: number): Promise<void> {
+  if (dialectOf(trx) === 'postgres') await sql`select ${advisoryLock(campaignId, 'exclusive')}`.execute(trx);
+}
+
+const bump = (trx: Transaction<DB>, campaignId: number) =>
+  trx.updateTable('campaigns').set((eb) => ({ content_version: eb('content_version', '+', 1) })).where('id', '=', campaignId);
+
+/**
+ * Opens a write transaction inside a campaign; false when the campaign no longer exists or is in
+ * the trash. Every write's content_version bump keys the response cache of every instance
+ * (http/response-cache.ts) and orders the changes feed (migrations/…-0010-changes.ts).
  *
- * Then, for a write a request makes (access/acting.ts), it reads the caller's membership again,
- * under that lock (and on PostgreSQL with a share lock on the membership row, so no change to it
- * can commit before this transaction does), and refuses the write when the caller is no longer
- * allowed to make it (CONTRACT "Authorization holds for the whole request"): every campaign write
- * goes through here, so none can commit for a member removed or demoted while it was in flight.
+ * On PostgreSQL one statement takes the campaign's advisory lock (WriteMode), checks the campaign is
+ * live without locking its row, and reads the caller's membership with a share lock (so no change
+ * to it commits before this transaction does); the bump is endCampaignWrite's, the last statement.
+ * On SQLite the bump comes first, as the one writer at a time loses nothing by it.
+ *
+ * Then, for a write a request makes (access/acting.ts), it refuses the write when the caller is no
+ * longer allowed to make it (CONTRACT "Authorization holds for the whole request"): every campaign
+ * write goes through here, so none can commit for a member removed or demoted while in flight.
+ */
+export async function openCampaignWrite(trx: Transaction<DB>, campaignId: number, mode: WriteMode = 'exclusive'): Promise<boolean> {
+  const actor = currentActor();
+  if (dialectOf(trx) === 'sqlite') {
+    const row = await bump(trx, campaignId).where('deleted_at', 'is', null).returning('id').executeTakeFirst();
+    if (row === undefined) return false;
+    await checkActorAtCommit(trx, campaignId);
+    return true;
+  }
+  const role = actor
+    ? sql`(select m.role from campaign_members m where m.campaign_id = c.id and m.user_id = ${actor.userId} for share)`
+    : sql`null`;
+  // The lock is in FROM and the membership in the select list: the lock is taken first.
+  const { rows } = await sql<{ role: Role | null }>`select ${role} as role from (select ${advisoryLock(campaignId, mode)}) l, campaigns c
+    where c.id = ${campaignId} and c.deleted_at is null`.execute(trx);
+  if (rows[0] === undefined) return false;
+  if (actor) authorizeWriteAtCommit(actor, campaignId, rows[0].role ?? undefined);
+  return true;
+}
+
+/**
+ * The last statement of a campaign write on PostgreSQL: bumps content_version (an UPDATE of the
+ * campaign row, whose lock it holds until commit) and gives this transaction's changes rows, pending
+ * until now (-1), that version, so versions follow commit order. False when the campaign went to the
+ * trash or was erased meanwhile (`live`: a housekeeping write does not care). Nothing on SQLite.
+ */
+export async function endCampaignWrite(trx: Transaction<DB>, campaignId: number, live = true): Promise<boolean> {
+  if (dialectOf(trx) === 'sqlite') return true;
+  const { rows } = await sql<{ id: number }>`with bumped as (
+      update campaigns set content_version = content_version + 1 where id = ${campaignId} ${live ? sql`and deleted_at is null` : sql``}
+      returning id, content_version),
+    stamped as (update changes ch set version = b.content_version from bumped b where ch.campaign_id = b.id and ch.version = -1)
+    select id from bumped`.execute(trx);
+  return rows.length > 0;
+}
+
+/**
+ * For a write that does not go through campaignWrite (it updates the campaign row itself, or
+ * several campaigns): takes the campaign's write lock exclusively, then its row lock at once (the
+ * bump), then checks the caller as openCampaignWrite does. Nothing else of the campaign's runs
+ * meanwhile, so the early row lock queues nobody more than the advisory lock does; the changes
+ * rows it leaves pending get their version at commit (migrations/…-0023-pending-changes.ts).
+ * False when the campaign no longer exists or is in the trash.
  */
 export async function beginCampaignWrite(trx: Transaction<DB>, campaignId: number): Promise<boolean> {
-  const row = await trx
-    .updateTable('campaigns')
-    .set((eb) => ({ content_version: eb('content_version', '+', 1) }))
-    .where('id', '=', campaignId)
-    // A campaign in its owner's trash takes no writes: it is not found, as for every member.
-    .where('deleted_at', 'is', null)
-    .returning('id')
-    .executeTakeFirst();
+  await lockCampaignWrites(trx, campaignId);
+  const row = await bump(trx, campaignId).where('deleted_at', 'is', null).returning('id').executeTakeFirst();
   if (row === undefined) return false;
   await checkActorAtCommit(trx, campaignId);
   return true;
 }
 
 /**
- * The check of beginCampaignWrite, for a write that locks the campaign row its own way (updating
- * the campaign itself): call it after that lock is taken. On PostgreSQL the membership row is
- * share-locked after the campaign row, in the order every campaign write takes them (a member's
- * removal, too, locks the campaign row first), so the two cannot deadlock.
+ * The check of openCampaignWrite, for a write that locks the campaign its own way (updating the
+ * campaign itself, after lockCampaignWrites): on PostgreSQL the membership row is share-locked.
  */
 export async function checkActorAtCommit(trx: Transaction<DB>, campaignId: number): Promise<void> {
   const actor = currentActor();
   if (actor) authorizeWriteAtCommit(actor, campaignId, await roleAtCommit(trx, campaignId, actor.userId));
 }
 
-/** The role of `userId` in the campaign as this transaction will commit it (see beginCampaignWrite). */
+/** The role of `userId` in the campaign as this transaction will commit it (see openCampaignWrite). */
 export async function roleAtCommit(trx: Transaction<DB>, campaignId: number, userId: string): Promise<Role | undefined> {
   let query = trx.selectFrom('campaign_members').select('role').where('campaign_id', '=', campaignId).where('user_id', '=', userId);
   if (dialectOf(trx) === 'postgres') query = query.forShare();
@@ -54,29 +120,34 @@ export async function roleAtCommit(trx: Transaction<DB>, campaignId: number, use
 }
 
 /**
- * Runs `fn` in a write transaction (Database.write: grouped commits on SQLite) that begins with
- * beginCampaignWrite; 404 when the campaign is gone.
+ * Runs `fn` in a write transaction (Database.write: grouped commits on SQLite; re-run on a deadlock
+ * on PostgreSQL, so `fn` must touch only the database) between openCampaignWrite and
+ * endCampaignWrite; 404 when the campaign is gone, or went to the trash before the end.
  */
-export function campaignWrite<T>(database: Database, campaignId: number, fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+export function campaignWrite<T>(
+  database: Database,
+  campaignId: number,
+  fn: (trx: Transaction<DB>) => Promise<T>,
+  mode: WriteMode = 'exclusive',
+): Promise<T> {
   return database.write(async (trx) => {
-    if (!(await beginCampaignWrite(trx, campaignId))) throw errors.campaignNotFound();
-    return fn(trx);
+    if (!(await openCampaignWrite(trx, campaignId, mode))) throw errors.campaignNotFound();
+    const result = await fn(trx);
+    if (!(await endCampaignWrite(trx, campaignId))) throw errors.campaignNotFound();
+    return result;
   });
 }
 
 /**
- * Runs housekeeping of one campaign (index rebuilds) in a write transaction holding its row lock,
- * whether or not the campaign is in its owner's trash (a restored campaign must find its indexes
- * rebuilt too); there is no caller to check. Throws campaign_not_found when it no longer exists.
+ * Runs housekeeping of one campaign (index rebuilds) in a write transaction holding its write lock
+ * exclusively, whether or not the campaign is in its owner's trash (a restored campaign must find
+ * its indexes rebuilt too); there is no caller to check. Throws campaign_not_found when it no
+ * longer exists.
  */
 export function campaignHousekeeping<T>(database: Database, campaignId: number, fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
   return database.write(async (trx) => {
-    const row = await trx
-      .updateTable('campaigns')
-      .set((eb) => ({ content_version: eb('content_version', '+', 1) }))
-      .where('id', '=', campaignId)
-      .returning('id')
-      .executeTakeFirst();
+    await lockCampaignWrites(trx, campaignId);
+    const row = await bump(trx, campaignId).returning('id').executeTakeFirst();
     if (row === undefined) throw errors.campaignNotFound();
     return fn(trx);
   });
@@ -96,7 +167,7 @@ const SUFFIXED_BASE_KEEPS = 85;
 
 /**
  * Every slug of the campaign's things or arcs that a slug generated from `base` could collide
- * with, in one query. Call after beginCampaignWrite, which holds the campaign's lock.
+ * with, in one query. Call in an exclusive campaign write (WriteMode), or rely on the unique index.
  *
  * On SQLite this is one range of the (campaign_id, slug) index: slugs hold only [a-z0-9-], so
  * under SQLite's byte order `base` and `base-…` are exactly the slugs from `base` up to `base.`

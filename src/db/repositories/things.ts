@@ -14,7 +14,7 @@ import { checkDeclaredKinds, checkLinkTargets, thingTypeFields } from './record-
 import { isValidSlug, nextFreeSlug, slugifyName } from '../../domain/slugs.js';
 import { nowIso } from '../../domain/time.js';
 import type { ExpectedVersion } from '../../domain/versions.js';
-import { campaignDefaultVisibility, campaignWrite, checkExpected, takenSlugs } from './common.js';
+import { campaignDefaultVisibility, campaignWrite, checkExpected, takenSlugs, type WriteMode } from './common.js';
 import { keepPreviousSlug, releasePreviousSlug } from './previous-slugs.js';
 import { playersUpdatedAt, THINGS_PLAYERS_UPDATED_AT } from './players-updated.js';
 import { playersSeeChange } from '../../access/players-see.js';
@@ -126,8 +126,21 @@ export interface NewThingInput {
   aliases?: string[] | undefined;
 }
 
-/** Creates a thing with a slug generated from its name (`-2`, `-3`… on a clash). */
+/**
+ * Creates a thing with a slug generated from its name (`-2`, `-3`… on a clash). Beside other
+ * concurrent writes (common.ts WriteMode): two creates may generate the same slug, and the unique
+ * index refuses the second, which then runs again alone (exclusive), when the slugs it sees are all.
+ */
 export async function createThing(database: Database, campaignId: number, input: NewThingInput): Promise<ThingRow> {
+  try {
+    return await createThingAs(database, campaignId, input, 'concurrent');
+  } catch (error) {
+    if (classifyDatabaseError(error) !== 'unique') throw error;
+    return createThingAs(database, campaignId, input, 'exclusive');
+  }
+}
+
+async function createThingAs(database: Database, campaignId: number, input: NewThingInput, mode: WriteMode): Promise<ThingRow> {
   try {
     return await campaignWrite(database, campaignId, async (trx) => {
       const fields = await thingTypeFields(trx, campaignId, input.typeId);
@@ -157,7 +170,7 @@ export async function createThing(database: Database, campaignId: number, input:
       await releasePreviousSlug(trx, campaignId, 'thing', slug);
       await keepRevision(trx, { campaignId, kind: 'thing', recordId: thing.id, snapshot: thingSnapshot(thing), authorId: revisionAuthor() });
       return thing;
-    });
+    }, mode);
   } catch (error) {
     // The type was deleted between our check and the insert.
     if (classifyDatabaseError(error) === 'foreign_key') throw errors.unknownThingType(input.typeId, 'typeId');
@@ -192,7 +205,9 @@ export interface UpdateOptions {
 /**
  * Applies a partial update to the thing `slug`. A new name keeps the slug (slugs are stable
  * identifiers); only an explicit `slug` changes it. 412 when `expected` does not admit the record.
- * Keeps a revision of the thing in the same transaction.
+ * Keeps a revision of the thing in the same transaction. Beside other concurrent writes (common.ts
+ * WriteMode): the thing's row lock orders writes of it. A new slug rewrites links in other records
+ * and moves previous slugs: that one runs alone (exclusive).
  */
 export async function updateThing(
   database: Database,
@@ -270,7 +285,7 @@ export async function updateThing(
         merge: options.newRevision !== true,
       });
       return result;
-    });
+    }, changes.slug === undefined || changes.slug === slug ? 'concurrent' : 'exclusive');
   } catch (error) {
     const kind = classifyDatabaseError(error);
     if (kind === 'unique') throw errors.slugTaken('thing', changes.slug ?? slug);

@@ -143,14 +143,15 @@ export async function sweepTrashedCampaigns(database: Database, before: string, 
   const removals: ImageRemovalRow[] = [];
   let erased = 0;
   for (const { id } of expired) {
-    removals.push(
-      ...(await database.write(async (trx) => {
-        // Restored meanwhile: it stays.
-        if (!(await lockTrashed(trx, id, { deletedBefore: before }))) return [];
-        erased += 1;
-        return eraseCampaignRows(trx, id);
-      })),
-    );
+    // Counted once it committed: a transaction may run again (Database.write on a deadlock).
+    const done = await database.write(async (trx) => {
+      // Restored meanwhile: it stays.
+      if (!(await lockTrashed(trx, id, { deletedBefore: before }))) return undefined;
+      return eraseCampaignRows(trx, id);
+    });
+    if (done === undefined) continue;
+    erased += 1;
+    removals.push(...done);
   }
   return { erased, removals };
 }

@@ -1,0 +1,172 @@
+import fc from 'fast-check';
+import type { LightMyRequestResponse } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AppInstance } from '../../src/http/app-types.js';
+import { addCampaignMember } from '../../src/db/repositories/members.js';
+import { createScaledOutContext, json, type TestContext, type TestUser } from '../support/app.js';
+import { newCampaign } from '../support/fixtures.js';
+
+// Random mixes of concurrent writes to one campaign (db/repositories/common.ts WriteMode: on
+// PostgreSQL, writes proven safe together run side by side, the others alone, and every one bumps
+// the campaign's content_version last). Spread over two app instances on PostgreSQL.
+// Afterwards: no 5xx, slugs unique, the arc tree acyclic, no write by a member started after their
+// removal or demotion was acknowledged committed, and no read after a write's answer older than it.
+
+const GMS = 3;
+const THINGS = 3;
+const ARCS = 4;
+
+type Op =
+  | { kind: 'putThing'; by: number; thing: number }
+  | { kind: 'createThing'; by: number; name: number }
+  | { kind: 'parent'; arc: number; parent: number | null }
+  | { kind: 'link' | 'unlink'; thing: number; arc: number }
+  | { kind: 'remove' | 'demote'; member: number }
+  | { kind: 'campaign' }
+  | { kind: 'trash' };
+
+const writer = fc.integer({ min: 0, max: GMS }); // 0 the owner, 1… a game master
+const thing = fc.integer({ min: 0, max: THINGS - 1 });
+const arc = fc.integer({ min: 0, max: ARCS - 1 });
+const member = fc.integer({ min: 1, max: GMS });
+const opArb: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 5, arbitrary: fc.record({ kind: fc.constant('putThing' as const), by: writer, thing }) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('createThing' as const), by: writer, name: fc.integer({ min: 0, max: 1 }) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('parent' as const), arc, parent: fc.option(arc, { nil: null }) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constantFrom('link' as const, 'unlink' as const), thing, arc }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constantFrom('remove' as const, 'demote' as const), member }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'campaign' as const }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'trash' as const }) },
+);
+
+let ctx: TestContext & { apps: AppInstance[] };
+let owner: TestUser;
+let gms: TestUser[];
+let reruns = 0;
+
+beforeAll(async () => {
+  ctx = await createScaledOutContext();
+  owner = await ctx.createUser();
+  gms = await Promise.all(Array.from({ length: GMS }, () => ctx.createUser()));
+});
+afterAll(async () => {
+  console.info(`write-concurrency on ${ctx.database.dialect}: ${reruns} transaction(s) re-run after a deadlock or serialization failure`);
+  await ctx.close();
+});
+
+const rerunsNow = () => ctx.apps.reduce((sum, app) => sum + app.database.reruns, 0);
+
+interface Done {
+  op: Op;
+  status: number;
+  startedAt: number;
+  endedAt: number;
+  /** The name a thing PUT wrote. */
+  token?: string;
+  /** For an acknowledged thing PUT: the thing's names read right after the answer (one GET, one list). */
+  readBack?: (string | undefined)[];
+}
+
+describe('concurrent writes to one campaign', () => {
+  it('keep slugs unique, the arc tree acyclic, authorization at commit and the response cache fresh (fast-check)', async () => {
+    const before = rerunsNow();
+    let runs = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(opArb, { minLength: 6, maxLength: 24 }), async (ops) => {
+        runs += 1;
+        const c = await newCampaign(ctx.app, owner, `Concurrency ${runs}`);
+        for (const gm of gms) await addCampaignMember(ctx.database.kysely, { campaign_id: c.id, user_id: gm.id, role: 'gm', joined_at: new Date().toISOString() });
+        const send = (i: number, user: TestUser, method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: Record<string, unknown>) =>
+          ctx.apps[i % ctx.apps.length]!.inject({ method, url, headers: user.headers, ...(payload ? { payload } : {}) });
+        const ok = async (res: Promise<LightMyRequestResponse>) => {
+          const r = await res;
+          expect(r.statusCode, r.body).toBeLessThan(300);
+          return json<{ id: number; slug: string }>(r);
+        };
+        const things: { id: number; slug: string }[] = [];
+        for (let i = 0; i < THINGS; i++) things.push(await ok(send(0, owner, 'POST', `${c.base}/things`, { newThing: { name: `Thing ${i}`, typeId: c.typeId } })));
+        const arcs: { id: number; slug: string }[] = [];
+        for (let i = 0; i < ARCS; i++) arcs.push(await ok(send(0, owner, 'POST', `${c.base}/arcs`, { newArc: { name: `Arc ${i}` } })));
+
+        let clock = 0;
+        const userOf = (by: number) => (by === 0 ? owner : gms[by - 1]!);
+        const run = async (op: Op, i: number): Promise<Done> => {
+          const token = op.kind === 'putThing' ? `Put ${i}` : undefined;
+          const request = (): Promise<LightMyRequestResponse> => {
+            switch (op.kind) {
+              case 'putThing':
+                return send(i, userOf(op.by), 'PUT', `${c.base}/things/${things[op.thing]!.slug}`, { updatedThing: { name: token } });
+              case 'createThing':
+                return send(i, userOf(op.by), 'POST', `${c.base}/things`, { newThing: { name: ['Goblin', 'Goblin Scout'][op.name], typeId: c.typeId } });
+              case 'parent':
+                return send(i, owner, 'PUT', `${c.base}/arcs/${arcs[op.arc]!.slug}`, { updatedArc: { parentArcId: op.parent === null ? null : arcs[op.parent]!.id } });
+              case 'link':
+                return send(i, owner, 'POST', `${c.base}/things/${things[op.thing]!.slug}/arcs`, { arcSlug: arcs[op.arc]!.slug });
+              case 'unlink':
+                return send(i, owner, 'DELETE', `${c.base}/things/${things[op.thing]!.slug}/arcs/${arcs[op.arc]!.slug}`);
+              case 'remove':
+                return send(i, owner, 'DELETE', `${c.base}/members/${gms[op.member - 1]!.id}`);
+              case 'demote':
+                return send(i, owner, 'PUT', `${c.base}/members/${gms[op.member - 1]!.id}`, { role: 'player' });
+              case 'campaign':
+                return send(i, owner, 'PUT', c.base, { updatedCampaign: { description: [{ type: 'paragraph', children: [{ text: `Op ${i}` }] }] } });
+              case 'trash':
+                return send(i, owner, 'DELETE', c.base);
+            }
+          };
+          const startedAt = ++clock;
+          const res = await request();
+          const done: Done = { op, status: res.statusCode, startedAt, endedAt: ++clock, ...(token ? { token } : {}) };
+          if (op.kind === 'putThing' && res.statusCode === 200) {
+            // Read back at once, through the other instance: never older than this write.
+            const slug = things[op.thing]!.slug;
+            const one = await send(i + 1, owner, 'GET', `${c.base}/things/${slug}`);
+            const list = await send(i + 1, owner, 'GET', `${c.base}/things?limit=100`);
+            const listed = list.statusCode === 200 ? json<{ items?: { slug: string; name: string }[] } | { slug: string; name: string }[]>(list) : undefined;
+            const items = Array.isArray(listed) ? listed : listed?.items;
+            done.readBack = [one.statusCode === 200 ? json<{ name: string }>(one).name : undefined, items?.find((t) => t.slug === slug)?.name];
+          }
+          return done;
+        };
+        const results = await Promise.all(ops.map((op, i) => run(op, i)));
+
+        for (const r of results) expect(r.status, JSON.stringify(r.op)).toBeLessThan(500);
+        // A write by a member started after their removal or demotion was acknowledged: refused.
+        for (const cut of results.filter((r) => (r.op.kind === 'remove' || r.op.kind === 'demote') && r.status < 300)) {
+          const gone = (cut.op as { member: number }).member;
+          for (const r of results) {
+            if ((r.op.kind === 'putThing' || r.op.kind === 'createThing') && r.op.by === gone && r.startedAt > cut.endedAt) {
+              expect([403, 404], JSON.stringify(r.op)).toContain(r.status);
+            }
+          }
+        }
+        // What a read right after an acknowledged PUT sees: this PUT's name, or one of a PUT of the
+        // same thing that had not been acknowledged before this one began.
+        for (const r of results.filter((x) => x.readBack !== undefined)) {
+          const target = (r.op as { thing: number }).thing;
+          for (const name of r.readBack!) {
+            if (name === undefined) continue; // the campaign went to the trash meanwhile
+            const writer = results.find((x) => x.token === name && (x.op as { thing: number }).thing === target);
+            expect(writer, `${name} read after ${r.token}`).toBeDefined();
+            expect(writer === r || writer!.endedAt > r.startedAt, `${name} read after ${r.token}`).toBe(true);
+          }
+        }
+        const db = ctx.database.kysely;
+        const slugs = (await db.selectFrom('things').select('slug').where('campaign_id', '=', c.id).execute()).map((t) => t.slug);
+        expect(new Set(slugs).size).toBe(slugs.length);
+        const created = results.filter((r) => r.op.kind === 'createThing' && r.status === 201).length;
+        if (!results.some((r) => r.op.kind === 'trash' && r.status === 204)) expect(slugs.length).toBe(THINGS + created);
+        const parents = new Map((await db.selectFrom('arcs').select(['id', 'parent_arc_id']).where('campaign_id', '=', c.id).execute()).map((a) => [a.id, a.parent_arc_id]));
+        for (const id of parents.keys()) {
+          const seen = new Set<number>();
+          for (let at: number | null | undefined = id; at !== null && at !== undefined; at = parents.get(at)) {
+            expect(seen.has(at), 'a cycle in the arc tree').toBe(false);
+            seen.add(at);
+          }
+        }
+      }),
+      { numRuns: Number(process.env.RUNS ?? 12) },
+    );
+    reruns = rerunsNow() - before;
+  }, 300_000);
+});
