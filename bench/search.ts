@@ -132,6 +132,9 @@ function richDescription(): string {
     for (let s = 0; s < sentences; s++) children.push(...sentence());
     blocks.push({ type: 'paragraph', children });
   }
+  // Every description holds "the" (no random draw, so the rest of the content does not move): a
+  // query that matches every thing.
+  blocks.push({ type: 'paragraph', children: [{ text: 'Noted in the chronicle.' }] });
   return JSON.stringify(blocks);
 }
 
@@ -250,18 +253,20 @@ interface Seeded {
   token: string;
 }
 
-async function seed(database: Database): Promise<Seeded> {
+let seeds = 0;
+async function seed(database: Database, things = THINGS, arcs = ARCS): Promise<Seeded> {
   random = prng(20261121);
   const now = new Date().toISOString();
-  const user = await createUser(database.kysely, { email: `bench-${Date.now()}@example.test`, name: 'Bench', passwordHash: 'x', now });
-  const campaign = await createCampaign(database, user.id, { name: `Search bench ${Date.now()}`, description: richDescription() });
+  const unique = `${Date.now()}-${(seeds += 1)}`;
+  const user = await createUser(database.kysely, { email: `bench-${unique}@example.test`, name: 'Bench', passwordHash: 'x', now });
+  const campaign = await createCampaign(database, user.id, { name: `Search bench ${unique}`, description: richDescription() });
   const types = await database.kysely.selectFrom('thing_types').select('id').where('campaign_id', '=', campaign.id).orderBy('id').execute();
   const typeIds = types.map((t) => t.id);
   const names: string[] = [];
   // Records go straight into their tables (the index is built afterwards, as a rebuild would).
-  for (let start = 0; start < THINGS; start += 500) {
+  for (let start = 0; start < things; start += 500) {
     const rows = [];
-    for (let i = start; i < Math.min(THINGS, start + 500); i++) {
+    for (let i = start; i < Math.min(things, start + 500); i++) {
       const name = thingName(i);
       names.push(name);
       rows.push({ campaign_id: campaign.id, type_id: typeIds[i % typeIds.length]!, slug: `thing-${i}`, name, description: richDescription(), version: 1, created_at: now, updated_at: now });
@@ -269,9 +274,9 @@ async function seed(database: Database): Promise<Seeded> {
     await database.kysely.insertInto('things').values(rows).execute();
   }
   const short = () => JSON.stringify([{ type: 'paragraph', children: sentence() }]);
-  for (let start = 0; start < ARCS; start += 100) {
+  for (let start = 0; start < arcs; start += 100) {
     const rows = [];
-    for (let i = start; i < Math.min(ARCS, start + 100); i++) {
+    for (let i = start; i < Math.min(arcs, start + 100); i++) {
       rows.push({
         campaign_id: campaign.id,
         parent_arc_id: null,
@@ -332,6 +337,31 @@ function queries(seeded: Seeded): [label: string, q: string][] {
   ];
 }
 
+const SCALE_SIZES = [100, 1000, THINGS];
+const SCALE_ROUNDS = Number(process.env.BENCH_SCALE_ROUNDS ?? 200);
+
+/** `the`, a word of every thing, on campaigns of each size: p50/p99 with the response cache off. */
+async function everyThing(port: number, campaigns: Seeded[]): Promise<string[]> {
+  const rows: string[][] = [];
+  for (const campaign of campaigns) {
+    const url = `http://127.0.0.1:${port}/api/campaigns/${campaign.slug}/search?q=the&limit=20`;
+    const samples: number[] = [];
+    for (let round = 0; round < WARMUP_ROUNDS + SCALE_ROUNDS; round++) {
+      const t = performance.now();
+      const response = await fetch(url, { headers: { authorization: `Bearer ${campaign.token}` } });
+      await response.arrayBuffer();
+      if (response.status !== 200) throw new Error(`every thing: HTTP ${response.status}`);
+      if (round >= WARMUP_ROUNDS) samples.push(performance.now() - t);
+    }
+    samples.sort((a, b) => a - b);
+    rows.push([campaign.names.length.toLocaleString('en-US'), ms(percentile(samples, 50)), ms(percentile(samples, 99)), ms(samples.at(-1) ?? NaN)]);
+  }
+  return [
+    `\n**A query matching every thing** (\`the\`, ${SCALE_ROUNDS} sequential requests per size, response cache off; ${load()})\n`,
+    table(['things', 'p50 ms', 'p99 ms', 'max ms'], rows),
+  ];
+}
+
 async function tableCounts(database: Database, campaignId: number): Promise<string> {
   const counts = [];
   for (const table of ['search_documents', 'search_postings', 'search_terms'] as const) {
@@ -347,6 +377,9 @@ async function runDialect(target: Target): Promise<string[]> {
   await migrateToLatest(database);
   let started = performance.now();
   const seeded = await seed(database);
+  // Smaller campaigns of the same things, for how a query matching every thing grows with the campaign.
+  const smaller = [];
+  for (const size of SCALE_SIZES) if (size < THINGS) smaller.push(await seed(database, size, 0));
   lines.push(`seeded ${THINGS.toLocaleString('en-US')} things and ${ARCS} arcs in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   started = performance.now();
   const summary = await rebuildSearchIndex(database);
@@ -382,6 +415,7 @@ async function runDialect(target: Target): Promise<string[]> {
   const samples = new Map<string, number[]>(list.map(([label]) => [label, []]));
   const hits = new Map<string, number>();
   const all: number[] = [];
+  let scaling: string[] = [];
   try {
     lines.push(`machine before queries: ${load()}`);
     let cpuBefore = process.cpuUsage();
@@ -409,6 +443,7 @@ async function runDialect(target: Target): Promise<string[]> {
     }
     lines.push(`machine after queries: ${load()}`);
     const cpu = process.cpuUsage(cpuBefore);
+    scaling = await everyThing(port, [...smaller, seeded]);
     const nodeMs = (cpu.user + cpu.system) / 1000 / all.length;
     const serverMs = target.serverCpuMs ? (target.serverCpuMs() - serverBefore) / all.length : 0;
     lines.push(
@@ -428,6 +463,7 @@ async function runDialect(target: Target): Promise<string[]> {
     return [label, q.length > 40 ? `${q.slice(0, 37)}…` : q, String(hits.get(label) ?? 0), ms(percentile(sorted, 50)), ms(percentile(sorted, 99))];
   });
   lines.push(table(['query', 'q', 'results', 'p50 ms', 'p99 ms'], rows));
+  lines.push(...scaling);
   return lines;
 }
 
