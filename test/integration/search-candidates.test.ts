@@ -136,12 +136,12 @@ describe(`search from a bounded candidate set on ${dialect}`, () => {
       const rows = await ctx.database.kysely
         .selectFrom('search_postings as p')
         .innerJoin('things as t', (j) => j.onRef('t.id', '=', 'p.record_id').onRef('t.campaign_id', '=', 'p.campaign_id'))
-        .select(['p.record_id', 'p.name_tf', 'p.text_tf', 'p.doc_id', 't.tags', 'p.audience'])
+        .select(['p.record_id', 'p.name_tf', 'p.text_tf', 't.tags', 'p.audience'])
         .where('p.campaign_id', '=', c.id)
         .where('p.term', '=', term)
         .execute();
       const kept = rows.filter((r) => (Number(r.audience) & audience) !== 0 && (!even || (r.tags ?? '').includes('Even')));
-      kept.sort((a, b) => b.name_tf - a.name_tf || b.text_tf - a.text_tf || a.doc_id - b.doc_id);
+      kept.sort((a, b) => b.name_tf - a.name_tf || b.text_tf - a.text_tf || a.record_id - b.record_id);
       return new Set(kept.slice(0, CANDIDATES_PER_TERM).map((r) => r.record_id));
     }
 

@@ -9,6 +9,6 @@ export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> 
   await db.schema
     .createIndex('search_postings_impact')
     .on('search_postings')
-    .columns(['campaign_id', 'term', 'name_tf desc', 'text_tf desc', 'doc_id', 'audience', 'kind', 'record_id'])
+    .columns(['campaign_id', 'term', 'name_tf desc', 'text_tf desc', 'kind', 'record_id', 'audience', 'doc_id'])
     .execute();
 }

@@ -12,9 +12,9 @@ import { BM25_K1, CANDIDATES_PER_TERM, NAME_B, NAME_BOOST, RELEVANCE_DECIMALS, T
 //
 // Candidates, not every match: for each matched word, the CANDIDATES_PER_TERM postings of the
 // view with the most impact (the word in the name first, then the most occurrences in the name,
-// then in the text, then the older document), read in that order from search_postings_impact
-// (migration 0024) with the type and tag filters applied while reading; and the documents whose
-// name is the whole query. Each candidate is then scored exactly, from all its postings of the
+// then in the text, then by kind and record as results are), read in that order from
+// search_postings_impact (migration 0024) with the type and tag filters applied while reading;
+// and the documents whose name is the whole query. Each candidate is then scored exactly, from all its postings of the
 // query's words, so its keys (tier, coverage, typos, relevance) are the same as if every match had
 // been scored. When no word has more postings than that in the view, the candidates are every
 // match and the results are exactly those of scoring every match.
@@ -157,7 +157,7 @@ export const rankCandidates: Ranker = async (database, input) => {
       select p.doc_id from search_postings p
       where p.campaign_id = ${campaignId} and p.term = ${term} and (p.audience & ${audience}) <> 0 ${parts.kindFilter('p')}
         and ${parts.tagged(sql.ref('p.kind'), sql.ref('p.record_id'))}
-      order by p.name_tf desc, p.text_tf desc, p.doc_id asc limit ${CANDIDATES_PER_TERM}) as ${sql.raw(`best_${i}`)}`,
+      order by p.name_tf desc, p.text_tf desc, p.kind asc, p.record_id asc limit ${CANDIDATES_PER_TERM}) as ${sql.raw(`best_${i}`)}`,
   );
   if (input.nameKey !== null) {
     best.push(sql`select id from search_documents where campaign_id = ${campaignId} and name_key = ${input.nameKey} and (audience & ${audience}) <> 0`);
