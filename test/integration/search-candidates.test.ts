@@ -26,7 +26,7 @@ afterAll(() => ctx.close());
 /** The ranking before issue 28: every matching posting of the view is scored. */
 const scoreEveryMatch: Ranker = async (database, input) => {
   const parts = rankParts(input);
-  const ctes = sql`q (term, qi, w, typos) as (values ${parts.values}),
+  const ctes = sql`q (term, qi, w, typos) as (values ${parts.values()}),
     m as (
       select p.doc_id, p.kind, p.record_id, p.name_tf, q.qi, q.w, q.typos, ${parts.tfn} as tfn
       from search_postings p join q on q.term = p.term

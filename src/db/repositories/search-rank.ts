@@ -10,14 +10,15 @@ import { BM25_K1, CANDIDATES_PER_TERM, NAME_B, NAME_BOOST, RELEVANCE_DECIMALS, T
 // the best match per query word, summed), rank them by the keys of search/ranking.ts and read the
 // records of the best.
 //
-// Candidates, not every match: for each matched word, the CANDIDATES_PER_TERM postings of the
-// view with the most impact (the word in the name first, then the most occurrences in the name,
-// then in the text, then by kind and record as results are), read in that order from
-// search_postings_impact (migration 0024) with the type and tag filters applied while reading;
-// and the documents whose name is the whole query. Each candidate is then scored exactly, from all its postings of the
-// query's words, so its keys (tier, coverage, typos, relevance) are the same as if every match had
-// been scored. When no word has more postings than that in the view, the candidates are every
-// match and the results are exactly those of scoring every match.
+// Candidates, not every match. A word in at most CANDIDATES_PER_TERM of the view's documents has
+// all its postings scored, as before. Of a more common word only the candidates' postings are: the
+// documents of the rare words, the documents whose name is the whole query, and for each common
+// word its CANDIDATES_PER_TERM postings of most impact (the word in the name first, then the most
+// occurrences in the name, then in the text, then by kind and record as results are), read in that
+// order from search_postings_impact (migration 0024) with the type and tag filters applied while
+// reading. Each candidate is thus scored from all its postings of the query's words: its keys
+// (tier, coverage, typos, relevance) are those that scoring every match gives it. When no word is
+// common, the statement scores every match, exactly as before.
 
 /** What ranking needs of a search, worked out by repositories/search.ts. */
 export interface RankInput {
@@ -26,6 +27,8 @@ export interface RankInput {
   nameKey: string | null;
   termCount: number;
   weighted: Weighted[];
+  /** In how many of the view's documents each matched word is. */
+  documentFrequency: ReadonlyMap<string, number>;
   averageNameLength: number;
   averageTextLength: number;
   type: SearchType;
@@ -76,7 +79,8 @@ const double = (value: number) => sql`cast(${value} as double precision)`;
 
 /** The parts of the ranking statement that do not depend on how the matches to score are chosen. */
 export interface RankParts {
-  values: RawBuilder<unknown>;
+  /** The weighted words as VALUES rows (term, qi, w, typos); `only`: those of these words. */
+  values: (only?: readonly string[]) => RawBuilder<unknown>;
   terms: RawBuilder<unknown>;
   kindFilter: (alias: string) => RawBuilder<unknown>;
   /** All of the view's tags on the record of `kind`/`record` (true when there are none). */
@@ -94,9 +98,12 @@ export function rankParts(input: RankInput): RankParts {
       sql` and `,
     )})`;
   return {
-    values: sql.join(
-      input.weighted.map((w) => sql`(cast(${w.term} as text), cast(${w.queryIndex} as integer), ${double(w.weight)}, cast(${w.typos} as integer))`),
-    ),
+    values: (only) =>
+      sql.join(
+        input.weighted
+          .filter((w) => only === undefined || only.includes(w.term))
+          .map((w) => sql`(cast(${w.term} as text), cast(${w.queryIndex} as integer), ${double(w.weight)}, cast(${w.typos} as integer))`),
+      ),
     terms: sql.join([...new Set(input.weighted.map((w) => w.term))]),
     kindFilter: (alias) => (input.type === 'any' ? sql`` : sql`and ${sql.ref(`${alias}.kind`)} = ${KIND_CODES[input.type]}`),
     // Tags (all must match, case ignored): one LIKE per tag on the record's tag_keys
@@ -152,22 +159,40 @@ export const rankCandidates: Ranker = async (database, input) => {
   const { campaignId, audience } = input;
   const parts = rankParts(input);
   const distinct = [...new Set(input.weighted.map((w) => w.term))];
-  const best = distinct.map(
+  // A word in no more records than CANDIDATES_PER_TERM has all its postings scored, as they are;
+  // a more common one only those of the candidates.
+  const common = distinct.filter((term) => (input.documentFrequency.get(term) ?? 0) > CANDIDATES_PER_TERM);
+  const rare = distinct.filter((term) => !common.includes(term));
+  const matches = (from: RawBuilder<unknown>, where: RawBuilder<unknown>) =>
+    sql`select p.doc_id, p.kind, p.record_id, p.name_tf, q.qi, q.w, q.typos, ${parts.tfn} as tfn
+      from ${from} where ${where} and (p.audience & ${audience}) <> 0 ${parts.kindFilter('p')}`;
+  const every =
+    rare.length === 0
+      ? []
+      : [matches(sql`search_postings p join qr as q on q.term = p.term`, sql`p.campaign_id = ${campaignId} and p.term in (${sql.join(rare)})`)];
+  const rareValues = rare.length === 0 ? sql`` : sql`qr (term, qi, w, typos) as (values ${parts.values(rare)}),`;
+  if (common.length === 0) {
+    return (await rankedStatement(input, parts, sql`${rareValues} m as (${every[0]!})`).execute(database.kysely)).rows;
+  }
+  const best = common.map(
     (term, i) => sql`select doc_id from (
       select p.doc_id from search_postings p
       where p.campaign_id = ${campaignId} and p.term = ${term} and (p.audience & ${audience}) <> 0 ${parts.kindFilter('p')}
         and ${parts.tagged(sql.ref('p.kind'), sql.ref('p.record_id'))}
       order by p.name_tf desc, p.text_tf desc, p.kind asc, p.record_id asc limit ${CANDIDATES_PER_TERM}) as ${sql.raw(`best_${i}`)}`,
   );
+  if (rare.length > 0) {
+    best.push(sql`select p.doc_id from search_postings p where p.campaign_id = ${campaignId} and p.term in (${sql.join(rare)}) and (p.audience & ${audience}) <> 0`);
+  }
   if (input.nameKey !== null) {
     best.push(sql`select id from search_documents where campaign_id = ${campaignId} and name_key = ${input.nameKey} and (audience & ${audience}) <> 0`);
   }
-  const ctes = sql`q (term, qi, w, typos) as (values ${parts.values}),
+  const probed = matches(
+    sql`c cross join qc as q join search_postings p on p.campaign_id = ${campaignId} and p.term = q.term and p.doc_id = c.doc_id`,
+    sql`1 = 1`,
+  );
+  const ctes = sql`${rareValues} qc (term, qi, w, typos) as (values ${parts.values(common)}),
     c (doc_id) as (${sql.join(best, sql` union `)}),
-    m as (
-      select p.doc_id, p.kind, p.record_id, p.name_tf, q.qi, q.w, q.typos, ${parts.tfn} as tfn
-      from c cross join q join search_postings p on p.campaign_id = ${campaignId} and p.term = q.term and p.doc_id = c.doc_id
-      where (p.audience & ${audience}) <> 0 ${parts.kindFilter('p')}
-    )`;
+    m as (${sql.join([...every, probed], sql` union all `)})`;
   return (await rankedStatement(input, parts, ctes).execute(database.kysely)).rows;
 };
