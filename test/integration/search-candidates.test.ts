@@ -158,6 +158,10 @@ describe(`search from a bounded candidate set on ${dialect}`, () => {
           if (tags.length === 0) expect(all.hits.slice(0, 100).some((h) => !inSet.has(h.id))).toBe(true);
           else expect(actual).toEqual(comparable(all.hits.slice(0, 100)));
           expect(actual.slice(0, 10).map((h) => h.name)).toEqual(all.hits.slice(0, 10).map((h) => h.name));
+          // The campaign holds only things: `type=thing` reads the same candidates.
+          const things = await search(c, view, { text: 'lore', type: 'thing', limit: 100, tags }, rankCandidates);
+          expect(comparable(things.hits)).toEqual(actual);
+          expect((await search(c, view, { text: 'lore', type: 'arc', limit: 100, tags }, rankCandidates)).hits).toEqual([]);
           if (view.players) expect(actual.some((h) => /^Record (\d+)$/.test(h.name) && Number(h.name.slice(7)) % 15 === 14)).toBe(false);
         }
       }

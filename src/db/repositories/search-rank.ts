@@ -174,10 +174,13 @@ export const rankCandidates: Ranker = async (database, input) => {
   if (common.length === 0) {
     return (await rankedStatement(input, parts, sql`${rareValues} m as (${every[0]!})`).execute(database.kysely)).rows;
   }
+  // `kind + 0`: compared as an expression, so that SQLite still reads the index in its order
+  // (an equality on the kind column would make it sort what follows it in the key).
+  const kindOf = input.type === 'any' ? sql`` : sql`and p.kind + 0 = ${KIND_CODES[input.type]}`;
   const best = common.map(
     (term, i) => sql`select doc_id from (
       select p.doc_id from search_postings p
-      where p.campaign_id = ${campaignId} and p.term = ${term} and (p.audience & ${audience}) <> 0 ${parts.kindFilter('p')}
+      where p.campaign_id = ${campaignId} and p.term = ${term} and (p.audience & ${audience}) <> 0 ${kindOf}
         and ${parts.tagged(sql.ref('p.kind'), sql.ref('p.record_id'))}
       order by p.name_tf desc, p.text_tf desc, p.kind asc, p.record_id asc limit ${CANDIDATES_PER_TERM}) as ${sql.raw(`best_${i}`)}`,
   );
