@@ -179,6 +179,11 @@ function processCpuTicks(stat: string): number {
   return Number(fields[11]) + Number(fields[12]);
 }
 
+function exitedChildrenCpuTicks(stat: string): number {
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[13]) + Number(fields[14]);
+}
+
 /** CPU time of a process and its direct children (the postmaster and its backends), in ms. */
 function treeCpuMs(root: number): number {
   let ticks = 0;
@@ -188,6 +193,8 @@ function treeCpuMs(root: number): number {
       const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
       const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
       if (Number(entry) === root || ppid === root) ticks += processCpuTicks(stat);
+      // And the backends that have exited (reaped by the postmaster), so that the sum never falls.
+      if (Number(entry) === root) ticks += exitedChildrenCpuTicks(stat);
     } catch {
       // The process ended meanwhile.
     }
