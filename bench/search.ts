@@ -33,6 +33,9 @@ import { createThing, updateThing } from '../src/db/repositories/things.js';
 import { createUser } from '../src/db/repositories/users.js';
 import { hashSecret, newSecret } from '../src/domain/secrets.js';
 import { rebuildSearchIndex } from '../src/db/indexes/search.js';
+import { searchCampaign } from '../src/db/repositories/search.js';
+import { rankCandidates, rankedStatement, rankParts, type Ranker } from '../src/db/repositories/search-rank.js';
+import { fullView } from '../src/access/view.js';
 import { startEmbeddedPostgres } from '../toolkit/embedded-postgres.js';
 import { prng } from './lib/content.js';
 
@@ -132,6 +135,9 @@ function richDescription(): string {
     for (let s = 0; s < sentences; s++) children.push(...sentence());
     blocks.push({ type: 'paragraph', children });
   }
+  // Every description holds "the" (no random draw, so the rest of the content does not move): a
+  // query that matches every thing.
+  blocks.push({ type: 'paragraph', children: [{ text: 'Noted in the chronicle.' }] });
   return JSON.stringify(blocks);
 }
 
@@ -176,6 +182,11 @@ function processCpuTicks(stat: string): number {
   return Number(fields[11]) + Number(fields[12]);
 }
 
+function exitedChildrenCpuTicks(stat: string): number {
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[13]) + Number(fields[14]);
+}
+
 /** CPU time of a process and its direct children (the postmaster and its backends), in ms. */
 function treeCpuMs(root: number): number {
   let ticks = 0;
@@ -185,6 +196,8 @@ function treeCpuMs(root: number): number {
       const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
       const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
       if (Number(entry) === root || ppid === root) ticks += processCpuTicks(stat);
+      // And the backends that have exited (reaped by the postmaster), so that the sum never falls.
+      if (Number(entry) === root) ticks += exitedChildrenCpuTicks(stat);
     } catch {
       // The process ended meanwhile.
     }
@@ -250,18 +263,20 @@ interface Seeded {
   token: string;
 }
 
-async function seed(database: Database): Promise<Seeded> {
+let seeds = 0;
+async function seed(database: Database, things = THINGS, arcs = ARCS): Promise<Seeded> {
   random = prng(20261121);
   const now = new Date().toISOString();
-  const user = await createUser(database.kysely, { email: `bench-${Date.now()}@example.test`, name: 'Bench', passwordHash: 'x', now });
-  const campaign = await createCampaign(database, user.id, { name: `Search bench ${Date.now()}`, description: richDescription() });
+  const unique = `${Date.now()}-${(seeds += 1)}`;
+  const user = await createUser(database.kysely, { email: `bench-${unique}@example.test`, name: 'Bench', passwordHash: 'x', now });
+  const campaign = await createCampaign(database, user.id, { name: `Search bench ${unique}`, description: richDescription() });
   const types = await database.kysely.selectFrom('thing_types').select('id').where('campaign_id', '=', campaign.id).orderBy('id').execute();
   const typeIds = types.map((t) => t.id);
   const names: string[] = [];
   // Records go straight into their tables (the index is built afterwards, as a rebuild would).
-  for (let start = 0; start < THINGS; start += 500) {
+  for (let start = 0; start < things; start += 500) {
     const rows = [];
-    for (let i = start; i < Math.min(THINGS, start + 500); i++) {
+    for (let i = start; i < Math.min(things, start + 500); i++) {
       const name = thingName(i);
       names.push(name);
       rows.push({ campaign_id: campaign.id, type_id: typeIds[i % typeIds.length]!, slug: `thing-${i}`, name, description: richDescription(), version: 1, created_at: now, updated_at: now });
@@ -269,9 +284,9 @@ async function seed(database: Database): Promise<Seeded> {
     await database.kysely.insertInto('things').values(rows).execute();
   }
   const short = () => JSON.stringify([{ type: 'paragraph', children: sentence() }]);
-  for (let start = 0; start < ARCS; start += 100) {
+  for (let start = 0; start < arcs; start += 100) {
     const rows = [];
-    for (let i = start; i < Math.min(ARCS, start + 100); i++) {
+    for (let i = start; i < Math.min(arcs, start + 100); i++) {
       rows.push({
         campaign_id: campaign.id,
         parent_arc_id: null,
@@ -332,6 +347,64 @@ function queries(seeded: Seeded): [label: string, q: string][] {
   ];
 }
 
+const SCALE_SIZES = [100, 1000, THINGS];
+
+/** The ranking before issue 28, for comparison: every matching posting scored (as in test/integration/search-candidates.test.ts). */
+const scoreEveryMatch: Ranker = async (database, input) => {
+  const parts = rankParts(input);
+  const ctes = sql`q (term, qi, w, typos) as (values ${parts.values()}),
+    m as (
+      select p.doc_id, p.kind, p.record_id, p.name_tf, q.qi, q.w, q.typos, ${parts.tfn} as tfn
+      from search_postings p join q on q.term = p.term
+      where p.campaign_id = ${input.campaignId} and p.term in (${parts.terms}) and (p.audience & ${input.audience}) <> 0 ${parts.kindFilter('p')}
+    )`;
+  return (await rankedStatement(input, parts, ctes).execute(database.kysely)).rows;
+};
+const SCALE_ROUNDS = Number(process.env.BENCH_SCALE_ROUNDS ?? 200);
+
+/** `the`, a word of every thing, on campaigns of each size: p50/p99 with the response cache off. */
+async function everyThing(port: number, campaigns: Seeded[], target: Target): Promise<string[]> {
+  const rows: string[][] = [];
+  for (const campaign of campaigns) {
+    const url = `http://127.0.0.1:${port}/api/campaigns/${campaign.slug}/search?q=the&limit=20`;
+    const samples: number[] = [];
+    let cpuBefore = process.cpuUsage();
+    let serverBefore = 0;
+    for (let round = 0; round < WARMUP_ROUNDS + SCALE_ROUNDS; round++) {
+      if (round === WARMUP_ROUNDS) {
+        cpuBefore = process.cpuUsage();
+        serverBefore = target.serverCpuMs?.() ?? 0;
+      }
+      const t = performance.now();
+      const response = await fetch(url, { headers: { authorization: `Bearer ${campaign.token}` } });
+      await response.arrayBuffer();
+      if (response.status !== 200) throw new Error(`every thing: HTTP ${response.status}`);
+      if (round >= WARMUP_ROUNDS) samples.push(performance.now() - t);
+    }
+    const cpu = process.cpuUsage(cpuBefore);
+    const nodeMs = (cpu.user + cpu.system) / 1000 / SCALE_ROUNDS;
+    const serverMs = target.serverCpuMs ? (target.serverCpuMs() - serverBefore) / SCALE_ROUNDS : NaN;
+    samples.sort((a, b) => a - b);
+    const size = campaign.names.length.toLocaleString('en-US');
+    // In process, the two rankings taking turns (same load for both): what ranking from candidates saves.
+    const row = await target.database.kysely.selectFrom('campaigns').selectAll().where('id', '=', campaign.campaignId).executeTakeFirstOrThrow();
+    const turns: Record<'every' | 'candidates', number[]> = { every: [], candidates: [] };
+    for (let round = 0; round < WARMUP_ROUNDS + SCALE_ROUNDS; round++) {
+      for (const [name, ranker] of [['every', scoreEveryMatch], ['candidates', rankCandidates]] as const) {
+        const t = performance.now();
+        await searchCampaign(target.database, row, fullView(row), { text: 'the', type: 'any', limit: 20 }, ranker);
+        if (round >= WARMUP_ROUNDS) turns[name].push(performance.now() - t);
+      }
+    }
+    const pair = (list: number[]) => (list.sort((a, b) => a - b), `${ms(percentile(list, 50))} / ${ms(percentile(list, 99))}`);
+    rows.push([size, ms(percentile(samples, 50)), ms(percentile(samples, 99)), ms(samples.at(-1) ?? NaN), ms(nodeMs), ms(serverMs), pair(turns.every), pair(turns.candidates)]);
+  }
+  return [
+    `\n**A query matching every thing** (\`the\`, ${SCALE_ROUNDS} sequential requests per size, response cache off; ${load()})\n`,
+    table(['things', 'p50 ms', 'p99 ms', 'max ms', 'CPU ms per search, Node', 'PostgreSQL', 'in process, scoring every match p50 / p99', 'from candidates p50 / p99'], rows),
+  ];
+}
+
 async function tableCounts(database: Database, campaignId: number): Promise<string> {
   const counts = [];
   for (const table of ['search_documents', 'search_postings', 'search_terms'] as const) {
@@ -347,6 +420,9 @@ async function runDialect(target: Target): Promise<string[]> {
   await migrateToLatest(database);
   let started = performance.now();
   const seeded = await seed(database);
+  // Smaller campaigns of the same things, for how a query matching every thing grows with the campaign.
+  const smaller = [];
+  for (const size of SCALE_SIZES) if (size < THINGS) smaller.push(await seed(database, size, 0));
   lines.push(`seeded ${THINGS.toLocaleString('en-US')} things and ${ARCS} arcs in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   started = performance.now();
   const summary = await rebuildSearchIndex(database);
@@ -382,6 +458,7 @@ async function runDialect(target: Target): Promise<string[]> {
   const samples = new Map<string, number[]>(list.map(([label]) => [label, []]));
   const hits = new Map<string, number>();
   const all: number[] = [];
+  let scaling: string[] = [];
   try {
     lines.push(`machine before queries: ${load()}`);
     let cpuBefore = process.cpuUsage();
@@ -409,6 +486,7 @@ async function runDialect(target: Target): Promise<string[]> {
     }
     lines.push(`machine after queries: ${load()}`);
     const cpu = process.cpuUsage(cpuBefore);
+    scaling = await everyThing(port, [...smaller, seeded], target);
     const nodeMs = (cpu.user + cpu.system) / 1000 / all.length;
     const serverMs = target.serverCpuMs ? (target.serverCpuMs() - serverBefore) / all.length : 0;
     lines.push(
@@ -428,6 +506,7 @@ async function runDialect(target: Target): Promise<string[]> {
     return [label, q.length > 40 ? `${q.slice(0, 37)}…` : q, String(hits.get(label) ?? 0), ms(percentile(sorted, 50)), ms(percentile(sorted, 99))];
   });
   lines.push(table(['query', 'q', 'results', 'p50 ms', 'p99 ms'], rows));
+  lines.push(...scaling);
   return lines;
 }
 

@@ -7,7 +7,8 @@
 //   4. relevance: BM25F over name and text (name words weigh more), each query word counting once
 //      through its best-scoring match, matches other than the word itself weighed down;
 //   5. things, then arcs, then the campaign description; then the older record (lower id).
-// The database applies the same order (see repositories/search.ts); relevance is rounded there to
+// The database applies the same order (see repositories/search-rank.ts), to a bounded set of
+// candidates (CANDIDATES_PER_TERM); relevance is rounded there to
 // RELEVANCE_DECIMALS so that both dialects, whose floating-point sums may differ in the last bit,
 // order equal scores identically.
 
@@ -16,6 +17,12 @@ export const NAME_BOOST = 3;
 export const NAME_B = 0.5;
 export const TEXT_B = 0.75;
 export const RELEVANCE_DECIMALS = 6;
+/**
+ * Postings read per matched word to choose the documents to rank, best first: the word in the name,
+ * then the most occurrences in the name, then in the text (repositories/search-rank.ts). Results
+ * are exactly those of ranking every match whenever no word has more postings than this.
+ */
+export const CANDIDATES_PER_TERM = 250;
 
 /** BM25's inverse document frequency (the always-positive variant). */
 export function idf(documents: number, documentFrequency: number): number {

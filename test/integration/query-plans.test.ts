@@ -69,6 +69,13 @@ describe.runIf(dialect === 'sqlite')('query plans on sqlite', () => {
 
   it('a search reads the postings of its words from the covering index', async () => {
     const steps = await plan('select doc_id, name_tf, text_tf from search_postings where campaign_id = ? and term in (?, ?)', [1, 'lantern', 'lamp']);
-    expect(steps).toMatch(/^SEARCH search_postings USING COVERING INDEX search_postings_term \(campaign_id=\? AND term=\?\)$/);
+    expect(steps).toMatch(/^SEARCH search_postings USING COVERING INDEX search_postings_(term|impact) \(campaign_id=\? AND term=\?\)$/);
+  });
+
+  it('a common word’s candidates are the first entries of its range of the impact index, with no sort', async () => {
+    const statement = `select doc_id from search_postings p where p.campaign_id = ? and p.term = ? and (p.audience & ?) <> 0 and p.kind + 0 = ?
+      order by p.name_tf desc, p.text_tf desc, p.kind asc, p.record_id asc limit ?`;
+    const steps = await plan(statement, [1, 'lantern', 2, 1, 250]);
+    expect(steps).toMatch(/^SEARCH p USING COVERING INDEX search_postings_impact \(campaign_id=\? AND term=\?\)$/);
   });
 });

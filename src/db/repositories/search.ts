@@ -1,8 +1,8 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Database } from '../database.js';
 import { ARC_TEXT_FIELDS, type CampaignRow } from '../schema.js';
-import { AUDIENCE, KIND_CODES, kindOfCode, plainTextOfStored, structurePassages, type DocumentKind } from '../../search/document.js';
-import { parseStoredLabels, tagKeyPattern } from '../../domain/properties.js';
+import { AUDIENCE, kindOfCode, plainTextOfStored, structurePassages, type DocumentKind } from '../../search/document.js';
+import { parseStoredLabels } from '../../domain/properties.js';
 import { mentionsHidden, type View } from '../../access/view.js';
 import type { SearchType } from '../../search/params.js';
 import {
@@ -15,11 +15,12 @@ import {
   type AnalyzedQuery,
   type Expansion,
 } from '../../search/query.js';
-import { BM25_K1, idf, NAME_B, NAME_BOOST, RELEVANCE_DECIMALS, TEXT_B, type RankKeys } from '../../search/ranking.js';
+import { idf, type RankKeys } from '../../search/ranking.js';
+import { rankCandidates, type RankedRow, type Ranker } from './search-rank.js';
 
 // A search is at most three statements whatever the size of the campaign: read the vocabulary words
 // the query can match, count their documents (and the campaign's lengths, for BM25), then score
-// and rank in the database and read the best records. Each filters by campaign_id first, and the
+// and rank a bounded set of candidates in the database and read the best records (search-rank.ts). Each filters by campaign_id first, and the
 // last two by the view's audience (search_documents.audience): a player's search reads only the
 // documents made for players, which hold neither GM-only records nor the text of secret blocks.
 
@@ -48,8 +49,6 @@ export interface SearchOutcome {
   expansions: Expansion[];
   hits: SearchHit[];
 }
-
-const double = (value: number) => sql`cast(${value} as double precision)`;
 
 // The vocabulary a query expands over is the view's own: a word counts only when one of the view's
 // documents holds it (search_documents.audience), so neither a word of a GM-only record or secret
@@ -95,9 +94,12 @@ interface Statistics {
 
 // One statement: the number of documents of each matched word, and the campaign's totals.
 async function readStatistics(database: Database, campaignId: number, terms: string[], audience: number): Promise<Statistics> {
+  // One count per word (a scalar subquery each: cheaper than grouping on both databases).
   const result = await sql<{ term: string | null; n: number | string; name_total: number | string; text_total: number | string }>`
-    select term, count(*) as n, 0 as name_total, 0 as text_total
-      from search_postings where campaign_id = ${campaignId} and term in (${sql.join(terms)}) and (audience & ${audience}) <> 0 group by term
+    with t (term) as (values ${sql.join(terms.map((term) => sql`(cast(${term} as text))`))})
+    select t.term, (select count(*) from search_postings p
+        where p.campaign_id = ${campaignId} and p.term = t.term and (p.audience & ${audience}) <> 0) as n, 0 as name_total, 0 as text_total
+      from t
     union all
     select null, count(*), coalesce(sum(name_len), 0), coalesce(sum(text_len), 0)
       from search_documents where campaign_id = ${campaignId} and (audience & ${audience}) <> 0`.execute(database.kysely);
@@ -120,118 +122,6 @@ async function readStatistics(database: Database, campaignId: number, terms: str
     averageTextLength: documents > 0 ? Math.max(1, textTotal / documents) : 1,
     documentFrequency,
   };
-}
-
-interface RankedRow {
-  doc_id: number;
-  kind: number;
-  record_id: number;
-  coverage: number | string;
-  name_cov: number | string;
-  typos: number | string;
-  relevance: number | string;
-  exact: number | string;
-  thing_slug: string | null;
-  thing_name: string | null;
-  thing_description: string | null;
-  thing_properties: string | null;
-  thing_tags: string | null;
-  thing_aliases: string | null;
-  arc_slug: string | null;
-  arc_name: string | null;
-  arc_properties: string | null;
-  arc_tags: string | null;
-  arc_aliases: string | null;
-  hook: string | null;
-  protagonist: string | null;
-  antagonist: string | null;
-  problem: string | null;
-  key: string | null;
-  outcome: string | null;
-  notes: string | null;
-}
-
-interface Weighted {
-  term: string;
-  queryIndex: number;
-  weight: number;
-  typos: number;
-}
-
-// Scores every matching document in the database (BM25F per posting, the best match per query
-// word, summed), ranks them by the keys of search/ranking.ts and reads the records of the best.
-async function rank(
-  database: Database,
-  campaign: CampaignRow,
-  nameKey: string | null,
-  termCount: number,
-  weighted: Weighted[],
-  stats: Statistics,
-  type: SearchType,
-  limit: number,
-  audience: number,
-  tags: readonly string[],
-): Promise<RankedRow[]> {
-  const campaignId = campaign.id;
-  const values = sql.join(
-    weighted.map(
-      (w) => sql`(cast(${w.term} as text), cast(${w.queryIndex} as integer), ${double(w.weight)}, cast(${w.typos} as integer))`,
-    ),
-  );
-  const terms = sql.join([...new Set(weighted.map((w) => w.term))]);
-  const kindFilter = type === 'any' ? sql`` : sql`and p.kind = ${KIND_CODES[type]}`;
-  // Tags (all must match, case ignored): one LIKE per tag on the record's tag_keys
-  // (domain/properties.ts), on the matching documents only; the campaign description has none.
-  const tagged = (table: 'things' | 'arcs') =>
-    sql`exists (select 1 from ${sql.table(table)} x where x.campaign_id = ${campaignId} and x.id = r.record_id and ${sql.join(
-      tags.map((tag) => sql`x.tag_keys like ${tagKeyPattern(tag)} escape '\\'`),
-      sql` and `,
-    )})`;
-  const tagFilter =
-    tags.length === 0
-      ? sql``
-      : sql`where (r.kind = ${KIND_CODES.thing} and ${tagged('things')}) or (r.kind = ${KIND_CODES.arc} and ${tagged('arcs')})`;
-  // Rounded in floating point on both dialects (PostgreSQL's numeric would cost more than the sum).
-  const scale = double(10 ** RELEVANCE_DECIMALS);
-  const relevance = sql`round(sum(s) * ${scale}) / ${scale}`;
-  const order = sql`exact desc, case when name_cov >= ${termCount} then 1 else 0 end desc, coverage desc, typos asc, relevance desc, kind asc, record_id asc`;
-  const a = (column: string) => sql.ref(`a.${column}`);
-  const result = await sql<RankedRow>`
-    with q (term, qi, w, typos) as (values ${values}),
-    m as (
-      select p.doc_id, p.kind, p.record_id, p.name_tf, q.qi, q.w, q.typos,
-        ${double(NAME_BOOST)} * p.name_tf / (${double(1 - NAME_B)} + ${double(NAME_B)} * p.name_len / ${double(stats.averageNameLength)})
-        + cast(p.text_tf as double precision) / (${double(1 - TEXT_B)} + ${double(TEXT_B)} * p.text_len / ${double(stats.averageTextLength)}) as tfn
-      from search_postings p join q on q.term = p.term
-      where p.campaign_id = ${campaignId} and p.term in (${terms}) and (p.audience & ${audience}) <> 0 ${kindFilter}
-    ),
-    h as (
-      select doc_id, qi, max(kind) as kind, max(record_id) as record_id,
-        max(w * tfn / (${double(BM25_K1)} + tfn)) as s,
-        max(case when name_tf > 0 then 1 else 0 end) as in_name,
-        min(typos) as typos
-      from m group by doc_id, qi
-    ),
-    r as (
-      select doc_id, max(kind) as kind, max(record_id) as record_id, count(*) as coverage,
-        sum(in_name) as name_cov, sum(typos) as typos, ${relevance} as relevance
-      from h group by doc_id
-    ),
-    ranked as (
-      select r.doc_id, r.kind, r.record_id, r.coverage, r.name_cov, r.typos, r.relevance,
-        case when r.doc_id in (
-          select id from search_documents where campaign_id = ${campaignId} and name_key = ${nameKey} and (audience & ${audience}) <> 0
-        ) then 1 else 0 end as exact
-      from r ${tagFilter} order by ${order} limit ${limit}
-    )
-    select ranked.*, t.slug as thing_slug, t.name as thing_name, t.description as thing_description,
-      t.properties as thing_properties, t.tags as thing_tags, t.aliases as thing_aliases,
-      a.slug as arc_slug, a.name as arc_name, a.properties as arc_properties, a.tags as arc_tags, a.aliases as arc_aliases, ${sql.join(ARC_TEXT_FIELDS.map((field) => sql`${a(field)} as ${sql.ref(field)}`))}
-    from ranked
-    left join things t on ranked.kind = ${KIND_CODES.thing} and t.campaign_id = ${campaignId} and t.id = ranked.record_id
-    left join arcs a on ranked.kind = ${KIND_CODES.arc} and a.campaign_id = ${campaignId} and a.id = ranked.record_id
-    order by ${order}`.execute(database.kysely);
-  return result.rows;
 }
 
 function hitOf(row: RankedRow, campaign: CampaignRow, view: View): SearchHit | undefined {
@@ -284,6 +174,7 @@ export async function searchCampaign(
   campaign: CampaignRow,
   view: View,
   options: { text: string; type: SearchType; limit: number; tags?: readonly string[] },
+  ranker: Ranker = rankCandidates,
 ): Promise<SearchOutcome> {
   const audience = audienceOf(view);
   const query = analyzeQuery(options.text);
@@ -303,7 +194,19 @@ export async function searchCampaign(
     weight: e.weight * idf(stats.documents, stats.documentFrequency.get(e.term) ?? 0),
   }));
 
-  const rows = await rank(database, campaign, query.key, termCount, weighted, stats, options.type, options.limit, audience, options.tags ?? []);
+  const rows = await ranker(database, {
+    campaignId: campaign.id,
+    nameKey: query.key,
+    termCount,
+    weighted,
+    documentFrequency: stats.documentFrequency,
+    averageNameLength: stats.averageNameLength,
+    averageTextLength: stats.averageTextLength,
+    type: options.type,
+    limit: options.limit,
+    audience,
+    tags: options.tags ?? [],
+  });
   const hits = rows.map((row) => hitOf(row, campaign, view)).filter((hit): hit is SearchHit => hit !== undefined);
   return { query, termCount, expansions, hits };
 }
