@@ -26,6 +26,8 @@ export interface Database {
    * (the request's actor, access/acting.ts), whichever write started the transaction.
    */
   write<T>(fn: (trx: Transaction<DB>) => Promise<T>): Promise<T>;
+  /** PostgreSQL only: a new client of the same database, outside the pool (LISTEN, db/notifications.ts). */
+  connectClient?: () => pg.Client;
   /** Cheap round trip used by the health check. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -137,6 +139,7 @@ export function createDatabase(options: DatabaseOptions): Database {
       dialect: 'postgres',
       // Bound to the caller's asynchronous context (access/acting.ts), as on SQLite.
       write: (fn) => kysely.transaction().execute(AsyncResource.bind(fn)),
+      connectClient: () => new pg.Client({ connectionString: options.url, types: pgTypes, application_name: 'loreforge-listener', keepAlive: true }),
       async ping() {
         await sql`select 1`.execute(kysely);
       },
