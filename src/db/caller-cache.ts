@@ -90,11 +90,33 @@ export class CallerCache {
   /**
    * Waits until every notice committed so far has been applied (Notifications.sync). A write's
    * answer waits for it, so that instance's next request sees the write's effects at once; when
-   * the connection is down nothing is kept, and there is nothing to wait for.
+   * the connection is down nothing is kept, and there is nothing to wait for. Writes that finish
+   * while a barrier is on its way share the next one (whose NOTIFY is sent after their commits).
    */
-  async settle(): Promise<void> {
-    if (!this.notifications.listening) return;
-    await this.notifications.sync().catch(() => {});
+  settle(): Promise<void> {
+    if (!this.notifications.listening) return Promise.resolve();
+    if (this.nextBarrier) return this.nextBarrier;
+    if (!this.barrier) return this.startBarrier();
+    const next = this.barrier.then(() => {
+      this.nextBarrier = undefined;
+      return this.startBarrier();
+    });
+    this.nextBarrier = next;
+    return next;
+  }
+
+  private barrier: Promise<void> | undefined;
+  private nextBarrier: Promise<void> | undefined;
+
+  private startBarrier(): Promise<void> {
+    const barrier: Promise<void> = this.notifications
+      .sync()
+      .catch(() => {})
+      .finally(() => {
+        if (this.barrier === barrier) this.barrier = undefined;
+      });
+    this.barrier = barrier;
+    return barrier;
   }
 
   clear(): void {

@@ -81,6 +81,8 @@ export class Notifications {
 
   async close(): Promise<void> {
     this.closed = true;
+    for (const waiter of this.waiting.values()) waiter.reject(new Error('closed'));
+    this.waiting.clear();
     clearTimeout(this.retry);
     clearTimeout(this.heartbeat);
     const client = this.client;
