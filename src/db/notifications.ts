@@ -52,6 +52,9 @@ export class Notifications {
     });
     try {
       await client.connect();
+      // This connection commits only the barriers' notices (a NOTIFY takes a transaction id):
+      // nothing to keep after a crash, so no wait for the WAL to reach the disk.
+      await client.query('SET synchronous_commit TO off');
       await client.query(`LISTEN ${client.escapeIdentifier(this.channel)}`);
       if (client !== this.client) return;
       this.epoch += 1;
