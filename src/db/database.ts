@@ -35,6 +35,8 @@ export interface Database {
   readonly reruns: number;
   /** Called on each re-run (the app logs it at warn). */
   onRerun?: ((info: { code: string; attempt: number }) => void) | undefined;
+  /** PostgreSQL only: a new client of the same database, outside the pool (LISTEN, db/notifications.ts). */
+  connectClient?: () => pg.Client;
   /** Cheap round trip used by the health check. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -168,6 +170,7 @@ export function createDatabase(options: DatabaseOptions): Database {
           }
         }
       },
+      connectClient: () => new pg.Client({ connectionString: options.url, types: pgTypes, application_name: 'loreforge-listener', keepAlive: true }),
       async ping() {
         await sql`select 1`.execute(kysely);
       },

@@ -11,6 +11,7 @@ import { takeSlot } from '../db/repositories/rate-limits.js';
 import { limitKeys, MINUTE_MS } from '../domain/rate-limit.js';
 import { hashSecret } from '../domain/secrets.js';
 import { isValidSlug } from '../domain/slugs.js';
+import { CallerCache } from '../db/caller-cache.js';
 import { addMs, nowIso } from '../domain/time.js';
 import { errors } from '../domain/errors.js';
 import { HttpError } from './errors.js';
@@ -48,6 +49,10 @@ declare module 'fastify' {
      */
     ifMatch?: boolean;
   }
+  interface FastifyInstance {
+    /** PostgreSQL only: the kept lookups of callers (db/caller-cache.ts); undefined on SQLite. */
+    callerCache: CallerCache | undefined;
+  }
   interface FastifyRequest {
     caller: Caller | null;
     campaign: CampaignRow | null;
@@ -83,6 +88,7 @@ function isoAt(ms: number): string {
 
 async function resolveCaller(
   database: Database,
+  cache: CallerCache | undefined,
   config: Config,
   request: FastifyRequest,
   reply: FastifyReply,
@@ -93,22 +99,28 @@ async function resolveCaller(
   const token = bearerToken(request);
   if (token === null) return null; // an Authorization header we cannot read is a failed credential, not an absent one
   if (token !== undefined) {
-    const found = await findTokenUser(database.kysely, hashSecret(token), nowString, campaignSlug);
+    const tokenHash = hashSecret(token);
+    const load = () => findTokenUser(database.kysely, tokenHash, nowString, campaignSlug);
+    const found = cache ? await cache.lookup('token', tokenHash, campaignSlug, nowMs, load) : await load();
     if (!found) return null;
     if (found.lastUsedAt === null || nowMs - Date.parse(found.lastUsedAt) > TOKEN_TOUCH_INTERVAL_MS) {
       await touchToken(database.kysely, found.tokenId, nowString);
+      // A touch notifies no one (migration 0026): the next request reads the new last use.
+      cache?.forget('token', tokenHash);
     }
     return { user: found.user, via: 'token', campaign: found.campaign, role: found.role };
   }
   const cookie = request.cookies[SESSION_COOKIE];
   if (!cookie) return null;
   const secretHash = hashSecret(cookie);
-  const found = await findSessionUser(database.kysely, secretHash, nowString, campaignSlug);
+  const load = () => findSessionUser(database.kysely, secretHash, nowString, campaignSlug);
+  const found = cache ? await cache.lookup('session', secretHash, campaignSlug, nowMs, load) : await load();
   if (!found) return null;
   // Sliding expiry, written at most once an hour per session to keep reads cheap.
   const lifetimeMs = config.sessionDays * 86_400_000;
   if (Date.parse(found.expiresAt) < nowMs + lifetimeMs - SESSION_REFRESH_INTERVAL_MS) {
     await extendSession(database.kysely, found.sessionId, addMs(nowString, lifetimeMs));
+    cache?.forget('session', secretHash);
     void reply.setCookie(SESSION_COOKIE, cookie, sessionCookieOptions(config, lifetimeMs / 1000));
   }
   return { user: found.user, via: 'cookie', sessionSecretHash: secretHash, campaign: found.campaign, role: found.role };
@@ -131,9 +143,26 @@ export function passesCrossSiteGuard(method: string, headers: FastifyRequest['he
   return origin === undefined || origin === publicOrigin;
 }
 
-/** Resolves the caller (and the campaign) for every route according to its `config.auth`, in that order: 401, then 404. */
+/**
+ * Resolves the caller (and the campaign) for every route according to its `config.auth`, in that
+ * order: 401, then 404. On PostgreSQL the lookup is kept in memory while it is safe
+ * (db/caller-cache.ts: invalidated by LISTEN/NOTIFY); on SQLite every request reads it, since
+ * another process (the CLI) may change tokens and members in the file and tells no one.
+ */
 export function registerAuth(app: FastifyInstance, database: Database, config: Config): void {
   const publicOrigin = new URL(config.publicBaseUrl).origin;
+  const cache = database.connectClient ? new CallerCache(database.connectClient) : undefined;
+  app.decorate('callerCache', cache);
+  if (cache) {
+    // Serving waits for the first attempt to listen (a failed one retries; the cache stays unused meanwhile).
+    app.addHook('onReady', () => cache.notifications.start());
+    app.addHook('onClose', () => cache.notifications.close());
+    // A successful write answers once this instance has applied the notices of its commit.
+    app.addHook('onSend', async (request, reply, payload) => {
+      if (!SAFE_METHODS.has(request.method) && reply.statusCode < 400) await cache.settle();
+      return payload;
+    });
+  }
   app.decorateRequest('caller', null);
   app.decorateRequest('campaign', null);
   app.decorateRequest('view', null);
@@ -150,7 +179,7 @@ export function registerAuth(app: FastifyInstance, database: Database, config: C
       throw new HttpError('cross_site_request', 'A write signed in by cookie must come from a page of this service, not from another site.');
     }
     // A slug that cannot exist (malformed, NUL bytes…) is looked up as no campaign at all.
-    const caller = await resolveCaller(database, config, request, reply, slug !== undefined && isValidSlug(slug) ? slug : undefined);
+    const caller = await resolveCaller(database, cache, config, request, reply, slug !== undefined && isValidSlug(slug) ? slug : undefined);
     if (!caller) throw new HttpError('unauthenticated', 'Sign in, or send a valid API token as "Authorization: Bearer <token>".');
     request.caller = caller;
     if (config.apiRateLimit !== undefined) await applyApiRateLimit(database, config.apiRateLimit, caller, reply);

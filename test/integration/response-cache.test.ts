@@ -31,6 +31,17 @@ afterAll(async () => {
   await ctx.close();
 });
 
+// On PostgreSQL the caller-and-campaign lookup is kept in memory (db/caller-cache.ts): a request
+// whose caller was seen before runs no statement for it; on SQLite it runs one every time.
+const lookups = dialect === 'postgres' ? 0 : 1;
+
+// The other instance learns of a write by a notice that arrives asynchronously, within a fraction
+// of a millisecond (test/integration/caller-cache.test.ts measures it): wait for it, by a barrier
+// rather than a sleep, before asking the other instance.
+async function noticed(app: AppInstance = second) {
+  await app.callerCache?.notifications.sync();
+}
+
 function get(app: AppInstance, url: string, headers: Record<string, string> = {}) {
   return app.inject({ method: 'GET', url, headers: { ...owner.headers, ...headers } });
 }
@@ -39,7 +50,7 @@ function post(app: AppInstance, url: string, payload: object) {
 }
 
 describe('response cache', () => {
-  it('answers a repeated list GET from memory with one statement (the caller and campaign lookup)', async () => {
+  it('answers a repeated list GET from memory with at most one statement (the caller and campaign lookup)', async () => {
     await post(ctx.app, `/api/campaigns/${slug}/things`, { newThing: { name: 'Warm', typeId } });
     const first = await get(ctx.app, `/api/campaigns/${slug}/arcs`);
     expect(first.statusCode).toBe(200);
@@ -48,7 +59,7 @@ describe('response cache', () => {
     expect(again.statusCode).toBe(200);
     expect(again.body).toBe(first.body);
     expect(again.headers['content-type']).toBe('application/json; charset=utf-8');
-    expect(ctx.queries).toHaveLength(1);
+    expect(ctx.queries).toHaveLength(lookups);
   });
 
   it('builds a list once for many concurrent requests that miss together, and sends them all the same bytes', async () => {
@@ -60,20 +71,21 @@ describe('response cache', () => {
     expect(new Set(responses.map((r) => r.body)).size).toBe(1);
     expect(new Set(responses.map((r) => r.headers.etag)).size).toBe(1);
     expect(json<{ name: string }[]>(responses[0]!).map((t) => t.name)).toContain('Crowd Magnet');
-    // 20 caller-and-campaign lookups, and the list read by one request only.
+    // 20 caller-and-campaign lookups (none on PostgreSQL: the POST's is kept, its content_version
+    // moved on by the write's notice), and the list read by one request only.
     const listReads = ctx.queries.filter((text) => /from "things"/.test(text) && !/"api_tokens"/.test(text));
     expect(listReads.length).toBeGreaterThan(0);
-    expect(ctx.queries.length - listReads.length).toBe(20);
+    expect(ctx.queries.length - listReads.length).toBe(20 * lookups);
     const single = await get(ctx.app, url);
     ctx.queries.length = 0;
     expect((await get(ctx.app, url)).body).toBe(single.body);
-    expect(ctx.queries).toHaveLength(1);
+    expect(ctx.queries).toHaveLength(lookups);
     // The same number of list statements as one request alone would have run.
     ctx.queries.length = 0;
     await post(ctx.app, `/api/campaigns/${slug}/things`, { newThing: { name: 'Version bump', typeId } });
     ctx.queries.length = 0;
     await get(ctx.app, url);
-    expect(listReads.length).toBe(ctx.queries.length - 1);
+    expect(listReads.length).toBe(ctx.queries.length - lookups);
   });
 
   it('answers 304 to a matching If-None-Match on lists and records, and 200 after a write', async () => {
@@ -111,11 +123,14 @@ describe('response cache', () => {
     await get(second, arcsUrl);
 
     const thing = json(await post(ctx.app, `/api/campaigns/${slug}/things`, { newThing: { name: 'Fresh Face', typeId } }));
+    await noticed();
     expect(json<{ slug: string }[]>(await get(second, listUrl)).map((t) => t.slug)).toContain(thing.slug);
 
     const arc = json(await post(second, arcsUrl, { newArc: { name: 'New Arc' } }));
+    await noticed(ctx.app);
     await get(ctx.app, arcsUrl);
     await post(ctx.app, `/api/campaigns/${slug}/things/${thing.slug}/arcs`, { arcSlug: arc.slug });
+    await noticed();
     const arcs = json<{ slug: string; things: { slug: string }[] }[]>(await get(second, arcsUrl));
     expect(arcs.find((a) => a.slug === arc.slug)!.things.map((t) => t.slug)).toEqual([thing.slug]);
 
@@ -123,10 +138,12 @@ describe('response cache', () => {
     await get(second, recordUrl);
     const renamed = await ctx.app.inject({ method: 'PUT', url: recordUrl, headers: owner.headers, payload: { updatedThing: { name: 'Renamed Face' } } });
     expect(renamed.statusCode).toBe(200);
+    await noticed();
     expect(json(await get(second, recordUrl)).name).toBe('Renamed Face');
 
     const del = await ctx.app.inject({ method: 'DELETE', url: `/api/campaigns/${slug}/thing-types/${typeId}`, headers: owner.headers });
     expect(del.statusCode).toBe(204);
+    await noticed();
     expect((await get(second, recordUrl)).statusCode).toBe(404);
     expect(json<unknown[]>(await get(second, listUrl))).toEqual([]);
   });

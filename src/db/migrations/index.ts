@@ -25,6 +25,7 @@ import * as assetDimensions from './2026-11-24-0022-asset-dimensions.js';
 import * as postingLengths from './2026-11-24-0023-posting-lengths.js';
 import * as pendingChanges from './2026-11-24-0024-pending-changes.js';
 import * as searchImpact from './2026-11-24-0025-search-impact.js';
+import * as callerNotifications from './2026-11-24-0026-caller-notifications.js';
 
 export interface DialectMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -57,4 +58,5 @@ export const migrations: Record<string, DialectMigration> = {
   '2026-11-24-0023-posting-lengths': postingLengths,
   '2026-11-24-0024-pending-changes': pendingChanges,
   '2026-11-24-0025-search-impact': searchImpact,
+  '2026-11-24-0026-caller-notifications': callerNotifications,
 };

@@ -132,18 +132,18 @@ const tokenUserQuery = queryTemplate(['secretHash', 'now', 'campaignSlug'], (db:
     .innerJoin('users', 'users.id', 'api_tokens.user_id')
     .leftJoin('campaigns', (join) => campaignBySlug(join, params.campaignSlug))
     .leftJoin('campaign_members', (join) => membership(join))
-    .select([...userColumns, ...campaignColumns, 'api_tokens.id as token_id', 'api_tokens.last_used_at as token_last_used_at'])
+    .select([...userColumns, ...campaignColumns, 'api_tokens.id as token_id', 'api_tokens.last_used_at as token_last_used_at', 'api_tokens.expires_at as token_expires_at'])
     .where('api_tokens.secret_hash', '=', params.secretHash)
     .where((eb) => eb.or([eb('api_tokens.expires_at', 'is', null), eb('api_tokens.expires_at', '>', params.now)])),
 );
 
-/** The user behind a live API token, the token's id and last use, and the campaign as in findSessionUser. */
+/** The user behind a live API token, the token's id, last use and expiry, and the campaign as in findSessionUser. */
 export async function findTokenUser(db: Db, secretHash: string, now: string, campaignSlug?: string) {
   const row = await tokenUserQuery.executeTakeFirst(db, { secretHash, now, campaignSlug: campaignSlug ?? '' });
   if (!row) return undefined;
-  const { token_id, token_last_used_at, ...rest } = row;
+  const { token_id, token_last_used_at, token_expires_at, ...rest } = row;
   const { user, campaign, role } = splitCampaign(rest);
-  return { user, campaign, role, tokenId: token_id, lastUsedAt: token_last_used_at };
+  return { user, campaign, role, tokenId: token_id, lastUsedAt: token_last_used_at, expiresAt: token_expires_at };
 }
 
 export async function touchToken(db: Db, tokenId: number, now: string) {
