@@ -22,6 +22,7 @@ import * as goneGmOnly from './2026-11-24-0019-gone-gm-only.js';
 import * as importJobs from './2026-11-24-0020-import-jobs.js';
 import * as campaignImports from './2026-11-24-0021-campaign-imports.js';
 import * as assetDimensions from './2026-11-24-0022-asset-dimensions.js';
+import * as assetVariants from './2026-11-24-0024-asset-variants.js';
 
 export interface DialectMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -51,4 +52,5 @@ export const migrations: Record<string, DialectMigration> = {
   '2026-11-24-0020-import-jobs': importJobs,
   '2026-11-24-0021-campaign-imports': campaignImports,
   '2026-11-24-0022-asset-dimensions': assetDimensions,
+  '2026-11-24-0024-asset-variants': assetVariants,
 };
