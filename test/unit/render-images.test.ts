@@ -78,7 +78,7 @@ describe('variantsFor', () => {
           expect(Math.abs(v.height - Math.max(1, exact))).toBeLessThanOrEqual(0.5);
           if (i > 0) expect(v.width).toBeGreaterThan(variants[i - 1]!.width);
         }
-        expect(variants[variants.length - 1]!.width).toBe(Math.min(width, VARIANT_SLOTS[VARIANT_SLOTS.length - 1]));
+        expect(variants[variants.length - 1]!.width).toBe(Math.min(width, VARIANT_SLOTS[VARIANT_SLOTS.length - 1]!));
       }),
     );
   });
