@@ -184,6 +184,8 @@ export interface AssetsTable {
   /** Pixels as a browser lays the image out, read from its header at upload; null when unknown. */
   width: number | null;
   height: number | null;
+  /** 1 when its WebP variants are stored beside it (src/images/variants.ts), else 0. */
+  has_variants: Generated<number>;
   created_at: string;
 }
 

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { ImageDimensions } from './dimensions.js';
 import type { ImageFormat } from './sniff.js';
+import type { VariantSlot } from './variant-names.js';
 
 // Where uploaded image bytes live. The database holds grants and asset records; an ImageHost only
 // moves bytes. Every image is named at its host by its campaign and its random image id, so any
@@ -74,6 +75,11 @@ export interface ImageHost {
    * mid-import or mid-upload); returns how many. Throws ImageHostError.
    */
   sweepStaged(olderThan: Date): Promise<number>;
+  /**
+   * Stores a smaller WebP copy of an image beside it (variants.ts), public at the original's URL with
+   * `-<slot>.webp` for its extension; removing the image removes it. Throws ImageHostError.
+   */
+  storeVariant(ref: ImageRef, slot: VariantSlot, bytes: Buffer): Promise<void>;
   /** The bytes of a stored image, by its storage key (an export streams them). Throws ImageHostError. */
   read(storageKey: string): Promise<Readable>;
   close(): Promise<void>;

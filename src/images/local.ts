@@ -16,6 +16,8 @@ import {
 } from './image-host.js';
 import { DIMENSION_BYTES, headOfFile, readDimensions, type ImageDimensions } from './dimensions.js';
 import { FORMAT_BY_EXT, IMAGE_FORMATS, SNIFF_BYTES, sniffImage, type ImageFormat } from './sniff.js';
+import { VARIANT_SLOTS, variantName, type VariantSlot } from './variant-names.js';
+import { isMissing, removeFile, sweepFolder, writeInPlace } from './local-files.js';
 
 // Images as files under DATA_DIR/images: `<campaignId>/<imageId>.<ext>`, served by Loreforge
 // itself. An upload streams into `.tmp/` (same file system) and is renamed into place only once
@@ -48,15 +50,6 @@ const EXTENSIONS = [...FORMAT_BY_EXT.keys()];
 // Removals run this many images' unlinks at a time.
 const REMOVE_BATCH = 100;
 
-function isMissing(error: unknown): boolean {
-  return (error as NodeJS.ErrnoException | null)?.code === 'ENOENT';
-}
-
-async function removeFile(file: string): Promise<void> {
-  await fs.unlink(file).catch((error: unknown) => {
-    if (!isMissing(error)) throw error;
-  });
-}
 
 export class LocalImageHost implements ImageHost {
   readonly kind = 'local' as const;
@@ -82,6 +75,20 @@ export class LocalImageHost implements ImageHost {
 
   private finalPath(ref: ImageRef, ext: string): string {
     return path.join(this.campaignDir(ref.campaignId), `${ref.imageId}.${ext}`);
+  }
+
+  /** Every file an image may have: the original under each extension, and each variant. */
+  private allPaths(ref: ImageRef): string[] {
+    const dir = this.campaignDir(ref.campaignId);
+    return [...EXTENSIONS.map((ext) => this.finalPath(ref, ext)), ...VARIANT_SLOTS.map((slot) => path.join(dir, variantName(ref.imageId, slot)))];
+  }
+
+  /** Written to `.tmp/` and renamed into place, as an upload is. */
+  async storeVariant(ref: ImageRef, slot: VariantSlot, bytes: Buffer): Promise<void> {
+    const tempPath = path.join(this.tempDir, `${ref.campaignId}-${ref.imageId}-${slot}-${randomBytes(4).toString('hex')}.part`);
+    await writeInPlace(tempPath, path.join(this.campaignDir(ref.campaignId), variantName(ref.imageId, slot)), bytes).catch((error: unknown) => {
+      throw new ImageHostError('A variant of an image could not be stored.', { cause: error });
+    });
   }
 
   /**
@@ -171,23 +178,9 @@ export class LocalImageHost implements ImageHost {
 
   /** Files of `.tmp/` (uploads and imports being received or staged) older than `olderThan`. */
   async sweepStaged(olderThan: Date): Promise<number> {
-    let names: string[];
-    try {
-      names = await fs.readdir(this.tempDir);
-    } catch (error) {
-      if (isMissing(error)) return 0;
+    return sweepFolder(this.tempDir, olderThan).catch((error: unknown) => {
       throw new ImageHostError('The local image folder could not be read.', { cause: error });
-    }
-    let removed = 0;
-    for (const name of names) {
-      const file = path.join(this.tempDir, name);
-      const stat = await fs.stat(file).catch(() => undefined);
-      if (stat?.isFile() && stat.mtime < olderThan) {
-        await removeFile(file);
-        removed += 1;
-      }
-    }
-    return removed;
+    });
   }
 
   private storedImage(ref: ImageRef, format: ImageFormat, byteSize: number, dimensions: ImageDimensions | null): StoredImage {
@@ -248,7 +241,7 @@ export class LocalImageHost implements ImageHost {
     for (let start = 0; start < refs.length; start += REMOVE_BATCH) {
       const batch = refs.slice(start, start + REMOVE_BATCH);
       await Promise.all(
-        batch.flatMap((ref) => EXTENSIONS.map((ext) => removeFile(this.finalPath(ref, ext)).catch((error: unknown) => failures.push(error)))),
+        batch.flatMap((ref) => this.allPaths(ref).map((file) => removeFile(file).catch((error: unknown) => failures.push(error)))),
       );
     }
     // A campaign folder left empty goes too; rmdir refuses one that still holds images.
@@ -273,13 +266,16 @@ export class LocalImageHost implements ImageHost {
 
   /** The stored image behind a public URL's last two segments, or undefined when there is none. */
   async open(campaignIdText: string, fileName: string): Promise<ServedImage | undefined> {
-    const match = /^([0-9a-f]{32})\.([a-z]{3,4})$/.exec(fileName);
-    const format = match ? FORMAT_BY_EXT.get(match[2]!) : undefined;
+    // The original (`<imageId>.<ext>`) or a variant (`<imageId>-<slot>.webp`).
+    const match = /^([0-9a-f]{32})(?:-([0-9]{3,4}))?\.([a-z]{3,4})$/.exec(fileName);
+    const slot = match?.[2] === undefined ? undefined : VARIANT_SLOTS.find((s) => String(s) === match[2]);
+    const format = match ? FORMAT_BY_EXT.get(match[3]!) : undefined;
     const ref = match ? parseImageRef(campaignIdText, match[1]!) : undefined;
-    if (!ref || !format) return undefined;
+    if (!ref || !format || (match?.[2] !== undefined && (slot === undefined || format !== 'webp'))) return undefined;
+    const file = slot === undefined ? this.finalPath(ref, IMAGE_FORMATS[format].ext) : path.join(this.campaignDir(ref.campaignId), variantName(ref.imageId, slot));
     let handle: fs.FileHandle;
     try {
-      handle = await fs.open(this.finalPath(ref, IMAGE_FORMATS[format].ext), 'r');
+      handle = await fs.open(file, 'r');
     } catch (error) {
       if (isMissing(error)) return undefined;
       throw error;
@@ -289,7 +285,7 @@ export class LocalImageHost implements ImageHost {
       stream: handle.createReadStream(),
       byteSize: stat.size,
       contentType: IMAGE_FORMATS[format].mime,
-      etag: `"${ref.imageId}"`,
+      etag: slot === undefined ? `"${ref.imageId}"` : `"${ref.imageId}-${slot}"`,
       close: () => handle.close().catch(() => {}),
     };
   }

@@ -4,7 +4,6 @@ import {
   DeleteObjectsCommand,
   GetObjectCommand,
   HeadObjectCommand,
-  ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
   type S3ClientConfig,
@@ -25,6 +24,8 @@ import {
 } from './image-host.js';
 import { DIMENSION_BYTES, readDimensions } from './dimensions.js';
 import { FORMAT_BY_EXT, IMAGE_FORMATS, sniffImage } from './sniff.js';
+import { VARIANT_SLOTS, variantName, type VariantSlot } from './variant-names.js';
+import { deleteOlderThan, putPublicObject } from './s3-objects.js';
 
 // Any S3-compatible store. The client PUTs to a presigned URL for a staging key
 // (`uploads/<campaignId>/<imageId>`); confirm checks the staged object (HEAD for its size, a ranged
@@ -45,8 +46,9 @@ export interface S3Settings {
 }
 
 const EXTENSIONS = [...FORMAT_BY_EXT.keys()];
-// DeleteObjects takes at most 1000 keys; each image has one staging and five possible public keys.
-const REFS_PER_DELETE = Math.floor(1000 / (EXTENSIONS.length + 1));
+// DeleteObjects takes at most 1000 keys; each image has one staging key, five possible public keys
+// and its variants' keys.
+const REFS_PER_DELETE = Math.floor(1000 / (EXTENSIONS.length + 1 + VARIANT_SLOTS.length));
 
 function statusOf(error: unknown): number | undefined {
   return (error as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata?.httpStatusCode;
@@ -85,6 +87,16 @@ export class S3ImageHost implements ImageHost {
 
   publicKey(ref: ImageRef, ext: string): string {
     return `images/${ref.campaignId}/${ref.imageId}.${ext}`;
+  }
+
+  variantKey(ref: ImageRef, slot: VariantSlot): string {
+    return `images/${ref.campaignId}/${variantName(ref.imageId, slot)}`;
+  }
+
+  async storeVariant(ref: ImageRef, slot: VariantSlot, bytes: Buffer): Promise<void> {
+    await putPublicObject(this.client, this.settings.bucket, this.variantKey(ref, slot), bytes, 'image/webp').catch((error: unknown) => {
+      throw new ImageHostError('A variant of an image could not be stored.', { cause: error });
+    });
   }
 
   async uploadUrl(ticket: UploadTicket): Promise<string> {
@@ -232,23 +244,9 @@ export class S3ImageHost implements ImageHost {
 
   /** Objects under `imports/` older than `olderThan` (a crash between staging and placing leaves them). */
   async sweepStaged(olderThan: Date): Promise<number> {
-    const Bucket = this.settings.bucket;
-    let removed = 0;
-    try {
-      let token: string | undefined;
-      do {
-        const page = await this.client.send(new ListObjectsV2Command({ Bucket, Prefix: 'imports/', ContinuationToken: token }));
-        const old = (page.Contents ?? []).filter((o) => o.Key !== undefined && o.LastModified !== undefined && o.LastModified < olderThan);
-        if (old.length > 0) {
-          await this.client.send(new DeleteObjectsCommand({ Bucket, Delete: { Objects: old.map((o) => ({ Key: o.Key })), Quiet: true } }));
-          removed += old.length;
-        }
-        token = page.IsTruncated ? page.NextContinuationToken : undefined;
-      } while (token !== undefined);
-    } catch (error) {
+    return deleteOlderThan(this.client, this.settings.bucket, 'imports/', olderThan).catch((error: unknown) => {
       throw new ImageHostError('Staged imported images could not be swept.', { cause: error });
-    }
-    return removed;
+    });
   }
 
   async read(storageKey: string): Promise<Readable> {
@@ -272,7 +270,11 @@ export class S3ImageHost implements ImageHost {
   async remove(refs: readonly ImageRef[]): Promise<void> {
     for (let start = 0; start < refs.length; start += REFS_PER_DELETE) {
       const batch = refs.slice(start, start + REFS_PER_DELETE);
-      const keys = batch.flatMap((ref) => [this.stagingKey(ref), ...EXTENSIONS.map((ext) => this.publicKey(ref, ext))]);
+      const keys = batch.flatMap((ref) => [
+        this.stagingKey(ref),
+        ...EXTENSIONS.map((ext) => this.publicKey(ref, ext)),
+        ...VARIANT_SLOTS.map((slot) => this.variantKey(ref, slot)),
+      ]);
       let result;
       try {
         result = await this.client.send(

@@ -14,6 +14,7 @@ import type { AssetRow, ImageRemovalRow } from '../db/schema.js';
 import { AppError, errors } from '../domain/errors.js';
 import { addMs, nowIso } from '../domain/time.js';
 import { newImageId, type ImageHost, type UploadTicket } from './image-host.js';
+import { makeVariants } from './variants.js';
 
 // The upload flow, whatever the host: grant → (client uploads to the host) → confirm → asset.
 
@@ -99,6 +100,10 @@ export async function confirmUpload(
       break;
   }
 
+  // Made before the asset is recorded, so its first answer names them (variants.ts); never fails the confirmation.
+  const variants = await makeVariants(host, outcome.image, ticket);
+  if (!variants.made) log.info({ err: variants.error, imageId, reason: variants.reason }, 'no variants made for an upload');
+
   let result;
   try {
     result = await confirmAsset(database, {
@@ -111,6 +116,7 @@ export async function confirmUpload(
       contentType: outcome.image.contentType,
       byteSize: outcome.image.byteSize,
       dimensions: outcome.image.dimensions,
+      hasVariants: variants.made,
       now: nowIso(input.now),
     });
   } catch (error) {

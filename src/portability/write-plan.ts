@@ -38,6 +38,7 @@ import { randomSlugSuffix, withSuffix } from '../domain/slugs.js';
 import { nowIso } from '../domain/time.js';
 import { dimensionColumns } from '../images/dimensions.js';
 import { newImageId, type ImageHost, type StagedImage } from '../images/image-host.js';
+import { makeVariants } from '../images/variants.js';
 import type { ImportBudget } from './budget.js';
 import type { ImportPlan } from './plan.js';
 import { arcRows, remapRichText, storedText, thingRows, type IdMaps } from './plan-rows.js';
@@ -150,6 +151,8 @@ async function placeImages(w: Writing, imageHost: ImageHost, plan: ImportPlan, b
     const ref = { campaignId: w.campaignId, imageId: begun.imageIds.get(asset.key)! };
     const where = await imageHost.placeStaged(staged.get(asset.file)!, ref);
     staged.delete(asset.file);
+    // As an upload's confirmation does (images/variants.ts): none when sharp refuses the image.
+    const variants = await makeVariants(imageHost, where, ref);
     const id = begun.maps.assets.get(asset.key)!.id;
     begun.maps.assets.set(asset.key, { id, url: where.url });
     if (asset.url !== undefined) begun.maps.urls.set(asset.url, where.url);
@@ -164,6 +167,7 @@ async function placeImages(w: Writing, imageHost: ImageHost, plan: ImportPlan, b
       content_type: where.contentType,
       byte_size: where.byteSize,
       ...dimensionColumns(where.dimensions),
+      has_variants: variants.made ? 1 : 0,
       created_at: asset.createdAt,
     });
     // Every hundred images the mark is renewed: placing many (S3 copies) may take a while.

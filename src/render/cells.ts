@@ -20,7 +20,7 @@ export function flowsToPhrasing(flows: Flow[]): Inline[] {
         add([{ kind: 'text', text: flow.text, marks: { ...NO_MARKS, code: true } }]);
         break;
       case 'figure':
-        add([{ kind: 'image', src: flow.src, alt: flow.alt, size: flow.size }]);
+        add([{ kind: 'image', src: flow.src, alt: flow.alt, size: flow.size, variants: flow.variants }]);
         break;
       case 'quote':
         flow.children.forEach(flatten);

@@ -4,7 +4,7 @@
 
 import type { Element, ElementContent, Root } from 'hast';
 import { toHtml } from 'hast-util-to-html';
-import { LINE_ENDING, type Flow, type ImageSize, type Inline, type ListItem, type Marks } from './tree.js';
+import { LINE_ENDING, type Flow, type ImageSize, type ImageVariant, type Inline, type ListItem, type Marks } from './tree.js';
 
 const LINK_REL = ['noopener', 'noreferrer', 'nofollow', 'ugc'];
 
@@ -34,8 +34,33 @@ function marked(content: ElementContent[], marks: Marks): ElementContent[] {
 
 // Width and height (an uploaded image's, when known) let the browser reserve the image's box before
 // it loads: no layout shift. The page's CSS keeps it within the column (max-width: 100%; height: auto).
-function image({ src, alt, size }: { src: string; alt: string; size: ImageSize | undefined }): Element {
-  return el('img', size ? { src, alt, width: size.width, height: size.height, loading: 'lazy' } : { src, alt, loading: 'lazy' });
+// An asset's WebP variants (images/variants.ts) are its srcset, the original last when it is wider,
+// with `sizes` the width it is shown at: the column's (52rem at most) or its own, whichever is less.
+const COLUMN_PX = 832;
+function image({ src, alt, size, variants }: { src: string; alt: string; size: ImageSize | undefined; variants?: readonly ImageVariant[] | undefined }): Element {
+  const properties: Element['properties'] = size ? { src, alt, width: size.width, height: size.height } : { src, alt };
+  if (size && variants && variants.length > 0) {
+    const candidates = variants.map((v) => `${v.url} ${v.width}w`);
+    if (size.width > variants[variants.length - 1]!.width) candidates.push(`${src} ${size.width}w`);
+    properties.srcSet = candidates.join(', ');
+    properties.sizes = `min(100vw, ${Math.min(size.width, COLUMN_PX)}px)`;
+  }
+  properties.loading = 'lazy';
+  return el('img', properties);
+}
+
+/** The first image of a text is likely what a page paints largest: asked for at once and first (not lazy, high priority). */
+function eagerFirstImage(nodes: ElementContent[] | Root['children']): boolean {
+  for (const node of nodes) {
+    if (node.type !== 'element') continue;
+    if (node.tagName === 'img') {
+      delete node.properties.loading;
+      node.properties.fetchPriority = 'high';
+      return true;
+    }
+    if (eagerFirstImage(node.children)) return true;
+  }
+  return false;
 }
 
 export function inline(node: Inline): ElementContent[] {
@@ -133,5 +158,6 @@ function itemContent(item: Flow[]): ElementContent[] {
 
 export function toHtmlString(blocks: Flow[]): string {
   const root: Root = { type: 'root', children: blocks.map(flow) };
+  eagerFirstImage(root.children);
   return toHtml(root, { characterReferences: { useNamedReferences: false } });
 }

@@ -9,7 +9,7 @@
 
 import type { RichText, RichTextBlock, RichTextNode } from '../domain/rich-text.js';
 import { flowsToPhrasing } from './cells.js';
-import { LINE_ENDING, mergeText, NO_MARKS, sizeOf, trimRun, type Flow, type Inline, type Marks } from './tree.js';
+import { LINE_ENDING, mergeText, NO_MARKS, sizeOf, trimRun, type Flow, type ImageVariant, type Inline, type Marks } from './tree.js';
 import { segmentText, type TargetKind } from './conventions.js';
 import { safeImageUrl, safeLinkUrl } from './urls.js';
 import { calloutKind, calloutTitle, HEADING_LEVELS as HEADINGS, isBlockType, isElementNode, isInlineType, isSecretNode, taskState } from '../vocabulary/index.js';
@@ -27,6 +27,8 @@ export interface AssetTarget {
   /** Its pixels, when known (uploaded since they are recorded): rendered as the img's width and height. */
   width?: number | null;
   height?: number | null;
+  /** Its smaller WebP copies, smallest first (none when not made): rendered as the img's srcset. */
+  variants?: readonly ImageVariant[] | undefined;
 }
 
 /**
@@ -233,7 +235,7 @@ export class Renderer {
     const asset = typeof n.assetId === 'number' ? this.ctx.assets.byId.get(n.assetId) : undefined;
     if (asset) {
       const src = this.assetSrc(asset);
-      return src ? [{ kind: 'figure', src, alt: asset.label, caption: asset.label || undefined, size: sizeOf(asset) }] : [];
+      return src ? [{ kind: 'figure', src, alt: asset.label, caption: asset.label || undefined, size: sizeOf(asset), variants: this.variantsOf(asset) }] : [];
     }
     const src = safeImageUrl(n.url);
     if (!src) return [];
@@ -246,7 +248,12 @@ export class Renderer {
     const src = asset ? this.assetSrc(asset) : safeImageUrl(url);
     if (!src) return [];
     const text = asset ? asset.label : label;
-    return [{ kind: 'figure', src, alt: text, caption: text || undefined, size: asset ? sizeOf(asset) : undefined }];
+    return [{ kind: 'figure', src, alt: text, caption: text || undefined, size: asset ? sizeOf(asset) : undefined, variants: asset ? this.variantsOf(asset) : undefined }];
+  }
+
+  // Variants sit beside the image at its host: an export that links files of its own names none.
+  private variantsOf(asset: AssetTarget): readonly ImageVariant[] | undefined {
+    return this.ctx.links || !asset.variants?.length ? undefined : asset.variants;
   }
 
   private assetSrc(asset: AssetTarget): string | undefined {

@@ -17,6 +17,12 @@ export interface ImageSize {
   height: number;
 }
 
+/** A smaller copy of an uploaded image (its width in pixels, its URL), for the img's srcset. */
+export interface ImageVariant {
+  width: number;
+  url: string;
+}
+
 /** The size of an asset that knows its dimensions. */
 export function sizeOf(asset: { width?: number | null; height?: number | null }): ImageSize | undefined {
   const { width, height } = asset;
@@ -28,7 +34,7 @@ export type Inline =
   | { kind: 'link'; href: string; children: Inline[] }
   | { kind: 'mention'; target: TargetKind; id: number; name: string; href: string; marks: Marks }
   | { kind: 'missing'; text: string; marks: Marks }
-  | { kind: 'image'; src: string; alt: string; size: ImageSize | undefined }
+  | { kind: 'image'; src: string; alt: string; size: ImageSize | undefined; variants?: readonly ImageVariant[] | undefined }
   /** Phrasing inside a secret element (an inline link, a table cell), shown to game masters only. */
   | { kind: 'secret-span'; children: Inline[] };
 
@@ -42,7 +48,7 @@ export type Flow =
   | { kind: 'code'; text: string }
   | { kind: 'divider' }
   | { kind: 'table'; rows: Inline[][][] }
-  | { kind: 'figure'; src: string; alt: string; caption: string | undefined; size: ImageSize | undefined }
+  | { kind: 'figure'; src: string; alt: string; caption: string | undefined; size: ImageSize | undefined; variants?: readonly ImageVariant[] | undefined }
   /** A secret element's content (a block, a list item's, at any depth), shown to game masters only. */
   | { kind: 'secret'; children: Flow[] };
 

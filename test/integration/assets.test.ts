@@ -293,7 +293,7 @@ describe('grants and confirmation', () => {
     expect(first.statusCode).toBe(200);
     const body = json(first);
     expect(Object.keys(body).sort()).toEqual(['asset', 'success', 'url']);
-    expect(Object.keys(body.asset).sort()).toEqual(['campaignId', 'createdAt', 'height', 'id', 'imageHostId', 'label', 'url', 'userId', 'width']);
+    expect(Object.keys(body.asset).sort()).toEqual(['campaignId', 'createdAt', 'height', 'id', 'imageHostId', 'label', 'url', 'userId', 'variants', 'width']);
     expect(body.asset).toMatchObject({ label: 'The keep', campaignId: campaign.id, userId: gm.id, url: body.url });
     expect(await database.kysely.selectFrom('upload_grants').select('id').where('id', '=', granted.imageId).execute()).toEqual([]);
     const again = await post('confirm-upload', { imageId: granted.imageId, label: 'Another label' });
@@ -326,7 +326,7 @@ describe('list and delete', () => {
     const list = json(res);
     expect(list.map((x: { id: number }) => x.id)).toEqual([c.id, b.id, a.id]);
     expect(list[0]).toEqual(c);
-    for (const item of list) expect(Object.keys(item).sort()).toEqual(['campaignId', 'createdAt', 'height', 'id', 'imageHostId', 'label', 'url', 'userId', 'width']);
+    for (const item of list) expect(Object.keys(item).sort()).toEqual(['campaignId', 'createdAt', 'height', 'id', 'imageHostId', 'label', 'url', 'userId', 'variants', 'width']);
     expect(list.map((x: { label: string }) => x.label)).toEqual(['Third', 'Second', 'First']);
 
     await setPremiumUntil(database.kysely, gm.email, new Date(Date.now() - 1).toISOString());
@@ -403,13 +403,16 @@ describe('campaign deletion and the sweeper', () => {
     expect((await app.inject({ method: 'DELETE', url: `/api/campaigns/${doomed.slug}/assets/${trashed.id}`, headers: gm.headers })).statusCode).toBe(204);
     const pending = await uploaded(gm, doomed.slug, IMAGES.gif.bytes);
     await grant(gm, doomed.slug);
-    expect(filesOf(doomed.id)).toEqual([`${asset.imageHostId}.png`, `${trashed.imageHostId}.png`, `${pending.imageId}.gif`].sort());
+    // A confirmed image has its variant beside it (a 1×1 PNG: one, at its full width).
+    expect(filesOf(doomed.id)).toEqual(
+      [`${asset.imageHostId}.png`, `${asset.imageHostId}-480.webp`, `${trashed.imageHostId}.png`, `${trashed.imageHostId}-480.webp`, `${pending.imageId}.gif`].sort(),
+    );
     const survivor = await confirmed('Other campaign');
 
     const res = await app.inject({ method: 'DELETE', url: `/api/campaigns/${doomed.slug}`, headers: gm.headers });
     expect(res.statusCode).toBe(204);
     // In the owner's trash: nothing is erased yet.
-    expect(filesOf(doomed.id)).toHaveLength(3);
+    expect(filesOf(doomed.id)).toHaveLength(5);
     expect((await app.inject({ method: 'GET', url: `/api/campaigns/${doomed.slug}`, headers: gm.headers })).statusCode).toBe(404);
     expect((await app.inject({ method: 'DELETE', url: `/api/trash/campaigns/${doomed.id}`, headers: gm.headers })).statusCode).toBe(204);
     expect(filesOf(doomed.id)).toEqual([]);
@@ -432,7 +435,7 @@ describe('campaign deletion and the sweeper', () => {
       host.failRemove = false;
     }
     expect(await database.kysely.selectFrom('campaigns').select('id').where('id', '=', doomed.id).execute()).toEqual([]);
-    expect(filesOf(doomed.id)).toHaveLength(2);
+    expect(filesOf(doomed.id)).toHaveLength(3);
     expect(await database.kysely.selectFrom('image_removals').select('image_id').where('campaign_id', '=', doomed.id).execute()).toHaveLength(2);
     await sweepUploads(database, host, new Date(), app.log);
     expect(filesOf(doomed.id)).toEqual([]);
@@ -446,12 +449,12 @@ describe('campaign deletion and the sweeper', () => {
     const live = await uploaded(gm, swept.slug);
     const ids = stale.map((g) => g.imageId);
     await database.kysely.updateTable('upload_grants').set({ expires_at: new Date(Date.now() - 60_000).toISOString() }).where('id', 'in', ids).execute();
-    expect(filesOf(swept.id)).toHaveLength(4);
+    expect(filesOf(swept.id)).toHaveLength(5);
 
     const results = await Promise.all([1, 2, 3].map(() => sweepUploads(database, host, new Date(), app.log)));
     expect(results.reduce((sum, r) => sum + r.expiredGrants, 0)).toBe(3);
     expect(await database.kysely.selectFrom('upload_grants').select('id').where('campaign_id', '=', swept.id).execute()).toEqual([{ id: live.imageId }]);
-    expect(filesOf(swept.id)).toEqual([`${kept.imageHostId}.png`, `${live.imageId}.png`].sort());
+    expect(filesOf(swept.id)).toEqual([`${kept.imageHostId}.png`, `${kept.imageHostId}-480.webp`, `${live.imageId}.png`].sort());
     expect(await database.kysely.selectFrom('image_removals').selectAll().execute()).toEqual([]);
     for (const g of stale) {
       expectProblem(await post('confirm-upload', { imageId: g.imageId, label: 'late' }, gm, swept.slug), 400, 'image_id_not_issued');

@@ -77,6 +77,8 @@ describe('the local image host over HTTP', () => {
       // A 1×1 PNG: its size read from its header.
       width: 1,
       height: 1,
+      // Its one WebP variant, at its full width (images/variants.ts).
+      variants: [{ width: 1, height: 1, url: url.replace(/\.png$/, '-480.webp') }],
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     });
 

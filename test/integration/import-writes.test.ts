@@ -176,8 +176,9 @@ describe(`import writes on ${dialect}`, () => {
       if (call === 4) placedSeen = (await state()).images - before.images;
     });
     await expect(importArchive(database, file, budget)).rejects.toBeInstanceOf(ImportCancelled);
-    // The images had been placed at the host before the records were written.
-    expect(placedSeen).toBe(3);
+    // The images had been placed at the host before the records were written, each with its variant
+    // (a small image: one, at its full width; images/variants.ts).
+    expect(placedSeen).toBe(6);
     expect(await state()).toEqual(before);
   });
 
@@ -190,7 +191,8 @@ describe(`import writes on ${dialect}`, () => {
     const left = await state();
     expect(left.campaigns).toBe(before.campaigns + 1);
     expect(left.marks).toBe(before.marks + 1);
-    expect(left.images).toBe(before.images + 2);
+    // Two images, each with its one variant.
+    expect(left.images).toBe(before.images + 4);
     const list = json<{ slug: string }[]>(await ctx.app.inject({ method: 'GET', url: '/api/campaigns', headers: owner.headers }));
     expect(list.map((c) => c.slug)).not.toContain('crashed');
     expect((await ctx.app.inject({ method: 'GET', url: '/api/campaigns/crashed', headers: owner.headers })).statusCode).toBe(404);

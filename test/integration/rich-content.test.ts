@@ -233,13 +233,15 @@ describe(`rendered fields on ${dialect}`, () => {
       ],
     });
     // A 1×1 PNG: the asset's size, read at upload, so the browser reserves the box.
-    const figure = `<figure><img src="${asset.url}" alt="Cragmaw map" width="1" height="1" loading="lazy"><figcaption>Cragmaw map</figcaption></figure>`;
-    expect(await renderedThing(c, thing.slug)).toBe(figure + figure);
+    // Its variant (images/variants.ts) as srcset; the first image of the text is eager and first in line.
+    const img = `<img src="${asset.url}" alt="Cragmaw map" width="1" height="1" srcset="${asset.url.replace(/\.png$/, '-480.webp')} 1w" sizes="min(100vw, 1px)"`;
+    const figure = (loading: string) => `<figure>${img} ${loading}><figcaption>Cragmaw map</figcaption></figure>`;
+    expect(await renderedThing(c, thing.slug)).toBe(figure('fetchpriority="high"') + figure('loading="lazy"'));
     expect(await renderedThing(c, thing.slug, 'markdown')).toBe(`![Cragmaw map](${asset.url})\n\n*Cragmaw map*\n\n![Cragmaw map](${asset.url})\n\n*Cragmaw map*\n`);
 
     await write('DELETE', `${c.base}/assets/${asset.id}`);
     expect(await renderedThing(c, thing.slug)).toBe(
-      '<figure><img src="https://stale.example.test/old.png" alt="typed alt" loading="lazy"><figcaption>typed caption</figcaption></figure>' +
+      '<figure><img src="https://stale.example.test/old.png" alt="typed alt" fetchpriority="high"><figcaption>typed caption</figcaption></figure>' +
         `<figure><img src="${asset.url}" alt="whatever" loading="lazy"><figcaption>whatever</figcaption></figure>`,
     );
   });

@@ -22,7 +22,7 @@ const VIEWED_EVERY = 10;
 const ELEMENTS = new Set(['aside', 'mark', 'p', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'ul', 'ol', 'li', 'pre', 'code', 'hr', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'figure', 'img', 'figcaption', 'a', 'strong', 'em', 'u', 's', 'br', 'section', 'span']);
 const ATTRIBUTES: Record<string, Set<string>> = {
   a: new Set(['href', 'rel', 'class', 'data-type', 'data-id']),
-  img: new Set(['src', 'alt', 'loading']),
+  img: new Set(['src', 'alt', 'loading', 'fetchpriority']),
   // A callout (`<aside class="callout" data-type>`) and its title (`<p class="callout-title">`).
   aside: new Set(['class', 'data-type']),
   p: new Set(['class']),

@@ -87,25 +87,25 @@ describe('blocks', () => {
     [
       'image by URL with alt and caption',
       [{ type: 'image', url: 'https://example.test/a.png', alt: 'A map', caption: 'The old map', children: [t('')] }],
-      '<figure><img src="https://example.test/a.png" alt="A map" loading="lazy"><figcaption>The old map</figcaption></figure>',
+      '<figure><img src="https://example.test/a.png" alt="A map" fetchpriority="high"><figcaption>The old map</figcaption></figure>',
       '![A map](https://example.test/a.png)\n\n*The old map*\n',
     ],
     [
       'image by URL without alt or caption',
       [{ type: 'image', url: '/images/3', children: [t('')] }],
-      '<figure><img src="/images/3" alt="" loading="lazy"></figure>',
+      '<figure><img src="/images/3" alt="" fetchpriority="high"></figure>',
       '![](/images/3)\n',
     ],
     [
       'image of an asset: its URL, its label as alt and caption',
       [{ type: 'image', url: 'https://stale.example.test/old.png', assetId: 7, alt: 'ignored', caption: 'ignored', children: [t('')] }],
-      `<figure><img src="${ASSET_URL}" alt="Map of Phandalin" loading="lazy"><figcaption>Map of Phandalin</figcaption></figure>`,
+      `<figure><img src="${ASSET_URL}" alt="Map of Phandalin" fetchpriority="high"><figcaption>Map of Phandalin</figcaption></figure>`,
       `![Map of Phandalin](${ASSET_URL})\n\n*Map of Phandalin*\n`,
     ],
     [
       'image of an unknown asset falls back to its url',
       [{ type: 'image', url: 'https://example.test/b.png', assetId: 99, alt: 'B', children: [t('')] }],
-      '<figure><img src="https://example.test/b.png" alt="B" loading="lazy"></figure>',
+      '<figure><img src="https://example.test/b.png" alt="B" fetchpriority="high"></figure>',
       '![B](https://example.test/b.png)\n',
     ],
   ];
@@ -135,7 +135,7 @@ describe('blocks', () => {
 
   it('lifts a block out of a paragraph instead of nesting it', () => {
     const value = [p(t('Before '), { type: 'image', url: '/i.png', alt: 'x', children: [t('')] }, t(' after'))];
-    expect(html(value)).toBe('<p>Before</p><figure><img src="/i.png" alt="x" loading="lazy"></figure><p>after</p>');
+    expect(html(value)).toBe('<p>Before</p><figure><img src="/i.png" alt="x" fetchpriority="high"></figure><p>after</p>');
     expect(md(value)).toBe('Before\n\n![x](/i.png)\n\nafter\n');
   });
 });
@@ -319,12 +319,12 @@ describe("the seed system's conventions", () => {
 
   it('makes ![label](url) an image with the label as alt and caption', () => {
     const value = [p(t('![The gate](https://example.test/gate.png)'))];
-    expect(html(value)).toBe('<figure><img src="https://example.test/gate.png" alt="The gate" loading="lazy"><figcaption>The gate</figcaption></figure>');
+    expect(html(value)).toBe('<figure><img src="https://example.test/gate.png" alt="The gate" fetchpriority="high"><figcaption>The gate</figcaption></figure>');
     expect(md(value)).toBe('![The gate](https://example.test/gate.png)\n\n*The gate*\n');
   });
 
   it("uses the asset's label when the image URL is an asset's", () => {
-    expect(html([p(t(`![typed label](${ASSET_URL})`))])).toBe(`<figure><img src="${ASSET_URL}" alt="Map of Phandalin" loading="lazy"><figcaption>Map of Phandalin</figcaption></figure>`);
+    expect(html([p(t(`![typed label](${ASSET_URL})`))])).toBe(`<figure><img src="${ASSET_URL}" alt="Map of Phandalin" fetchpriority="high"><figcaption>Map of Phandalin</figcaption></figure>`);
   });
 
   it('drops an image convention with a hostile URL and keeps the text around it', () => {
@@ -391,7 +391,7 @@ describe('literal text', () => {
     const value = [p(t('<script>alert(1)</script><img src=x onerror=alert(1)>'))];
     expect(html(value)).toBe('<p>&#x3C;script>alert(1)&#x3C;/script>&#x3C;img src=x onerror=alert(1)></p>');
     const attr = [{ type: 'image', url: 'https://x.test/"onerror="alert(1)', alt: '"><script>', children: [t('')] }];
-    expect(html(attr)).toBe('<figure><img src="https://x.test/%22onerror=%22alert(1)" alt="&#x22;><script>" loading="lazy"></figure>');
+    expect(html(attr)).toBe('<figure><img src="https://x.test/%22onerror=%22alert(1)" alt="&#x22;><script>" fetchpriority="high"></figure>');
   });
 });
 

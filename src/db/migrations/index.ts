@@ -26,6 +26,7 @@ import * as postingLengths from './2026-11-24-0023-posting-lengths.js';
 import * as pendingChanges from './2026-11-24-0024-pending-changes.js';
 import * as searchImpact from './2026-11-24-0025-search-impact.js';
 import * as callerNotifications from './2026-11-24-0026-caller-notifications.js';
+import * as assetVariants from './2026-11-24-0027-asset-variants.js';
 
 export interface DialectMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -59,4 +60,5 @@ export const migrations: Record<string, DialectMigration> = {
   '2026-11-24-0024-pending-changes': pendingChanges,
   '2026-11-24-0025-search-impact': searchImpact,
   '2026-11-24-0026-caller-notifications': callerNotifications,
+  '2026-11-24-0027-asset-variants': assetVariants,
 };

@@ -77,6 +77,8 @@ export interface ConfirmedImage {
   contentType: string;
   byteSize: number;
   dimensions: { width: number; height: number } | null;
+  /** Whether its variants were made. */
+  hasVariants: boolean;
   now: string;
 }
 
@@ -112,6 +114,7 @@ export function confirmAsset(database: Database, input: ConfirmedImage): Promise
         byte_size: input.byteSize,
         width: input.dimensions?.width ?? null,
         height: input.dimensions?.height ?? null,
+        has_variants: input.hasVariants ? 1 : 0,
         created_at: input.now,
       });
     return { asset, created: true };

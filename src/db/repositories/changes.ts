@@ -35,7 +35,7 @@ const STRUCTURE_COLUMNS = ['properties', 'tags', 'aliases'] as const;
 const THING_COLUMNS = ['id', 'campaign_id', 'type_id', 'slug', 'name', 'description', 'visibility', ...STRUCTURE_COLUMNS, 'version', 'created_at', 'updated_at'] as const;
 const ARC_COLUMNS = ['id', 'campaign_id', 'parent_arc_id', 'slug', 'name', 'hook', 'protagonist', 'antagonist', 'problem', 'key', 'outcome', 'notes', 'visibility', ...STRUCTURE_COLUMNS, 'version', 'created_at', 'updated_at'] as const;
 const TYPE_COLUMNS = ['id', 'campaign_id', 'name', 'name_key', 'fields', 'version', 'created_at', 'updated_at'] as const;
-const ASSET_COLUMNS = ['id', 'campaign_id', 'user_id', 'image_id', 'label', 'storage_key', 'url', 'content_type', 'byte_size', 'width', 'height', 'created_at'] as const;
+const ASSET_COLUMNS = ['id', 'campaign_id', 'user_id', 'image_id', 'label', 'storage_key', 'url', 'content_type', 'byte_size', 'width', 'height', 'has_variants', 'created_at'] as const;
 
 const cols = (alias: string, columns: readonly string[]) => sql.raw(columns.map((column) => `${alias}.${column} as ${alias}_${column}`).join(', '));
 

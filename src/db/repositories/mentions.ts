@@ -6,6 +6,7 @@ import type { Db, Dialect } from '../database.js';
 import { SOURCE_CODES, TARGET_CODES, type SourceKind, type TargetKind } from '../indexes/mentions.js';
 import { propertiesFor, richTextFor, type View } from '../../access/view.js';
 import { visibleArcs, visibleThings } from './visible.js';
+import { assetVariants } from '../../images/variant-names.js';
 import {
   collectReferences,
   emptyReferences,
@@ -165,15 +166,15 @@ export async function loadRenderContext(
       ? Promise.resolve([])
       : db
           .selectFrom('assets')
-          .select(['id', 'url', 'label', 'width', 'height'])
+          .select(['id', 'url', 'label', 'width', 'height', 'has_variants'])
           .where('campaign_id', '=', campaign.id)
           .where((eb) => eb.or([oneOf(dialect, 'id', [...refs.assetIds], 'integer'), oneOf(dialect, 'url', [...refs.imageUrls], 'text')]))
           .execute(),
   ]);
-  const assetTargets = (rows: ({ id: number } & AssetTarget)[]) => ({
-    byId: new Map<number, AssetTarget>(rows.map((row) => [row.id, row])),
-    byUrl: new Map<string, AssetTarget>(rows.map((row) => [row.url, row])),
-  });
+  const assetTargets = (rows: ({ id: number; has_variants: number } & AssetTarget)[]) => {
+    const targets = rows.map(({ has_variants, ...row }) => ({ ...row, variants: assetVariants({ ...row, has_variants }) }));
+    return { byId: new Map<number, AssetTarget>(targets.map((t) => [t.id, t])), byUrl: new Map<string, AssetTarget>(targets.map((t) => [t.url, t])) };
+  };
   return { campaignSlug: campaign.slug, showSecrets, things: targetMaps(thingTargets), arcs: targetMaps(arcTargets), assets: assetTargets(assets) };
 }
 

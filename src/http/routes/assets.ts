@@ -63,7 +63,7 @@ export function assetsRoutes(app: AppInstance) {
       schema: {
         operationId: 'confirmUpload',
         summary: 'Confirm an uploaded image',
-        description: 'Premium only. Asks the image host for the uploaded file and saves the asset; confirming again returns the same asset. 400 when the upload has not arrived, expired or was refused; 500 when the host cannot be asked.',
+        description: 'Premium only. Asks the image host for the uploaded file and saves the asset; confirming again returns the same asset. Before answering it makes the image’s WebP `variants` for small screens (a second or so for a large image; none, and still 200, when they cannot be made). 400 when the upload has not arrived, expired or was refused; 500 when the host cannot be asked.',
         tags: ['assets'],
         params: CampaignParams,
         body: ConfirmUploadBody,
@@ -110,7 +110,7 @@ export function assetsRoutes(app: AppInstance) {
       schema: {
         operationId: 'deleteAsset',
         summary: 'Delete an image',
-        description: 'Moves the asset to the campaign’s trash (`GET …/trash`); its stored image stays (and its URL keeps answering) until the entry is erased, after TRASH_RETENTION_DAYS (default 30) or by `DELETE …/trash/asset/{id}`. Needs no premium.',
+        description: 'Moves the asset to the campaign’s trash (`GET …/trash`); its stored image and its variants stay (and their URLs keep answering) until the entry is erased, after TRASH_RETENTION_DAYS (default 30) or by `DELETE …/trash/asset/{id}`. Needs no premium.',
         tags: ['assets'],
         params: AssetParams,
         response: { 204: Type.Null(), ...problems(400, 401, 404) },

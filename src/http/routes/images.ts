@@ -144,7 +144,7 @@ export async function localImageRoutes(instance: FastifyInstance, options: { hos
         operationId: 'getImage',
         summary: 'A stored image',
         description:
-          'The local image host: the image at an asset’s `url`, with the type detected at upload. Its bytes never change (`Cache-Control: immutable`); If-None-Match with its ETag answers 304. Public: no cookie or token.',
+          'The local image host: the image at an asset’s `url`, with the type detected at upload, or one of its WebP variants (an asset’s `variants[].url`: the original’s name with `-480`, `-960` or `-1600` and `.webp`). Its bytes never change (`Cache-Control: immutable`); If-None-Match with its ETag answers 304. Public: no cookie or token.',
         tags: ['images'],
         params: ImageParams,
         headers: Type.Object({ 'if-none-match': Type.Optional(Type.String({ description: 'The ETag of the copy you hold' })) }),

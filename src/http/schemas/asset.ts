@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { AssetRow } from '../../db/schema.js';
 import { Name, Timestamp } from './common.js';
+import { assetVariants } from '../../images/variant-names.js';
 
 export const Asset = Type.Object({
   id: Type.Integer(),
@@ -14,6 +15,17 @@ export const Asset = Type.Object({
       "the image's width in pixels as a browser lays it out (EXIF rotation applied), read from the file's header when it was stored; null when unknown (images stored before dimensions were recorded, or whose header does not say)",
   }),
   height: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: "the image's height in pixels, as `width`; null exactly when `width` is" }),
+  variants: Type.Array(
+    Type.Object({
+      width: Type.Integer({ minimum: 1, description: 'its width in pixels' }),
+      height: Type.Integer({ minimum: 1, description: 'its height in pixels' }),
+      url: Type.String({ description: 'its public URL (WebP; immutable like the original)' }),
+    }),
+    {
+      description:
+        'smaller WebP copies of the image for small screens, narrowest first: at widths 480, 960 and 1600 below the original\'s, then one at its full width (so a 600-pixel image has 480 and 600). Made when the upload is confirmed (confirm waits for them) or the image imported; empty when they could not be made (unknown dimensions, an animated GIF, more than 24 megapixels, a file the decoder refuses) and for images stored before variants existed: show `url` then. They go with the image. Use them as an `img` `srcset` (`<url> <width>w`), as rendered HTML does.',
+    },
+  ),
   createdAt: Timestamp,
 });
 
@@ -52,6 +64,7 @@ export function presentAsset(row: AssetRow) {
     userId: row.user_id,
     width: row.width ?? null,
     height: row.height ?? null,
+    variants: assetVariants(row),
     createdAt: row.created_at,
   };
 }

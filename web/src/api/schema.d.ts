@@ -548,7 +548,7 @@ export type paths = {
         put?: never;
         /**
          * Confirm an uploaded image
-         * @description Premium only. Asks the image host for the uploaded file and saves the asset; confirming again returns the same asset. 400 when the upload has not arrived, expired or was refused; 500 when the host cannot be asked.
+         * @description Premium only. Asks the image host for the uploaded file and saves the asset; confirming again returns the same asset. Before answering it makes the image’s WebP `variants` for small screens (a second or so for a large image; none, and still 200, when they cannot be made). 400 when the upload has not arrived, expired or was refused; 500 when the host cannot be asked.
          */
         post: operations["confirmUpload"];
         delete?: never;
@@ -593,7 +593,7 @@ export type paths = {
         post?: never;
         /**
          * Delete an image
-         * @description Moves the asset to the campaign’s trash (`GET …/trash`); its stored image stays (and its URL keeps answering) until the entry is erased, after TRASH_RETENTION_DAYS (default 30) or by `DELETE …/trash/asset/{id}`. Needs no premium.
+         * @description Moves the asset to the campaign’s trash (`GET …/trash`); its stored image and its variants stay (and their URLs keep answering) until the entry is erased, after TRASH_RETENTION_DAYS (default 30) or by `DELETE …/trash/asset/{id}`. Needs no premium.
          */
         delete: operations["deleteAsset"];
         options?: never;
@@ -1394,7 +1394,7 @@ export type paths = {
         };
         /**
          * A stored image
-         * @description The local image host: the image at an asset’s `url`, with the type detected at upload. Its bytes never change (`Cache-Control: immutable`); If-None-Match with its ETag answers 304. Public: no cookie or token.
+         * @description The local image host: the image at an asset’s `url`, with the type detected at upload, or one of its WebP variants (an asset’s `variants[].url`: the original’s name with `-480`, `-960` or `-1600` and `.webp`). Its bytes never change (`Cache-Control: immutable`); If-None-Match with its ETag answers 304. Public: no cookie or token.
          */
         get: operations["getImage"];
         put?: never;
@@ -1403,7 +1403,7 @@ export type paths = {
         options?: never;
         /**
          * A stored image (headers only)
-         * @description The local image host: the image at an asset’s `url`, with the type detected at upload. Its bytes never change (`Cache-Control: immutable`); If-None-Match with its ETag answers 304. Public: no cookie or token.
+         * @description The local image host: the image at an asset’s `url`, with the type detected at upload, or one of its WebP variants (an asset’s `variants[].url`: the original’s name with `-480`, `-960` or `-1600` and `.webp`). Its bytes never change (`Cache-Control: immutable`); If-None-Match with its ETag answers 304. Public: no cookie or token.
          */
         head: operations["getImageHead"];
         patch?: never;
@@ -10450,6 +10450,15 @@ export interface operations {
                             width: number | null;
                             /** @description the image's height in pixels, as `width`; null exactly when `width` is */
                             height: number | null;
+                            /** @description smaller WebP copies of the image for small screens, narrowest first: at widths 480, 960 and 1600 below the original's, then one at its full width (so a 600-pixel image has 480 and 600). Made when the upload is confirmed (confirm waits for them) or the image imported; empty when they could not be made (unknown dimensions, an animated GIF, more than 24 megapixels, a file the decoder refuses) and for images stored before variants existed: show `url` then. They go with the image. Use them as an `img` `srcset` (`<url> <width>w`), as rendered HTML does. */
+                            variants: {
+                                /** @description its width in pixels */
+                                width: number;
+                                /** @description its height in pixels */
+                                height: number;
+                                /** @description its public URL (WebP; immutable like the original) */
+                                url: string;
+                            }[];
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC with milliseconds
@@ -10682,6 +10691,15 @@ export interface operations {
                         width: number | null;
                         /** @description the image's height in pixels, as `width`; null exactly when `width` is */
                         height: number | null;
+                        /** @description smaller WebP copies of the image for small screens, narrowest first: at widths 480, 960 and 1600 below the original's, then one at its full width (so a 600-pixel image has 480 and 600). Made when the upload is confirmed (confirm waits for them) or the image imported; empty when they could not be made (unknown dimensions, an animated GIF, more than 24 megapixels, a file the decoder refuses) and for images stored before variants existed: show `url` then. They go with the image. Use them as an `img` `srcset` (`<url> <width>w`), as rendered HTML does. */
+                        variants: {
+                            /** @description its width in pixels */
+                            width: number;
+                            /** @description its height in pixels */
+                            height: number;
+                            /** @description its public URL (WebP; immutable like the original) */
+                            url: string;
+                        }[];
                         /**
                          * Format: date-time
                          * @description ISO 8601 UTC with milliseconds
@@ -16251,6 +16269,15 @@ export interface operations {
                             width: number | null;
                             /** @description the image's height in pixels, as `width`; null exactly when `width` is */
                             height: number | null;
+                            /** @description smaller WebP copies of the image for small screens, narrowest first: at widths 480, 960 and 1600 below the original's, then one at its full width (so a 600-pixel image has 480 and 600). Made when the upload is confirmed (confirm waits for them) or the image imported; empty when they could not be made (unknown dimensions, an animated GIF, more than 24 megapixels, a file the decoder refuses) and for images stored before variants existed: show `url` then. They go with the image. Use them as an `img` `srcset` (`<url> <width>w`), as rendered HTML does. */
+                            variants: {
+                                /** @description its width in pixels */
+                                width: number;
+                                /** @description its height in pixels */
+                                height: number;
+                                /** @description its public URL (WebP; immutable like the original) */
+                                url: string;
+                            }[];
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC with milliseconds

@@ -3,7 +3,7 @@
 //   aliases, text; the search list's query, search/api.ts).
 // - The campaign's images (GET …/assets, which game masters, the ones who edit, may list) give each
 //   uploaded image's width and height, so the editor reserves an image's box before it loads, as the
-//   rendered page does. Its key stands outside ['campaign', slug]: saving a text changes no image's
+//   rendered page does, and its WebP variants, the same srcset as the rendered page's. Its key stands outside ['campaign', slug]: saving a text changes no image's
 //   size, so a save does not fetch the list again. A text that opens with uploaded images waits for
 //   the list before the editor shows (AwaitImageSizes): until then the rendered text, which has the
 //   sizes, stands in, so the images never land without their box (no layout shift).
@@ -23,18 +23,20 @@ export const assetsKey = (slug: string) => ['assets', slug] as const;
 const readAssets = (slug: string) => call(api.GET('/api/campaigns/{campaignSlug}/assets', { params: { path: { campaignSlug: slug } } }));
 type Assets = Awaited<ReturnType<typeof readAssets>>;
 type Size = { width: number; height: number };
+/** An uploaded image's size and its WebP variants (narrowest first), as GET …/assets answers them. */
+export type AssetImage = Size & { variants: Assets[number]['variants'] };
 
 // Sizes are a hint: a list that cannot be read (a network failure) gives none rather than an error.
 const listAssets = (slug: string) => readAssets(slug).catch((): Assets => []);
 const assetsQuery = (slug: string) => queryOptions({ queryKey: assetsKey(slug), queryFn: () => listAssets(slug), staleTime: 60_000 });
 
-const sizesById = (assets: Assets): Map<number, Size> =>
-  new Map(assets.flatMap((a) => (a.width !== null && a.height !== null ? [[a.id, { width: a.width, height: a.height }] as const] : [])));
+const imagesById = (assets: Assets): Map<number, AssetImage> =>
+  new Map(assets.flatMap((a) => (a.width !== null && a.height !== null ? [[a.id, { width: a.width, height: a.height, variants: a.variants }] as const] : [])));
 
-/** The width and height of the uploaded image `assetId` names, once known; the list is read only where such an image is shown. */
-export function useAssetSize(slug: string | undefined, assetId: unknown): Size | undefined {
+/** The width, height and variants of the uploaded image `assetId` names, once known; the list is read only where such an image is shown. */
+export function useAssetImage(slug: string | undefined, assetId: unknown): AssetImage | undefined {
   const enabled = slug !== undefined && typeof assetId === 'number';
-  const { data } = useQuery({ ...assetsQuery(slug ?? ''), select: sizesById, enabled });
+  const { data } = useQuery({ ...assetsQuery(slug ?? ''), select: imagesById, enabled });
   return enabled ? data?.get(assetId) : undefined;
 }
 

@@ -4,7 +4,7 @@ import { Node } from 'slate';
 import { ReactEditor, useSelected, useSlateStatic, type RenderElementProps, type RenderLeafProps } from 'slate-react';
 import { safeImageUrl, safeLinkUrl } from '../../../src/render/urls.js';
 import { CALLOUT_TITLE_MAX_LENGTH, isSecretNode, mentionLabel, mentionTarget, type MentionTarget } from '../../../src/vocabulary/index.js';
-import { useAssetSize } from './api';
+import { useAssetImage, type AssetImage } from './api';
 export { AwaitImageSizes } from './api';
 import { setCalloutTitle, toggleTaskChecked } from './commands';
 
@@ -169,15 +169,41 @@ function TaskItem({ attributes, children, element, secret }: RenderElementProps 
   );
 }
 
+// As rendered HTML has it (src/render/html.ts): the variants as srcset, the original last when it is
+// wider, `sizes` the width it is shown at; the first image of the text is asked for first.
+const COLUMN_PX = 832;
+function srcSetOf(image: AssetImage | undefined, url: string): { srcSet?: string; sizes?: string } {
+  const last = image?.variants[image.variants.length - 1];
+  if (!image || !last) return {};
+  const candidates = image.variants.map((v) => `${v.url} ${v.width}w`);
+  if (image.width > last.width) candidates.push(`${url} ${image.width}w`);
+  return { srcSet: candidates.join(', '), sizes: `min(100vw, ${Math.min(image.width, COLUMN_PX)}px)` };
+}
+
+function firstImage(nodes: readonly Node[]): Node | undefined {
+  for (const node of nodes) {
+    if ((node as { type?: unknown }).type === 'image') return node;
+    const children = (node as { children?: unknown }).children;
+    const found = Array.isArray(children) ? firstImage(children as Node[]) : undefined;
+    if (found) return found;
+  }
+  return undefined;
+}
+
 function ImageElement({ attributes, children, element }: RenderElementProps) {
   const selected = useSelected();
   const url = safeImageUrl(element.url);
   // An uploaded image's size reserves its box (no layout shift); one by address has no known size.
-  const size = useAssetSize(useContext(EditorCampaignContext), element.assetId);
+  const image = useAssetImage(useContext(EditorCampaignContext), element.assetId);
+  const first = firstImage(useSlateStatic().children) === element;
   return (
     <div {...attributes}>
       <figure contentEditable={false} className={selected ? 'selected' : undefined}>
-        {url ? <img src={url} alt={element.alt ?? ''} width={size?.width} height={size?.height} /> : <span className="muted">(an image with an address that cannot be shown)</span>}
+        {url ? (
+          <img {...srcSetOf(image, url)} src={url} alt={element.alt ?? ''} width={image?.width} height={image?.height} {...(first ? { fetchPriority: 'high' as const } : { loading: 'lazy' as const })} />
+        ) : (
+          <span className="muted">(an image with an address that cannot be shown)</span>
+        )}
         {element.caption && <figcaption>{element.caption}</figcaption>}
       </figure>
       {children}
