@@ -27,7 +27,9 @@ let reference: FastifyInstance;
 let referenceValue: unknown;
 
 beforeAll(async () => {
-  ({ ctx, owner, stranger: player } = await contextWithUsers());
+  // The response cache off: every answer is written by the route (test/integration/response-cache.test.ts
+  // and arcs-serialization.test.ts hold the cached bytes the same).
+  ({ ctx, owner, stranger: player } = await contextWithUsers({ RESPONSE_CACHE_MB: '0' }));
   // The schema's serializer as Fastify compiles it for a route answering these schemas.
   reference = Fastify({ logger: false });
   reference.get('/things', { schema: { response: { 200: Type.Array(Thing) } } }, () => referenceValue);

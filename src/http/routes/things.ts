@@ -57,7 +57,9 @@ export function thingsRoutes(app: AppInstance) {
       };
       // Serialized by the schema of the variant asked for (the route's union would make the
       // serializer try each branch on every answer); a JSON string is sent as it is.
-      let body: string;
+      // A Buffer: encoded once (a string would be measured for Content-Length, then encoded again
+      // as it is written).
+      let body: string | Buffer;
       if (query.summary) {
         const page = await listThingSummaries(database.kysely, view, query);
         linkAfter(page.more, page.rows.at(-1));
@@ -66,7 +68,7 @@ export function thingsRoutes(app: AppInstance) {
         const page = await listThings(database.kysely, view, query);
         linkAfter(page.more, page.rows.at(-1));
         // The stored texts spliced in: the bytes FullList serializes of rows.map(presentThing) (splice.ts).
-        body = serializeThings(page.rows, view);
+        body = Buffer.from(serializeThings(page.rows, view));
       }
       return reply.type('application/json; charset=utf-8').send(body as never);
     },
