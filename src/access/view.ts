@@ -83,13 +83,18 @@ export function richTextFor(view: View, stored: string | null): RichText {
   return view.players ? redactRichText(value, hiddenOf(view)) : value;
 }
 
+function hidesAny(hidden: HiddenRecords): boolean {
+  return hidden.things.size > 0 || hidden.arcs.size > 0;
+}
+
 /**
  * Whether stored rich text may hold something a player's view must change (fast, conservative):
  * stored rich text is JSON.stringify of a validated value, so a secret element at any depth holds
- * the key `"isSecret"` and a mention the value `"mention"`.
+ * the key `"isSecret"` and a mention the value `"mention"`; a mention matters only when the
+ * campaign has GM-only records (redactNodes gives back an untouched value as it was).
  */
-function mayNeedRedaction(stored: string): boolean {
-  return stored.includes('"isSecret"') || stored.includes('"mention"');
+function mayNeedRedaction(stored: string, hidden: HiddenRecords): boolean {
+  return stored.includes('"isSecret"') || (stored.includes('"mention"') && hidesAny(hidden));
 }
 
 /**
@@ -98,8 +103,10 @@ function mayNeedRedaction(stored: string): boolean {
  */
 export function richTextJsonFor(view: View, stored: string | null, emptyJson: string): string {
   if (stored === null || stored === 'null') return emptyJson;
-  if (!view.players || !mayNeedRedaction(stored)) return stored;
-  return JSON.stringify(redactRichText(parseStoredRichText(stored), hiddenOf(view)));
+  if (!view.players) return stored;
+  const hidden = hiddenOf(view);
+  if (!mayNeedRedaction(stored, hidden)) return stored;
+  return JSON.stringify(redactRichText(parseStoredRichText(stored), hidden));
 }
 
 /** Whether this view may see a record of this visibility. */
@@ -136,11 +143,15 @@ export function propertiesFor(view: View, stored: string | null | undefined): Pr
 }
 
 /**
- * Stored properties as JSON text for this view: the stored text itself for a game master (it is
- * JSON.stringify of the validated value), else the redacted value serialized.
+ * Stored properties as JSON text for this view: the stored text itself where nothing is to be
+ * removed (it is JSON.stringify of the validated value: a GM-only property holds `"gmOnly":true`,
+ * a link `"targetType"`, which matters only when the campaign has GM-only records), else the
+ * redacted value serialized.
  */
 export function propertiesJsonFor(view: View, stored: string | null | undefined): string {
   if (stored === null || stored === undefined || stored === '' ) return '[]';
   if (!view.players || stored === '[]') return stored;
-  return JSON.stringify(propertiesFor(view, stored));
+  const hidden = hiddenOf(view);
+  if (!stored.includes('"gmOnly":true') && !(stored.includes('"targetType"') && hidesAny(hidden))) return stored;
+  return JSON.stringify(redactProperties(parseStoredProperties(stored), hidden));
 }

@@ -234,7 +234,7 @@ export function registerResponseCache(app: FastifyInstance, cache: ResponseCache
 
   app.addHook('onSend', (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void) => {
     const key = request.responseCacheKey;
-    if (key === null || reply.statusCode !== 200 || typeof payload !== 'string') {
+    if (key === null || reply.statusCode !== 200 || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) {
       finishBuild(request, undefined);
       done(null, payload);
       return;
@@ -243,7 +243,7 @@ export function registerResponseCache(app: FastifyInstance, cache: ResponseCache
     const view = request.view!;
     const header = reply.getHeader('link');
     const link = typeof header === 'string' ? header : undefined;
-    const bytes = Buffer.from(payload);
+    const bytes = typeof payload === 'string' ? Buffer.from(payload) : payload;
     let etag = reply.getHeader('etag');
     if (view.players) {
       etag = playersEtag(bytes, link);

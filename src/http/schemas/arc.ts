@@ -2,12 +2,12 @@ import { Type } from '@sinclair/typebox';
 import type { LinkedArc } from '../../db/repositories/arc-links.js';
 import type { ArcDetail } from '../../db/repositories/arcs.js';
 import type { ArcRow } from '../../db/schema.js';
-import { emptyRichText } from '../../domain/rich-text.js';
-import { propertiesFor, propertiesJsonFor, richTextFor, richTextJsonFor, type View } from '../../access/view.js';
+import { propertiesFor, richTextFor, type View } from '../../access/view.js';
 import { parseStoredLabels } from '../../domain/properties.js';
 import { structureFields, structureInputs } from './properties.js';
 import { Name, RichTextOut, RichTextSchema, Slug, Timestamp, Visibility, VisibilityIn } from './common.js';
-import { presentThing, Thing, type ThingFields } from './thing.js';
+import { presentThing, Thing } from './thing.js';
+import { num, richTextJsonOf, str, structureJson, thingJson } from './splice.js';
 import { shownUpdatedAt } from '../../access/players-see.js';
 
 export const ArcRefSchema = Type.Object({ id: Type.Integer(), slug: Slug, name: Type.String() });
@@ -166,36 +166,13 @@ export function presentLinkedArc(row: LinkedArc, view: View) {
 }
 
 // The arcs list carries every linked thing in full: with 1,000 arcs and 10,000 links it is 14 MiB,
-// nearly all of it rich text. Presenting it parses every stored rich text (JSON.parse) for the
-// serializer to write it back (JSON.stringify): most of the time and memory of the request, to
-// produce the text the database already holds — rich text is stored as JSON.stringify of the
-// validated value (serializeRichText), and parse-then-stringify gives back exactly that text. So
-// the list is written here directly, with the stored rich text spliced in as it is: the same bytes
-// the schema's serializer writes for the arcs presented by presentArc (a test holds the two equal), without
-// the parsed objects.
-const EMPTY_RICH_TEXT_JSON = JSON.stringify(emptyRichText());
-const str = (value: string) => JSON.stringify(value);
-const num = (value: number) => String(Math.trunc(value));
-
-// Stored tags and aliases are JSON.stringify of validated string arrays: their text is what the serializer writes.
-function structureJson(row: { properties: string; tags: string; aliases: string }, view: View): string {
-  return `"properties":${propertiesJsonFor(view, row.properties)},"tags":${row.tags || '[]'},"aliases":${row.aliases || '[]'}`;
-}
-
-function thingJson(thing: ThingFields, view: View, richTextJson: (stored: string | null) => string): string {
-  return (
-    `{"id":${num(thing.id)},"slug":${str(thing.slug)},"typeId":${num(thing.type_id)},"name":${str(thing.name)},` +
-    `"description":${richTextJson(thing.description)},"visibility":${str(thing.visibility)},${structureJson(thing, view)},"campaignId":${num(thing.campaign_id)},` +
-    `"createdAt":${str(thing.created_at)},"updatedAt":${str(shownUpdatedAt(view, thing))}}`
-  );
-}
-
+// nearly all of it rich text; it is written as JSON text with the stored texts spliced in (splice.ts).
 /**
  * GET /arcs as JSON text: byte for byte what the Arc list schema serializes of details.map(presentArc)
  * for the view; with `things: false`, every arc without its `things` key.
  */
 export function serializeArcs(details: ArcDetail[], view: View, options: { things: boolean } = { things: true }): string {
-  const richTextJson = (stored: string | null) => richTextJsonFor(view, stored, EMPTY_RICH_TEXT_JSON);
+  const richTextJson = richTextJsonOf(view);
   const things = new Map<number, string>();
   const parts: string[] = [];
   for (const { arc, parent, children, things: linked } of details) {
