@@ -181,7 +181,12 @@ export function RecordText<R extends Record<string, unknown>, P extends Record<s
         <TextStandIn
           html={rendered}
           label={label}
-          onLanding={(change) => change(landing)}
+          onLanding={(change) => {
+            const keys = landing.keys.length;
+            change(landing);
+            // A key that writes, pressed before the editor is there: the page says "Unsaved changes" until it is saved.
+            if (landing.keys.slice(keys).some((key) => !('move' in key))) edited.state.update({});
+          }}
           onOpen={() => setOpen(true)}
         />
       )}
