@@ -79,7 +79,7 @@ function CampaignDescription({ slug, rendered }: { slug: string; rendered: strin
   return (
     <section aria-label="Campaign description" className="campaign-description">
       {banner}
-      <RecordText edited={editing} field="description" label="Campaign description" campaignSlug={slug} rendered={rendered} />
+      <RecordText edited={editing} field="description" label="Campaign description" campaignSlug={slug} rendered={rendered} deferEditor />
       <RecordActions>
         <HistoryToggle record={{ kind: 'campaign', campaignSlug: slug, recordSlug: '' }} state={state} richFields={CAMPAIGN_RICH_FIELDS} />
       </RecordActions>

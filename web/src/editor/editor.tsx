@@ -1,4 +1,4 @@
-import { useCallback, useMemo, useRef, useState, type RefObject, type KeyboardEvent, type MouseEvent, type ReactNode } from 'react';
+import { useCallback, useContext, useLayoutEffect, useMemo, useRef, useState, type RefObject, type KeyboardEvent, type MouseEvent, type ReactNode } from 'react';
 import { createEditor, Editor, Element as SlateElement, Path, Range, Transforms, type Descendant, type PointRef } from 'slate';
 import { withHistory } from 'slate-history';
 import { Editable, ReactEditor, Slate, useSlate, withReact } from 'slate-react';
@@ -29,6 +29,8 @@ import { MentionPicker, type MentionPickerHandle, type MentionTarget, type Menti
 import { type BlockType, type MarkName } from './types';
 import { ImageButton } from './image-dialog';
 import { LinkButton } from './link-dialog';
+import { LandingContext } from './landing';
+import { chunked, landPendingInput, scrollCaretIntoView } from './typing';
 
 const HOTKEYS: Record<string, MarkName> = { b: 'bold', i: 'italic', u: 'underline', '`': 'code' };
 const SHIFT_HOTKEYS: Record<string, MarkName> = { x: 'strikethrough', h: 'highlight' };
@@ -47,13 +49,18 @@ export interface RichTextEditorProps {
 
 /** A Slate editor for one rich-text field, with a toolbar, keyboard and Markdown shortcuts. */
 export function RichTextEditor({ label, initialValue, onChange, campaignSlug, canUpload, recordGmOnly }: RichTextEditorProps) {
-  const editor = useMemo(() => withLoreforge(withHistory(withReact(createEditor()))), []);
+  const editor = useMemo(() => chunked(withLoreforge(withHistory(withReact(createEditor())))), []);
   // Where the mention picker was opened (the point before its trigger), while it is open.
   const [mention, setMention] = useState<MentionTrigger | undefined>();
   const picker = useRef<MentionPickerHandle>(null);
   const linkButton = useRef<HTMLButtonElement>(null);
   const closeMention = useCallback(() => setMention(undefined), []);
   const mentionNames = useMentionNames(campaignSlug);
+  // Opened from the text shown as read: the caret and the keys pressed meanwhile land here.
+  const landing = useContext(LandingContext);
+  useLayoutEffect(() => {
+    if (landing?.opened) landPendingInput(editor, landing);
+  }, [editor, landing]);
 
   // The selection as the page shows it now (Slate takes the browser's a moment later, and not at
   // all after some changes: Home right after a mention was inserted).
@@ -170,6 +177,7 @@ export function RichTextEditor({ label, initialValue, onChange, campaignSlug, ca
             onKeyDown={onKeyDown}
             onClick={onClick}
             onDOMBeforeInput={onDomBeforeInput}
+            scrollSelectionIntoView={scrollCaretIntoView}
             spellCheck
           />
           {mention && (

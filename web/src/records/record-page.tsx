@@ -11,6 +11,8 @@ import { useMe } from '../account/api';
 import { useRefreshCampaign } from '../campaigns/api';
 import { EDITING_ATTRIBUTE, RecordRichField, type EditedRecord } from './use-record';
 import { changeAddress } from './page-api';
+import { TextStandIn } from './record-page-standin';
+import { LandingContext, type Landing } from '../editor/landing';
 import './record-page.css';
 import '../app/print.css';
 
@@ -32,7 +34,7 @@ export function focusFirstText() {
   const text = document.querySelector('.record-page .record-text');
   const editable = editableIn(text);
   if (editable) focusText(editable, 'start');
-  else text?.querySelector<HTMLElement>('button')?.click();
+  else (text?.querySelector<HTMLElement>('.record-text-standin') ?? text?.querySelector<HTMLElement>('button'))?.focus();
 }
 
 /** Whether a rich text holds nothing at all (no word, no image, no mention). */
@@ -122,6 +124,7 @@ export function RecordText<R extends Record<string, unknown>, P extends Record<s
   campaignSlug,
   rendered,
   focusOnOpen = false,
+  deferEditor = false,
 }: {
   edited: EditedRecord<R, P>;
   field: keyof P & string;
@@ -129,15 +132,26 @@ export function RecordText<R extends Record<string, unknown>, P extends Record<s
   campaignSlug: string;
   rendered: string | undefined;
   focusOnOpen?: boolean;
+  /** Show the text as read (the server's rendering) until the writer reaches for it: the page's first paint waits for neither the editor's code nor its mount. */
+  deferEditor?: boolean;
 }) {
   const me = useMe();
   const box = useRef<HTMLDivElement>(null);
   const wanted = useRef<'start' | 'end' | undefined>(focusOnOpen ? 'end' : undefined);
+  const [landing] = useState<Landing>(() => ({ opened: false, keys: [] }));
+  // The rendering is the server's version: unsent edits, a restored draft or a newer version open the editor at once.
+  const [open, setOpen] = useState(() => !deferEditor || focusOnOpen || rendered === undefined || edited.generation > 0 || Object.keys(edited.state.pending).length > 0);
+  const [opened, setOpened] = useState(!deferEditor);
   useEffect(() => {
     const element = box.current;
     if (!element) return;
     const land = () => {
       const editable = editableIn(element);
+      if (editable && element.querySelector('.record-text-standin:not([hidden])')) {
+        // The editor is there (what the writer did has landed in it): the stand-in goes before the next paint, so nothing moves.
+        element.querySelector<HTMLElement>('.record-text-standin')!.hidden = true;
+        setOpened(true);
+      }
       if (!editable || !wanted.current) return;
       focusText(editable, wanted.current);
       wanted.current = undefined;
@@ -152,9 +166,30 @@ export function RecordText<R extends Record<string, unknown>, P extends Record<s
       <Rendered html={rendered} label={label} empty={null} />
     </div>
   );
+  if (!deferEditor) {
+    return (
+      <div ref={box} className="record-text">
+        <RecordRichField edited={edited} field={field} label={label} campaignSlug={campaignSlug} canUpload={me?.premium ?? false} fallback={fallback} />
+      </div>
+    );
+  }
+  // The stand-in stays (the focus and the keys with it) until the editor has mounted beside it.
   return (
     <div ref={box} className="record-text">
-      <RecordRichField edited={edited} field={field} label={label} campaignSlug={campaignSlug} canUpload={me?.premium ?? false} fallback={fallback} />
+      <LandingContext.Provider value={landing}>{open && <RecordRichField edited={edited} field={field} label={label} campaignSlug={campaignSlug} canUpload={me?.premium ?? false} fallback={<></>} />}</LandingContext.Provider>
+      {!opened && (
+        <TextStandIn
+          html={rendered}
+          label={label}
+          onLanding={(change) => {
+            const keys = landing.keys.length;
+            change(landing);
+            // A key that writes, pressed before the editor is there: the page says "Unsaved changes" until it is saved.
+            if (landing.keys.slice(keys).some((key) => !('move' in key))) edited.state.update({});
+          }}
+          onOpen={() => setOpen(true)}
+        />
+      )}
     </div>
   );
 }

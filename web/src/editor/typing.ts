@@ -1,0 +1,55 @@
+// What keeps typing cheap in a long text, and what lands the keys pressed before the editor was there.
+import { Editor, Range, Transforms } from 'slate';
+import { defaultScrollSelectionIntoView, ReactEditor } from 'slate-react';
+import type { Landing } from './landing';
+
+/**
+ * A long text re-renders only the part a key changed: the top-level blocks are rendered in memoised
+ * chunks of CHUNK_SIZE (of CHUNK_SIZE chunks…), so a keystroke in a 5,000-word text re-renders a
+ * few dozen blocks, not all of them. No element is added to the page (Slate's default renderChunk).
+ */
+const CHUNK_SIZE = 8;
+export function chunked<E extends Editor>(editor: E): E {
+  editor.getChunkSize = (node) => (Editor.isEditor(node) ? CHUNK_SIZE : null);
+  return editor;
+}
+
+/**
+ * After each change, Slate scrolls the caret into view by walking every ancestor's computed style;
+ * a caret already in the window (below the fixed toolbar) needs none of that, and typing is that case.
+ */
+export function scrollCaretIntoView(editor: ReactEditor, domRange: globalThis.Range) {
+  const caret = domRange.cloneRange();
+  caret.collapse(editor.selection ? Range.isBackward(editor.selection) : false);
+  const rect = caret.getBoundingClientRect();
+  const toolbar = caret.startContainer.parentElement?.closest('.editor')?.querySelector('.toolbar')?.getBoundingClientRect();
+  const top = toolbar && toolbar.bottom > 0 ? toolbar.bottom : 0;
+  const inView = rect.height > 0 && rect.top >= top && rect.bottom <= window.innerHeight && rect.left >= 0 && rect.right <= window.innerWidth;
+  if (!inView) defaultScrollSelectionIntoView(editor, domRange);
+}
+
+/**
+ * The editor has just mounted where the text was shown as read: the caret goes where the pointer
+ * went down (the same text at the same place), else at the start, and the keys pressed meanwhile
+ * are typed in, in order, as the editor's own commands (so Markdown shortcuts apply as when typing).
+ */
+export function landPendingInput(editor: Editor, landing: Landing) {
+  landing.opened = false;
+  // The focus now, from the text shown as read (ReactEditor.focus waits while operations are pending, and keys pressed meanwhile would go there).
+  ReactEditor.toDOMNode(editor, editor).focus({ preventScroll: true });
+  let at = Editor.start(editor, []);
+  if (landing.point) {
+    const caret = document.caretPositionFromPoint?.(landing.point.pageX - window.scrollX, landing.point.pageY - window.scrollY);
+    const point = caret && ReactEditor.toSlatePoint(editor, [caret.offsetNode, caret.offset], { exactMatch: false, suppressThrow: true });
+    if (point) at = point;
+  }
+  Transforms.select(editor, at);
+  for (const key of landing.keys.splice(0)) {
+    if ('text' in key) editor.insertText(key.text);
+    else if ('move' in key) Transforms.select(editor, key.move === 'end' ? Editor.end(editor, []) : Editor.start(editor, []));
+    else if (key.command === 'break') editor.insertBreak();
+    else if (key.command === 'soft-break') editor.insertSoftBreak();
+    else if (key.command === 'delete-backward') editor.deleteBackward('character');
+    else editor.deleteForward('character');
+  }
+}

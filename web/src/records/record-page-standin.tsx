@@ -1,0 +1,61 @@
+// A record's text shown as read until the writer reaches for it (the campaign home): the server's
+// rendering stands where the editor will be, in the same box, so the page's first paint waits for
+// neither the editor's code nor Slate's mount. The first pointer, focus or key on it opens the
+// editor; the caret lands where the pointer went down (or at the start), and the keys pressed
+// before the editor was there are typed into it in order, as the editor's own
+// commands (editor/typing.ts). Ctrl+click on a mention opens what it names.
+import { useRef, type KeyboardEvent, type MouseEvent } from 'react';
+import type { Landing, PendingKey } from '../editor/landing';
+
+/** A key pressed on the stand-in, as what it will do in the editor (undefined: not kept). */
+function queued(event: KeyboardEvent): PendingKey | undefined {
+  const mod = event.ctrlKey || event.metaKey;
+  if (event.altKey || event.nativeEvent.isComposing) return undefined;
+  if (mod && !event.shiftKey && (event.key === 'End' || event.key === 'Home')) return { move: event.key === 'End' ? 'end' : 'start' };
+  if (mod) return undefined;
+  if (event.key.length === 1) return { text: event.key };
+  if (event.key === 'Enter') return { command: event.shiftKey ? 'soft-break' : 'break' };
+  if (event.key === 'Backspace') return { command: 'delete-backward' };
+  if (event.key === 'Delete') return { command: 'delete-forward' };
+  return undefined;
+}
+
+/** The text as read, standing in for the editor (a textbox by the editor's name, so it is reached and announced as the editor is). */
+export function TextStandIn({ html, label, onLanding, onOpen }: { html: string | undefined; label: string; onLanding: (change: (landing: Landing) => void) => void; onOpen: () => void }) {
+  const opened = useRef(false);
+  const open = () => {
+    if (opened.current) return;
+    opened.current = true;
+    onLanding((landing) => (landing.opened = true));
+    onOpen();
+  };
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
+    const key = queued(event);
+    if (!key) return;
+    event.preventDefault();
+    onLanding((landing) => landing.keys.push(key));
+    open();
+  };
+  // A link in the text opens with Ctrl+click (⌘+click) as in the editor; a plain click writes there.
+  const onClick = (event: MouseEvent<HTMLDivElement>) => {
+    if ((event.target as HTMLElement).closest('a') && !event.ctrlKey && !event.metaKey) event.preventDefault();
+  };
+  return (
+    <div
+      className="record-text-loading record-text-standin"
+      role="textbox"
+      aria-label={label}
+      aria-multiline="true"
+      tabIndex={0}
+      onPointerDown={(event) => {
+        if (event.button === 0 && !event.ctrlKey && !event.metaKey) onLanding((landing) => (landing.point = { pageX: event.pageX, pageY: event.pageY }));
+      }}
+      onFocus={open}
+      onKeyDown={onKeyDown}
+      onClick={onClick}
+    >
+      {/* The server's rendering: built from an allowlist (ui/rendered.tsx), shown as it is. */}
+      <div className="rendered" dangerouslySetInnerHTML={{ __html: html ?? '' }} />
+    </div>
+  );
+}
