@@ -31,7 +31,9 @@ export const CALLER_CHANNEL = 'loreforge_callers';
  * there for the payloads). Safety rules:
  * - an entry is used only while the listening connection is up and has been up, without a break,
  *   since the lookup that loaded it started (its epoch); when the connection drops, everything is
- *   dropped and every request goes to the database until it listens again;
+ *   dropped and every request goes to the database until it listens again; and only while the
+ *   connection has answered within the last 3 s (a heartbeat every 0.5 s: notifications.ts
+ *   `fresh`), so a connection that stalls without closing stops serving entries within 3 s;
  * - a lookup during which any notice arrived is not kept (it may have read the state before the
  *   change the notice announces, and the notice has already gone by);
  * - a lookup that found no caller, or not the campaign it was asked for, is never kept: nothing
@@ -66,7 +68,7 @@ export class CallerCache {
       const { value } = entry;
       const live = value.expiresAt === null || Date.parse(value.expiresAt) > nowMs;
       // The kind is part of the key: a session's entry holds what findSessionUser found, a token's findTokenUser.
-      if (live && notifications.listening && entry.epoch === notifications.epoch && nowMs - entry.loadedAt < this.options.ttlMs) return value as V;
+      if (live && notifications.fresh && entry.epoch === notifications.epoch && nowMs - entry.loadedAt < this.options.ttlMs) return value as V;
       this.entries.delete(key);
     }
     const listening = notifications.listening;
@@ -74,7 +76,7 @@ export class CallerCache {
     const generation = this.generation;
     const value = await load();
     const complete = value !== undefined && (slug === undefined || value.campaign !== undefined);
-    if (complete && listening && notifications.listening && notifications.epoch === epoch && this.generation === generation) {
+    if (complete && listening && notifications.fresh && notifications.epoch === epoch && this.generation === generation) {
       if (this.entries.size >= this.options.maxEntries) this.entries.delete(this.entries.keys().next().value!);
       this.entries.set(key, { value: freeze(value), epoch, loadedAt: nowMs });
     }

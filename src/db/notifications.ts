@@ -16,6 +16,8 @@ const SYNC_PREFIX = 'sync:';
 export class Notifications {
   listening = false;
   epoch = 0;
+  /** When the connection last answered (a notice, a heartbeat, LISTEN itself), in ms since the epoch. */
+  private lastHeardAt = 0;
   private client: pg.Client | undefined;
   private closed = false;
   private retry: NodeJS.Timeout | undefined;
@@ -28,8 +30,17 @@ export class Notifications {
     private readonly channel: string,
     private readonly onPayload: (payload: string) => void,
     private readonly onDown: () => void,
-    private readonly options: { retryMs: number; heartbeatMs: number } = { retryMs: 1000, heartbeatMs: 5000 },
+    private readonly options: { retryMs: number; heartbeatMs: number; freshMs: number; downMs: number } = { retryMs: 1000, heartbeatMs: 500, freshMs: 3000, downMs: 5000 },
   ) {}
+
+  /**
+   * Whether what arrived on the connection can be trusted now: it is listening and answered within
+   * `freshMs`. A connection that stalls without closing (a network cut, a half-open socket) stops
+   * being fresh within `freshMs` of its last answer, whatever the heartbeat's own timeout.
+   */
+  get fresh(): boolean {
+    return this.listening && Date.now() - this.lastHeardAt < this.options.freshMs;
+  }
 
   /** Connects and listens; resolves once listening, or once the first attempt has failed (it retries on its own). */
   async start(): Promise<void> {
@@ -40,6 +51,7 @@ export class Notifications {
     client.on('end', () => this.down(client));
     client.on('notification', (message) => {
       if (client !== this.client || message.channel !== this.channel || message.payload === undefined) return;
+      this.lastHeardAt = Date.now();
       const waiter = this.waiting.get(message.payload);
       if (waiter) {
         this.waiting.delete(message.payload);
@@ -57,6 +69,7 @@ export class Notifications {
       await client.query('SET synchronous_commit TO off');
       await client.query(`LISTEN ${client.escapeIdentifier(this.channel)}`);
       if (client !== this.client) return;
+      this.lastHeardAt = Date.now();
       this.epoch += 1;
       this.listening = true;
       this.beat(client);
@@ -73,7 +86,7 @@ export class Notifications {
     const token = `${SYNC_PREFIX}${process.pid}:${this.syncCounter}:${Math.random().toString(36).slice(2)}`;
     const arrived = new Promise<void>((resolve, reject) => this.waiting.set(token, { resolve, reject }));
     // A connection that does not answer in time is taken for down: everything kept is dropped.
-    const timeout = setTimeout(() => this.down(client), this.options.heartbeatMs);
+    const timeout = setTimeout(() => this.down(client), this.options.downMs);
     try {
       await client.query('SELECT pg_notify($1, $2)', [this.channel, token]);
       await arrived;
@@ -105,10 +118,11 @@ export class Notifications {
   // A connection that died without a word (a network cut) shows as a query that never answers.
   private beat(client: pg.Client): void {
     this.heartbeat = setTimeout(() => {
-      const timeout = setTimeout(() => this.down(client), this.options.heartbeatMs);
+      const timeout = setTimeout(() => this.down(client), this.options.downMs);
       client.query('SELECT 1').then(
         () => {
           clearTimeout(timeout);
+          if (client === this.client) this.lastHeardAt = Date.now();
           if (client === this.client && this.listening) this.beat(client);
         },
         () => {

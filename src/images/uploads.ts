@@ -120,9 +120,11 @@ export async function confirmUpload(
       now: nowIso(input.now),
     });
   } catch (error) {
-    // The campaign went while we verified: its deletion could not know of what verify stored.
-    if (error instanceof AppError && error.code === 'campaign_not_found') {
-      await host.remove([ticket]).catch((e: unknown) => log.warn({ err: e, imageId }, 'could not remove the image of a deleted campaign'));
+    // Refused (the campaign went, the grant expired or was revoked with the uploader's role): the
+    // removals queued meanwhile could not know of what verify and the variants stored, and no asset
+    // will name those bytes, so they go now. A failure of another kind keeps them for a retry.
+    if (error instanceof AppError && (await findAssetByImageId(database.kysely, campaignId, imageId).catch(() => 'unknown' as const)) === undefined) {
+      await host.remove([ticket]).catch((e: unknown) => log.warn({ err: e, imageId }, 'could not remove the image of a refused upload'));
     }
     throw error;
   }

@@ -8,6 +8,7 @@ import { gifSized, pngClaiming, pngSized } from '../fixtures/images.js';
 import { p, t } from '../fixtures/rich-text.js';
 import { newCampaign, type TestCampaign } from '../support/fixtures.js';
 import { dialect } from '../support/test-db.js';
+import { joinCampaign } from '../support/sharing.js';
 import { multipartFile } from '../support/zip.js';
 
 // Issue 27, images for phones (src/images/variants.ts) on the local host: WebP variants at 480, 960
@@ -165,5 +166,38 @@ describe(`image variants on the local host, on ${dialect}`, () => {
       expect((await fetch(`${base}${name}`)).status, name).toBe(404);
     }
     expect((await fetch(`${base}-960.webp`)).status).toBe(200);
+  });
+});
+
+describe(`image variants of a refused upload, on ${dialect}`, () => {
+  it('go with an upload that is refused while they are made (the uploader made a player meanwhile): nothing of it stays served', async () => {
+    const uploader = await premiumUser(image.ctx);
+    await joinCampaign(image.ctx.app, gm, campaign.slug, uploader, 'gm');
+    const as = (method: 'POST' | 'PUT', url: string, payload: object) => image.ctx.app.inject({ method, url, headers: uploader.headers, payload });
+    const granted = json<{ imageId: string; uploadURL: string }>(await as('POST', `${campaign.base}/assets/upload-url`, { label: 'Late' }));
+    const sent = await image.ctx.app.inject({ method: 'PUT', url: new URL(granted.uploadURL).pathname, payload: pngSized(1200, 900), headers: { 'content-type': 'application/octet-stream' } });
+    expect(sent.statusCode, sent.body).toBe(200);
+    const host = image.ctx.app.imageHost;
+    const storeVariant = host.storeVariant.bind(host);
+    let demoted = false;
+    host.storeVariant = async (ref, slot, bytes) => {
+      if (!demoted) {
+        demoted = true;
+        const res = await image.ctx.app.inject({ method: 'PUT', url: `${campaign.base}/members/${uploader.id}`, headers: gm.headers, payload: { role: 'player' } });
+        expect(res.statusCode, res.body).toBe(200);
+        // The revoked grant's removal runs before this variant is written (what the sweeper would do).
+        await host.remove([{ campaignId: campaign.id, imageId: granted.imageId }]);
+      }
+      return storeVariant(ref, slot, bytes);
+    };
+    try {
+      const confirmed = await as('POST', `${campaign.base}/assets/confirm-upload`, { imageId: granted.imageId, label: 'Late' });
+      expect(confirmed.statusCode).toBeGreaterThanOrEqual(400);
+      expect(confirmed.statusCode).toBeLessThan(500);
+    } finally {
+      host.storeVariant = storeVariant;
+    }
+    expect(demoted).toBe(true);
+    expect(filesOf(campaign.id, granted.imageId)).toEqual([]);
   });
 });

@@ -270,15 +270,17 @@ export async function updateArc(
   database: Database,
   campaignId: number,
   arcSlug: string,
-  changes: ArcChanges,
+  requested: ArcChanges,
   expected?: ExpectedVersion,
   options: UpdateOptions = {},
 ): Promise<ArcDetail> {
+  // Each attempt starts again from what was asked (a deadlock re-runs the transaction: Database.write).
+  let changes: ArcChanges = requested;
   try {
     // Only game masters write: they see every neighbour.
     const writerView = fullView({ id: campaignId, content_version: 0 });
     return await campaignWrite(database, campaignId, async (trx) => {
-      changes = { ...changes };
+      changes = { ...requested };
       const lenient = options.keepCurrentWhenGone === true;
       const current = await findArcBySlug(trx, campaignId, arcSlug);
       if (!current) throw errors.arcNotFound(arcSlug);

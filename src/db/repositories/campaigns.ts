@@ -98,15 +98,17 @@ export interface CampaignChanges {
 export async function updateCampaign(
   database: Database,
   campaign: CampaignRow,
-  changes: CampaignChanges,
+  requested: CampaignChanges,
   expected?: ExpectedVersion,
   options: UpdateOptions = {},
 ): Promise<CampaignRow> {
+  // Each attempt starts again from what was asked (a deadlock re-runs the transaction: Database.write).
+  let changes: CampaignChanges = requested;
   try {
     return await database.write(async (trx) => {
       // Alone among the campaign's writes (common.ts WriteMode): it locks the campaign row first.
       await lockCampaignWrites(trx, campaign.id);
-      changes = { ...changes };
+      changes = { ...requested };
       const current = await trx.selectFrom('campaigns').selectAll().where('id', '=', campaign.id).executeTakeFirst();
       // Gone, or moved to the trash while this request was in flight.
       if (!current || current.deleted_at !== null) throw errors.campaignNotFound(campaign.slug);

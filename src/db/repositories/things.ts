@@ -3,7 +3,7 @@ import { insertSlices } from '../chunks.js';
 import type { DB, ThingRow, Visibility } from '../schema.js';
 import type { View } from '../../access/view.js';
 import { loadHiddenRecords, visibleThings } from './visible.js';
-import type { Database, Db } from '../database.js';
+import { dialectOf, type Database, type Db } from '../database.js';
 import { classifyDatabaseError } from '../errors.js';
 import { indexThingMentions, rewriteSlugLinks } from '../indexes/mentions.js';
 import { indexThing } from '../indexes/search.js';
@@ -97,10 +97,16 @@ export function findVisibleThing(db: Db, view: View, slug: string): Promise<Thin
   return visibleThings(db, view).selectAll().where('slug', '=', slug).executeTakeFirst();
 }
 
-/** The thing with this slug, whatever its visibility: for writes, which only game masters make. */
-export function findThingBySlug(db: Db, campaignId: number, slug: string): Promise<ThingRow | undefined> {
+/**
+ * The thing with this slug, whatever its visibility: for writes, which only game masters make.
+ * `forUpdate`: on PostgreSQL, locked until the transaction ends (a write that reads the row before
+ * changing it, beside concurrent writes of it: its revision and players' change time must start
+ * from the row as the last committed write left it).
+ */
+export function findThingBySlug(db: Db, campaignId: number, slug: string, options: { forUpdate?: boolean } = {}): Promise<ThingRow | undefined> {
   if (!isValidSlug(slug)) return Promise.resolve(undefined);
-  return db.selectFrom('things').selectAll().where('campaign_id', '=', campaignId).where('slug', '=', slug).executeTakeFirst();
+  const query = db.selectFrom('things').selectAll().where('campaign_id', '=', campaignId).where('slug', '=', slug);
+  return (options.forUpdate && dialectOf(db) === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
 }
 
 /** A thing's row as inserted: the API's create and an import's write both go through insertThing(s). */
@@ -213,15 +219,17 @@ export async function updateThing(
   database: Database,
   campaignId: number,
   slug: string,
-  changes: ThingChanges,
+  requested: ThingChanges,
   expected?: ExpectedVersion,
   options: UpdateOptions = {},
 ): Promise<ThingRow> {
+  // Each attempt starts again from what was asked (a deadlock re-runs the transaction: Database.write).
+  let changes: ThingChanges = requested;
   if (!isValidSlug(slug)) throw errors.thingNotFound(slug);
   try {
     return await campaignWrite(database, campaignId, async (trx) => {
-      changes = { ...changes };
-      const current = await findThingBySlug(trx, campaignId, slug);
+      changes = { ...requested };
+      const current = await findThingBySlug(trx, campaignId, slug, { forUpdate: true });
       if (!current) throw errors.thingNotFound(slug);
       checkExpected(expected, 'thing', current);
       if (changes.typeId !== undefined && changes.typeId !== current.type_id && !(await thingTypeFields(trx, campaignId, changes.typeId))) {
