@@ -55,7 +55,7 @@ function referenceTokenQuery(db: Kysely<DB>, secretHash: string, now: string, sl
     .innerJoin('users', 'users.id', 'api_tokens.user_id')
     .leftJoin('campaigns', (join) => campaignBySlug(join, slug))
     .leftJoin('campaign_members', (join) => membership(join))
-    .select([...userColumns, ...campaignColumns, 'api_tokens.id as token_id', 'api_tokens.last_used_at as token_last_used_at'])
+    .select([...userColumns, ...campaignColumns, 'api_tokens.id as token_id', 'api_tokens.last_used_at as token_last_used_at', 'api_tokens.expires_at as token_expires_at'])
     .where('api_tokens.secret_hash', '=', secretHash)
     .where((eb) => eb.or([eb('api_tokens.expires_at', 'is', null), eb('api_tokens.expires_at', '>', now)]));
 }
