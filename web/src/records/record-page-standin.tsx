@@ -24,9 +24,9 @@ function queued(event: KeyboardEvent): PendingKey | undefined {
 export function TextStandIn({ html, label, onLanding, onOpen }: { html: string | undefined; label: string; onLanding: (change: (landing: Landing) => void) => void; onOpen: () => void }) {
   const opened = useRef(false);
   const open = () => {
+    onLanding((landing) => (landing.opened = true));
     if (opened.current) return;
     opened.current = true;
-    onLanding((landing) => (landing.opened = true));
     onOpen();
   };
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
@@ -51,6 +51,8 @@ export function TextStandIn({ html, label, onLanding, onOpen }: { html: string |
         if (event.button === 0 && !event.ctrlKey && !event.metaKey) onLanding((landing) => (landing.point = { pageX: event.pageX, pageY: event.pageY }));
       }}
       onFocus={open}
+      // The focus gone elsewhere (Tab, the title) before the editor is there, with nothing typed: the editor, once there, does not take it back.
+      onBlur={() => onLanding((landing) => (landing.opened = landing.keys.length > 0))}
       onKeyDown={onKeyDown}
       onClick={onClick}
     >
