@@ -89,6 +89,9 @@ describe(`cli on ${dialect}`, () => {
     });
 
     async function me() {
+      // On PostgreSQL the app keeps callers in memory and learns of the command line's changes by
+      // notices (src/db/caller-cache.ts), milliseconds later: wait until it has applied them.
+      await app.callerCache?.notifications.sync();
       const res = await app.inject({ method: 'GET', url: '/api/auth/me', headers: user.headers });
       expect(res.statusCode).toBe(200);
       return json<{ premium: boolean; premiumUntil: string | null }>(res);
