@@ -50,6 +50,8 @@ describe('a record as a page', () => {
     thingUrl = page.url();
     expect(await page.getByRole('button', { name: 'Edit description' }).count()).toBe(0);
     expect(await page.getByText(/slug/i).count()).toBe(0);
+    // Counted once the page is there: its text is the editor, mounted when its code has arrived.
+    await text(page).waitFor();
     expect(await tabsTo(page, 'Name')).toBe(1);
     expect(await tabsTo(page, 'Description')).toBe(2);
 
