@@ -34,7 +34,8 @@ import { createUser } from '../src/db/repositories/users.js';
 import { hashSecret, newSecret } from '../src/domain/secrets.js';
 import { rebuildSearchIndex } from '../src/db/indexes/search.js';
 import { searchCampaign } from '../src/db/repositories/search.js';
-import { rankCandidates, rankedStatement, rankParts, type Ranker } from '../src/db/repositories/search-rank.js';
+import { rankCandidates } from '../src/db/repositories/search-rank.js';
+import { scoreEveryMatch } from '../test/support/reference-ranking.js';
 import { fullView } from '../src/access/view.js';
 import { startEmbeddedPostgres } from '../toolkit/embedded-postgres.js';
 import { prng } from './lib/content.js';
@@ -349,17 +350,6 @@ function queries(seeded: Seeded): [label: string, q: string][] {
 
 const SCALE_SIZES = [100, 1000, THINGS];
 
-/** The ranking before issue 28, for comparison: every matching posting scored (as in test/integration/search-candidates.test.ts). */
-const scoreEveryMatch: Ranker = async (database, input) => {
-  const parts = rankParts(input);
-  const ctes = sql`q (term, qi, w, typos) as (values ${parts.values()}),
-    m as (
-      select p.doc_id, p.kind, p.record_id, p.name_tf, q.qi, q.w, q.typos, ${parts.tfn} as tfn
-      from search_postings p join q on q.term = p.term
-      where p.campaign_id = ${input.campaignId} and p.term in (${parts.terms}) and (p.audience & ${input.audience}) <> 0 ${parts.kindFilter('p')}
-    )`;
-  return (await rankedStatement(input, parts, ctes).execute(database.kysely)).rows;
-};
 const SCALE_ROUNDS = Number(process.env.BENCH_SCALE_ROUNDS ?? 200);
 
 /** `the`, a word of every thing, on campaigns of each size: p50/p99 with the response cache off. */

@@ -5,10 +5,10 @@
 // for game masters and players, with type and tag filters; beyond it, the results are those of the
 // reference among the candidates.
 import fc from 'fast-check';
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { searchCampaign, type SearchHit } from '../../src/db/repositories/search.js';
-import { rankedStatement, rankParts, rankCandidates, type Ranker } from '../../src/db/repositories/search-rank.js';
+import { rankCandidates, type Ranker } from '../../src/db/repositories/search-rank.js';
+import { scoreEveryMatch } from '../support/reference-ranking.js';
 import { loadHiddenRecords } from '../../src/db/repositories/visible.js';
 import { fullView, makeView, type View } from '../../src/access/view.js';
 import { AUDIENCE } from '../../src/search/document.js';
@@ -23,17 +23,6 @@ let owner: TestUser;
 beforeAll(async () => ({ ctx, owner } = await contextWithUsers()));
 afterAll(() => ctx.close());
 
-/** The ranking before issue 28: every matching posting of the view is scored. */
-const scoreEveryMatch: Ranker = async (database, input) => {
-  const parts = rankParts(input);
-  const ctes = sql`q (term, qi, w, typos) as (values ${parts.values()}),
-    m as (
-      select p.doc_id, p.kind, p.record_id, p.name_tf, q.qi, q.w, q.typos, ${parts.tfn} as tfn
-      from search_postings p join q on q.term = p.term
-      where p.campaign_id = ${input.campaignId} and p.term in (${parts.terms}) and (p.audience & ${input.audience}) <> 0 ${parts.kindFilter('p')}
-    )`;
-  return (await rankedStatement(input, parts, ctes).execute(database.kysely)).rows;
-};
 
 interface Options {
   text: string;
