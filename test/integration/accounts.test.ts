@@ -5,9 +5,9 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Accounts } from '../../src/accounts/accounts.js';
 import { runCli } from '../../src/cli.js';
-import { createUser, setPremiumUntil } from '../../src/db/repositories/users.js';
+import { createUser } from '../../src/db/repositories/users.js';
 import { hashSecret } from '../../src/domain/secrets.js';
-import { createTestContext, json, type TestContext, type TestUser } from '../support/app.js';
+import { createTestContext, json, setPremium, type TestContext, type TestUser } from '../support/app.js';
 import { databaseForCli, newCampaign, problemOf, type TestCampaign } from '../support/fixtures.js';
 import { joinCampaign } from '../support/sharing.js';
 import { png } from '../fixtures/images.js';
@@ -275,9 +275,9 @@ describe('DELETE /api/auth/me', () => {
 
   it('a trashed asset of a member whose account went comes back, held by the campaign’s owner', async () => {
     const host = await signUp('asset-host');
-    await setPremiumUntil(ctx.database.kysely, host.email, '2999-01-01T00:00:00Z');
+    await setPremium(ctx.app, ctx.database, host.email, '2999-01-01T00:00:00Z');
     const member = await signUp('asset-member');
-    await setPremiumUntil(ctx.database.kysely, member.email, '2999-01-01T00:00:00Z');
+    await setPremium(ctx.app, ctx.database, member.email, '2999-01-01T00:00:00Z');
     const c = await newCampaign(ctx.app, host, 'Their maps');
     await joinCampaign(ctx.app, host, c.slug, member, 'gm');
     const image = await uploadImage(member, c);
@@ -291,7 +291,7 @@ describe('DELETE /api/auth/me', () => {
 
   it('the trash sweeper never erases what a restore brought back after it listed the expired entries', async () => {
     const host = await signUp('sweep-race');
-    await setPremiumUntil(ctx.database.kysely, host.email, '2999-01-01T00:00:00Z');
+    await setPremium(ctx.app, ctx.database, host.email, '2999-01-01T00:00:00Z');
     const c = await newCampaign(ctx.app, host, 'Race');
     const image = await uploadImage(host, c);
     expect((await ctx.app.inject({ method: 'DELETE', url: `${c.base}/assets/${image.id}`, headers: host.headers })).statusCode).toBe(204);
@@ -318,7 +318,7 @@ describe('DELETE /api/auth/me', () => {
 
   it('erases the campaigns in its trash with the account, shared or not, stored images included', async () => {
     const account = await signUp('trasher');
-    await setPremiumUntil(ctx.database.kysely, account.email, '2999-01-01T00:00:00Z');
+    await setPremium(ctx.app, ctx.database, account.email, '2999-01-01T00:00:00Z');
     const friend = await signUp('trash-friend');
     const binned = await newCampaign(ctx.app, account, 'Binned and shared');
     await joinCampaign(ctx.app, account, binned.slug, friend, 'player');
@@ -331,9 +331,9 @@ describe('DELETE /api/auth/me', () => {
 
   it('deletes the account, its sessions, tokens and reset links, erases the campaigns it owns alone with their images, and ends its memberships', async () => {
     const account = await signUp('leaver');
-    await setPremiumUntil(ctx.database.kysely, account.email, '2999-01-01T00:00:00Z');
+    await setPremium(ctx.app, ctx.database, account.email, '2999-01-01T00:00:00Z');
     const host = await signUp('host');
-    await setPremiumUntil(ctx.database.kysely, host.email, '2999-01-01T00:00:00Z');
+    await setPremium(ctx.app, ctx.database, host.email, '2999-01-01T00:00:00Z');
     const elsewhere = await signIn(account);
     const mine = await newCampaign(ctx.app, account, 'Mine alone');
     const myImage = await uploadImage(account, mine);

@@ -4,12 +4,11 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { loadConfig } from '../../src/config.js';
-import { setPremiumUntil } from '../../src/db/repositories/users.js';
 import { ImageHostError, type ImageRef, type UploadTicket, type VerifyOutcome } from '../../src/images/image-host.js';
 import { LocalImageHost } from '../../src/images/local.js';
 import { sweepUploads } from '../../src/images/uploads.js';
 import type { AppInstance } from '../../src/http/app-types.js';
-import { buildCheckedApp, createTestUser, json, type TestUser } from '../support/app.js';
+import { buildCheckedApp, createTestUser, json, setPremium, type TestUser } from '../support/app.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-db.js';
 import { filesUnder, IN_A_YEAR } from '../fixtures/image-app.js';
 import { html, IMAGES, png } from '../fixtures/images.js';
@@ -50,12 +49,12 @@ beforeAll(async () => {
   app = await buildCheckedApp(config, { database, imageHost: host, logger: false });
   await app.ready();
   gm = await createTestUser(database);
-  await setPremiumUntil(database.kysely, gm.email, IN_A_YEAR);
+  await setPremium(app, database, gm.email, IN_A_YEAR);
   plain = await createTestUser(database);
   lapsed = await createTestUser(database);
-  await setPremiumUntil(database.kysely, lapsed.email, new Date(Date.now() - 1000).toISOString());
+  await setPremium(app, database, lapsed.email, new Date(Date.now() - 1000).toISOString());
   stranger = await createTestUser(database);
-  await setPremiumUntil(database.kysely, stranger.email, IN_A_YEAR);
+  await setPremium(app, database, stranger.email, IN_A_YEAR);
   campaign = await newCampaign(gm, 'Assets');
 });
 afterAll(async () => {
@@ -167,9 +166,9 @@ describe('the error table, in the contract’s order', () => {
     expect(json(await app.inject({ method: 'GET', url: '/api/auth/me', headers: lapsed.headers })).premium).toBe(false);
     const soon = await createTestUser(database);
     const own = await newCampaign(soon, 'Soon');
-    await setPremiumUntil(database.kysely, soon.email, new Date(Date.now() + 60_000).toISOString());
+    await setPremium(app, database, soon.email, new Date(Date.now() + 60_000).toISOString());
     expect((await post('upload-url', { label: 'x' }, soon, own.slug)).statusCode).toBe(200);
-    await setPremiumUntil(database.kysely, soon.email, null);
+    await setPremium(app, database, soon.email, null);
     expectProblem(await post('upload-url', { label: 'x' }, soon, own.slug), 403, 'premium_required');
   });
 
@@ -329,11 +328,11 @@ describe('list and delete', () => {
     for (const item of list) expect(Object.keys(item).sort()).toEqual(['campaignId', 'createdAt', 'height', 'id', 'imageHostId', 'label', 'url', 'userId', 'variants', 'width']);
     expect(list.map((x: { label: string }) => x.label)).toEqual(['Third', 'Second', 'First']);
 
-    await setPremiumUntil(database.kysely, gm.email, new Date(Date.now() - 1).toISOString());
+    await setPremium(app, database, gm.email, new Date(Date.now() - 1).toISOString());
     try {
       expect(json(await app.inject({ method: 'GET', url: `/api/campaigns/${fresh.slug}/assets`, headers: gm.headers }))).toHaveLength(3);
     } finally {
-      await setPremiumUntil(database.kysely, gm.email, IN_A_YEAR);
+      await setPremium(app, database, gm.email, IN_A_YEAR);
     }
     expectProblem(await app.inject({ method: 'GET', url: `/api/campaigns/${fresh.slug}/assets`, headers: stranger.headers }), 404, 'campaign_not_found', false);
   });

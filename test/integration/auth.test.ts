@@ -241,9 +241,11 @@ describe('me and logout', () => {
     const db = ctx.database.kysely;
     const future = new Date(Date.now() + 86_400_000).toISOString();
     await db.updateTable('users').set({ premium_until: future }).where('id', '=', other.id).execute();
+    await ctx.app.callerCache?.notifications.sync(); // the change applied, as a moment after the command
     expect(json<ApiUser>(await me(other.headers))).toMatchObject({ premium: true, premiumUntil: future });
     const past = new Date(Date.now() - 1000).toISOString();
     await db.updateTable('users').set({ premium_until: past }).where('id', '=', other.id).execute();
+    await ctx.app.callerCache?.notifications.sync();
     expect(json<ApiUser>(await me(other.headers))).toMatchObject({ premium: false, premiumUntil: past });
     await db.updateTable('users').set({ premium_until: null }).where('id', '=', other.id).execute();
   });
@@ -374,6 +376,7 @@ describe('API tokens', () => {
       .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
       .where('id', '=', created.id)
       .execute();
+    await ctx.app.callerCache?.notifications.sync();
     expect((await me(bearer)).statusCode).toBe(401);
   });
 

@@ -67,7 +67,7 @@ describe('memory while streaming an upload', () => {
       const base = server.base;
       database = testDb ?? createDatabase({ dataDir });
       const user = await createTestUser(database);
-      await setPremiumUntil(database.kysely, user.email, IN_A_YEAR);
+      await setPremiumUntil(database.kysely, user.email, IN_A_YEAR); // a fresh user, never looked up: nothing cached to wait for
       const headers = { ...user.headers, 'content-type': 'application/json' };
       const campaign: any = await (await fetch(`${base}/api/campaigns`, { method: 'POST', headers, body: JSON.stringify({ newCampaign: { name: 'Big' } }) })).json();
       const grant = async () => {

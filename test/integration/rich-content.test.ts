@@ -7,9 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli.js';
-import { setPremiumUntil } from '../../src/db/repositories/users.js';
 import { loadConfig } from '../../src/config.js';
-import { buildCheckedApp, createTestUser, json, type TestContext, type TestUser } from '../support/app.js';
+import { buildCheckedApp, createTestUser, json, setPremium, type TestContext, type TestUser } from '../support/app.js';
 import { contextWithUsers, createThing, databaseForCli, newCampaign, problemOf, type TestCampaign } from '../support/fixtures.js';
 import { mentionsIndexProblems } from '../support/mentions-integrity.js';
 import { dialect } from '../support/test-db.js';
@@ -25,7 +24,7 @@ let dataDir: string;
 beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loreforge-rich-'));
   ({ ctx, owner, stranger } = await contextWithUsers({ DATA_DIR: dataDir }));
-  await setPremiumUntil(ctx.database.kysely, owner.email, IN_A_YEAR);
+  await setPremium(ctx.app, ctx.database, owner.email, IN_A_YEAR);
 });
 afterAll(async () => {
   // Whatever the suite did, the index equals what the records' rich text says.

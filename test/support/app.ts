@@ -3,7 +3,7 @@ import { buildApp, type BuildOptions } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createDatabase, type Database } from '../../src/db/database.js';
 import { createToken } from '../../src/db/repositories/credentials.js';
-import { createUser } from '../../src/db/repositories/users.js';
+import { createUser, setPremiumUntil } from '../../src/db/repositories/users.js';
 import { hashSecret, newSecret } from '../../src/domain/secrets.js';
 import { nowIso } from '../../src/domain/time.js';
 import type { AppInstance } from '../../src/http/app-types.js';
@@ -39,6 +39,16 @@ export async function createTestUser(database: Database, email?: string): Promis
   const token = newSecret('lf_');
   await createToken(database.kysely, { userId: user.id, name: 'test', secretHash: hashSecret(token), now, expiresAt: null });
   return { id: user.id, email: address, token, headers: { authorization: `Bearer ${token}` } };
+}
+
+/**
+ * Sets a user's premium end straight in the database, as the `premium` command does, then waits
+ * until `app` has applied the notice of that change (PostgreSQL's caller cache; SQLite has none),
+ * so the next request sees it, as a request a moment after the command would.
+ */
+export async function setPremium(app: AppInstance, database: Database, email: string, until: string | null): Promise<void> {
+  await setPremiumUntil(database.kysely, email, until);
+  await app.callerCache?.notifications.sync();
 }
 
 /**
