@@ -78,8 +78,8 @@ export async function openCampaignWrite(trx: Transaction<DB>, campaignId: number
 
 /**
  * The last statement of a campaign write on PostgreSQL: bumps content_version (an UPDATE of the
- * campaign row, whose lock it holds until commit) and gives this transaction's changes rows, pending
- * until now (-1), that version, so versions follow commit order. False when the campaign went to the
+ * campaign row, whose lock it holds until commit); the changes rows of the transaction are written
+ * at commit with that version (migration 0028), so versions follow commit order. False when the campaign went to the
  * trash or was erased meanwhile (`live`: a housekeeping write does not care). Nothing on SQLite.
  */
 export async function endCampaignWrite(trx: Transaction<DB>, campaignId: number, live = true): Promise<boolean> {
@@ -92,11 +92,9 @@ export async function endCampaignWrite(trx: Transaction<DB>, campaignId: number,
  * transaction sent a notice so far (a trigger of migration 0026 fired: `loreforge.notified`).
  */
 async function closeCampaignWrite(trx: Transaction<DB>, campaignId: number, live = true): Promise<{ contentVersion: number; notified: boolean } | undefined> {
-  const { rows } = await sql<{ content_version: number; notified: string | null }>`with bumped as (
-      update campaigns set content_version = content_version + 1 where id = ${campaignId} ${live ? sql`and deleted_at is null` : sql``}
-      returning id, content_version),
-    stamped as (update changes ch set version = b.content_version from bumped b where ch.campaign_id = b.id and ch.version = -1)
-    select content_version, current_setting('loreforge.notified', true) as notified from bumped`.execute(trx);
+  const { rows } = await sql<{ content_version: number; notified: string | null }>`update campaigns set content_version = content_version + 1
+    where id = ${campaignId} ${live ? sql`and deleted_at is null` : sql``}
+    returning content_version, current_setting('loreforge.notified', true) as notified`.execute(trx);
   const row = rows[0];
   return row && { contentVersion: Number(row.content_version), notified: row.notified === '1' };
 }
@@ -106,7 +104,7 @@ async function closeCampaignWrite(trx: Transaction<DB>, campaignId: number, live
  * several campaigns): takes the campaign's write lock exclusively, then its row lock at once (the
  * bump), then checks the caller as openCampaignWrite does. Nothing else of the campaign's runs
  * meanwhile, so the early row lock queues nobody more than the advisory lock does; the changes
- * rows it leaves pending get their version at commit (migrations/…-0023-pending-changes.ts).
+ * rows get this version at commit (migration 0028).
  * False when the campaign no longer exists or is in the trash.
  */
 export async function beginCampaignWrite(trx: Transaction<DB>, campaignId: number): Promise<boolean> {
