@@ -58,6 +58,7 @@ export class CallerCache {
   private droppedAllAt = 0;
   private readonly userNoticedAt = new Map<string, number>();
   private readonly campaignNoticedAt = new Map<number, number>();
+  private readonly memberNoticedAt = new Map<string, number>();
   /** The latest content_version announced of each campaign. */
   private readonly versions = new Map<number, number>();
   /** performance.now() when the last notice was applied (tests measure how soon notices arrive). */
@@ -197,8 +198,7 @@ export class CallerCache {
         this.noticed(this.campaignNoticedAt, campaignId);
         return this.dropWhere((value) => value.campaign?.id === campaignId);
       case 'm':
-        this.noticed(this.campaignNoticedAt, campaignId);
-        this.noticed(this.userNoticedAt, second);
+        this.noticed(this.memberNoticedAt, `${campaignId}:${second}`);
         return this.dropWhere((value) => value.campaign?.id === campaignId && value.user.id === second);
       case 'v':
         if (Number.isSafeInteger(Number(second))) return this.applyVersion(campaignId, Number(second));
@@ -215,6 +215,7 @@ export class CallerCache {
     this.entries.clear();
     this.userNoticedAt.clear();
     this.campaignNoticedAt.clear();
+    this.memberNoticedAt.clear();
   }
 
   // The bookkeeping is bounded: past maxEntries it is forgotten, and the lookups under way with it.
@@ -223,10 +224,11 @@ export class CallerCache {
     map.set(key, this.seq);
   }
 
-  /** No notice about the lookup's user or campaign, and no drop of everything, since `seq`. */
+  /** No notice about the lookup's user, campaign or membership, and no drop of everything, since `seq`. */
   private untouchedSince(seq: number, value: CallerLookup): boolean {
     if (this.droppedAllAt > seq || (this.userNoticedAt.get(value.user.id) ?? 0) > seq) return false;
-    return value.campaign === undefined || (this.campaignNoticedAt.get(value.campaign.id) ?? 0) <= seq;
+    const campaign = value.campaign;
+    return campaign === undefined || ((this.campaignNoticedAt.get(campaign.id) ?? 0) <= seq && (this.memberNoticedAt.get(`${campaign.id}:${value.user.id}`) ?? 0) <= seq);
   }
 
   private dropWhere(test: (value: CallerLookup) => boolean): void {
