@@ -188,15 +188,15 @@ if (dialect === 'postgres') {
       const cache = second.callerCache!;
       await seenByB();
       const lookup = json(await b('/api/auth/me', owner.headers));
-      const user = { id: lookup.id as string, email: '', email_normalized: '', name: '', password_hash: null, premium_until: null, created_at: '' };
+      const user = { id: lookup.id as string, email: '', email_normalized: '', name: '', password_hash: '', premium_until: null, created_at: '' };
       const campaign = { id: 987_654, slug: 'x', name: 'x', description: null, user_id: user.id, version: 1, content_version: 5, default_visibility: 'all' as const, created_at: '', updated_at: '', players_updated_at: null, deleted_at: null, deleted_by: null, trashed_slug: null };
       const value = { user, campaign, role: 'owner' as const, expiresAt: null };
       const loads: string[] = [];
       const lookupWith = (key: string, notice: string) =>
-        cache.lookup('token', key, 'x', Date.now(), async () => {
+        cache.lookup('token', key, 'x', Date.now(), () => {
           loads.push(key);
           cache.invalidate(notice);
-          return { ...value, campaign: { ...campaign } };
+          return Promise.resolve({ ...value, campaign: { ...campaign } });
         });
       await lookupWith('unrelated', `u:someone-else c:${campaign.id + 1} m:${campaign.id + 1}:${user.id} m:${campaign.id}:someone-else v:${campaign.id}:9`);
       const kept = await lookupWith('unrelated', 'u:someone-else');
