@@ -202,7 +202,7 @@ if (dialect === 'postgres') {
       const kept = await lookupWith('unrelated', 'u:someone-else');
       expect(loads).toEqual(['unrelated']);
       // The version announced during the lookup is applied to what was kept.
-      expect(kept!.campaign!.content_version).toBe(9);
+      expect(kept!.campaign.content_version).toBe(9);
       for (const notice of [`u:${user.id}`, `t:${user.id}`, `c:${campaign.id}`, `m:${campaign.id}:${user.id}`, 'unknown']) {
         loads.length = 0;
         await lookupWith(notice, notice);
