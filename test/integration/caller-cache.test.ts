@@ -216,7 +216,7 @@ if (dialect === 'postgres') {
       const etag = (await b(`/api/campaigns/${slug}/things`, owner.headers)).headers.etag;
       // As if the instance that wrote had died between its commit and its announcement.
       await ctx.database.kysely.transaction().execute(async (trx) => {
-        await sql`select set_config('loreforge.announce', 'app', true)`.execute(trx);
+        await sql`select set_config('loreforge.announce', id::text, true) from campaigns where slug = ${slug}`.execute(trx);
         await sql`update campaigns set content_version = content_version + 1 where slug = ${slug}`.execute(trx);
       });
       await vi.waitFor(async () => expect((await b(`/api/campaigns/${slug}/things`, owner.headers)).headers.etag).not.toBe(etag), { timeout: 5000, interval: 50 });

@@ -7,11 +7,12 @@ import type { Dialect } from '../database.js';
 // content_version bump made every write of every campaign commit one after another; measured in
 // docs/performance.md ("PostgreSQL writes: the causes, measured").
 //
-// - A transaction that says it will announce its content_version itself (transaction setting
-//   `loreforge.announce` = 'app', set by db/repositories/common.ts campaignWrite) sends no `v:`
-//   notice: the instance announces `v:<campaign id>:<version>` after the commit, from its listening
-//   connection, many writes in one notice (db/caller-cache.ts). Every other bump (housekeeping, the
-//   trash, the pending rows' safety net of migration 0024) still notifies from its transaction.
+// - A transaction that says it will announce its campaign's content_version itself (transaction
+//   setting `loreforge.announce` = the campaign's id, set by db/repositories/common.ts
+//   campaignWrite) sends no `v:` notice for that campaign: the instance announces
+//   `v:<campaign id>:<version>` after the commit, from its listening connection, many writes in
+//   one notice (db/announcements.ts). Every other bump (housekeeping, the trash, the feed's own
+//   bump below) still notifies from its transaction.
 // - Every notice a trigger sends also marks its transaction (`loreforge.notified` = '1'), so that
 //   the write can tell whether its answer must wait for its instance to apply a notice (the barrier)
 //   or only for its own announcement.
@@ -39,7 +40,7 @@ end $do$`,
     CREATE OR REPLACE FUNCTION loreforge_notify_campaigns() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
       IF TG_OP = 'UPDATE' AND (to_jsonb(NEW) - 'content_version') = (to_jsonb(OLD) - 'content_version') THEN
-        IF NEW.content_version <> OLD.content_version AND current_setting('loreforge.announce', true) IS DISTINCT FROM 'app' THEN
+        IF NEW.content_version <> OLD.content_version AND current_setting('loreforge.announce', true) IS DISTINCT FROM NEW.id::text THEN
           PERFORM loreforge_notify('v:' || NEW.id || ':' || NEW.content_version);
         END IF;
         RETURN NULL;

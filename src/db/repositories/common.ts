@@ -68,7 +68,7 @@ export async function openCampaignWrite(trx: Transaction<DB>, campaignId: number
   // The lock is in FROM and the membership in the select list: the lock is taken first.
   if (!announce) currentWriteScope()?.unannounced();
   // Announced: this transaction's content_version bump sends no notice of its own (migration 0028).
-  const announcing = announce ? sql`, set_config('loreforge.announce', 'app', true)` : sql``;
+  const announcing = announce ? sql`, set_config('loreforge.announce', ${String(campaignId)}, true)` : sql``;
   const { rows } = await sql<{ role: Role | null }>`select ${role} as role${announcing} from (select ${advisoryLock(campaignId, mode)}) l, campaigns c
     where c.id = ${campaignId} and c.deleted_at is null`.execute(trx);
   if (rows[0] === undefined) return false;
