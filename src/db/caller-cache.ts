@@ -28,8 +28,6 @@ export interface CallerCacheOptions {
 }
 
 export const CALLER_CHANNEL = 'loreforge_callers';
-/** The most campaigns whose versions the heartbeat reads back at once. */
-const PROBED_CAMPAIGNS = 1000;
 
 /**
  * PostgreSQL only: the lookups of caller, campaign and membership that authenticate requests, kept
@@ -257,7 +255,7 @@ export class CallerCache {
   // The heartbeat: reads back the content versions of the campaigns kept (see the class comment).
   private async probe(client: pg.Client): Promise<void> {
     const ids = new Set<number>();
-    for (const { value } of this.entries.values()) if (value.campaign && ids.size < PROBED_CAMPAIGNS) ids.add(value.campaign.id);
+    for (const { value } of this.entries.values()) if (value.campaign) ids.add(value.campaign.id);
     if (ids.size === 0) {
       await client.query('SELECT 1');
       return;

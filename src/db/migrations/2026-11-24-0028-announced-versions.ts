@@ -39,6 +39,10 @@ end $do$`,
   await sql`
     CREATE OR REPLACE FUNCTION loreforge_notify_campaigns() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
+      -- What changes_version reads: the version this transaction moved the campaign to.
+      IF TG_OP = 'UPDATE' AND NEW.content_version <> OLD.content_version THEN
+        PERFORM set_config('loreforge.bumped_' || NEW.id, NEW.content_version::text, true);
+      END IF;
       IF TG_OP = 'UPDATE' AND (to_jsonb(NEW) - 'content_version') = (to_jsonb(OLD) - 'content_version') THEN
         IF NEW.content_version <> OLD.content_version AND current_setting('loreforge.announce', true) IS DISTINCT FROM NEW.id::text THEN
           PERFORM loreforge_notify('v:' || NEW.id || ':' || NEW.content_version);
@@ -65,9 +69,11 @@ async function changesAtCommit(db: Kysely<unknown>): Promise<void> {
       `create function changes_version(cid integer) returns integer language plpgsql as $$
 declare v integer;
 begin
-  select content_version into v from campaigns where id = cid and xmin = pg_current_xact_id()::xid;
-  if found then return v; end if;
+  -- Bumped by this transaction already (set by the campaigns trigger on every bump): that version.
+  v := nullif(current_setting('loreforge.bumped_' || cid, true), '')::integer;
+  if v is not null then return v; end if;
   update campaigns set content_version = content_version + 1 where id = cid returning content_version into v;
+  if v is null then raise exception 'campaign % no longer exists: its changes cannot be recorded', cid using errcode = 'P0002'; end if;
   return v;
 end $$`,
     )
@@ -83,8 +89,8 @@ end $$`,
   select array_agg(format('drop trigger %I on %s', tg.tgname, tg.tgrelid::regclass)),
       array_agg(replace(replace(pg_get_triggerdef(tg.oid), 'CREATE TRIGGER', 'CREATE CONSTRAINT TRIGGER'), 'FOR EACH ROW', 'DEFERRABLE INITIALLY DEFERRED FOR EACH ROW'))
     into drops, creates
-    from pg_trigger tg join pg_proc p on p.oid = tg.tgfoid
-    where not tg.tgisinternal and p.prosrc like '%insert into changes%' and p.proname <> 'changes_pending_at_commit';
+    from pg_trigger tg join pg_proc p on p.oid = tg.tgfoid join pg_namespace n on n.oid = p.pronamespace
+    where not tg.tgisinternal and n.nspname = current_schema() and p.prosrc like '%insert into changes%' and p.proname <> 'changes_pending_at_commit';
   foreach statement in array drops loop execute statement; end loop;
   foreach statement in array creates loop execute statement; end loop;
 end $do$`,

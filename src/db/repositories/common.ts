@@ -162,7 +162,7 @@ export async function campaignWrite<T>(
     end = await closeCampaignWrite(trx, campaignId);
     if (!end) throw errors.campaignNotFound();
     return value;
-  });
+  }, { announced: true });
   scope.committed(campaignId, end!.contentVersion, end!.notified);
   return result;
 }
