@@ -270,7 +270,7 @@ export async function updateThing(
       if (!updated) throw errors.preconditionFailed('thing');
       // Visibility decides which views the search index's documents are for.
       if (changes.name !== undefined || changes.description !== undefined || changes.visibility !== undefined || set.properties !== undefined || set.tags !== undefined || set.aliases !== undefined) {
-        await indexThing(trx, updated);
+        await indexThing(trx, updated, false, current);
       }
       if (changes.description !== undefined || set.properties !== undefined) await indexThingMentions(trx, updated);
       let result = updated;
