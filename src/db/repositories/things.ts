@@ -289,7 +289,8 @@ export async function updateThing(
         recordId: result.id,
         snapshot: thingSnapshot(result),
         authorId: revisionAuthor(),
-        before: { snapshot: thingSnapshot(current), updatedAt: current.updated_at },
+        // Built only when the thing has no revision yet (one kept before revisions existed).
+        before: { snapshot: () => thingSnapshot(current), updatedAt: current.updated_at },
         merge: options.newRevision !== true,
       });
       return result;
