@@ -1,7 +1,7 @@
 // The write scenarios of `npm run bench`, with a request builder that makes every request
 // different, and the capture of what Loreforge answers them, for the baseline to answer the same.
 import type { SeededCampaign } from '../seed.js';
-import { sizedDescription } from './content.js';
+import { sizedDescription, type RichText } from './content.js';
 import type { LoadRequest } from './load.js';
 
 export interface WriteScenario {
@@ -76,8 +76,58 @@ function putThings(campaign: SeededCampaign): WriteScenario {
   };
 }
 
+const EDIT_WORDS = ['quietly', 'again', 'perhaps', 'lantern', 'northern', 'seventh', 'crimson', 'twice'];
+
+/** `text` with a few words (three, at places set by `variant`) replaced, as a game master's small edit. */
+export function editedDescription(text: RichText, variant: number): RichText {
+  const copy = structuredClone(text);
+  const paragraphs = copy.filter((block) => block.type === 'paragraph');
+  for (let k = 0; k < 3; k++) {
+    const block = paragraphs[(variant + k) % paragraphs.length];
+    const leaf = block?.children.find((child) => 'text' in child && child.text.split(' ').length > 4);
+    if (!leaf || !('text' in leaf)) continue;
+    const words = leaf.text.split(' ');
+    words[(variant * 3 + k) % words.length] = EDIT_WORDS[(variant + k) % EDIT_WORDS.length] ?? 'again';
+    leaf.text = words.join(' ');
+  }
+  return copy;
+}
+
+/**
+ * PUT /things/{slug} as our editor's autosave sends it (web/src/records/record-state.ts): the
+ * changed field only, `{updatedThing: {description}}`, the same 2 KiB text each time with a few
+ * words changed. 8 things in turn, each with its own text, 4 edits of it in the rotation of 32.
+ * No If-Match: 50 connections writing the same 8 things cannot all hold the current version (the
+ * saver sends one; checking it compares two numbers).
+ */
+function autosaveThings(campaign: SeededCampaign): WriteScenario {
+  const targets = campaign.things.slice(0, PUT_TARGETS);
+  const texts = targets.map((_, t) => sizedDescription(60_000 + t));
+  const bodies = Array.from({ length: PUT_VARIANTS }, (_, i) => JSON.stringify({ updatedThing: { description: editedDescription(texts[i % targets.length] ?? [], i) } }));
+  const at = (n: number) => ({ path: `/api/campaigns/${campaign.slug}/things/${targets[n % targets.length]?.slug ?? ''}`, body: bodies[n % bodies.length] ?? '' });
+  let n = 0;
+  const request: LoadRequest = {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    setupRequest: (r) => {
+      n += 1;
+      const next = at(n);
+      r.path = next.path;
+      r.body = next.body;
+      return r;
+    },
+  };
+  return {
+    name: 'PUT /things/{slug} (autosave edit)',
+    method: 'PUT',
+    path: `/api/campaigns/${campaign.slug}/things/{slug}`,
+    requests: [request],
+    samples: Array.from({ length: PUT_VARIANTS }, (_, i) => at(i)),
+  };
+}
+
 export function writeScenarios(campaign: SeededCampaign): WriteScenario[] {
-  return [postThings(campaign), putThings(campaign)];
+  return [postThings(campaign), putThings(campaign), autosaveThings(campaign)];
 }
 
 /** Sends each sample once (it must answer 2xx) and keeps the answers. */
