@@ -52,8 +52,13 @@ function postThings(campaign: SeededCampaign): WriteScenario {
  * The rotation repeats every 32 requests (8 divides 32), so 32 captured answers cover it.
  */
 function putThings(campaign: SeededCampaign): WriteScenario {
-  const targets = campaign.things.slice(0, PUT_TARGETS);
   const bodies = Array.from({ length: PUT_VARIANTS }, (_, i) => JSON.stringify({ updatedThing: { description: sizedDescription(50_000 + i) } }));
+  return rotatingPuts(campaign, 'PUT /things/{slug}', bodies);
+}
+
+/** PUTs to the first PUT_TARGETS things in turn, the n-th request with the n-th of `bodies` (cycling). */
+function rotatingPuts(campaign: SeededCampaign, name: string, bodies: string[]): WriteScenario {
+  const targets = campaign.things.slice(0, PUT_TARGETS);
   const at = (n: number) => ({ path: `/api/campaigns/${campaign.slug}/things/${targets[n % targets.length]?.slug ?? ''}`, body: bodies[n % bodies.length] ?? '' });
   let n = 0;
   const request: LoadRequest = {
@@ -68,7 +73,7 @@ function putThings(campaign: SeededCampaign): WriteScenario {
     },
   };
   return {
-    name: 'PUT /things/{slug}',
+    name,
     method: 'PUT',
     path: `/api/campaigns/${campaign.slug}/things/{slug}`,
     requests: [request],
@@ -101,29 +106,9 @@ export function editedDescription(text: RichText, variant: number): RichText {
  * saver sends one; checking it compares two numbers).
  */
 function autosaveThings(campaign: SeededCampaign): WriteScenario {
-  const targets = campaign.things.slice(0, PUT_TARGETS);
-  const texts = targets.map((_, t) => sizedDescription(60_000 + t));
-  const bodies = Array.from({ length: PUT_VARIANTS }, (_, i) => JSON.stringify({ updatedThing: { description: editedDescription(texts[i % targets.length] ?? [], i) } }));
-  const at = (n: number) => ({ path: `/api/campaigns/${campaign.slug}/things/${targets[n % targets.length]?.slug ?? ''}`, body: bodies[n % bodies.length] ?? '' });
-  let n = 0;
-  const request: LoadRequest = {
-    method: 'PUT',
-    headers: { 'content-type': 'application/json' },
-    setupRequest: (r) => {
-      n += 1;
-      const next = at(n);
-      r.path = next.path;
-      r.body = next.body;
-      return r;
-    },
-  };
-  return {
-    name: 'PUT /things/{slug} (autosave edit)',
-    method: 'PUT',
-    path: `/api/campaigns/${campaign.slug}/things/{slug}`,
-    requests: [request],
-    samples: Array.from({ length: PUT_VARIANTS }, (_, i) => at(i)),
-  };
+  const texts = campaign.things.slice(0, PUT_TARGETS).map((_, t) => sizedDescription(60_000 + t));
+  const bodies = Array.from({ length: PUT_VARIANTS }, (_, i) => JSON.stringify({ updatedThing: { description: editedDescription(texts[i % texts.length] ?? [], i) } }));
+  return rotatingPuts(campaign, 'PUT /things/{slug} (autosave edit)', bodies);
 }
 
 export function writeScenarios(campaign: SeededCampaign): WriteScenario[] {
