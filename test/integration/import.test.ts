@@ -172,18 +172,6 @@ function normalised(doc: Doc): Doc {
   };
 }
 
-/** The counts once no earlier test's clean-up is still moving files: two reads 100 ms apart agree. */
-async function settledCounts() {
-  let last = await counts();
-  for (let i = 0; i < 50; i += 1) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const now = await counts();
-    if (JSON.stringify(now) === JSON.stringify(last)) return now;
-    last = now;
-  }
-  return last;
-}
-
 async function counts() {
   const db = ctx.database.kysely;
   const count = async (table: 'campaigns' | 'things' | 'arcs' | 'assets' | 'thing_types' | 'arc_things') => Number((await db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
@@ -266,11 +254,11 @@ describe(`import on ${dialect}`, () => {
   it('asks for premium before storing uploaded images, and creates nothing', async () => {
     const s = await seedRich();
     const archive = (await send('GET', `${s.base}/export?format=archive`)).rawPayload;
-    const before = await settledCounts();
+    const before = await counts();
     const res = await importFile(archive, 'backup.zip', free);
     expect(res.statusCode).toBe(403);
     expect(problemOf(res).code).toBe('premium_required');
-    await expect.poll(() => counts(), { timeout: 5000, interval: 50 }).toEqual(before);
+    expect(await counts()).toEqual(before);
   });
 
   it('imports its own Markdown vault back to the same things, arcs, types, links and mentions', async () => {
@@ -542,14 +530,12 @@ describe(`hostile files on ${dialect}: each is 400 naming the entry, and nothing
   for (const [what, make, message] of cases) {
     it(what, async () => {
       const bytes = await make();
-      const before = await settledCounts();
+      const before = await counts();
       const res = await importFile(bytes, 'evil.zip');
       expect(res.statusCode, res.body).toBe(400);
       expect(problemOf(res).code).toBe('invalid_import');
       expect(problemOf(res).detail).toMatch(message);
-      // The clean-up of a refused import's staged bytes may end just after its answer (seen once in CI
-      // with two test files at a time): given a moment.
-      await expect.poll(() => counts(), { timeout: 5000, interval: 50 }).toEqual(before);
+      expect(await counts()).toEqual(before);
     }, 60_000);
   }
 
@@ -569,12 +555,12 @@ describe(`hostile files on ${dialect}: each is 400 naming the entry, and nothing
     try {
       const assets = [1, 2, 3].map((id) => ({ id, label: `Image ${id}`, url: `https://old.example/${id}.png`, file: `images/${id}.png`, createdAt: '2026-01-01T00:00:00.000Z' }));
       const archive = await zipOf([{ name: 'campaign.json', data: minimalDoc({ assets }) }, ...[1, 2, 3].map((id) => ({ name: `images/${id}.png`, data: png([id, id, id, 255]) }))]);
-      const before = await settledCounts();
+      const before = await counts();
       const form = multipartFile(archive, 'three.zip');
       const res = await app.inject({ method: 'POST', url: '/api/campaigns/import', headers: { ...owner.headers, ...form.headers }, payload: form.payload });
       expect(res.statusCode).toBe(500);
       expect(placed).toBe(2);
-      await expect.poll(() => counts(), { timeout: 5000, interval: 50 }).toEqual(before);
+      expect(await counts()).toEqual(before);
       // The first image was placed, then removed; the third was staged, then discarded.
       expect((await fs.readdir(root, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile())).toEqual([]);
     } finally {
@@ -587,7 +573,7 @@ describe(`hostile files on ${dialect}: each is 400 naming the entry, and nothing
     // Nested strong emphasis: micromark needs about ten seconds for these 28 KB.
     const slow = `${'*a **a '.repeat(2000)}b${' a** a*'.repeat(2000)}`;
     const vault = await zipOf([{ name: 'NPCs/Fine.md', data: 'Fine.' }, { name: 'NPCs/Slow.md', data: slow }]);
-    const before = await settledCounts();
+    const before = await counts();
     const started = Date.now();
     const pending = importFile(vault, 'slow.zip');
     // Parsing runs in a worker thread: the event loop is free for other requests.
@@ -597,7 +583,7 @@ describe(`hostile files on ${dialect}: each is 400 naming the entry, and nothing
     const res = await pending;
     expect(res.statusCode, res.body).toBe(400);
     expect(problemOf(res).detail).toMatch(/^NPCs\/Slow\.md: the Markdown is too complex to read: it took longer than 3\.0 s$/);
-    await expect.poll(() => counts(), { timeout: 5000, interval: 50 }).toEqual(before);
+    expect(await counts()).toEqual(before);
   }, 30_000);
 
   it('sweeps a crash’s leftovers after a day: staged images and spooled uploads, nothing newer', async () => {
@@ -626,13 +612,13 @@ describe(`hostile files on ${dialect}: each is 400 naming the entry, and nothing
   });
 
   it('a file over IMPORT_MAX_BYTES is 413 before it is read whole', async () => {
-    const before = await settledCounts();
+    const before = await counts();
     const res = await importFile(Buffer.alloc(IMPORT_MAX_BYTES + 1024, 1), 'big.zip');
     expect(res.statusCode).toBe(413);
     expect(problemOf(res).code).toBe('import_too_large');
     const raw = await ctx.app.inject({ method: 'POST', url: '/api/campaigns/import', headers: { ...owner.headers, 'content-type': 'application/zip' }, payload: Buffer.alloc(IMPORT_MAX_BYTES + 1, 1) });
     expect(raw.statusCode).toBe(413);
-    await expect.poll(() => counts(), { timeout: 5000, interval: 50 }).toEqual(before);
+    expect(await counts()).toEqual(before);
   });
 
   it('counts imports per user per hour: past IMPORTS_MAX_PER_USER_PER_HOUR, 429 before the file is read', async () => {
