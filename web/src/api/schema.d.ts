@@ -358,7 +358,7 @@ export type paths = {
         };
         /**
          * The campaign’s things
-         * @description Things the caller may see (a player never sees GM-only ones), most recently updated first (then id descending), or with `sort=name` by name (A to Z ignoring case, then id ascending; SQLite folds the case of ASCII letters only, PostgreSQL of every letter, in the database’s collation): `count` of them (1 to 1000, default 20), or up to 1000 with `fetchAll=true` (which wins over `count`); `typeId` filters by type; `tag` (repeatable) keeps the things that have every tag given, ignoring case. With `fields=summary` each thing is only `{id, slug, name, typeId, visibility, updatedAt}` (no text is read: for sidebars and pickers), with the same parameters, order, paging and limits. While more remain, a `Link: <…>; rel="next"` header gives the next page; the body is always a plain array.
+         * @description Things the caller may see (a player never sees GM-only ones), most recently updated first (then id descending), or with `sort=name` by name (A to Z ignoring case and accents in every script, then id ascending; the same order on SQLite and PostgreSQL: names compared code point by code point once case folded, compatibility forms decomposed and accents removed, so “apple”, “Ärger”, “élise”, “Élise”, “zed”, “Zoë”): `count` of them (1 to 1000, default 20), or up to 1000 with `fetchAll=true` (which wins over `count`); `typeId` filters by type; `tag` (repeatable) keeps the things that have every tag given, ignoring case. With `fields=summary` each thing is only `{id, slug, name, typeId, visibility, updatedAt}` (no text is read: for sidebars and pickers), with the same parameters, order, paging and limits. While more remain, a `Link: <…>; rel="next"` header gives the next page; the body is always a plain array.
          */
         get: operations["listThings"];
         put?: never;
@@ -371,7 +371,7 @@ export type paths = {
         options?: never;
         /**
          * The campaign’s things (headers only)
-         * @description Things the caller may see (a player never sees GM-only ones), most recently updated first (then id descending), or with `sort=name` by name (A to Z ignoring case, then id ascending; SQLite folds the case of ASCII letters only, PostgreSQL of every letter, in the database’s collation): `count` of them (1 to 1000, default 20), or up to 1000 with `fetchAll=true` (which wins over `count`); `typeId` filters by type; `tag` (repeatable) keeps the things that have every tag given, ignoring case. With `fields=summary` each thing is only `{id, slug, name, typeId, visibility, updatedAt}` (no text is read: for sidebars and pickers), with the same parameters, order, paging and limits. While more remain, a `Link: <…>; rel="next"` header gives the next page; the body is always a plain array.
+         * @description Things the caller may see (a player never sees GM-only ones), most recently updated first (then id descending), or with `sort=name` by name (A to Z ignoring case and accents in every script, then id ascending; the same order on SQLite and PostgreSQL: names compared code point by code point once case folded, compatibility forms decomposed and accents removed, so “apple”, “Ärger”, “élise”, “Élise”, “zed”, “Zoë”): `count` of them (1 to 1000, default 20), or up to 1000 with `fetchAll=true` (which wins over `count`); `typeId` filters by type; `tag` (repeatable) keeps the things that have every tag given, ignoring case. With `fields=summary` each thing is only `{id, slug, name, typeId, visibility, updatedAt}` (no text is read: for sidebars and pickers), with the same parameters, order, paging and limits. While more remain, a `Link: <…>; rel="next"` header gives the next page; the body is always a plain array.
          */
         head: operations["listThingsHead"];
         patch?: never;
@@ -6321,7 +6321,7 @@ export interface operations {
                 cursor?: string;
                 /** @description only things with this tag (ignoring case); repeat it for things with every one of the tags */
                 tag?: string | string[];
-                /** @description `updatedAt` (default: most recently updated first) or `name` (A to Z ignoring case, then id; SQLite folds ASCII letters only) */
+                /** @description `updatedAt` (default: most recently updated first) or `name` (A to Z ignoring case and accents in every script, then id; the same order on both databases) */
                 sort?: string;
                 /** @description `summary`: each thing as `{id, slug, name, typeId, visibility, updatedAt}` only (for navigation: no text is read or sent); absent: every field */
                 fields?: "summary";
@@ -6818,7 +6818,7 @@ export interface operations {
                 cursor?: string;
                 /** @description only things with this tag (ignoring case); repeat it for things with every one of the tags */
                 tag?: string | string[];
-                /** @description `updatedAt` (default: most recently updated first) or `name` (A to Z ignoring case, then id; SQLite folds ASCII letters only) */
+                /** @description `updatedAt` (default: most recently updated first) or `name` (A to Z ignoring case and accents in every script, then id; the same order on both databases) */
                 sort?: string;
                 /** @description `summary`: each thing as `{id, slug, name, typeId, visibility, updatedAt}` only (for navigation: no text is read or sent); absent: every field */
                 fields?: "summary";
