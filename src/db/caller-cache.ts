@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Kysely } from 'kysely';
-import { Announcements } from './announcements.js';
+import { Announcements, noticesOf } from './announcements.js';
 import type { CampaignRow, DB, Role, UserRow } from './schema.js';
 import { Notifications } from './notifications.js';
 import type { WriteScope } from './write-scope.js';
@@ -47,18 +47,22 @@ export const CALLER_CHANNEL = 'loreforge_callers';
  *   announces the arrival of a new session, token, campaign slug or membership;
  * - the heartbeat reads back the content versions of the campaigns kept, so a write whose
  *   announcement never went out (its instance died right after the commit) is seen within 0.5 s;
- * - entries are bounded in count and age, and a session or token past its expiry is looked up again.
+ * - entries are bounded in count and age, and a session or token past its expiry is looked up again;
+ * - the bookkeeping (which user, campaign and membership was noticed when; the versions announced)
+ *   is bounded too: past maxEntries the oldest record is forgotten, one at a time, and a lookup
+ *   that started before it was noticed is not kept (it may have been about that one).
  */
 export class CallerCache {
   private readonly entries = new Map<string, Entry>();
   /** Counts the notices received; each user and campaign remembers the count at its last notice. */
   private seq = 0;
-  private droppedAllAt = 0;
+  /** Notices up to this count are no longer known one by one: lookups that started before are not kept. */
+  private forgottenAt = 0;
   private readonly userNoticedAt = new Map<string, number>();
   private readonly campaignNoticedAt = new Map<number, number>();
   private readonly memberNoticedAt = new Map<string, number>();
-  /** The latest content_version announced of each campaign. */
-  private readonly versions = new Map<number, number>();
+  /** The latest content_version announced of each campaign, and the count when it was. */
+  private readonly versions = new Map<number, { version: number; at: number }>();
   /** performance.now() when the last notice was applied (tests measure how soon notices arrive). */
   lastNoticeAt = 0;
   readonly notifications: Notifications;
@@ -86,9 +90,13 @@ export class CallerCache {
     if (entry) {
       const { value } = entry;
       const live = value.expiresAt === null || Date.parse(value.expiresAt) > nowMs;
-      // The kind is part of the key: a session's entry holds what findSessionUser found, a token's findTokenUser.
-      if (live && notifications.fresh && entry.epoch === notifications.epoch && nowMs - entry.loadedAt < this.options.ttlMs) return value as V;
       this.entries.delete(key);
+      // The kind is part of the key: a session's entry holds what findSessionUser found, a token's findTokenUser.
+      if (live && notifications.fresh && entry.epoch === notifications.epoch && nowMs - entry.loadedAt < this.options.ttlMs) {
+        // Put back last: when full, the least recently used entry goes first.
+        this.entries.set(key, entry);
+        return value as V;
+      }
     }
     const listening = notifications.listening;
     const epoch = notifications.epoch;
@@ -176,10 +184,10 @@ export class CallerCache {
     this.versions.clear();
   }
 
-  /** Applies one notice, or several separated by spaces (migrations 0026 and 0028 list them); one it does not know drops everything. */
+  /** Applies one notice, or several (announcements.ts noticesOf); one it does not know drops everything. */
   invalidate(payload: string): void {
     this.lastNoticeAt = performance.now();
-    for (const notice of payload.split(' ')) this.apply(notice);
+    for (const notice of noticesOf(payload)) this.apply(notice);
   }
 
   private apply(notice: string): void {
@@ -209,22 +217,31 @@ export class CallerCache {
 
   private dropAll(): void {
     this.seq += 1;
-    this.droppedAllAt = this.seq;
+    this.forgottenAt = this.seq;
     this.entries.clear();
     this.userNoticedAt.clear();
     this.campaignNoticedAt.clear();
     this.memberNoticedAt.clear();
   }
 
-  // The bookkeeping is bounded: past maxEntries it is forgotten, and the lookups under way with it.
   private noticed<K>(map: Map<K, number>, key: K): void {
-    if (map.size >= this.options.maxEntries && !map.has(key)) this.dropAll();
-    map.set(key, this.seq);
+    this.remember(map, key, this.seq, (at) => at);
   }
 
-  /** No notice about the lookup's user, campaign or membership, and no drop of everything, since `seq`. */
+  // Sets `key` last in `map` (its order is that of the counts); past maxEntries forgets the first,
+  // the oldest: lookups that started before its count are not kept any more (untouchedSince).
+  private remember<K, T>(map: Map<K, T>, key: K, value: T, countOf: (value: T) => number): void {
+    map.delete(key);
+    map.set(key, value);
+    if (map.size <= this.options.maxEntries) return;
+    const [oldest, record] = map.entries().next().value!;
+    map.delete(oldest);
+    this.forgottenAt = Math.max(this.forgottenAt, countOf(record));
+  }
+
+  /** No notice about the lookup's user, campaign or membership, and none forgotten, since `seq`. */
   private untouchedSince(seq: number, value: CallerLookup): boolean {
-    if (this.droppedAllAt > seq || (this.userNoticedAt.get(value.user.id) ?? 0) > seq) return false;
+    if (this.forgottenAt > seq || (this.userNoticedAt.get(value.user.id) ?? 0) > seq) return false;
     const campaign = value.campaign;
     return campaign === undefined || ((this.campaignNoticedAt.get(campaign.id) ?? 0) <= seq && (this.memberNoticedAt.get(`${campaign.id}:${value.user.id}`) ?? 0) <= seq);
   }
@@ -236,9 +253,9 @@ export class CallerCache {
   // A write inside the campaign: its content_version (which keys the response cache) moves on. It
   // only ever moves forward, whichever of an announcement and a heartbeat's reading comes first.
   private applyVersion(campaignId: number, contentVersion: number): void {
-    if (contentVersion <= (this.versions.get(campaignId) ?? 0)) return;
-    if (this.versions.size >= this.options.maxEntries && !this.versions.has(campaignId)) this.clear();
-    this.versions.set(campaignId, contentVersion);
+    if (contentVersion <= (this.versions.get(campaignId)?.version ?? 0)) return;
+    this.seq += 1;
+    this.remember(this.versions, campaignId, { version: contentVersion, at: this.seq }, (record) => record.at);
     for (const entry of this.entries.values()) {
       const campaign = entry.value.campaign;
       if (campaign?.id !== campaignId || campaign.content_version >= contentVersion) continue;
@@ -248,7 +265,7 @@ export class CallerCache {
 
   private withKnownVersion<V extends CallerLookup>(value: V): V {
     const campaign = value.campaign;
-    const known = campaign && this.versions.get(campaign.id);
+    const known = campaign && this.versions.get(campaign.id)?.version;
     return campaign && known !== undefined && known > campaign.content_version ? { ...value, campaign: { ...campaign, content_version: known } } : value;
   }
 

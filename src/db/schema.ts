@@ -86,6 +86,8 @@ export interface ThingsTable {
   type_id: number;
   slug: string;
   name: string;
+  /** The name's sort key (domain/name-sort.ts; migrations/2026-11-25-0029-name-sort.ts). */
+  name_sort: Generated<string>;
   description: string | null;
   /** 'all' or 'gm' (see access/view.ts). */
   visibility: Generated<Visibility>;

@@ -2,8 +2,8 @@ import { fullView } from '../../src/access/view.js';
 import { Type } from '@sinclair/typebox';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listArcsByCampaign } from '../../src/db/repositories/arcs.js';
-import { Arc, presentArc, serializeArcs } from '../../src/http/schemas/arc.js';
+import { listArcsByCampaign, listArcTree } from '../../src/db/repositories/arcs.js';
+import { Arc, ArcWithoutThings, presentArc, serializeArcs } from '../../src/http/schemas/arc.js';
 import { createTestContext, json, type TestContext, type TestUser } from '../support/app.js';
 import { dialect } from '../support/test-db.js';
 
@@ -54,9 +54,9 @@ afterAll(async () => {
   await ctx.close();
 });
 
-async function schemaSerialized(value: unknown): Promise<string> {
+async function schemaSerialized(value: unknown, schema: typeof Arc | typeof ArcWithoutThings = Arc): Promise<string> {
   const reference = Fastify({ logger: false });
-  reference.get('/', { schema: { response: { 200: Type.Array(Arc) } } }, () => value);
+  reference.get('/', { schema: { response: { 200: Type.Array(schema) } } }, () => value);
   const response = await reference.inject({ method: 'GET', url: '/' });
   await reference.close();
   return response.body;
@@ -76,6 +76,17 @@ describe(`GET /arcs serialization on ${dialect}`, () => {
     expect(response.body).toBe(expected);
     // and again from the response cache
     expect((await ctx.app.inject({ method: 'GET', url: `${base}/arcs`, headers: owner.headers })).body).toBe(expected);
+  });
+
+  it('with things=none, writes exactly the bytes the ArcWithoutThings schema writes of the presented arcs (no texts, no things)', async () => {
+    const view = fullView({ id: campaignId, content_version: 0 });
+    const full = (await listArcsByCampaign(ctx.database.kysely, view)).map((detail) => presentArc(detail, view));
+    const expected = await schemaSerialized(full, ArcWithoutThings);
+    const tree = await listArcTree(ctx.database.kysely, view);
+    expect(serializeArcs(tree, view, { things: false })).toBe(expected);
+    expect(expected).not.toContain('hook');
+    const response = await ctx.app.inject({ method: 'GET', url: `${base}/arcs?things=none`, headers: owner.headers });
+    expect(response.body).toBe(expected);
   });
 
   it('writes an empty campaign as an empty array', async () => {

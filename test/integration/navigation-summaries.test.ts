@@ -6,14 +6,17 @@ import { joinCampaign } from '../support/sharing.js';
 
 // CONTRACT "The web app, phase 3": navigation never downloads texts. `GET …/things?fields=summary`
 // answers {id, slug, name, typeId, visibility, updatedAt} per thing with the list's parameters and
-// paging; `GET …/arcs?things=none` answers every arc without its `things`. Neither reads what it
-// does not send, and the response cache and ETags keep each shape apart.
+// paging; `GET …/arcs?things=none` answers every arc without its `things` and its seven texts.
+// Neither reads what it does not send, and the response cache and ETags keep each shape apart.
 
 let ctx: TestContext;
 let owner: TestUser;
 let player: TestUser;
 let campaign: TestCampaign;
 const SUMMARY_KEYS = ['id', 'name', 'slug', 'typeId', 'updatedAt', 'visibility'];
+const ARC_TEXTS = ['hook', 'protagonist', 'antagonist', 'problem', 'key', 'outcome', 'notes'];
+/** An arc of the full list as `things=none` has it: without things and texts. */
+const treeArcOf = (arc: Row) => Object.fromEntries(Object.entries(arc).filter(([key]) => key !== 'things' && !ARC_TEXTS.includes(key)));
 const text = (words: string) => [{ type: 'paragraph', children: [{ text: words }] }];
 
 type Row = Record<string, unknown> & { id: number; name: string };
@@ -32,7 +35,9 @@ beforeAll(async () => {
     });
   }
   const post = (url: string, payload: object) => ctx.app.inject({ method: 'POST', url: `${campaign.base}${url}`, headers: owner.headers, payload });
-  const root = json<{ id: number; slug: string }>(await post('/arcs', { newArc: { name: 'Root', hook: text('A hook') } }));
+  const root = json<{ id: number; slug: string }>(
+    await post('/arcs', { newArc: { name: 'Root', hook: text('A hook'), notes: text('Notes for the table'), tags: ['main'], properties: [{ key: 'Act', value: 1 }] } }),
+  );
   await post('/arcs', { newArc: { name: 'Child', parentArcId: root.id } });
   await post('/arcs', { newArc: { name: 'Hidden', parentArcId: root.id, visibility: 'gm' } });
   for (const slug of ['zed-0', 'abe-3', 'zed-4']) await post(`/things/${slug}/arcs`, { arcSlug: root.slug });
@@ -136,23 +141,30 @@ describe('GET …/things?fields=summary', () => {
 });
 
 describe('GET …/arcs?things=none', () => {
-  it.each(VIEWERS)('is, for %s, every arc as the full list has it, without things', async (_name, viewer, headers) => {
+  it.each(VIEWERS)('is, for %s, every arc as the full list has it, without things and without its seven texts', async (_name, viewer, headers) => {
     const full = rows(await get('/arcs', viewer(), headers));
     const none = rows(await get('/arcs?things=none', viewer(), headers));
     expect(full.some((arc) => (arc.things as unknown[]).length > 0)).toBe(true);
-    expect(none).toEqual(full.map(({ things: _things, ...arc }) => arc));
+    expect(full.find((arc) => arc.name === 'Root')!.hook).toEqual(text('A hook'));
+    expect(none).toEqual(full.map(treeArcOf));
+    expect(Object.keys(none.find((arc) => arc.name === 'Root')!).sort()).toEqual(
+      ['aliases', 'campaignId', 'childArcs', 'createdAt', 'id', 'name', 'parentArc', 'parentArcId', 'properties', 'slug', 'tags', 'updatedAt', 'visibility'],
+    );
+    expect(none.find((arc) => arc.name === 'Root')).toMatchObject({ tags: ['main'], properties: [{ key: 'Act', value: 1 }] });
     expect(none.find((arc) => arc.name === 'Root')!.childArcs).toEqual(full.find((arc) => arc.name === 'Root')!.childArcs);
     expect(rows(await get('/arcs?things=all', viewer(), headers))).toEqual(full);
   });
 
-  it('never reads the links or their things', async () => {
+  it('never reads the links, their things or the texts', async () => {
     await touch();
     ctx.queries.length = 0;
     rows(await get('/arcs?things=none'));
     rows(await get('/arcs?things=none', player));
     expect(ctx.queries.some((statement) => /arc_things/.test(statement))).toBe(false);
     // One statement per request reads the arcs (a player's other read of arcs is the ids of GM-only records).
-    expect(ctx.queries.filter((statement) => /from "arcs"/i.test(statement) && /order by/i.test(statement)).length).toBe(2);
+    const reads = ctx.queries.filter((statement) => /from "arcs"/i.test(statement) && /order by/i.test(statement));
+    expect(reads.length).toBe(2);
+    for (const statement of reads) for (const field of ARC_TEXTS) expect(statement).not.toContain(`"${field}"`);
   });
 
   it('refuses any other value of things with 400 invalid_query and nothing else', async () => {

@@ -85,6 +85,18 @@ describe.runIf(dialect === 'sqlite')('query plans on sqlite', () => {
     expect(steps).toMatch(/^SEARCH things USING INDEX things_campaign_players_updated \(campaign_id=\?\)$/);
   });
 
+  it('a list by name walks the index of name sort keys, with no sort, on its first page and the next', async () => {
+    for (const name of ['Élise', 'apple']) await ctx.app.inject({ method: 'POST', url: `${base}/things`, headers: owner.headers, payload: { newThing: { name, typeId: 1 } } });
+    const statements = [await statementOf({ method: 'GET', url: `${base}/things?sort=name&count=1`, headers: owner.headers }, /^select \* from "things"/)];
+    const first = await ctx.app.inject({ method: 'GET', url: `${base}/things?sort=name&count=1`, headers: owner.headers });
+    const next = /<([^>]+)>; rel="next"/.exec(String(first.headers.link))![1]!;
+    statements.push(await statementOf({ method: 'GET', url: next, headers: owner.headers }, /^select \* from "things"/));
+    for (const statement of statements) {
+      const parameters = Array.from({ length: (statement.match(/\?/g) ?? []).length }, () => 1);
+      expect(await plan(statement, parameters), statement).toMatch(/^SEARCH things USING INDEX things_campaign_name_sort \(campaign_id=\?( AND name_sort>\?)?\)( \| SEARCH things USING INDEX things_campaign_name_sort \(campaign_id=\? AND name_sort=\? AND rowid>\?\))?$/);
+    }
+  });
+
   it('a search reads the postings of its words from the covering index', async () => {
     const steps = await plan('select doc_id, name_tf, text_tf from search_postings where campaign_id = ? and term in (?, ?)', [1, 'lantern', 'lamp']);
     expect(steps).toMatch(/^SEARCH search_postings USING COVERING INDEX search_postings_(term|impact) \(campaign_id=\? AND term=\?\)$/);

@@ -40,9 +40,14 @@ export interface ArcChildRef extends ArcRef {
 /** The thing columns an arc carries (what the Thing presenter needs). */
 export type LinkedThing = Pick<ThingRow, 'id' | 'slug' | 'type_id' | 'name' | 'description' | 'visibility' | 'campaign_id' | 'created_at' | 'updated_at' | 'players_updated_at' | 'properties' | 'tags' | 'aliases'>;
 
+/** An arc's columns but its seven texts: what the tree (GET …/arcs?things=none) reads and sends. */
+export type ArcTreeRow = Omit<ArcRow, ArcTextField>;
+
+const ARC_TREE_COLUMNS = ['id', 'campaign_id', 'parent_arc_id', 'slug', 'name', 'visibility', 'version', 'created_at', 'updated_at', 'players_updated_at', 'properties', 'tags', 'tag_keys', 'aliases'] as const;
+
 /** An arc with its neighbours in the tree and its linked things, in link order. */
-export interface ArcDetail {
-  arc: ArcRow;
+export interface ArcDetail<A extends ArcTreeRow = ArcRow> {
+  arc: A;
   parent: ArcRef | null;
   children: ArcChildRef[];
   things: LinkedThing[];
@@ -131,18 +136,20 @@ function byCreatedAscending(a: ArcChildRef, b: ArcChildRef): number {
 /**
  * Every arc the view sees, newest first, each with parent, children and things (those the view
  * sees: an arc under a GM-only parent reads as top-level for a player). Two statements whatever the
- * number of arcs and links: the arcs, then every link of the campaign with its thing; one when
- * `things` is false (the links and things are not read, every arc's `things` is empty).
+ * number of arcs and links: the arcs, then every link of the campaign with its thing.
  */
-export async function listArcsByCampaign(db: Db, view: View, options: { things: boolean } = { things: true }): Promise<ArcDetail[]> {
-  const arcs = await visibleArcs(db, view)
-    .selectAll()
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .execute();
-  const links = options.things ? await linkedThingsQuery(db, view).execute() : [];
+export async function listArcsByCampaign(db: Db, view: View): Promise<ArcDetail[]> {
+  const arcs = await visibleArcs(db, view).selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+  return arcTree(arcs, await linkedThingsQuery(db, view).execute());
+}
 
-  const byId = new Map<number, ArcDetail>();
+/** The tree of arcs as listArcsByCampaign has it, without texts and things: one statement. */
+export async function listArcTree(db: Db, view: View): Promise<ArcDetail<ArcTreeRow>[]> {
+  return arcTree(await visibleArcs(db, view).select(ARC_TREE_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc').execute(), []);
+}
+
+function arcTree<A extends ArcTreeRow>(arcs: A[], links: (LinkedThing & { arc_id: number })[]): ArcDetail<A>[] {
+  const byId = new Map<number, ArcDetail<A>>();
   for (const arc of arcs) byId.set(arc.id, { arc, parent: null, children: [], things: [] });
   // The arcs arrive newest first; walking them backwards lists each arc's children oldest first.
   for (let i = arcs.length - 1; i >= 0; i -= 1) {

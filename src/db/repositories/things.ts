@@ -12,6 +12,7 @@ import type { ListPosition, NamePosition } from '../../domain/list-cursor.js';
 import { parseStoredProperties, structureColumns, tagKeyPattern, withDeclaredKeys, type Property } from '../../domain/properties.js';
 import { checkDeclaredKinds, checkLinkTargets, thingTypeFields } from './record-structure.js';
 import { isValidSlug, nextFreeSlug, slugifyName } from '../../domain/slugs.js';
+import { nameSortKey } from '../../domain/name-sort.js';
 import { nowIso } from '../../domain/time.js';
 import type { ExpectedVersion } from '../../domain/versions.js';
 import { campaignDefaultVisibility, campaignWrite, checkExpected, takenSlugs, type WriteMode } from './common.js';
@@ -52,14 +53,14 @@ function thingListQuery(db: Db, view: View, options: ThingListOptions) {
   if (options.typeId !== undefined) query = query.where('type_id', '=', options.typeId);
   for (const tag of options.tags ?? []) query = query.where(sql<boolean>`tag_keys like ${tagKeyPattern(tag)} escape '\\'`);
   if (options.sort === 'name') {
-    // lower() on both sides, computed by the database: the cursor holds the name as stored.
-    const nameKey = sql<string>`lower(name)`;
+    // The stored sort key (migration 0029), compared byte for byte on both databases; the cursor
+    // holds the name as stored, and its key is computed the same way.
     const after = options.afterName;
     if (after) {
-      const afterKey = sql<string>`lower(${after.name})`;
-      query = query.where((eb) => eb.or([eb(nameKey, '>', afterKey), eb.and([eb(nameKey, '=', afterKey), eb('id', '>', after.id)])]));
+      const afterKey = nameSortKey(after.name);
+      query = query.where((eb) => eb.or([eb('name_sort', '>', afterKey), eb.and([eb('name_sort', '=', afterKey), eb('id', '>', after.id)])]));
     }
-    return query.orderBy(nameKey, 'asc').orderBy('id', 'asc').limit(options.limit + 1);
+    return query.orderBy('name_sort', 'asc').orderBy('id', 'asc').limit(options.limit + 1);
   }
   // Players' lists are ordered by when things last changed as players see them (access/players-see.ts).
   const updatedAt = view.players ? THINGS_PLAYERS_UPDATED_AT : sql.ref<string>('updated_at');
@@ -110,16 +111,21 @@ export function findThingBySlug(db: Db, campaignId: number, slug: string, option
 }
 
 /** A thing's row as inserted: the API's create and an import's write both go through insertThing(s). */
-export type NewThingRow = InsertObject<DB, 'things'>;
+export type NewThingRow = Omit<InsertObject<DB, 'things'>, 'name' | 'name_sort'> & { name: string };
 
-/** Inserts one thing (in the caller's transaction) and returns its row. */
+/** Inserts one thing (in the caller's transaction) and returns its row. Its name's sort key is written here. */
 export function insertThing(db: Db, row: NewThingRow): Promise<ThingRow> {
-  return db.insertInto('things').values(row).returningAll().executeTakeFirstOrThrow();
+  return db.insertInto('things').values(withNameSort(row)).returningAll().executeTakeFirstOrThrow();
 }
 
 /** Inserts things (in the caller's transaction), a multi-row statement per slice of the databases' limits. */
 export async function insertThings(db: Db, rows: readonly NewThingRow[]): Promise<void> {
-  for (const slice of insertSlices(rows)) await db.insertInto('things').values(slice).execute();
+  for (const slice of insertSlices(rows.map(withNameSort))) await db.insertInto('things').values(slice).execute();
+}
+
+/** `row` with the sort key of its name (domain/name-sort.ts), whatever key it came with. */
+export function withNameSort<Row extends { name: string }>(row: Row): Row & { name_sort: string } {
+  return { ...row, name_sort: nameSortKey(row.name) };
 }
 
 export interface NewThingInput {
@@ -249,9 +255,12 @@ export async function updateThing(
         delete changes.slug;
       }
       const newSlug = changes.slug !== undefined && changes.slug !== slug ? changes.slug : undefined;
-      const set: { slug?: string; name?: string; type_id?: number; description?: string; visibility?: Visibility } & ReturnType<typeof structureColumns> = structureColumns(changes);
+      const set: { slug?: string; name?: string; name_sort?: string; type_id?: number; description?: string; visibility?: Visibility } & ReturnType<typeof structureColumns> = structureColumns(changes);
       if (newSlug !== undefined) set.slug = newSlug;
-      if (changes.name !== undefined) set.name = changes.name;
+      if (changes.name !== undefined) {
+        set.name = changes.name;
+        set.name_sort = nameSortKey(changes.name);
+      }
       if (changes.typeId !== undefined) set.type_id = changes.typeId;
       if (changes.description !== undefined) set.description = changes.description;
       if (changes.visibility !== undefined) set.visibility = changes.visibility;

@@ -10,6 +10,7 @@ import { SLUG_KIND_CODES, type SlugKind } from './previous-slugs.js';
 import { playersUpdatedAt } from './players-updated.js';
 import { nowIso } from '../../domain/time.js';
 import { chunks } from '../chunks.js';
+import { withNameSort } from './things.js';
 
 type Trx = Transaction<DB>;
 
@@ -250,7 +251,8 @@ export function insertThingTypeRow(trx: Trx, row: ThingTypeRow): Promise<ThingTy
 
 export async function insertThingRows(trx: Trx, rows: readonly ThingRow[]): Promise<ThingRow[]> {
   const inserted: ThingRow[] = [];
-  for (const batch of chunks(rows, ROWS_PER_INSERT)) inserted.push(...(await trx.insertInto('things').values(batch).returningAll().execute()));
+  // A row kept before migration 0029 has no sort key: it is written anew.
+  for (const batch of chunks(rows.map(withNameSort), ROWS_PER_INSERT)) inserted.push(...(await trx.insertInto('things').values(batch).returningAll().execute()));
   return inserted;
 }
 

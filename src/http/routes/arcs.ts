@@ -3,6 +3,7 @@ import {
   createArc,
   findArcDetail,
   listArcsByCampaign,
+  listArcTree,
   updateArc,
   type ArcChanges,
   type ArcTexts,
@@ -45,7 +46,7 @@ export function arcsRoutes(app: AppInstance) {
         operationId: 'listArcs',
         summary: 'The campaign’s arcs',
         description: 'Every arc of the campaign the caller may see, newest first, each with `parentArc`, `childArcs` (oldest first) and its full `things` (in link order). For a player, GM-only arcs and things are absent everywhere (an arc under a GM-only parent reads as top-level) and secret elements (at any depth) and mentions of GM-only records are removed. ' +
-          'With `things=none` each arc comes without `things` (every other field, `parentArc` and `childArcs` included, as without it): for navigation, which needs the tree and not the linked things’ texts.',
+          'With `things=none` each arc comes without `things` and without its seven texts (`hook`, `protagonist`, `antagonist`, `problem`, `key`, `outcome`, `notes`); every other field (`properties`, `tags`, `aliases`, `parentArc` and `childArcs` included) is as without it: for navigation, which needs the tree and never the texts (read an arc itself for those).',
         tags: ['arcs'],
         params: CampaignParams,
         querystring: ArcListQuerystring,
@@ -59,9 +60,8 @@ export function arcsRoutes(app: AppInstance) {
       if (raw !== undefined && raw !== 'all' && raw !== 'none') {
         throw errors.invalidQuery([{ path: '/things', message: typeof raw === 'string' ? 'must be all or none' : 'must be given at most once' }]);
       }
-      const options = { things: raw !== 'none' };
       const view = viewOf(request);
-      const body = serializeArcs(await listArcsByCampaign(database.kysely, view, options), view, options);
+      const body = raw === 'none' ? serializeArcs(await listArcTree(database.kysely, view), view, { things: false }) : serializeArcs(await listArcsByCampaign(database.kysely, view), view);
       // The type provider types send() by the schema's object; this body is that object's JSON.
       return reply.type('application/json; charset=utf-8').send(body as never);
     },

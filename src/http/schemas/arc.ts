@@ -1,8 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { LinkedArc } from '../../db/repositories/arc-links.js';
-import type { ArcDetail } from '../../db/repositories/arcs.js';
+import type { ArcDetail, ArcTreeRow } from '../../db/repositories/arcs.js';
 import type { ArcRow } from '../../db/schema.js';
 import { propertiesFor, richTextFor, type View } from '../../access/view.js';
+import { ARC_TEXT_FIELDS } from '../../domain/arc-fields.js';
 import { parseStoredLabels } from '../../domain/properties.js';
 import { structureFields, structureInputs } from './properties.js';
 import { Name, RichTextOut, RichTextSchema, Slug, Timestamp, Visibility, VisibilityIn } from './common.js';
@@ -47,14 +48,15 @@ export const Arc = Type.Object({
   updatedAt: Timestamp,
 });
 
-/** An arc as `GET …/arcs?things=none` lists it: every field but `things`. */
-export const ArcWithoutThings = Type.Omit(Arc, ['things'], {
+/** An arc as `GET …/arcs?things=none` lists it: every field but `things` and the seven texts. */
+export const ArcWithoutThings = Type.Omit(Arc, ['things', ...ARC_TEXT_FIELDS], {
   title: 'ArcWithoutThings',
-  additionalProperties: false, description: 'an arc as `things=none` lists it: every field of an arc but `things`',
+  additionalProperties: false,
+  description: 'an arc as `things=none` lists it, for navigation: every field of an arc but `things` and its seven texts (`hook`, `protagonist`, `antagonist`, `problem`, `key`, `outcome`, `notes`); read the arc itself for those',
 });
 
 export const ArcListQuerystring = Type.Object({
-  things: Type.Optional(Type.Union([Type.Literal('all'), Type.Literal('none')], { description: '`all` (default): each arc with its linked things in full; `none`: without `things` (the links and things are not read)' })),
+  things: Type.Optional(Type.Union([Type.Literal('all'), Type.Literal('none')], { description: '`all` (default): each arc with its seven texts and its linked things in full; `none`: each arc without its texts and `things` (neither is read)' })),
 });
 
 /** An arc as the things/{thingSlug}/arcs route lists it: the fields the spec names for that route. */
@@ -169,10 +171,21 @@ export function presentLinkedArc(row: LinkedArc, view: View) {
 // nearly all of it rich text; it is written as JSON text with the stored texts spliced in (splice.ts).
 /**
  * GET /arcs as JSON text: byte for byte what the Arc list schema serializes of details.map(presentArc)
- * for the view; with `things: false`, every arc without its `things` key.
+ * for the view; with `things: false` (the details of listArcTree), every arc without its texts and
+ * its `things` key, as ArcWithoutThings.
  */
-export function serializeArcs(details: ArcDetail[], view: View, options: { things: boolean } = { things: true }): string {
+export function serializeArcs(details: ArcDetail[], view: View): string;
+export function serializeArcs(details: ArcDetail<ArcTreeRow>[], view: View, options: { things: false }): string;
+export function serializeArcs(details: ArcDetail<ArcTreeRow>[], view: View, options: { things: boolean } = { things: true }): string {
   const richTextJson = richTextJsonOf(view);
+  const texts = (arc: ArcTreeRow) => {
+    if (!options.things) return '';
+    const row = arc as ArcDetail['arc'];
+    return (
+      `"hook":${richTextJson(row.hook)},"protagonist":${richTextJson(row.protagonist)},"antagonist":${richTextJson(row.antagonist)},` +
+      `"problem":${richTextJson(row.problem)},"key":${richTextJson(row.key)},"outcome":${richTextJson(row.outcome)},"notes":${richTextJson(row.notes)},`
+    );
+  };
   const things = new Map<number, string>();
   const parts: string[] = [];
   for (const { arc, parent, children, things: linked } of details) {
@@ -189,10 +202,8 @@ export function serializeArcs(details: ArcDetail[], view: View, options: { thing
       return json;
     });
     parts.push(
-      `{"id":${num(arc.id)},"slug":${str(arc.slug)},"name":${str(arc.name)},` +
-        `"hook":${richTextJson(arc.hook)},"protagonist":${richTextJson(arc.protagonist)},"antagonist":${richTextJson(arc.antagonist)},` +
-        `"problem":${richTextJson(arc.problem)},"key":${richTextJson(arc.key)},"outcome":${richTextJson(arc.outcome)},` +
-        `"notes":${richTextJson(arc.notes)},"visibility":${str(arc.visibility)},${structureJson(arc, view)},"campaignId":${num(arc.campaign_id)},` +
+      `{"id":${num(arc.id)},"slug":${str(arc.slug)},"name":${str(arc.name)},${texts(arc)}` +
+        `"visibility":${str(arc.visibility)},${structureJson(arc, view)},"campaignId":${num(arc.campaign_id)},` +
         `"parentArcId":${parent === null ? 'null' : num(parent.id)},` +
         `"parentArc":${parent === null ? 'null' : `{"id":${num(parent.id)},"slug":${str(parent.slug)},"name":${str(parent.name)}}`},` +
         `"childArcs":[${childJson.join(',')}],${options.things ? `"things":[${thingParts.join(',')}],` : ''}` +

@@ -88,6 +88,6 @@ export const ThingListQuerystring = Type.Object({
   tag: Type.Optional(
     Type.Union([Type.String(), Type.Array(Type.String())], { description: 'only things with this tag (ignoring case); repeat it for things with every one of the tags' }),
   ),
-  sort: Type.Optional(Type.String({ description: '`updatedAt` (default: most recently updated first) or `name` (A to Z ignoring case, then id; SQLite folds ASCII letters only)' })),
+  sort: Type.Optional(Type.String({ description: '`updatedAt` (default: most recently updated first) or `name` (A to Z ignoring case and accents in every script, then id; the same order on both databases)' })),
   fields: Type.Optional(Type.Literal('summary', { description: '`summary`: each thing as `{id, slug, name, typeId, visibility, updatedAt}` only (for navigation: no text is read or sent); absent: every field' })),
 });

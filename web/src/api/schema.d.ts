@@ -358,7 +358,7 @@ export type paths = {
         };
         /**
          * The campaign’s things
-         * @description Things the caller may see (a player never sees GM-only ones), most recently updated first (then id descending), or with `sort=name` by name (A to Z ignoring case, then id ascending; SQLite folds the case of ASCII letters only, PostgreSQL of every letter, in the database’s collation): `count` of them (1 to 1000, default 20), or up to 1000 with `fetchAll=true` (which wins over `count`); `typeId` filters by type; `tag` (repeatable) keeps the things that have every tag given, ignoring case. With `fields=summary` each thing is only `{id, slug, name, typeId, visibility, updatedAt}` (no text is read: for sidebars and pickers), with the same parameters, order, paging and limits. While more remain, a `Link: <…>; rel="next"` header gives the next page; the body is always a plain array.
+         * @description Things the caller may see (a player never sees GM-only ones), most recently updated first (then id descending), or with `sort=name` by name (A to Z ignoring case and accents in every script, then id ascending; the same order on SQLite and PostgreSQL: names compared code point by code point once case folded, compatibility forms decomposed and accents removed, so “apple”, “Ärger”, “élise”, “Élise”, “zed”, “Zoë”): `count` of them (1 to 1000, default 20), or up to 1000 with `fetchAll=true` (which wins over `count`); `typeId` filters by type; `tag` (repeatable) keeps the things that have every tag given, ignoring case. With `fields=summary` each thing is only `{id, slug, name, typeId, visibility, updatedAt}` (no text is read: for sidebars and pickers), with the same parameters, order, paging and limits. While more remain, a `Link: <…>; rel="next"` header gives the next page; the body is always a plain array.
          */
         get: operations["listThings"];
         put?: never;
@@ -371,7 +371,7 @@ export type paths = {
         options?: never;
         /**
          * The campaign’s things (headers only)
-         * @description Things the caller may see (a player never sees GM-only ones), most recently updated first (then id descending), or with `sort=name` by name (A to Z ignoring case, then id ascending; SQLite folds the case of ASCII letters only, PostgreSQL of every letter, in the database’s collation): `count` of them (1 to 1000, default 20), or up to 1000 with `fetchAll=true` (which wins over `count`); `typeId` filters by type; `tag` (repeatable) keeps the things that have every tag given, ignoring case. With `fields=summary` each thing is only `{id, slug, name, typeId, visibility, updatedAt}` (no text is read: for sidebars and pickers), with the same parameters, order, paging and limits. While more remain, a `Link: <…>; rel="next"` header gives the next page; the body is always a plain array.
+         * @description Things the caller may see (a player never sees GM-only ones), most recently updated first (then id descending), or with `sort=name` by name (A to Z ignoring case and accents in every script, then id ascending; the same order on SQLite and PostgreSQL: names compared code point by code point once case folded, compatibility forms decomposed and accents removed, so “apple”, “Ärger”, “élise”, “Élise”, “zed”, “Zoë”): `count` of them (1 to 1000, default 20), or up to 1000 with `fetchAll=true` (which wins over `count`); `typeId` filters by type; `tag` (repeatable) keeps the things that have every tag given, ignoring case. With `fields=summary` each thing is only `{id, slug, name, typeId, visibility, updatedAt}` (no text is read: for sidebars and pickers), with the same parameters, order, paging and limits. While more remain, a `Link: <…>; rel="next"` header gives the next page; the body is always a plain array.
          */
         head: operations["listThingsHead"];
         patch?: never;
@@ -418,7 +418,7 @@ export type paths = {
         };
         /**
          * The campaign’s arcs
-         * @description Every arc of the campaign the caller may see, newest first, each with `parentArc`, `childArcs` (oldest first) and its full `things` (in link order). For a player, GM-only arcs and things are absent everywhere (an arc under a GM-only parent reads as top-level) and secret elements (at any depth) and mentions of GM-only records are removed. With `things=none` each arc comes without `things` (every other field, `parentArc` and `childArcs` included, as without it): for navigation, which needs the tree and not the linked things’ texts.
+         * @description Every arc of the campaign the caller may see, newest first, each with `parentArc`, `childArcs` (oldest first) and its full `things` (in link order). For a player, GM-only arcs and things are absent everywhere (an arc under a GM-only parent reads as top-level) and secret elements (at any depth) and mentions of GM-only records are removed. With `things=none` each arc comes without `things` and without its seven texts (`hook`, `protagonist`, `antagonist`, `problem`, `key`, `outcome`, `notes`); every other field (`properties`, `tags`, `aliases`, `parentArc` and `childArcs` included) is as without it: for navigation, which needs the tree and never the texts (read an arc itself for those).
          */
         get: operations["listArcs"];
         put?: never;
@@ -431,7 +431,7 @@ export type paths = {
         options?: never;
         /**
          * The campaign’s arcs (headers only)
-         * @description Every arc of the campaign the caller may see, newest first, each with `parentArc`, `childArcs` (oldest first) and its full `things` (in link order). For a player, GM-only arcs and things are absent everywhere (an arc under a GM-only parent reads as top-level) and secret elements (at any depth) and mentions of GM-only records are removed. With `things=none` each arc comes without `things` (every other field, `parentArc` and `childArcs` included, as without it): for navigation, which needs the tree and not the linked things’ texts.
+         * @description Every arc of the campaign the caller may see, newest first, each with `parentArc`, `childArcs` (oldest first) and its full `things` (in link order). For a player, GM-only arcs and things are absent everywhere (an arc under a GM-only parent reads as top-level) and secret elements (at any depth) and mentions of GM-only records are removed. With `things=none` each arc comes without `things` and without its seven texts (`hook`, `protagonist`, `antagonist`, `problem`, `key`, `outcome`, `notes`); every other field (`properties`, `tags`, `aliases`, `parentArc` and `childArcs` included) is as without it: for navigation, which needs the tree and never the texts (read an arc itself for those).
          */
         head: operations["listArcsHead"];
         patch?: never;
@@ -1436,27 +1436,13 @@ export type components = {
         };
         /**
          * ArcWithoutThings
-         * @description an arc as `things=none` lists it: every field of an arc but `things`
+         * @description an arc as `things=none` lists it, for navigation: every field of an arc but `things` and its seven texts (`hook`, `protagonist`, `antagonist`, `problem`, `key`, `outcome`, `notes`); read the arc itself for those
          */
         ArcWithoutThings: {
             id: number;
             /** @description lowercase ASCII letters, digits and single hyphens */
             slug: string;
             name: string;
-            /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?, highlight?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `callout` {kind (1 to 64 characters: note, warning, any word), title? (plain text, ≤ 500 characters)} holding blocks (Markdown `> [!kind] Title`); `bulleted-list` / `numbered-list` of `list-item`, a task when it has `checked: true|false` (`checked` is allowed on `list-item` only); `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
-            hook: unknown[];
-            /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?, highlight?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `callout` {kind (1 to 64 characters: note, warning, any word), title? (plain text, ≤ 500 characters)} holding blocks (Markdown `> [!kind] Title`); `bulleted-list` / `numbered-list` of `list-item`, a task when it has `checked: true|false` (`checked` is allowed on `list-item` only); `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
-            protagonist: unknown[];
-            /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?, highlight?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `callout` {kind (1 to 64 characters: note, warning, any word), title? (plain text, ≤ 500 characters)} holding blocks (Markdown `> [!kind] Title`); `bulleted-list` / `numbered-list` of `list-item`, a task when it has `checked: true|false` (`checked` is allowed on `list-item` only); `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
-            antagonist: unknown[];
-            /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?, highlight?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `callout` {kind (1 to 64 characters: note, warning, any word), title? (plain text, ≤ 500 characters)} holding blocks (Markdown `> [!kind] Title`); `bulleted-list` / `numbered-list` of `list-item`, a task when it has `checked: true|false` (`checked` is allowed on `list-item` only); `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
-            problem: unknown[];
-            /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?, highlight?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `callout` {kind (1 to 64 characters: note, warning, any word), title? (plain text, ≤ 500 characters)} holding blocks (Markdown `> [!kind] Title`); `bulleted-list` / `numbered-list` of `list-item`, a task when it has `checked: true|false` (`checked` is allowed on `list-item` only); `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
-            key: unknown[];
-            /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?, highlight?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `callout` {kind (1 to 64 characters: note, warning, any word), title? (plain text, ≤ 500 characters)} holding blocks (Markdown `> [!kind] Title`); `bulleted-list` / `numbered-list` of `list-item`, a task when it has `checked: true|false` (`checked` is allowed on `list-item` only); `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
-            outcome: unknown[];
-            /** @description Rich text (Slate-style): blocks {type, children, …} whose children are blocks or text leaves {text, bold?, italic?, underline?, code?, strikethrough?, highlight?}; depth ≤ 16; ≤ 256 KiB. Vocabulary (rendered by the `rendered` routes): `paragraph`; `heading-one` … `heading-six`; `block-quote`; `callout` {kind (1 to 64 characters: note, warning, any word), title? (plain text, ≤ 500 characters)} holding blocks (Markdown `> [!kind] Title`); `bulleted-list` / `numbered-list` of `list-item`, a task when it has `checked: true|false` (`checked` is allowed on `list-item` only); `code-block`; `divider`; `table` › `table-row` › `table-cell` (first row is the header); `image` {url, assetId?, alt?, caption?}; inline `link` {url} (http, https, mailto or a /path) and `mention` {targetType: thing|arc, targetId}, whose children are `[{text: ""}]` (it shows the target's current name) or a label. In text, `[[thing#slug]]` and `[[arc#slug]]` are mentions and `![label](url)` an image. Any element at any depth with `isSecret: true` is GM-only with everything inside it: players never receive it (a secret table cell comes as an empty cell), nor a mention of a record hidden from them (removed whole, label included). Unknown element types and extra keys are kept as given and render as their children. */
-            notes: unknown[];
             /**
              * @description `all` (default): every member sees it; `gm`: only the owner and game masters (players never see the record, by any route).
              * @enum {string}
@@ -6335,7 +6321,7 @@ export interface operations {
                 cursor?: string;
                 /** @description only things with this tag (ignoring case); repeat it for things with every one of the tags */
                 tag?: string | string[];
-                /** @description `updatedAt` (default: most recently updated first) or `name` (A to Z ignoring case, then id; SQLite folds ASCII letters only) */
+                /** @description `updatedAt` (default: most recently updated first) or `name` (A to Z ignoring case and accents in every script, then id; the same order on both databases) */
                 sort?: string;
                 /** @description `summary`: each thing as `{id, slug, name, typeId, visibility, updatedAt}` only (for navigation: no text is read or sent); absent: every field */
                 fields?: "summary";
@@ -6832,7 +6818,7 @@ export interface operations {
                 cursor?: string;
                 /** @description only things with this tag (ignoring case); repeat it for things with every one of the tags */
                 tag?: string | string[];
-                /** @description `updatedAt` (default: most recently updated first) or `name` (A to Z ignoring case, then id; SQLite folds ASCII letters only) */
+                /** @description `updatedAt` (default: most recently updated first) or `name` (A to Z ignoring case and accents in every script, then id; the same order on both databases) */
                 sort?: string;
                 /** @description `summary`: each thing as `{id, slug, name, typeId, visibility, updatedAt}` only (for navigation: no text is read or sent); absent: every field */
                 fields?: "summary";
@@ -7740,7 +7726,7 @@ export interface operations {
     listArcs: {
         parameters: {
             query?: {
-                /** @description `all` (default): each arc with its linked things in full; `none`: without `things` (the links and things are not read) */
+                /** @description `all` (default): each arc with its seven texts and its linked things in full; `none`: each arc without its texts and `things` (neither is read) */
                 things?: "all" | "none";
             };
             header?: {
@@ -8393,7 +8379,7 @@ export interface operations {
     listArcsHead: {
         parameters: {
             query?: {
-                /** @description `all` (default): each arc with its linked things in full; `none`: without `things` (the links and things are not read) */
+                /** @description `all` (default): each arc with its seven texts and its linked things in full; `none`: each arc without its texts and `things` (neither is read) */
                 things?: "all" | "none";
             };
             header?: {
