@@ -10,7 +10,7 @@ import { DeleteRecordButton, useCampaignAction, type UnsentEdits } from '../reco
 import { Backlinks } from '../records/backlinks';
 import { ArcPicker, ThingPicker } from '../search/pickers';
 import { useCampaignSlug } from '../campaigns/api';
-import { useRendered } from '../records/api';
+import { readingOf, useRendered } from '../records/api';
 import { useRecordEditing } from '../records/record-editing';
 import { AddressField, EmptyText, isEmptyText, RecordActions, RecordDetails, RecordError, RecordText, RecordTitle } from '../records/record-page';
 import type { RecordState } from '../records/record-state';
@@ -96,7 +96,7 @@ function ArcRecordPage({ arcSlug }: { arcSlug: string }) {
             <section key={field} className={open ? 'arc-field record-text-field' : 'arc-field empty'} aria-labelledby={`${field}-heading`}>
               <h2 id={`${field}-heading`}>{label}</h2>
               {open ? (
-                <RecordText edited={editing} field={field} label={label} campaignSlug={campaignSlug} rendered={rendered.data?.[field]} focusOnOpen={opened.has(field)} />
+                <RecordText edited={editing} field={field} label={label} campaignSlug={campaignSlug} rendered={rendered.data?.[field]} reading={readingOf(rendered)} focusOnOpen={opened.has(field)} deferEditor />
               ) : (
                 <div className="record-text">
                   <EmptyText prompt={`Write the ${label.toLowerCase()}…`} onOpen={() => setOpened(new Set(opened).add(field))} />

@@ -1,22 +1,46 @@
 // What every record page reads besides the record: its rendering and its backlinks (keys under the campaign's).
-import { useQuery, type QueryKey } from '@tanstack/react-query';
+import { useQuery, type QueryKey, type UseQueryResult } from '@tanstack/react-query';
 import { api, call } from '../api/client';
 import { campaignKey } from '../campaigns/api';
+
+// When each rendering was asked for (performance.now()): one asked for before the record shown
+// beside it was read may be older than the record (records/record-page-standin.tsx).
+const askedAt = new WeakMap<object, number>();
+
+/** How recent a rendering is, and how to read it again: for the text shown as read. */
+export interface Reading {
+  askedAt: number;
+  reread: () => void;
+}
+
+export function readingOf(query: UseQueryResult<Record<string, string>>): Reading | undefined {
+  const data = query.data;
+  return data ? { askedAt: askedAt.get(data) ?? -Infinity, reread: () => void query.refetch({ cancelRefetch: false }) } : undefined;
+}
 
 export function useRendered(slug: string, kind: 'things' | 'arcs' | 'campaign', recordSlug?: string) {
   return useQuery({
     queryKey: [...campaignKey(slug), 'rendered', kind, recordSlug ?? ''],
+    // Each answer its own object, so each carries when it was asked for.
+    structuralSharing: false,
     queryFn: async (): Promise<Record<string, string>> => {
-      if (kind === 'campaign') return (await call(api.GET('/api/campaigns/{campaignSlug}/rendered', { params: { path: { campaignSlug: slug } } }))).fields;
-      // A thing's and an arc's properties come rendered too (links with their target's current name), under `properties`.
-      if (kind === 'things') {
-        const answer = await call(api.GET('/api/campaigns/{campaignSlug}/things/{thingSlug}/rendered', { params: { path: { campaignSlug: slug, thingSlug: recordSlug! } } }));
-        return { ...answer.fields, properties: answer.properties };
-      }
-      const answer = await call(api.GET('/api/campaigns/{campaignSlug}/arcs/{arcSlug}/rendered', { params: { path: { campaignSlug: slug, arcSlug: recordSlug! } } }));
-      return { ...answer.fields, properties: answer.properties };
+      const at = performance.now();
+      const fields = await loadRendered(slug, kind, recordSlug);
+      askedAt.set(fields, at);
+      return fields;
     },
   });
+}
+
+async function loadRendered(slug: string, kind: 'things' | 'arcs' | 'campaign', recordSlug?: string): Promise<Record<string, string>> {
+  if (kind === 'campaign') return (await call(api.GET('/api/campaigns/{campaignSlug}/rendered', { params: { path: { campaignSlug: slug } } }))).fields;
+  // A thing's and an arc's properties come rendered too (links with their target's current name), under `properties`.
+  if (kind === 'things') {
+    const answer = await call(api.GET('/api/campaigns/{campaignSlug}/things/{thingSlug}/rendered', { params: { path: { campaignSlug: slug, thingSlug: recordSlug! } } }));
+    return { ...answer.fields, properties: answer.properties };
+  }
+  const answer = await call(api.GET('/api/campaigns/{campaignSlug}/arcs/{arcSlug}/rendered', { params: { path: { campaignSlug: slug, arcSlug: recordSlug! } } }));
+  return { ...answer.fields, properties: answer.properties };
 }
 
 export function useBacklinks(slug: string, kind: 'things' | 'arcs', recordSlug: string) {

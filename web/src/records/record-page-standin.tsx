@@ -4,8 +4,65 @@
 // editor; the caret lands where the pointer went down (or at the start), and the keys pressed
 // before the editor was there are typed into it in order, as the editor's own
 // commands (editor/typing.ts). Ctrl+click on a mention opens what it names.
-import { useRef, type KeyboardEvent, type MouseEvent } from 'react';
-import type { Landing, PendingKey } from '../editor/landing';
+import { useEffect, useRef, type KeyboardEvent, type MouseEvent } from 'react';
+import type { QueryKey } from '@tanstack/react-query';
+import { typedWithoutEditor, type Landing, type PendingKey } from '../editor/landing';
+import type { Reading } from './api';
+
+// When this tab first held each version of a record (performance.now()), by the record's key and
+// version (the ETag's "id-version"): a rendering asked for before then may be older than the record.
+const heldSince = new Map<string, number>();
+function heldAt(recordKey: QueryKey, etag: string | undefined): number {
+  const version = `${JSON.stringify(recordKey)} ${/^(?:W\/)?"(\d+-\d+)/.exec(etag ?? '')?.[1] ?? etag ?? ''}`;
+  let at = heldSince.get(version);
+  if (at === undefined) heldSince.set(version, (at = performance.now()));
+  return at;
+}
+
+/**
+ * Whether the rendering may be shown as read beside the record held now: only one asked for after
+ * this version of the record was held (after a reload, in a second tab, the record can be newer
+ * than a rendering read at the same time). While `shown`, an older one is read again.
+ */
+export function useCurrentReading(recordKey: QueryKey, etag: string | undefined, reading: Reading | undefined, shown: boolean): boolean {
+  const current = reading === undefined || reading.askedAt >= heldAt(recordKey, etag);
+  const reread = reading?.reread;
+  useEffect(() => {
+    if (shown && !current) reread?.();
+  }, [shown, current, reread]);
+  return current;
+}
+
+/**
+ * The page left (reloaded, closed, hidden) with keys pressed before the editor was there: they are
+ * written into the text without it (editor/landing.ts) as an edit of the record, before the record's
+ * editing state saves what it holds on leaving (records/use-record.tsx): a capture listener on the
+ * window hears both events first.
+ */
+export function useKeysKeptOnLeave(landing: Landing, value: () => unknown, edit: (value: unknown[]) => void): void {
+  const latest = useRef({ value, edit });
+  useEffect(() => {
+    latest.current = { value, edit };
+  });
+  useEffect(() => {
+    const keep = () => {
+      if (landing.keys.length === 0 || (document.visibilityState !== 'hidden' && !pageHiding)) return;
+      const typed = typedWithoutEditor(latest.current.value(), landing.keys.splice(0));
+      if (typed) latest.current.edit(typed);
+    };
+    let pageHiding = false;
+    const onPageHide = () => {
+      pageHiding = true;
+      keep();
+    };
+    window.addEventListener('visibilitychange', keep, { capture: true });
+    window.addEventListener('pagehide', onPageHide, { capture: true });
+    return () => {
+      window.removeEventListener('visibilitychange', keep, { capture: true });
+      window.removeEventListener('pagehide', onPageHide, { capture: true });
+    };
+  }, [landing]);
+}
 
 /** A key pressed on the stand-in, as what it will do in the editor (undefined: not kept). */
 function queued(event: KeyboardEvent): PendingKey | undefined {
@@ -21,7 +78,20 @@ function queued(event: KeyboardEvent): PendingKey | undefined {
 }
 
 /** The text as read, standing in for the editor (a textbox by the editor's name, so it is reached and announced as the editor is). */
-export function TextStandIn({ html, label, onLanding, onOpen }: { html: string | undefined; label: string; onLanding: (change: (landing: Landing) => void) => void; onOpen: () => void }) {
+export function TextStandIn({
+  html,
+  current,
+  label,
+  onLanding,
+  onOpen,
+}: {
+  html: string | undefined;
+  /** False while the rendering may be older than the record: it keeps its place, unseen, until read again. */
+  current: boolean;
+  label: string;
+  onLanding: (change: (landing: Landing) => void) => void;
+  onOpen: () => void;
+}) {
   const opened = useRef(false);
   const open = () => {
     onLanding((landing) => (landing.opened = true));
@@ -43,6 +113,7 @@ export function TextStandIn({ html, label, onLanding, onOpen }: { html: string |
   return (
     <div
       className="record-text-loading record-text-standin"
+      style={current ? undefined : { visibility: 'hidden' }}
       role="textbox"
       aria-label={label}
       aria-multiline="true"

@@ -11,7 +11,8 @@ import { useMe } from '../account/api';
 import { useRefreshCampaign } from '../campaigns/api';
 import { EDITING_ATTRIBUTE, RecordRichField, type EditedRecord } from './use-record';
 import { changeAddress } from './page-api';
-import { TextStandIn } from './record-page-standin';
+import { TextStandIn, useCurrentReading, useKeysKeptOnLeave } from './record-page-standin';
+import type { Reading } from './api';
 import { LandingContext, type Landing } from '../editor/landing';
 import './record-page.css';
 import '../app/print.css';
@@ -123,6 +124,7 @@ export function RecordText<R extends Record<string, unknown>, P extends Record<s
   label,
   campaignSlug,
   rendered,
+  reading,
   focusOnOpen = false,
   deferEditor = false,
 }: {
@@ -131,6 +133,8 @@ export function RecordText<R extends Record<string, unknown>, P extends Record<s
   label: string;
   campaignSlug: string;
   rendered: string | undefined;
+  /** When the rendering was asked for (records/api.ts readingOf): with deferEditor, it is shown as read only if no older than the record. */
+  reading?: Reading | undefined;
   focusOnOpen?: boolean;
   /** Show the text as read (the server's rendering) until the writer reaches for it: the page's first paint waits for neither the editor's code nor its mount. */
   deferEditor?: boolean;
@@ -142,6 +146,8 @@ export function RecordText<R extends Record<string, unknown>, P extends Record<s
   // The rendering is the server's version: unsent edits, a restored draft or a newer version open the editor at once.
   const [open, setOpen] = useState(() => !deferEditor || focusOnOpen || rendered === undefined || edited.generation > 0 || Object.keys(edited.state.pending).length > 0);
   const [opened, setOpened] = useState(!deferEditor);
+  useKeysKeptOnLeave(landing, () => edited.value(field), (value) => edited.state.edit({ [field]: value } as Partial<P>));
+  const current = useCurrentReading(edited.state.queryKey, edited.state.server?.etag, reading, !opened);
   useEffect(() => {
     const element = box.current;
     if (!element) return;
@@ -180,6 +186,7 @@ export function RecordText<R extends Record<string, unknown>, P extends Record<s
       {!opened && (
         <TextStandIn
           html={rendered}
+          current={current}
           label={label}
           onLanding={(change) => {
             const keys = landing.keys.length;

@@ -7,7 +7,7 @@ import { DeleteRecordButton, useCampaignAction, type UnsentEdits } from '../reco
 import { ArcPicker } from '../search/pickers';
 import { Backlinks } from '../records/backlinks';
 import { useCampaignSlug } from '../campaigns/api';
-import { useRendered } from '../records/api';
+import { readingOf, useRendered } from '../records/api';
 import { addThingToArc, deleteThing, removeThingFromArc, thingSource, useThingArcs, useThingTypes, type ThingPatch } from './api';
 import { useRecordEditing } from '../records/record-editing';
 import { AddressField, RecordActions, RecordDetails, RecordError, RecordText, RecordTitle } from '../records/record-page';
@@ -75,7 +75,7 @@ function ThingRecordPage({ thingSlug }: { thingSlug: string }) {
       </div>
       <div className="record-main">
         <section aria-label="Description">
-          <RecordText edited={editing} field="description" label="Description" campaignSlug={campaignSlug} rendered={rendered.data?.description} />
+          <RecordText edited={editing} field="description" label="Description" campaignSlug={campaignSlug} rendered={rendered.data?.description} reading={readingOf(rendered)} deferEditor />
         </section>
       </div>
       <div className="record-side">
