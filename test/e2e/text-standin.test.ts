@@ -107,9 +107,11 @@ describe("a thing page's text, shown as read until it is written in", () => {
     await saved(gm);
 
     let fetched = false;
+    let renderings = 0;
     const page = await journey.browser.newPage();
     page.on('request', (request) => {
       if (/\/assets\/editor-[^/]*\.js$/.test(request.url())) fetched = true;
+      if (request.url().endsWith(`/api${address}/rendered`)) renderings += 1;
     });
     await page.addInitScript(() => {
       const shifts: number[] = [];
@@ -126,6 +128,8 @@ describe("a thing page's text, shown as read until it is written in", () => {
     await page.waitForLoadState('networkidle');
     expect(fetched).toBe(false);
     expect(await page.locator('[data-slate-editor]').count()).toBe(0);
+    // Its rendering has the record's very words: shown at once, not read again.
+    expect(renderings).toBe(1);
 
     const shiftsBefore = (await shifts(page)).length;
     await text.click();

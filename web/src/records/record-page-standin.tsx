@@ -4,7 +4,7 @@
 // editor; the caret lands where the pointer went down (or at the start), and the keys pressed
 // before the editor was there are typed into it in order, as the editor's own
 // commands (editor/typing.ts). Ctrl+click on a mention opens what it names.
-import { useEffect, useRef, type KeyboardEvent, type MouseEvent } from 'react';
+import { useEffect, useMemo, useRef, type KeyboardEvent, type MouseEvent } from 'react';
 import type { QueryKey } from '@tanstack/react-query';
 import { typedWithoutEditor, type Landing, type PendingKey } from '../editor/landing';
 import type { Reading } from './api';
@@ -19,13 +19,45 @@ function heldAt(recordKey: QueryKey, etag: string | undefined): number {
   return at;
 }
 
+// The words of a text and where its mentions and images sit, from the record and from its rendering:
+// equal, the rendering shows the record's words (a mention's name and an image's caption are the
+// rendering's own, and left out). Anything else the rendering adds (a task's box, a callout's title
+// or code as the renderer lays it out) makes them differ, and the rendering is read again.
+const MENTION = '\u0001';
+const IMAGE = '\u0002';
+function recordWords(value: unknown): string {
+  if (Array.isArray(value)) return value.map(recordWords).join('');
+  if (typeof value !== 'object' || value === null) return '';
+  const node = value as { text?: unknown; type?: unknown; children?: unknown };
+  if (typeof node.text === 'string') return node.text;
+  if (node.type === 'mention') return MENTION;
+  if (node.type === 'image') return IMAGE;
+  return recordWords(node.children);
+}
+function renderedWords(node: Node): string {
+  if (node.nodeType === Node.TEXT_NODE) return node.textContent ?? '';
+  if (!(node instanceof Element)) return [...node.childNodes].map(renderedWords).join('');
+  if (node.matches('.mention')) return MENTION;
+  if (node.matches('img')) return IMAGE;
+  if (node.matches('br')) return '\n';
+  if (node.matches('figcaption, .callout-title')) return '';
+  return [...node.childNodes].map(renderedWords).join('');
+}
+function sameWords(html: string, value: unknown): boolean {
+  const template = document.createElement('template');
+  template.innerHTML = html; // Inert: nothing in a template loads.
+  return renderedWords(template.content) === recordWords(value);
+}
+
 /**
- * Whether the rendering may be shown as read beside the record held now: only one asked for after
- * this version of the record was held (after a reload, in a second tab, the record can be newer
- * than a rendering read at the same time). While `shown`, an older one is read again.
+ * Whether the rendering may be shown as read beside the record held now: one asked for after this
+ * version of the record was held, or one with the record's very words (after a reload, in a second
+ * tab, the record can be newer than a rendering read at the same time). While `shown`, another is
+ * read again.
  */
-export function useCurrentReading(recordKey: QueryKey, etag: string | undefined, reading: Reading | undefined, shown: boolean): boolean {
-  const current = reading === undefined || reading.askedAt >= heldAt(recordKey, etag);
+export function useCurrentReading(recordKey: QueryKey, etag: string | undefined, value: unknown, html: string | undefined, reading: Reading | undefined, shown: boolean): boolean {
+  const words = useMemo(() => html !== undefined && sameWords(html, value), [html, value]);
+  const current = reading === undefined || reading.askedAt >= heldAt(recordKey, etag) || words;
   const reread = reading?.reread;
   useEffect(() => {
     if (shown && !current) reread?.();

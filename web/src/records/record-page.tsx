@@ -147,7 +147,7 @@ export function RecordText<R extends Record<string, unknown>, P extends Record<s
   const [open, setOpen] = useState(() => !deferEditor || focusOnOpen || rendered === undefined || edited.generation > 0 || Object.keys(edited.state.pending).length > 0);
   const [opened, setOpened] = useState(!deferEditor);
   useKeysKeptOnLeave(landing, () => edited.value(field), (value) => edited.state.edit({ [field]: value } as Partial<P>));
-  const current = useCurrentReading(edited.state.queryKey, edited.state.server?.etag, reading, !opened);
+  const current = useCurrentReading(edited.state.queryKey, edited.state.server?.etag, edited.record[field], rendered, reading, !opened);
   useEffect(() => {
     const element = box.current;
     if (!element) return;
