@@ -1,7 +1,7 @@
 // The write scenarios of `npm run bench`, with a request builder that makes every request
 // different, and the capture of what Loreforge answers them, for the baseline to answer the same.
 import type { SeededCampaign } from '../seed.js';
-import { sizedDescription } from './content.js';
+import { sizedDescription, type RichText } from './content.js';
 import type { LoadRequest } from './load.js';
 
 export interface WriteScenario {
@@ -52,8 +52,13 @@ function postThings(campaign: SeededCampaign): WriteScenario {
  * The rotation repeats every 32 requests (8 divides 32), so 32 captured answers cover it.
  */
 function putThings(campaign: SeededCampaign): WriteScenario {
-  const targets = campaign.things.slice(0, PUT_TARGETS);
   const bodies = Array.from({ length: PUT_VARIANTS }, (_, i) => JSON.stringify({ updatedThing: { description: sizedDescription(50_000 + i) } }));
+  return rotatingPuts(campaign, 'PUT /things/{slug}', bodies);
+}
+
+/** PUTs to the first PUT_TARGETS things in turn, the n-th request with the n-th of `bodies` (cycling). */
+function rotatingPuts(campaign: SeededCampaign, name: string, bodies: string[]): WriteScenario {
+  const targets = campaign.things.slice(0, PUT_TARGETS);
   const at = (n: number) => ({ path: `/api/campaigns/${campaign.slug}/things/${targets[n % targets.length]?.slug ?? ''}`, body: bodies[n % bodies.length] ?? '' });
   let n = 0;
   const request: LoadRequest = {
@@ -68,7 +73,7 @@ function putThings(campaign: SeededCampaign): WriteScenario {
     },
   };
   return {
-    name: 'PUT /things/{slug}',
+    name,
     method: 'PUT',
     path: `/api/campaigns/${campaign.slug}/things/{slug}`,
     requests: [request],
@@ -76,8 +81,38 @@ function putThings(campaign: SeededCampaign): WriteScenario {
   };
 }
 
+const EDIT_WORDS = ['quietly', 'again', 'perhaps', 'lantern', 'northern', 'seventh', 'crimson', 'twice'];
+
+/** `text` with a few words (three, at places set by `variant`) replaced, as a game master's small edit. */
+export function editedDescription(text: RichText, variant: number): RichText {
+  const copy = structuredClone(text);
+  const paragraphs = copy.filter((block) => block.type === 'paragraph');
+  for (let k = 0; k < 3; k++) {
+    const block = paragraphs[(variant + k) % paragraphs.length];
+    const leaf = block?.children.find((child) => 'text' in child && child.text.split(' ').length > 4);
+    if (!leaf || !('text' in leaf)) continue;
+    const words = leaf.text.split(' ');
+    words[(variant * 3 + k) % words.length] = EDIT_WORDS[(variant + k) % EDIT_WORDS.length] ?? 'again';
+    leaf.text = words.join(' ');
+  }
+  return copy;
+}
+
+/**
+ * PUT /things/{slug} as our editor's autosave sends it (web/src/records/record-state.ts): the
+ * changed field only, `{updatedThing: {description}}`, the same 2 KiB text each time with a few
+ * words changed. 8 things in turn, each with its own text, 4 edits of it in the rotation of 32.
+ * No If-Match: 50 connections writing the same 8 things cannot all hold the current version (the
+ * saver sends one; checking it compares two numbers).
+ */
+function autosaveThings(campaign: SeededCampaign): WriteScenario {
+  const texts = campaign.things.slice(0, PUT_TARGETS).map((_, t) => sizedDescription(60_000 + t));
+  const bodies = Array.from({ length: PUT_VARIANTS }, (_, i) => JSON.stringify({ updatedThing: { description: editedDescription(texts[i % texts.length] ?? [], i) } }));
+  return rotatingPuts(campaign, 'PUT /things/{slug} (autosave edit)', bodies);
+}
+
 export function writeScenarios(campaign: SeededCampaign): WriteScenario[] {
-  return [postThings(campaign), putThings(campaign)];
+  return [postThings(campaign), putThings(campaign), autosaveThings(campaign)];
 }
 
 /** Sends each sample once (it must answer 2xx) and keeps the answers. */

@@ -1,5 +1,9 @@
-import type { CampaignRow, Role, UserRow } from './schema.js';
+import type pg from 'pg';
+import type { Kysely } from 'kysely';
+import { Announcements } from './announcements.js';
+import type { CampaignRow, DB, Role, UserRow } from './schema.js';
 import { Notifications } from './notifications.js';
+import type { WriteScope } from './write-scope.js';
 
 /** What the per-request lookup finds (db/repositories/credentials.ts), as far as the cache cares. */
 export interface CallerLookup {
@@ -27,32 +31,47 @@ export const CALLER_CHANNEL = 'loreforge_callers';
 
 /**
  * PostgreSQL only: the lookups of caller, campaign and membership that authenticate requests, kept
- * in memory and invalidated by the notices the triggers of migration 0026 send at commit (see
- * there for the payloads). Safety rules:
+ * in memory and invalidated by the notices the triggers of migrations 0026 and 0028 send at commit
+ * (see there for the payloads), and by the content versions the instances announce after their
+ * writes commit (announce). Safety rules:
  * - an entry is used only while the listening connection is up and has been up, without a break,
  *   since the lookup that loaded it started (its epoch); when the connection drops, everything is
  *   dropped and every request goes to the database until it listens again; and only while the
  *   connection has answered within the last 3 s (a heartbeat every 0.5 s: notifications.ts
  *   `fresh`), so a connection that stalls without closing stops serving entries within 3 s;
- * - a lookup during which any notice arrived is not kept (it may have read the state before the
- *   change the notice announces, and the notice has already gone by);
+ * - a lookup during which a notice about its user or its campaign arrived is not kept (it may have
+ *   read the state before the change the notice announces, and the notice has already gone by);
+ *   notices about other users and campaigns do not matter to it; a content version announced
+ *   meanwhile is applied to it as it is kept;
  * - a lookup that found no caller, or not the campaign it was asked for, is never kept: nothing
  *   announces the arrival of a new session, token, campaign slug or membership;
+ * - the heartbeat reads back the content versions of the campaigns kept, so a write whose
+ *   announcement never went out (its instance died right after the commit) is seen within 0.5 s;
  * - entries are bounded in count and age, and a session or token past its expiry is looked up again.
  */
 export class CallerCache {
   private readonly entries = new Map<string, Entry>();
-  /** Counts the notices received (and the connection's ups and downs). */
-  private generation = 0;
+  /** Counts the notices received; each user and campaign remembers the count at its last notice. */
+  private seq = 0;
+  private droppedAllAt = 0;
+  private readonly userNoticedAt = new Map<string, number>();
+  private readonly campaignNoticedAt = new Map<number, number>();
+  private readonly memberNoticedAt = new Map<string, number>();
+  /** The latest content_version announced of each campaign. */
+  private readonly versions = new Map<number, number>();
   /** performance.now() when the last notice was applied (tests measure how soon notices arrive). */
   lastNoticeAt = 0;
   readonly notifications: Notifications;
+  private readonly announcements: Announcements;
 
   constructor(
     connect: ConstructorParameters<typeof Notifications>[0],
     private readonly options: CallerCacheOptions = { maxEntries: 10_000, ttlMs: 60_000 },
+    /** Announces through the pool while the listening connection is down. */
+    db?: Kysely<DB>,
   ) {
-    this.notifications = new Notifications(connect, CALLER_CHANNEL, (payload) => this.invalidate(payload), () => this.clear());
+    this.notifications = new Notifications(connect, CALLER_CHANNEL, (payload) => this.invalidate(payload), () => this.clear(), undefined, (client) => this.probe(client));
+    this.announcements = new Announcements(this.notifications, CALLER_CHANNEL, db);
   }
 
   get size(): number {
@@ -73,13 +92,12 @@ export class CallerCache {
     }
     const listening = notifications.listening;
     const epoch = notifications.epoch;
-    const generation = this.generation;
+    const seq = this.seq;
     const value = await load();
-    const complete = value !== undefined && (slug === undefined || value.campaign !== undefined);
-    if (complete && listening && notifications.fresh && notifications.epoch === epoch && this.generation === generation) {
-      if (this.entries.size >= this.options.maxEntries) this.entries.delete(this.entries.keys().next().value!);
-      this.entries.set(key, { value: freeze(value), epoch, loadedAt: nowMs });
-    }
+    if (value === undefined || (slug !== undefined && value.campaign === undefined)) return value;
+    if (!listening || !notifications.fresh || notifications.epoch !== epoch || !this.untouchedSince(seq, value)) return value;
+    if (this.entries.size >= this.options.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(key, { value: freeze(this.withKnownVersion(value)), epoch, loadedAt: nowMs });
     return value;
   }
 
@@ -89,11 +107,43 @@ export class CallerCache {
     for (const key of this.entries.keys()) if (key.startsWith(prefix)) this.entries.delete(key);
   }
 
+  /** Follows the writes of one request (write-scope.ts); `settled()` is what its answer waits for. */
+  requestWrites(): WriteScope & { settled(): Promise<void> } {
+    const announcements: Promise<void>[] = [];
+    let announced = 0;
+    let notices = false;
+    return {
+      committed: (campaignId, contentVersion, notified) => {
+        announced += 1;
+        notices ||= notified;
+        announcements.push(this.announce(campaignId, contentVersion));
+      },
+      unannounced: () => {
+        notices = true;
+      },
+      // Without any announced write, the request may have written in other ways: the barrier.
+      settled: async () => {
+        await Promise.all(announcements);
+        if (notices || announced === 0) await this.settle();
+      },
+    };
+  }
+
   /**
-   * Waits until every notice committed so far has been applied (Notifications.sync). A write's
-   * answer waits for it, so that instance's next request sees the write's effects at once; when
-   * the connection is down nothing is kept, and there is nothing to wait for. Writes that finish
-   * while a barrier is on its way share the next one (whose NOTIFY is sent after their commits).
+   * A write of this instance committed `contentVersion` of the campaign (its transaction sent no
+   * notice of it: migration 0028): applied here at once, and announced to every instance
+   * (announcements.ts); resolves once the announcement is committed.
+   */
+  announce(campaignId: number, contentVersion: number): Promise<void> {
+    this.applyVersion(campaignId, contentVersion);
+    return this.announcements.add(campaignId, contentVersion);
+  }
+
+  /**
+   * Waits until every notice committed so far has been applied (Notifications.sync). The answer of
+   * a write that may have sent notices waits for it, so that instance's next request sees the
+   * write's effects at once; when the connection is down nothing is kept, and there is nothing to
+   * wait for. Writes that finish while a barrier is on its way share the next one.
    */
   settle(): Promise<void> {
     if (!this.notifications.listening) return Promise.resolve();
@@ -122,44 +172,96 @@ export class CallerCache {
   }
 
   clear(): void {
-    this.generation += 1;
-    this.entries.clear();
+    this.dropAll();
+    this.versions.clear();
   }
 
-  /** Applies one notice (migration 0026 lists them); one it does not know drops everything. */
+  /** Applies one notice, or several separated by spaces (migrations 0026 and 0028 list them); one it does not know drops everything. */
   invalidate(payload: string): void {
-    this.generation += 1;
     this.lastNoticeAt = performance.now();
-    const [kind = '', first = '', second = ''] = payload.split(':');
+    for (const notice of payload.split(' ')) this.apply(notice);
+  }
+
+  private apply(notice: string): void {
+    this.seq += 1;
+    const [kind = '', first = '', second = ''] = notice.split(':');
     const campaignId = Number(first);
     switch (kind) {
       case 'u':
       case 's':
       case 't':
+        this.noticed(this.userNoticedAt, first);
         return this.dropWhere((value) => value.user.id === first);
       case 'c':
+        this.noticed(this.campaignNoticedAt, campaignId);
         return this.dropWhere((value) => value.campaign?.id === campaignId);
       case 'm':
+        this.noticed(this.memberNoticedAt, `${campaignId}:${second}`);
         return this.dropWhere((value) => value.campaign?.id === campaignId && value.user.id === second);
       case 'v':
-        return this.patchContentVersion(campaignId, Number(second));
+        if (Number.isSafeInteger(Number(second))) return this.applyVersion(campaignId, Number(second));
+        this.noticed(this.campaignNoticedAt, campaignId);
+        return this.dropWhere((value) => value.campaign?.id === campaignId);
       default:
-        this.entries.clear();
+        this.dropAll();
     }
+  }
+
+  private dropAll(): void {
+    this.seq += 1;
+    this.droppedAllAt = this.seq;
+    this.entries.clear();
+    this.userNoticedAt.clear();
+    this.campaignNoticedAt.clear();
+    this.memberNoticedAt.clear();
+  }
+
+  // The bookkeeping is bounded: past maxEntries it is forgotten, and the lookups under way with it.
+  private noticed<K>(map: Map<K, number>, key: K): void {
+    if (map.size >= this.options.maxEntries && !map.has(key)) this.dropAll();
+    map.set(key, this.seq);
+  }
+
+  /** No notice about the lookup's user, campaign or membership, and no drop of everything, since `seq`. */
+  private untouchedSince(seq: number, value: CallerLookup): boolean {
+    if (this.droppedAllAt > seq || (this.userNoticedAt.get(value.user.id) ?? 0) > seq) return false;
+    const campaign = value.campaign;
+    return campaign === undefined || ((this.campaignNoticedAt.get(campaign.id) ?? 0) <= seq && (this.memberNoticedAt.get(`${campaign.id}:${value.user.id}`) ?? 0) <= seq);
   }
 
   private dropWhere(test: (value: CallerLookup) => boolean): void {
     for (const [key, entry] of this.entries) if (test(entry.value)) this.entries.delete(key);
   }
 
-  // A write inside the campaign: its content_version (which keys the response cache) moves on.
-  private patchContentVersion(campaignId: number, contentVersion: number): void {
-    if (!Number.isSafeInteger(contentVersion)) return this.dropWhere((value) => value.campaign?.id === campaignId);
+  // A write inside the campaign: its content_version (which keys the response cache) moves on. It
+  // only ever moves forward, whichever of an announcement and a heartbeat's reading comes first.
+  private applyVersion(campaignId: number, contentVersion: number): void {
+    if (contentVersion <= (this.versions.get(campaignId) ?? 0)) return;
+    if (this.versions.size >= this.options.maxEntries && !this.versions.has(campaignId)) this.clear();
+    this.versions.set(campaignId, contentVersion);
     for (const entry of this.entries.values()) {
       const campaign = entry.value.campaign;
       if (campaign?.id !== campaignId || campaign.content_version >= contentVersion) continue;
       entry.value = freeze({ ...entry.value, campaign: { ...campaign, content_version: contentVersion } });
     }
+  }
+
+  private withKnownVersion<V extends CallerLookup>(value: V): V {
+    const campaign = value.campaign;
+    const known = campaign && this.versions.get(campaign.id);
+    return campaign && known !== undefined && known > campaign.content_version ? { ...value, campaign: { ...campaign, content_version: known } } : value;
+  }
+
+  // The heartbeat: reads back the content versions of the campaigns kept (see the class comment).
+  private async probe(client: pg.Client): Promise<void> {
+    const ids = new Set<number>();
+    for (const { value } of this.entries.values()) if (value.campaign) ids.add(value.campaign.id);
+    if (ids.size === 0) {
+      await client.query('SELECT 1');
+      return;
+    }
+    const { rows } = await client.query<{ id: number; content_version: number }>('SELECT id, content_version FROM campaigns WHERE id = ANY($1::int[])', [[...ids]]);
+    for (const row of rows) this.applyVersion(row.id, Number(row.content_version));
   }
 }
 

@@ -5,12 +5,23 @@ import { AsyncResource } from 'node:async_hooks';
 import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, sql, type LogEvent, type Transaction } from 'kysely';
 import pg from 'pg';
 import { GroupCommit } from './group-commit.js';
+import { currentWriteScope } from './write-scope.js';
 import type { DB } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
 /** What a repository function runs on: the database, or a transaction of it. */
 export type Db = Kysely<DB> | Transaction<DB>;
+
+export interface WriteOptions {
+  /**
+   * PostgreSQL: the transaction announces its campaign's new content_version itself once committed
+   * (repositories/common.ts campaignWrite, migration 0028) and sends no notice of its own for it.
+   * Any other write may send notices of its own: its request's answer waits for this instance to
+   * apply them (write-scope.ts).
+   */
+  announced?: boolean;
+}
 
 export interface Database {
   kysely: Kysely<DB>;
@@ -25,7 +36,7 @@ export interface Database {
    * own transaction, before any request is served. `fn` runs in its caller's asynchronous context
    * (the request's actor, access/acting.ts), whichever write started the transaction.
    */
-  write<T>(fn: (trx: Transaction<DB>) => Promise<T>): Promise<T>;
+  write<T>(fn: (trx: Transaction<DB>) => Promise<T>, options?: WriteOptions): Promise<T>;
   /**
    * PostgreSQL: how many transactions were re-run after a deadlock (40P01) or a serialization
    * failure (40001), a safety net for the lock order (repositories/common.ts WriteMode): a write
@@ -157,7 +168,10 @@ export function createDatabase(options: DatabaseOptions): Database {
       dialect: 'postgres',
       reruns: 0,
       // Bound to the caller's asynchronous context (access/acting.ts), as on SQLite.
-      async write(fn) {
+      async write(fn, options) {
+        // Unless it announces its campaign's version itself, a write may send notices from its
+        // transaction: the request's answer then waits for this instance to apply them (write-scope.ts).
+        if (!options?.announced) currentWriteScope()?.unannounced();
         const bound = AsyncResource.bind(fn);
         for (let attempt = 1; ; attempt += 1) {
           try {

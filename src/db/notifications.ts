@@ -31,6 +31,8 @@ export class Notifications {
     private readonly onPayload: (payload: string) => void,
     private readonly onDown: () => void,
     private readonly options: { retryMs: number; heartbeatMs: number; freshMs: number; downMs: number } = { retryMs: 1000, heartbeatMs: 500, freshMs: 3000, downMs: 5000 },
+    /** The heartbeat's query (any query that answers; default SELECT 1). */
+    private readonly probe: (client: pg.Client) => Promise<unknown> = (client) => client.query('SELECT 1'),
   ) {}
 
   /**
@@ -64,8 +66,9 @@ export class Notifications {
     });
     try {
       await client.connect();
-      // This connection commits only the barriers' notices (a NOTIFY takes a transaction id):
-      // nothing to keep after a crash, so no wait for the WAL to reach the disk.
+      // This connection commits only notices (a NOTIFY takes a transaction id): the barriers', and
+      // the announced versions of writes already committed: nothing to keep after a crash, so no
+      // wait for the WAL to reach the disk.
       await client.query('SET synchronous_commit TO off');
       await client.query(`LISTEN ${client.escapeIdentifier(this.channel)}`);
       if (client !== this.client) return;
@@ -95,6 +98,17 @@ export class Notifications {
     }
   }
 
+  /**
+   * Sends `payload` on the channel from this connection (to every listener, this one too); resolves
+   * once it is committed. The connection commits without waiting for the disk (see start), so the
+   * notice queue's lock, which lets one notifying transaction commit at a time, is held briefly.
+   */
+  async notify(payload: string): Promise<void> {
+    const client = this.client;
+    if (!client || !this.listening) throw new Error('not listening');
+    await client.query('SELECT pg_notify($1, $2)', [this.channel, payload]);
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     for (const waiter of this.waiting.values()) waiter.reject(new Error('closed'));
@@ -119,7 +133,7 @@ export class Notifications {
   private beat(client: pg.Client): void {
     this.heartbeat = setTimeout(() => {
       const timeout = setTimeout(() => this.down(client), this.options.downMs);
-      client.query('SELECT 1').then(
+      this.probe(client).then(
         () => {
           clearTimeout(timeout);
           if (client === this.client) this.lastHeardAt = Date.now();

@@ -12,6 +12,7 @@ import { limitKeys, MINUTE_MS } from '../domain/rate-limit.js';
 import { hashSecret } from '../domain/secrets.js';
 import { isValidSlug } from '../domain/slugs.js';
 import { CallerCache } from '../db/caller-cache.js';
+import { inWriteScope } from '../db/write-scope.js';
 import { addMs, nowIso } from '../domain/time.js';
 import { errors } from '../domain/errors.js';
 import { HttpError } from './errors.js';
@@ -151,15 +152,18 @@ export function passesCrossSiteGuard(method: string, headers: FastifyRequest['he
  */
 export function registerAuth(app: FastifyInstance, database: Database, config: Config): void {
   const publicOrigin = new URL(config.publicBaseUrl).origin;
-  const cache = database.connectClient ? new CallerCache(database.connectClient) : undefined;
+  const cache = database.connectClient ? new CallerCache(database.connectClient, undefined, database.kysely) : undefined;
+  // The writes of each campaign write request, as its answer waits for them (db/write-scope.ts).
+  const writes = new WeakMap<FastifyRequest, ReturnType<CallerCache['requestWrites']>>();
   app.decorate('callerCache', cache);
   if (cache) {
     // Serving waits for the first attempt to listen (a failed one retries; the cache stays unused meanwhile).
     app.addHook('onReady', () => cache.notifications.start());
     app.addHook('onClose', () => cache.notifications.close());
-    // A successful write answers once this instance has applied the notices of its commit.
+    // A successful write answers once its content versions are announced and, if it may have sent
+    // notices of its own, once this instance has applied them.
     app.addHook('onSend', async (request, reply, payload) => {
-      if (!SAFE_METHODS.has(request.method) && reply.statusCode < 400) await cache.settle();
+      if (!SAFE_METHODS.has(request.method) && reply.statusCode < 400) await (writes.get(request)?.settled() ?? cache.settle());
       return payload;
     });
   }
@@ -211,8 +215,11 @@ export function registerAuth(app: FastifyInstance, database: Database, config: C
   // its reading runs in the socket's context, not the request's.
   app.addHook('preHandler', (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
     const actor = request.actor;
-    if (actor) actingAs(actor, done);
-    else done();
+    if (!actor) return done();
+    if (!cache) return actingAs(actor, done);
+    const scope = cache.requestWrites();
+    writes.set(request, scope);
+    inWriteScope(scope, () => actingAs(actor, done));
   });
 
   // A player's view needs the campaign's GM-only records before anything is presented. Loaded here,

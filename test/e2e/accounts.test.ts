@@ -136,6 +136,9 @@ describe('accounts in the browser', () => {
     // The same link a second time (a fresh load, not a same-page hash change): gone.
     await resetPage.goto('about:blank');
     await resetPage.goto(resetUrl);
+    await resetPage.getByRole('heading', { name: 'Set a new password' }).waitFor();
+    // The form is drawn with the heading; the page's words say why when it is not.
+    expect(await resetPage.locator('main').innerText()).toContain('New password');
     await resetPage.getByLabel('New password').fill('yet another new password');
     await resetPage.getByRole('button', { name: 'Set password' }).click();
     await resetPage.getByText('This link cannot be used').waitFor();

@@ -149,8 +149,13 @@ describe('sharing a campaign in the browser', () => {
     await page.getByRole('link', { name: 'import a campaign' }).click();
     await page.getByRole('heading', { level: 1, name: 'Import a campaign' }).waitFor();
     // By keyboard alone: the file field opens the chooser, Tab reaches the GM-only box then Check, Enter sends.
+    // Waiting for the chooser before anything else gives Playwright's interception of it a round
+    // trip to be in place before the key opens it (started beside the key press, it can arrive late).
+    const choosing = page.waitForEvent('filechooser');
     await page.getByLabel('File to import').focus();
-    const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.keyboard.press('Space')]);
+    expect(await page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.type)).toBe('file');
+    await page.keyboard.press('Space');
+    const chooser = await choosing;
     await chooser.setFiles({ name: 'broken.zip', mimeType: 'application/zip', buffer: Buffer.from('PK\u0003\u0004 not really a zip') });
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.type)).toBe('checkbox');

@@ -153,7 +153,8 @@ describe(`rendered images, on ${dialect}`, () => {
     const asPlayer = [await rendered(slug, player), await rendered(slug, gm, 'html', { 'loreforge-view': 'player' })];
     for (const html of asPlayer) {
       expect(html).toContain('width="77" height="55"');
-      expect(html).not.toMatch(/321|123|lich|lair/);
+      // (Addresses left out: a port or an image id may hold those digits; the secret image's address is checked below.)
+      expect(html.replace(/(src|srcset)="[^"]*"/g, '$1="…"')).not.toMatch(/321|123|lich|lair/);
       expect(html).not.toContain(secretMap.url);
     }
     expect(asPlayer[0]).toBe(asPlayer[1]);

@@ -167,6 +167,61 @@ if (dialect === 'postgres') {
       );
     });
 
+    it('a write inside a campaign answers without the barrier (it sent no notice); a change of membership waits for it', async () => {
+      const typeId = json(await a('GET', `/api/campaigns/${slug}/thing-types`, owner.headers))[0].id;
+      const sync = vi.spyOn(ctx.app.callerCache!.notifications, 'sync');
+      try {
+        const created = json(await a('POST', `/api/campaigns/${slug}/things`, owner.headers, { newThing: { name: 'Unbarred', typeId } }));
+        expect((await a('PUT', `/api/campaigns/${slug}/things/${created.slug}`, owner.headers, { updatedThing: { name: 'Unbarred again' } })).statusCode).toBe(200);
+        expect(sync).not.toHaveBeenCalled();
+        const member = await ctx.createUser();
+        await joinCampaign(ctx.app, owner, slug, member, 'player');
+        sync.mockClear();
+        expect((await a('PUT', `/api/campaigns/${slug}/members/${member.id}`, owner.headers, { role: 'gm' })).statusCode).toBe(200);
+        expect(sync).toHaveBeenCalled();
+      } finally {
+        sync.mockRestore();
+      }
+    });
+
+    it('keeps a lookup when notices about other users and campaigns arrive meanwhile, not when one about its own does', async () => {
+      const cache = second.callerCache!;
+      await seenByB();
+      const lookup = json(await b('/api/auth/me', owner.headers));
+      const user = { id: lookup.id as string, email: '', email_normalized: '', name: '', password_hash: '', premium_until: null, created_at: '' };
+      const campaign = { id: 987_654, slug: 'x', name: 'x', description: null, user_id: user.id, version: 1, content_version: 5, default_visibility: 'all' as const, created_at: '', updated_at: '', players_updated_at: null, deleted_at: null, deleted_by: null, trashed_slug: null };
+      const value = { user, campaign, role: 'owner' as const, expiresAt: null };
+      const loads: string[] = [];
+      const lookupWith = (key: string, notice: string) =>
+        cache.lookup('token', key, 'x', Date.now(), () => {
+          loads.push(key);
+          cache.invalidate(notice);
+          return Promise.resolve({ ...value, campaign: { ...campaign } });
+        });
+      await lookupWith('unrelated', `u:someone-else c:${campaign.id + 1} m:${campaign.id + 1}:${user.id} m:${campaign.id}:someone-else v:${campaign.id}:9`);
+      const kept = await lookupWith('unrelated', 'u:someone-else');
+      expect(loads).toEqual(['unrelated']);
+      // The version announced during the lookup is applied to what was kept.
+      expect(kept!.campaign.content_version).toBe(9);
+      for (const notice of [`u:${user.id}`, `t:${user.id}`, `c:${campaign.id}`, `m:${campaign.id}:${user.id}`, 'unknown']) {
+        loads.length = 0;
+        await lookupWith(notice, notice);
+        await lookupWith(notice, notice);
+        expect(loads).toEqual([notice, notice]);
+      }
+    });
+
+    it("reads back the kept campaigns' versions: a bump nobody announced is seen at the next heartbeat", async () => {
+      await warm(`/api/campaigns/${slug}/things`, owner.headers);
+      const etag = (await b(`/api/campaigns/${slug}/things`, owner.headers)).headers.etag;
+      // As if the instance that wrote had died between its commit and its announcement.
+      await ctx.database.kysely.transaction().execute(async (trx) => {
+        await sql`select set_config('loreforge.announce', id::text, true) from campaigns where slug = ${slug}`.execute(trx);
+        await sql`update campaigns set content_version = content_version + 1 where slug = ${slug}`.execute(trx);
+      });
+      await vi.waitFor(async () => expect((await b(`/api/campaigns/${slug}/things`, owner.headers)).headers.etag).not.toBe(etag), { timeout: 5000, interval: 50 });
+    });
+
     it('with the listening connection killed, every request goes to the database until it listens again', async () => {
       const cache = second.callerCache!;
       const session = await register();

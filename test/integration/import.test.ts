@@ -172,18 +172,6 @@ function normalised(doc: Doc): Doc {
   };
 }
 
-/** The counts once no earlier test's clean-up is still moving files: two reads 100 ms apart agree. */
-async function settledCounts() {
-  let last = await counts();
-  for (let i = 0; i < 50; i += 1) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const now = await counts();
-    if (JSON.stringify(now) === JSON.stringify(last)) return now;
-    last = now;
-  }
-  return last;
-}
-
 async function counts() {
   const db = ctx.database.kysely;
   const count = async (table: 'campaigns' | 'things' | 'arcs' | 'assets' | 'thing_types' | 'arc_things') => Number((await db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
@@ -542,14 +530,12 @@ describe(`hostile files on ${dialect}: each is 400 naming the entry, and nothing
   for (const [what, make, message] of cases) {
     it(what, async () => {
       const bytes = await make();
-      const before = await settledCounts();
+      const before = await counts();
       const res = await importFile(bytes, 'evil.zip');
       expect(res.statusCode, res.body).toBe(400);
       expect(problemOf(res).code).toBe('invalid_import');
       expect(problemOf(res).detail).toMatch(message);
-      // The clean-up of a refused import's staged bytes may end just after its answer (seen once in CI
-      // with two test files at a time): given a moment.
-      await expect.poll(() => counts(), { timeout: 5000, interval: 50 }).toEqual(before);
+      expect(await counts()).toEqual(before);
     }, 60_000);
   }
 

@@ -133,6 +133,29 @@ describe(`re-indexing by difference on ${dialect}`, () => {
     );
   });
 
+  it('reads the stored postings, and still leaves the index a rebuild gives, when the row no longer matches the index', async () => {
+    // A write of a thing takes what the index holds from the row it read (search-diff.ts
+    // storedFromPrevious); a row changed behind the index's back (here straight in the database)
+    // makes the document rows disagree, and the write reads the postings instead.
+    const c = await newCampaign(ctx.app, owner);
+    const text = (w: string) => [{ type: 'paragraph', children: [{ text: w }] }];
+    const thing = await createThing(ctx.app, owner, c, 'Drifted', { description: text('the goblin of the cave') });
+    await ctx.database.kysely
+      .updateTable('things')
+      .set({ description: JSON.stringify(text('a lantern by the sea at dusk and a bell')) })
+      .where('id', '=', thing.id)
+      .execute();
+    ctx.queries.length = 0;
+    const res = await sendAs(ctx.app, owner, 'PUT', `${c.base}/things/${thing.slug}`, { updatedThing: { description: text('the dragon of the cave') } });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(ctx.queries.some((q) => /join "?search_postings/.test(q)), 'the postings were read back').toBe(true);
+    const diffed = await snapshot(c.id);
+    await ctx.database.kysely.transaction().execute((trx) => rebuildCampaignIndex(trx, c.id));
+    const rebuilt = await snapshot(c.id);
+    expect(diffed.documents).toEqual(rebuilt.documents);
+    expect(diffed.postings).toEqual(rebuilt.postings);
+  });
+
   it('writes no index statement when a write changes nothing indexed, and fewer when little changed', async () => {
     const c = await newCampaign(ctx.app, owner);
     const text = (w: string) => [{ type: 'paragraph', children: [{ text: w }] }];

@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
 import { buildApp, type BuildOptions } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
@@ -91,7 +94,10 @@ export async function createTestContext(env: Record<string, string> = {}, option
   const database = await createTestDatabase({ onQuery: (sql) => queries.push(sql) });
   // Suites seed campaigns with members by invitation, many an hour, and fuzz the accept route with
   // tokens that fail, and import often; the limits' own tests set theirs.
-  const config = loadConfig({ LOG_LEVEL: 'silent', INVITATIONS_MAX_PER_USER_PER_HOUR: '1000000', INVITATION_MAX_FAILURES_PER_IP: '1000000', IMPORTS_MAX_PER_USER_PER_HOUR: '1000000', ...env });
+  // Its own data folder (images, spooled imports), never the working copy's ./data: test files run
+  // side by side, and one file's images must not move another's counts.
+  const dataDir = env.DATA_DIR === undefined ? fs.mkdtempSync(path.join(os.tmpdir(), 'loreforge-test-data-')) : undefined;
+  const config = loadConfig({ LOG_LEVEL: 'silent', INVITATIONS_MAX_PER_USER_PER_HOUR: '1000000', INVITATION_MAX_FAILURES_PER_IP: '1000000', IMPORTS_MAX_PER_USER_PER_HOUR: '1000000', ...(dataDir ? { DATA_DIR: dataDir } : {}), ...env });
   const app = await buildCheckedApp(config, { database, logger: false });
   options.beforeReady?.(app);
   await app.ready();
@@ -104,6 +110,7 @@ export async function createTestContext(env: Record<string, string> = {}, option
     async close() {
       await app.close();
       await database.close();
+      if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -1,8 +1,10 @@
 // The search index's rows and the set-based statements that write them (db/indexes/search.ts
 // decides what to write). On PostgreSQL each statement takes its rows as column arrays (unnest),
 // one statement whatever their number: a statement of thousands of bound parameters costs more to
-// parse and plan than its rows to write. On SQLite, multi-row statements of up to
-// SQLITE_PARAMETERS bound parameters.
+// parse and plan than its rows to write. On SQLite likewise: the rows go as ONE bound JSON text
+// read by json_each, so the statement's text is the same whatever the number of rows, compiled once
+// and kept (database.ts withStatementCache); a multi-row VALUES of 1,400 parameters was compiled by
+// Kysely and by SQLite anew on every write (issue 28's profile of a PUT).
 import { PostgresAdapter, sql, type RawBuilder } from 'kysely';
 import type { Db } from '../database.js';
 import { KIND_CODES, postingLength, type DocumentKind, type IndexDocument } from '../../search/document.js';
@@ -10,7 +12,8 @@ import { typoKeys } from '../../search/fuzzy.js';
 import { isFuzzyCandidate } from '../../search/tokenize.js';
 import { chunks } from '../chunks.js';
 
-const SQLITE_PARAMETERS = 30_000;
+// Rows per SQLite statement of JSON rows: bounds the text built for a campaign's rebuild.
+const SQLITE_JSON_ROWS = 5_000;
 // Documents per INSERT: well below SQLite's 32,766 and PostgreSQL's 65,535 bound parameters.
 const DOCUMENTS_PER_INSERT = 500;
 
@@ -123,23 +126,16 @@ export async function writePostings(db: Db, campaignId: number, postings: readon
         ${column('name_len')}::integer[], ${column('text_len')}::integer[], ${column('audience')}::integer[]) ${conflict}`);
     return;
   }
-  for (const batch of chunks(postings, Math.floor(SQLITE_PARAMETERS / 10))) {
-    const insert = db.insertInto('search_postings').values(batch.map((p) => ({ campaign_id: campaignId, ...p })));
-    if (!replace) {
-      await insert.execute();
-      continue;
-    }
-    await insert
-      .onConflict((oc) =>
-        oc.columns(['campaign_id', 'doc_id', 'term']).doUpdateSet((eb) => ({
-          name_tf: eb.ref('excluded.name_tf'),
-          text_tf: eb.ref('excluded.text_tf'),
-          name_len: eb.ref('excluded.name_len'),
-          text_len: eb.ref('excluded.text_len'),
-          audience: eb.ref('excluded.audience'),
-        })),
-      )
-      .execute();
+  // `where true`: SQLite's grammar needs it between a SELECT and ON CONFLICT.
+  const conflict = replace
+    ? sql`where true on conflict (campaign_id, doc_id, term) do update set name_tf = excluded.name_tf, text_tf = excluded.text_tf,
+        name_len = excluded.name_len, text_len = excluded.text_len, audience = excluded.audience`
+    : sql``;
+  for (const slice of chunks(postings, SQLITE_JSON_ROWS)) {
+    const rows = JSON.stringify(slice.map((p) => [p.term, p.doc_id, p.kind, p.record_id, p.name_tf, p.text_tf, p.name_len, p.text_len, p.audience]));
+    await sql`insert into search_postings (campaign_id, term, doc_id, kind, record_id, name_tf, text_tf, name_len, text_len, audience)
+      select ${campaignId}, value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6, value ->> 7, value ->> 8
+      from json_each(${rows}) ${conflict}`.execute(db);
   }
 }
 
@@ -151,9 +147,10 @@ export async function deletePostings(db: Db, campaignId: number, postings: reado
       where p.campaign_id = ${campaignId} and p.doc_id = u.doc_id and p.term = u.term`);
     return;
   }
-  for (const batch of chunks(postings, Math.floor(SQLITE_PARAMETERS / 2))) {
-    const pairs = sql.join(batch.map((p) => sql`(${p.doc_id}, ${p.term})`));
-    await sql`delete from search_postings where campaign_id = ${campaignId} and (doc_id, term) in (values ${pairs})`.execute(db);
+  for (const slice of chunks(postings, SQLITE_JSON_ROWS)) {
+    const pairs = JSON.stringify(slice.map((p) => [p.doc_id, p.term]));
+    await sql`delete from search_postings where campaign_id = ${campaignId}
+      and (doc_id, term) in (select value ->> 0, value ->> 1 from json_each(${pairs}))`.execute(db);
   }
 }
 
@@ -188,6 +185,8 @@ export async function updateDocuments(db: Db, campaignId: number, documents: rea
       where d.campaign_id = ${campaignId} and d.id = v.id`);
     return;
   }
+  // VALUES, not json_each: a record has one or two documents (a short text, kept compiled), and
+  // SQLite's planner, which cannot count json_each's rows, scanned the campaign's documents for it.
   const rows = sql.join(documents.map((d) => sql`(${d.id}, ${d.audience}, ${d.name_key}, ${d.name_len}, ${d.text_len})`));
   await sql`with v (id, audience, name_key, name_len, text_len) as (values ${rows})
     update search_documents set ${set} from v where search_documents.campaign_id = ${campaignId} and search_documents.id = v.id`.execute(db);
@@ -210,12 +209,10 @@ export async function insertTerms(db: Db, campaignId: number, words: Iterable<st
       on conflict (campaign_id, term) do nothing`);
     return;
   }
-  const rows = terms.map((term, i) => ({ campaign_id: campaignId, term, typo0: keys[i]![0], typo1: keys[i]![1], typo2: keys[i]![2] }));
-  for (const batch of chunks(rows, Math.floor(SQLITE_PARAMETERS / 5))) {
-    await db
-      .insertInto('search_terms')
-      .values(batch)
-      .onConflict((conflict) => conflict.columns(['campaign_id', 'term']).doNothing())
-      .execute();
+  const rows = terms.map((term, i) => [term, keys[i]![0], keys[i]![1], keys[i]![2]]);
+  for (const slice of chunks(rows, SQLITE_JSON_ROWS)) {
+    await sql`insert into search_terms (campaign_id, term, typo0, typo1, typo2)
+      select ${campaignId}, value ->> 0, value ->> 1, value ->> 2, value ->> 3 from json_each(${JSON.stringify(slice)}) where true
+      on conflict (campaign_id, term) do nothing`.execute(db);
   }
 }

@@ -50,10 +50,11 @@ async function insertDocuments(db: Db, campaignId: number, pending: readonly Pen
 /**
  * (Re)indexes one thing: call inside the transaction that created it (`created`: it has no document
  * yet, nothing to read) or changed what its documents hold (name, text, structure, visibility).
- * Only the difference is written (search-diff.ts).
+ * Only the difference is written (search-diff.ts). `before`: the row as this write read it, locked
+ * (findThingBySlug forUpdate), so the index holds its documents: its postings need not be read back.
  */
-export async function indexThing(db: Db, thing: IndexedThing & { id: number; campaign_id: number }, created = false): Promise<void> {
-  await reindexRecord(db, thing.campaign_id, 'thing', thing.id, thingDocuments(thing), created);
+export async function indexThing(db: Db, thing: IndexedThing & { id: number; campaign_id: number }, created = false, before?: IndexedThing): Promise<void> {
+  await reindexRecord(db, thing.campaign_id, 'thing', thing.id, thingDocuments(thing), created, before && thingDocuments(before));
 }
 
 /** (Re)indexes one arc: call inside the transaction that created it (`created`) or changed what its documents hold. */

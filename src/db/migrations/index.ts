@@ -27,6 +27,7 @@ import * as pendingChanges from './2026-11-24-0024-pending-changes.js';
 import * as searchImpact from './2026-11-24-0025-search-impact.js';
 import * as callerNotifications from './2026-11-24-0026-caller-notifications.js';
 import * as assetVariants from './2026-11-24-0027-asset-variants.js';
+import * as announcedVersions from './2026-11-24-0028-announced-versions.js';
 
 export interface DialectMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -61,4 +62,5 @@ export const migrations: Record<string, DialectMigration> = {
   '2026-11-24-0025-search-impact': searchImpact,
   '2026-11-24-0026-caller-notifications': callerNotifications,
   '2026-11-24-0027-asset-variants': assetVariants,
+  '2026-11-24-0028-announced-versions': announcedVersions,
 };

@@ -5,6 +5,7 @@ import { currentActor } from '../../access/acting.js';
 import { authorizeWriteAtCommit } from '../../access/policy.js';
 import { errors, type RecordKind } from '../../domain/errors.js';
 import type { ExpectedVersion } from '../../domain/versions.js';
+import { currentWriteScope } from '../write-scope.js';
 
 
 /**
@@ -32,6 +33,7 @@ function advisoryLock(campaignId: number, mode: WriteMode) {
 
 /** Takes the campaign's write lock, exclusive (see WriteMode), on PostgreSQL; nothing on SQLite. */
 export async function lockCampaignWrites(trx: Transaction<DB>, campaignId: number): Promise<void> {
+  currentWriteScope()?.unannounced();
   if (dialectOf(trx) === 'postgres') await sql`select ${advisoryLock(campaignId, 'exclusive')}`.execute(trx);
 }
 
@@ -52,7 +54,7 @@ const bump = (trx: Transaction<DB>, campaignId: number) =>
  * longer allowed to make it (CONTRACT "Authorization holds for the whole request"): every campaign
  * write goes through here, so none can commit for a member removed or demoted while in flight.
  */
-export async function openCampaignWrite(trx: Transaction<DB>, campaignId: number, mode: WriteMode = 'exclusive'): Promise<boolean> {
+export async function openCampaignWrite(trx: Transaction<DB>, campaignId: number, mode: WriteMode = 'exclusive', announce = false): Promise<boolean> {
   const actor = currentActor();
   if (dialectOf(trx) === 'sqlite') {
     const row = await bump(trx, campaignId).where('deleted_at', 'is', null).returning('id').executeTakeFirst();
@@ -64,7 +66,10 @@ export async function openCampaignWrite(trx: Transaction<DB>, campaignId: number
     ? sql`(select m.role from campaign_members m where m.campaign_id = c.id and m.user_id = ${actor.userId} for share)`
     : sql`null`;
   // The lock is in FROM and the membership in the select list: the lock is taken first.
-  const { rows } = await sql<{ role: Role | null }>`select ${role} as role from (select ${advisoryLock(campaignId, mode)}) l, campaigns c
+  if (!announce) currentWriteScope()?.unannounced();
+  // Announced: this transaction's content_version bump sends no notice of its own (migration 0028).
+  const announcing = announce ? sql`, set_config('loreforge.announce', ${String(campaignId)}, true)` : sql``;
+  const { rows } = await sql<{ role: Role | null }>`select ${role} as role${announcing} from (select ${advisoryLock(campaignId, mode)}) l, campaigns c
     where c.id = ${campaignId} and c.deleted_at is null`.execute(trx);
   if (rows[0] === undefined) return false;
   if (actor) authorizeWriteAtCommit(actor, campaignId, rows[0].role ?? undefined);
@@ -73,18 +78,25 @@ export async function openCampaignWrite(trx: Transaction<DB>, campaignId: number
 
 /**
  * The last statement of a campaign write on PostgreSQL: bumps content_version (an UPDATE of the
- * campaign row, whose lock it holds until commit) and gives this transaction's changes rows, pending
- * until now (-1), that version, so versions follow commit order. False when the campaign went to the
+ * campaign row, whose lock it holds until commit); the changes rows of the transaction are written
+ * at commit with that version (migration 0028), so versions follow commit order. False when the campaign went to the
  * trash or was erased meanwhile (`live`: a housekeeping write does not care). Nothing on SQLite.
  */
 export async function endCampaignWrite(trx: Transaction<DB>, campaignId: number, live = true): Promise<boolean> {
   if (dialectOf(trx) === 'sqlite') return true;
-  const { rows } = await sql<{ id: number }>`with bumped as (
-      update campaigns set content_version = content_version + 1 where id = ${campaignId} ${live ? sql`and deleted_at is null` : sql``}
-      returning id, content_version),
-    stamped as (update changes ch set version = b.content_version from bumped b where ch.campaign_id = b.id and ch.version = -1)
-    select id from bumped`.execute(trx);
-  return rows.length > 0;
+  return (await closeCampaignWrite(trx, campaignId, live)) !== undefined;
+}
+
+/**
+ * endCampaignWrite's statement, which also tells the new content_version and whether the
+ * transaction sent a notice so far (a trigger of migration 0026 fired: `loreforge.notified`).
+ */
+async function closeCampaignWrite(trx: Transaction<DB>, campaignId: number, live = true): Promise<{ contentVersion: number; notified: boolean } | undefined> {
+  const { rows } = await sql<{ content_version: number; notified: string | null }>`update campaigns set content_version = content_version + 1
+    where id = ${campaignId} ${live ? sql`and deleted_at is null` : sql``}
+    returning content_version, current_setting('loreforge.notified', true) as notified`.execute(trx);
+  const row = rows[0];
+  return row && { contentVersion: Number(row.content_version), notified: row.notified === '1' };
 }
 
 /**
@@ -92,7 +104,7 @@ export async function endCampaignWrite(trx: Transaction<DB>, campaignId: number,
  * several campaigns): takes the campaign's write lock exclusively, then its row lock at once (the
  * bump), then checks the caller as openCampaignWrite does. Nothing else of the campaign's runs
  * meanwhile, so the early row lock queues nobody more than the advisory lock does; the changes
- * rows it leaves pending get their version at commit (migrations/…-0023-pending-changes.ts).
+ * rows get this version at commit (migration 0028).
  * False when the campaign no longer exists or is in the trash.
  */
 export async function beginCampaignWrite(trx: Transaction<DB>, campaignId: number): Promise<boolean> {
@@ -108,6 +120,7 @@ export async function beginCampaignWrite(trx: Transaction<DB>, campaignId: numbe
  * campaign itself, after lockCampaignWrites): on PostgreSQL the membership row is share-locked.
  */
 export async function checkActorAtCommit(trx: Transaction<DB>, campaignId: number): Promise<void> {
+  currentWriteScope()?.unannounced();
   const actor = currentActor();
   if (actor) authorizeWriteAtCommit(actor, campaignId, await roleAtCommit(trx, campaignId, actor.userId));
 }
@@ -123,19 +136,35 @@ export async function roleAtCommit(trx: Transaction<DB>, campaignId: number, use
  * Runs `fn` in a write transaction (Database.write: grouped commits on SQLite; re-run on a deadlock
  * on PostgreSQL, so `fn` must touch only the database) between openCampaignWrite and
  * endCampaignWrite; 404 when the campaign is gone, or went to the trash before the end.
+ *
+ * On PostgreSQL, in a request (db/write-scope.ts), the new content_version is announced by the
+ * instance once committed, not by a notice from the transaction (migration 0028).
  */
-export function campaignWrite<T>(
+export async function campaignWrite<T>(
   database: Database,
   campaignId: number,
   fn: (trx: Transaction<DB>) => Promise<T>,
   mode: WriteMode = 'exclusive',
 ): Promise<T> {
-  return database.write(async (trx) => {
-    if (!(await openCampaignWrite(trx, campaignId, mode))) throw errors.campaignNotFound();
-    const result = await fn(trx);
-    if (!(await endCampaignWrite(trx, campaignId))) throw errors.campaignNotFound();
-    return result;
-  });
+  const scope = database.dialect === 'postgres' ? currentWriteScope() : undefined;
+  if (!scope) {
+    return database.write(async (trx) => {
+      if (!(await openCampaignWrite(trx, campaignId, mode))) throw errors.campaignNotFound();
+      const result = await fn(trx);
+      if (!(await endCampaignWrite(trx, campaignId))) throw errors.campaignNotFound();
+      return result;
+    });
+  }
+  let end: { contentVersion: number; notified: boolean } | undefined;
+  const result = await database.write(async (trx) => {
+    if (!(await openCampaignWrite(trx, campaignId, mode, true))) throw errors.campaignNotFound();
+    const value = await fn(trx);
+    end = await closeCampaignWrite(trx, campaignId);
+    if (!end) throw errors.campaignNotFound();
+    return value;
+  }, { announced: true });
+  scope.committed(campaignId, end!.contentVersion, end!.notified);
+  return result;
 }
 
 /**

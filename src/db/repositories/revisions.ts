@@ -44,7 +44,7 @@ export interface KeepRevisionInput {
    * (written before revisions existed, or imported) gets that state kept first, so the first
    * overwrite never loses it.
    */
-  before?: { snapshot: Snapshot | (() => Promise<Snapshot>); updatedAt: string } | undefined;
+  before?: { snapshot: Snapshot | (() => Snapshot | Promise<Snapshot>); updatedAt: string } | undefined;
   /** False for a change that must be a revision of its own (a restore of a revision). */
   merge?: boolean;
 }

@@ -270,7 +270,7 @@ export async function updateThing(
       if (!updated) throw errors.preconditionFailed('thing');
       // Visibility decides which views the search index's documents are for.
       if (changes.name !== undefined || changes.description !== undefined || changes.visibility !== undefined || set.properties !== undefined || set.tags !== undefined || set.aliases !== undefined) {
-        await indexThing(trx, updated);
+        await indexThing(trx, updated, false, current);
       }
       if (changes.description !== undefined || set.properties !== undefined) await indexThingMentions(trx, updated);
       let result = updated;
@@ -289,7 +289,8 @@ export async function updateThing(
         recordId: result.id,
         snapshot: thingSnapshot(result),
         authorId: revisionAuthor(),
-        before: { snapshot: thingSnapshot(current), updatedAt: current.updated_at },
+        // Built only when the thing has no revision yet (one kept before revisions existed).
+        before: { snapshot: () => thingSnapshot(current), updatedAt: current.updated_at },
         merge: options.newRevision !== true,
       });
       return result;

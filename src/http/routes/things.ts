@@ -13,7 +13,7 @@ import { atBody } from '../errors.js';
 import { shownUpdatedAt } from '../../access/players-see.js';
 import { followingPreviousSlug, previousSlugResponses } from '../previous-slug.js';
 import { CampaignParams, problems } from '../schemas/common.js';
-import { NewThingBody, presentThing, presentThingSummary, Thing, ThingListQuerystring, ThingParams, ThingSummary, UpdatedThingBody } from '../schemas/thing.js';
+import { NewThingBody, presentThingSummary, Thing, ThingListQuerystring, ThingParams, ThingSummary, UpdatedThingBody } from '../schemas/thing.js';
 import { serializeThings, thingJson } from '../schemas/splice.js';
 
 const FullList = Type.Array(Thing);
@@ -104,7 +104,8 @@ export function thingsRoutes(app: AppInstance) {
         .code(201)
         .header('location', `/api/campaigns/${campaign.slug}/things/${row.slug}`)
         .header('etag', recordEtag(view, row.id, row.version))
-        .send(presentThing(row, view));
+        .type('application/json; charset=utf-8')
+        .send(thingJson(row, view) as never);
     },
   );
 
@@ -168,7 +169,9 @@ export function thingsRoutes(app: AppInstance) {
         '/updatedThing',
         updateThing(database, campaignOf(request).id, request.params.thingSlug, changes, expectedVersion(request)),
       );
-      return reply.header('etag', recordEtag(view, row.id, row.version)).send(presentThing(row, view));
+      // The stored text spliced in (splice.ts): the bytes the Thing schema serializes of
+      // presentThing(row, view), without parsing the description to serialize it again.
+      return reply.header('etag', recordEtag(view, row.id, row.version)).type('application/json; charset=utf-8').send(thingJson(row, view) as never);
     },
   );
 

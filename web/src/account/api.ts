@@ -16,6 +16,12 @@ export function useMe(): Me | undefined {
   return useQuery(meQuery).data;
 }
 
+/** The signed-in user's id for keeping drafts by author: at once when known, else once it is. */
+export function useDraftOwner(): () => string | Promise<string> {
+  const queryClient = useQueryClient();
+  return () => queryClient.getQueryData<Me>(accountKeys.me())?.id ?? queryClient.ensureQueryData(meQuery).then((me) => me.id);
+}
+
 export const tokensQuery = queryOptions({ queryKey: accountKeys.tokens(), queryFn: () => call(api.GET('/api/auth/tokens')) });
 
 /** Signing in or up; what comes after (the next page) is the caller's. */

@@ -2,20 +2,30 @@
 // `npm run cli -- user reset-password <email>`). The token travels in the fragment, so it never
 // reaches a server log, and leaves the address bar at once.
 import { useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { ApiError, messageOf } from '../api/client';
 import { ErrorMessage, Field, formText } from '../ui/field';
 import { useResetPassword } from './api';
 
+/**
+ * The link's token, as the address gave it on this load. Kept outside React's state on purpose: a render React
+ * throws away (a suspended or interrupted one) must not take the token with it, which a state
+ * initializer that also cleared the address did, leaving "This page needs the whole link".
+ */
+let tokenOfThisLoad = '';
 function resetToken(): string {
-  const token = window.location.hash.slice(1);
-  if (token) window.history.replaceState(null, '', window.location.pathname);
-  return token;
+  const inAddress = window.location.hash.slice(1);
+  if (inAddress) tokenOfThisLoad = inAddress;
+  return tokenOfThisLoad;
 }
 
 export function ResetPasswordPage() {
   const [token] = useState(resetToken);
+  // The token leaves the address bar once the page is on screen (history and screenshots keep none).
+  useEffect(() => {
+    if (window.location.hash) window.history.replaceState(null, '', window.location.pathname);
+  }, []);
   const queryClient = useQueryClient();
   const reset = useResetPassword();
   const { error, isPending: busy, isSuccess: done } = reset;

@@ -91,6 +91,13 @@ export function RichTextEditor({ label, initialValue, onChange, campaignSlug, ca
       linkButton.current?.click();
       return;
     }
+    // Ctrl+Home / Ctrl+End move the editor's own selection: right even while the caret handed over
+    // by the text shown as read is still being drawn (which would undo the browser's own move).
+    if (mod && !event.altKey && !event.shiftKey && (event.key === 'Home' || event.key === 'End')) {
+      event.preventDefault();
+      Transforms.select(editor, event.key === 'End' ? Editor.end(editor, []) : Editor.start(editor, []));
+      return;
+    }
     if (mod && !event.altKey && event.key === 'Enter' && toggleTaskChecked(editor)) {
       event.preventDefault();
       return;

@@ -3,6 +3,7 @@
 import { useRecord, type ServerVersion } from './use-record';
 import { campaignKey } from '../campaigns/api';
 import { useCampaignAccess } from '../campaigns/access';
+import { useDraftOwner } from '../account/api';
 
 export type { EditedRecord } from './use-record';
 
@@ -22,10 +23,12 @@ export function useRecordEditing<R extends Record<string, unknown>, P extends Re
   // master's editors never open on (or save over) what a player sees.
   const { viewingAsPlayer } = useCampaignAccess();
   const key = recordKey(options.campaignSlug, options.kind, options.recordSlug);
+  const draftOwner = useDraftOwner();
   return useRecord<R, P>({
     queryKey: viewingAsPlayer ? [...key, 'as-player'] : key,
     draftPrefix: `${options.campaignSlug}.${options.kind}`,
     load: options.load,
     save: options.save,
+    draftOwner,
   });
 }

@@ -44,7 +44,7 @@ class FakeServer {
 
 const KEY = ['campaign', 'c', 'arc', 'the-arc'] as const;
 
-function setUp(server: FakeServer) {
+function setUp(server: FakeServer, draftOwner?: () => string | Promise<string>) {
   const queryClient = new QueryClient();
   // Reads answered when the test says so (a read started before a save, answered after it).
   const held: (() => void)[] = [];
@@ -59,6 +59,7 @@ function setUp(server: FakeServer) {
         return new Promise((resolve) => held.push(() => resolve(answer)));
       },
       save: (patch, ifMatch) => Promise.resolve().then(() => server.put(patch, ifMatch)),
+      draftOwner,
     },
     queryClient,
   );
@@ -307,6 +308,52 @@ describe('one editing state per record', () => {
     const second = setUp(server);
     await read(second, false);
     expect(second.state.offer?.patch).toEqual({ notes: doc('never sent') });
+  });
+
+  it('keeps drafts by author: a draft left in a shared browser is offered back to its author only, and another author’s never overwrites it', async () => {
+    const server = new FakeServer();
+    const ada = setUp(server, () => 'ada');
+    await read(ada, false);
+    ada.state.update({ hook: doc('Ada’s unsent words') });
+    ada.state.writeDraftNow();
+    expect(readDraft<Patch>('c.arc.7.by.ada')?.patch).toEqual({ hook: doc('Ada’s unsent words') });
+
+    // Ada's tab closed before the save; Bo signs in on the same browser.
+    const bo = setUp(server, () => Promise.resolve('bo'));
+    await read(bo, false);
+    await vi.waitFor(() => expect(bo.state.etag()).toBe(server.etag));
+    await Promise.resolve();
+    expect(bo.state.offer).toBeUndefined();
+    bo.state.update({ notes: doc('Bo’s words') });
+    bo.state.writeDraftNow();
+    expect(readDraft<Patch>('c.arc.7.by.bo')?.patch).toEqual({ notes: doc('Bo’s words') });
+    expect(readDraft<Patch>('c.arc.7.by.ada')?.patch).toEqual({ hook: doc('Ada’s unsent words') });
+
+    const adaAgain = setUp(server, () => 'ada');
+    await read(adaAgain, false);
+    expect(adaAgain.state.offer?.patch).toEqual({ hook: doc('Ada’s unsent words') });
+  });
+
+  it('keeps what was typed before the author was known as soon as they are', async () => {
+    const server = new FakeServer();
+    let known: (id: string) => void = () => {};
+    const tab = setUp(server, () => new Promise<string>((resolve) => (known = resolve)));
+    await read(tab, false);
+    tab.state.update({ hook: doc('typed at once') });
+    tab.state.writeDraftNow();
+    expect(readDraft('c.arc.7')).toBeUndefined();
+    known('cy');
+    await vi.waitFor(() => expect(readDraft<Patch>('c.arc.7.by.cy')?.patch).toEqual({ hook: doc('typed at once') }));
+  });
+
+  it('gives a draft kept by record alone (before drafts had authors) to the first author who opens the record', async () => {
+    const server = new FakeServer();
+    writeDraft<Patch>('c.arc.7', { patch: { notes: doc('from before') }, baseEtag: server.etag, at: new Date().toISOString() });
+    const tab = setUp(server, () => 'dee');
+    await read(tab, false);
+    expect(tab.state.offer?.patch).toEqual({ notes: doc('from before') });
+    expect(readDraft('c.arc.7')).toBeUndefined();
+    expect(readDraft<Patch>('c.arc.7.by.dee')?.patch).toEqual({ notes: doc('from before') });
   });
 
   it('takes a newer version when nothing is unsent and no editor has the focus; shows the conflict when one has', async () => {

@@ -29,6 +29,12 @@ export interface RecordSource<R, P> {
   load: () => Promise<ServerVersion<R>>;
   /** Sends changes with If-Match; answers the record as the server holds it now, with its ETag. */
   save: (patch: Partial<P>, ifMatch: string | undefined, init: { keepalive: boolean }) => Promise<ServerVersion<R>>;
+  /**
+   * Whose drafts these are: the signed-in user's id (at once if known, else once it is), so a draft
+   * left in a shared browser is offered back to its author only and never saved by someone else.
+   * Without it, drafts are kept by record alone.
+   */
+  draftOwner?: () => string | Promise<string>;
 }
 
 const IDLE_MS = 800;
@@ -104,8 +110,7 @@ export class RecordState<R extends Record<string, unknown>, P extends Record<str
     if (!this.server) {
       this.server = answer;
       this.rebase(answer);
-      this.draftKey = `${this.draftPrefix}.${String(answer.data.id)}`;
-      this.offerDraft();
+      this.keepDraftsFor(`${this.draftPrefix}.${String(answer.data.id)}`);
       this.changed();
       return;
     }
@@ -169,6 +174,32 @@ export class RecordState<R extends Record<string, unknown>, P extends Record<str
   /** The ETag the next save is based on (for other writes to the record, like its slug). */
   etag(): string | undefined {
     return this.base;
+  }
+
+  /**
+   * Where this record's drafts are kept: under the record and its author. Until the author is known
+   * (a moment at most: the app asks who is signed in as it starts) edits are saved but not kept in
+   * the browser; they are kept as soon as it is. A draft kept by record alone (before drafts had
+   * authors) is taken over by the first author to open the record.
+   */
+  private keepDraftsFor(record: string): void {
+    const owner = this.source.draftOwner?.();
+    const start = (user: string | undefined) => {
+      if (this.draftKey) return;
+      this.draftKey = user === undefined ? record : `${record}.by.${user}`;
+      if (user !== undefined && !readDraft(this.draftKey)) {
+        const unowned = readDraft<P>(record);
+        if (unowned) {
+          writeDraft(this.draftKey, unowned);
+          writeDraft(record, undefined);
+        }
+      }
+      this.offerDraft();
+      if (Object.keys(this.pending).length > 0) this.persist();
+      this.changed();
+    };
+    if (owner === undefined || typeof owner === 'string') start(owner);
+    else owner.then(start, () => start(undefined));
   }
 
   /** A draft left from an earlier visit is offered back only where it differs from what the server holds now. */
