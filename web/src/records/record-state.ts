@@ -112,8 +112,12 @@ export class RecordState<R extends Record<string, unknown>, P extends Record<str
     return this.saves !== seen && this.server ? this.server : answer;
   }
 
-  /** A version read from the server (the record's query). */
-  receive(answer: ServerVersion<R>, editorHasFocus: () => boolean): void {
+  /**
+   * A version read from the server (the record's query). `editorHasFocus`: whether the caret is in
+   * one of the record's fields (true), in one of its rich-text editors, which keep their caret when
+   * they start again from new content ('text'), or elsewhere (false).
+   */
+  receive(answer: ServerVersion<R>, editorHasFocus: () => boolean | 'text'): void {
     if (!this.server) {
       this.server = answer;
       this.rebase(answer);
@@ -136,8 +140,9 @@ export class RecordState<R extends Record<string, unknown>, P extends Record<str
     this.server = answer;
     // Keys waiting for an editor were typed on the version shown: kept on it, like unsent edits.
     if (Object.keys(this.pending).length === 0 && !this.waiting && this.state !== 'conflict') {
-      if (editorHasFocus() && this.written) {
-        // The caret rests in what this tab wrote: show both rather than swap the text under it.
+      const focus = editorHasFocus();
+      if (focus === true || (focus === 'text' && this.written)) {
+        // The caret is in a field, or rests in text this tab wrote: show both rather than swap the text under it.
         this.set('conflict');
       } else {
         this.rebase(answer);
@@ -292,10 +297,7 @@ export class RecordState<R extends Record<string, unknown>, P extends Record<str
 
   /** Queues a change (kept in the browser at once) and saves it shortly. */
   update(patch: Partial<P>): void {
-    if (Object.keys(patch).length > 0) {
-      this.written = true;
-      this.waiting = false;
-    }
+    if (Object.keys(patch).length > 0) this.written = true;
     this.pending = { ...this.pending, ...patch };
     this.persist();
     this.schedule(IDLE_MS);

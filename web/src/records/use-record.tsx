@@ -17,7 +17,13 @@ export type { ServerVersion } from './record-state';
 /** Marks where a record's own fields are edited: a newer version is not swapped in under a caret there. */
 export const EDITING_ATTRIBUTE = 'data-record-editing';
 
-const editorHasFocus = () => document.activeElement?.closest(`[${EDITING_ATTRIBUTE}]`) != null;
+/** Marks a rich-text editor among them: it keeps its caret when it starts again from new content. */
+const KEEPS_CARET_ATTRIBUTE = 'data-keeps-caret';
+
+const editorHasFocus = (): boolean | 'text' => {
+  const editing = document.activeElement?.closest(`[${EDITING_ATTRIBUTE}]`);
+  return editing ? (editing.hasAttribute(KEEPS_CARET_ATTRIBUTE) ? 'text' : true) : false;
+};
 
 export interface EditedRecord<R extends Record<string, unknown>, P extends Record<string, unknown>> {
   /** The server's latest acknowledged version. */
@@ -140,7 +146,7 @@ export function RecordRichField<R extends Record<string, unknown>, P extends Rec
   const landing = outer ?? own;
   const [box, setBox] = useState<HTMLDivElement | null>(null);
   return (
-    <div ref={setBox} {...{ [EDITING_ATTRIBUTE]: '' }}>
+    <div ref={setBox} {...{ [EDITING_ATTRIBUTE]: '', [KEEPS_CARET_ATTRIBUTE]: '' }}>
       <LandingContext.Provider value={landing}>
         <KeepsCaret key={edited.generation} box={box} landing={landing}>
           <RichTextEditor label={label} campaignSlug={campaignSlug} canUpload={canUpload} recordGmOnly={edited.value('visibility') === 'gm'} fallback={fallback} initialValue={initial} onChange={(next) => state.update({ [field]: next } as Partial<P>)} />
