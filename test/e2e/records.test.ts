@@ -34,9 +34,13 @@ async function shownText(page: Page, label = 'Description'): Promise<string> {
  * types meanwhile is typed on the version it shows, whatever another tab saved.
  */
 async function holdReads(page: Page, path: string): Promise<() => Promise<void>> {
+  return holdGets(page, (url) => url.pathname === path);
+}
+
+/** Holds back a page's GETs of the addresses `matches` picks until released (a slow network). */
+async function holdGets(page: Page, matches: (url: URL) => boolean): Promise<() => Promise<void>> {
   const held: Route[] = [];
   let holding = true;
-  const matches = (url: URL) => url.pathname === path;
   const handler = (route: Route) => (holding && route.request().method() === 'GET' ? void held.push(route) : route.continue());
   await page.route(matches, handler);
   return async () => {
@@ -227,6 +231,44 @@ describe('one editing state per record', () => {
     await saved(first);
     expect(await serverDescription(first, thingPath)).toContain('Second tab text. First tab text.');
     expect(await first.getByRole('dialog').count()).toBe(0);
+    await second.close();
+    await first.goto(`${journey.server.base}/campaigns/${journey.campaign}`);
+  });
+
+  it('two tabs: keys typed into the text shown as read, before its editor is there, stay on the version they were typed on: the newer one read meanwhile is a conflict, with every word', async () => {
+    const first = journey.browser.page;
+    await first.goto(`${journey.server.base}/campaigns/${journey.campaign}`);
+    await createThing(first, 'Typed ahead');
+    const url = first.url();
+    const thingPath = `/api/campaigns/${journey.campaign}/things/${new URL(url).pathname.split('/').pop()!}`;
+    // The first tab opens the page afresh; the editor's code is slow to come (its keys wait for it).
+    const releaseEditor = await holdGets(first, (address) => /^\/assets\/editor-[^/]*\.js$/.test(address.pathname));
+    await first.goto(url);
+    await editor(first).waitFor();
+    const second = await journey.browser.newPage();
+    await second.goto(url);
+    await typeInto(second, 'Second tab text.');
+    await saved(second);
+
+    // The first tab types on the text as it showed it; the record, read again as its editor opens,
+    // comes back with the second tab's words before the editor is there.
+    const releaseReads = await holdReads(first, thingPath);
+    await typeInto(first, 'First tab text.');
+    expect(await first.locator('.editable').count()).toBe(0);
+    const read = first.waitForResponse((response) => new URL(response.url()).pathname === thingPath && response.request().method() === 'GET');
+    await releaseReads();
+    await read;
+    expect(await first.getByRole('status').filter({ hasText: 'Unsaved changes' }).count()).toBe(1);
+    await releaseEditor();
+
+    const dialog = first.getByRole('dialog', { name: 'Someone else changed this while you were editing' });
+    await dialog.waitFor({ timeout: 15_000 });
+    expect(await dialog.getByRole('region', { name: 'Your version' }).textContent()).toContain('First tab text.');
+    expect(await dialog.getByRole('region', { name: 'Your version' }).textContent()).not.toContain('Second tab text.');
+    expect(await dialog.getByRole('region', { name: 'Their version' }).textContent()).toContain('Second tab text.');
+    await dialog.getByRole('button', { name: 'Keep mine' }).click();
+    await saved(first);
+    expect(await serverDescription(first, thingPath)).toContain('First tab text.');
     await second.close();
     await first.goto(`${journey.server.base}/campaigns/${journey.campaign}`);
   });
