@@ -1,7 +1,9 @@
 // One editing state per record (web/src/records): every path by which a typed word used to be lost
 // in the web app, as a user takes it. Reopening an editor after a save, navigating away and back,
-// the campaign's description, two tabs after "Keep mine", a reload mid-edit (the "not saved yet"
-// banner only when the server lacks the text), and per-record form state between pages.
+// the campaign's description, two tabs after "Keep mine", a text opened after another tab saved
+// (taken, the caret kept), keys typed before the editor is there while another tab saves (a
+// conflict), a reload mid-edit (the "not saved yet" banner only when the server lacks the text),
+// and per-record form state between pages.
 import type { Page, Route } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { createArc, createThing, expectNoPageErrors, gmJourney, openDetails, saved, screenshotPath } from './browser.js';
