@@ -1,6 +1,7 @@
 // Not one typed word lost: two tabs editing one thing (the 412 and its conflict dialog), the server
 // killed mid-edit (offline, retried, saved once it is back), a tab closed with unsaved text (offered
 // back on the next visit), and creating a thing with the keyboard alone.
+import type { Page, Route } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { createThing, expectNoPageErrors, gmJourney, saved } from './browser.js';
 
@@ -20,6 +21,20 @@ async function renderedText(page: import('playwright-core').Page): Promise<strin
   return (await editor.textContent()) ?? '';
 }
 
+/** Holds back a page's reads of a record (a slow network) until released: it types on the version it shows. */
+async function holdReads(page: Page, path: string): Promise<() => Promise<void>> {
+  const held: Route[] = [];
+  let holding = true;
+  const matches = (url: URL) => url.pathname === path;
+  const handler = (route: Route) => (holding && route.request().method() === 'GET' ? void held.push(route) : route.continue());
+  await page.route(matches, handler);
+  return async () => {
+    holding = false;
+    for (const route of held.splice(0)) await route.continue();
+    await page.unroute(matches, handler);
+  };
+}
+
 describe('editing in the browser', () => {
   it('settles a conflict between two tabs: the second sees both versions and keeps its own', async () => {
     const first = journey.browser.page;
@@ -31,7 +46,10 @@ describe('editing in the browser', () => {
 
     await typeInto(first, 'Written in the first tab.');
     await saved(first);
+    // The second tab's read of the record, as its editor opens, is slow: it types on the old version.
+    const release = await holdReads(second, `/api/campaigns/${journey.campaign}/things/${new URL(url).pathname.split('/').pop()!}`);
     await typeInto(second, 'Written in the second tab.');
+    await release();
     const dialog = second.getByRole('dialog', { name: 'Someone else changed this while you were editing' });
     await dialog.waitFor({ timeout: 15_000 });
     expect(await dialog.getByRole('region', { name: 'Your version' }).textContent()).toContain('Written in the second tab.');

@@ -26,6 +26,8 @@ async function editDescription(page: Page): Promise<Locator> {
   if (await edit.count()) await edit.click();
   const editor = page.getByRole('textbox', { name: 'Description', exact: true });
   await editor.click();
+  // The text is shown as read until this click: the editor's own commands (the picker on `@`) wait for it to be there.
+  await caretInEditor(page);
   return editor;
 }
 

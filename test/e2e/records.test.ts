@@ -1,8 +1,10 @@
 // One editing state per record (web/src/records): every path by which a typed word used to be lost
 // in the web app, as a user takes it. Reopening an editor after a save, navigating away and back,
-// the campaign's description, two tabs after "Keep mine", a reload mid-edit (the "not saved yet"
-// banner only when the server lacks the text), and per-record form state between pages.
-import type { Page } from 'playwright-core';
+// the campaign's description, two tabs after "Keep mine", a text opened after another tab saved
+// (taken, the caret kept), keys typed before the editor is there while another tab saves (a
+// conflict), a reload mid-edit (the "not saved yet" banner only when the server lacks the text),
+// and per-record form state between pages.
+import type { Page, Route } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { createArc, createThing, expectNoPageErrors, gmJourney, openDetails, saved, screenshotPath } from './browser.js';
 
@@ -27,6 +29,27 @@ async function editorText(page: Page, label = 'Description'): Promise<string> {
 /** What a field shows once the page has loaded: a game master reads it in its editor. */
 async function shownText(page: Page, label = 'Description'): Promise<string> {
   return editorText(page, label);
+}
+
+/**
+ * Holds back a page's reads of a record (as a slow network would) until released: what the page
+ * types meanwhile is typed on the version it shows, whatever another tab saved.
+ */
+async function holdReads(page: Page, path: string): Promise<() => Promise<void>> {
+  return holdGets(page, (url) => url.pathname === path);
+}
+
+/** Holds back a page's GETs of the addresses `matches` picks until released (a slow network). */
+async function holdGets(page: Page, matches: (url: URL) => boolean): Promise<() => Promise<void>> {
+  const held: Route[] = [];
+  let holding = true;
+  const handler = (route: Route) => (holding && route.request().method() === 'GET' ? void held.push(route) : route.continue());
+  await page.route(matches, handler);
+  return async () => {
+    holding = false;
+    for (const route of held.splice(0)) await route.continue();
+    await page.unroute(matches, handler);
+  };
 }
 
 /** What the server holds now, read by the API with the page's session. */
@@ -148,14 +171,19 @@ describe('one editing state per record', () => {
     await second.goto(url);
     for (const page of [first, second]) await editor(page).waitFor();
 
-    // The second tab saves first; the first tab, still on the old version, meets a conflict and keeps its own.
+    // The second tab saves first; the first tab, still on the old version (its read of the record,
+    // as its editor opens, is slow), types, meets a conflict and keeps its own.
     await typeInto(second, 'Second tab text.');
     await saved(second);
+    const release = await holdReads(first, thingPath);
     await typeInto(first, 'First tab text.');
+    await release();
     const dialog = first.getByRole('dialog', { name: 'Someone else changed this while you were editing' });
     await dialog.waitFor({ timeout: 15_000 });
+    expect(await dialog.getByRole('region', { name: 'Your version' }).textContent()).toContain('First tab text.');
     await dialog.getByRole('button', { name: 'Keep mine' }).click();
     await saved(first);
+    expect(await serverDescription(first, thingPath)).toContain('First tab text.');
     expect(await serverDescription(first, thingPath)).not.toContain('Second tab text.');
 
     // The second tab, its caret still in the editor, meets the newer version (it reads the record
@@ -181,11 +209,78 @@ describe('one editing state per record', () => {
     await first.goto(`${journey.server.base}/campaigns/${journey.campaign}`);
   });
 
+  it('two tabs: the text opened after the other tab saved takes its words, keeps the caret, and what is typed next joins them (no conflict, no word lost)', async () => {
+    const first = journey.browser.page;
+    await first.goto(`${journey.server.base}/campaigns/${journey.campaign}`);
+    await createThing(first, 'Opened late');
+    const url = first.url();
+    const thingPath = `/api/campaigns/${journey.campaign}/things/${new URL(url).pathname.split('/').pop()!}`;
+    const second = await journey.browser.newPage();
+    await second.goto(url);
+    for (const page of [first, second]) await editor(page).waitFor();
+    await typeInto(second, 'Second tab text.');
+    await saved(second);
+
+    // The first tab still shows the text as it was; its editor, opened by a click, reads the record
+    // again and has the second tab's words before a key is typed.
+    const read = first.waitForResponse((response) => new URL(response.url()).pathname === thingPath && response.request().method() === 'GET');
+    await editor(first).click();
+    await read;
+    await expect.poll(() => editorText(first), { timeout: 15_000 }).toContain('Second tab text.');
+    await first.keyboard.press('Control+End');
+    await first.keyboard.type(' First tab text.');
+    await expect.poll(() => serverDescription(first, thingPath), { timeout: 15_000 }).toContain('First tab text.');
+    await saved(first);
+    expect(await serverDescription(first, thingPath)).toContain('Second tab text. First tab text.');
+    expect(await first.getByRole('dialog').count()).toBe(0);
+    await second.close();
+    await first.goto(`${journey.server.base}/campaigns/${journey.campaign}`);
+  });
+
+  it('two tabs: keys typed into the text shown as read, before its editor is there, stay on the version they were typed on: the newer one read meanwhile is a conflict, with every word', async () => {
+    const first = journey.browser.page;
+    await first.goto(`${journey.server.base}/campaigns/${journey.campaign}`);
+    await createThing(first, 'Typed ahead');
+    const url = first.url();
+    const thingPath = `/api/campaigns/${journey.campaign}/things/${new URL(url).pathname.split('/').pop()!}`;
+    // The first tab opens the page afresh; the editor's code is slow to come (its keys wait for it).
+    const releaseEditor = await holdGets(first, (address) => /^\/assets\/editor-[^/]*\.js$/.test(address.pathname));
+    await first.goto(url);
+    await editor(first).waitFor();
+    const second = await journey.browser.newPage();
+    await second.goto(url);
+    await typeInto(second, 'Second tab text.');
+    await saved(second);
+
+    // The first tab types on the text as it showed it; the record, read again as its editor opens,
+    // comes back with the second tab's words before the editor is there.
+    const releaseReads = await holdReads(first, thingPath);
+    await typeInto(first, 'First tab text.');
+    expect(await first.locator('.editable').count()).toBe(0);
+    const read = first.waitForResponse((response) => new URL(response.url()).pathname === thingPath && response.request().method() === 'GET');
+    await releaseReads();
+    await read;
+    expect(await first.getByRole('status').filter({ hasText: 'Unsaved changes' }).count()).toBe(1);
+    await releaseEditor();
+
+    const dialog = first.getByRole('dialog', { name: 'Someone else changed this while you were editing' });
+    await dialog.waitFor({ timeout: 15_000 });
+    expect(await dialog.getByRole('region', { name: 'Your version' }).textContent()).toContain('First tab text.');
+    expect(await dialog.getByRole('region', { name: 'Your version' }).textContent()).not.toContain('Second tab text.');
+    expect(await dialog.getByRole('region', { name: 'Their version' }).textContent()).toContain('Second tab text.');
+    await dialog.getByRole('button', { name: 'Keep mine' }).click();
+    await saved(first);
+    expect(await serverDescription(first, thingPath)).toContain('First tab text.');
+    await second.close();
+    await first.goto(`${journey.server.base}/campaigns/${journey.campaign}`);
+  });
+
   it('two tabs: a tab with nothing unsent and its caret elsewhere takes the server’s newer text by itself', async () => {
     const first = journey.browser.page;
     await first.goto(`${journey.server.base}/campaigns/${journey.campaign}`);
     await createThing(first, 'Quiet tab');
     const url = first.url();
+    const thingPath = `/api/campaigns/${journey.campaign}/things/${new URL(url).pathname.split('/').pop()!}`;
     const second = await journey.browser.newPage();
     await second.goto(url);
     for (const page of [first, second]) await editor(page).waitFor();
@@ -194,7 +289,10 @@ describe('one editing state per record', () => {
     await saved(second);
     // The second tab's user looks elsewhere: the caret leaves the editor.
     await second.getByRole('heading', { name: 'In arcs' }).click();
+    // The first tab types on the version it shows (its read of the record is slow) and keeps its own.
+    const release = await holdReads(first, thingPath);
     await typeInto(first, 'First tab text.');
+    await release();
     const dialog = first.getByRole('dialog', { name: 'Someone else changed this while you were editing' });
     await dialog.waitFor({ timeout: 15_000 });
     await dialog.getByRole('button', { name: 'Keep mine' }).click();

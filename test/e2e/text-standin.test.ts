@@ -4,7 +4,7 @@
 // with nothing on the page moving.
 import type { CDPSession, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { expectNoPageErrors, gmJourney, saved } from './browser.js';
+import { createThing, expectNoPageErrors, gmJourney, saved } from './browser.js';
 
 const journey = gmJourney('Stand-in');
 
@@ -90,6 +90,150 @@ describe('the campaign description, shown as read until it is written in', () =>
     await saved(page);
     // Every shift counted, those right after the click too (which CLS forgives): the swap moves nothing.
     expect((await shifts(page)).slice(shiftsBefore)).toEqual([]);
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
+    await page.close();
+    expectNoPageErrors(journey.browser);
+  });
+});
+
+describe("a thing page's text, shown as read until it is written in", () => {
+  it("the editor's code waits for the click; keys typed at once land after the text, on a 4× slower CPU, with nothing moving", async () => {
+    const gm = journey.browser.page;
+    await gm.goto(`${journey.server.base}/campaigns/${journey.campaign}`);
+    await createThing(gm, 'Hill keep');
+    const address = new URL(gm.url()).pathname;
+    await gm.getByRole('textbox', { name: 'Description', exact: true }).click();
+    await gm.keyboard.type('A keep on the hill.');
+    await saved(gm);
+
+    let fetched = false;
+    let renderings = 0;
+    const page = await journey.browser.newPage();
+    page.on('request', (request) => {
+      if (/\/assets\/editor-[^/]*\.js$/.test(request.url())) fetched = true;
+      if (request.url().endsWith(`/api${address}/rendered`)) renderings += 1;
+    });
+    await page.addInitScript(() => {
+      const shifts: number[] = [];
+      (window as unknown as { __shifts: number[] }).__shifts = shifts;
+      new PerformanceObserver((list) => {
+        for (const entry of list.getEntries()) shifts.push((entry as unknown as { value: number }).value);
+      }).observe({ type: 'layout-shift', buffered: true });
+    });
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 });
+    await page.goto(`${journey.server.base}${address}`);
+    const text = page.getByRole('textbox', { name: 'Description', exact: true });
+    await text.getByText('A keep on the hill.').waitFor();
+    await page.waitForLoadState('networkidle');
+    expect(fetched).toBe(false);
+    expect(await page.locator('[data-slate-editor]').count()).toBe(0);
+    // Its rendering has the record's very words: shown at once, not read again.
+    expect(renderings).toBe(1);
+
+    const shiftsBefore = (await shifts(page)).length;
+    await text.click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type(' Its gate is shut.');
+    const description = () =>
+      page.evaluate(async (url) => {
+        const body = (await (await fetch(url)).json()) as { description: { children: { text?: string }[] }[] };
+        return body.description.map((block) => block.children.map((child) => child.text ?? '').join(''));
+      }, `/api${address}`);
+    await expect.poll(description, { timeout: 15_000 }).toEqual(['A keep on the hill. Its gate is shut.']);
+    await saved(page);
+    expect(fetched).toBe(true);
+    expect((await shifts(page)).slice(shiftsBefore)).toEqual([]);
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
+    await page.close();
+    expectNoPageErrors(journey.browser);
+  });
+});
+
+describe('the text shown as read is never older than the record', () => {
+  it('a rendering read before a newer version of the record is read again, and only the newer text is ever shown', async () => {
+    const gm = journey.browser.page;
+    await gm.goto(`${journey.server.base}/campaigns/${journey.campaign}`);
+    await createThing(gm, 'Old mill');
+    const address = new URL(gm.url()).pathname;
+    await gm.getByRole('textbox', { name: 'Description', exact: true }).click();
+    await gm.keyboard.type('The wheel turns.');
+    await saved(gm);
+
+    const page = await journey.browser.newPage();
+    // Every frame, the text the stand-in shows (it may be there unseen while its rendering is read again).
+    await page.addInitScript(() => {
+      const seen: string[] = [];
+      (window as unknown as { __seen: string[] }).__seen = seen;
+      const sample = () => {
+        const standIn = document.querySelector<HTMLElement>('.record-text-standin:not([hidden])');
+        if (standIn && getComputedStyle(standIn).visibility === 'visible' && seen.at(-1) !== standIn.textContent) seen.push(standIn.textContent ?? '');
+        requestAnimationFrame(sample);
+      };
+      requestAnimationFrame(sample);
+    });
+    // The record's answer waits until its rendering is in and another tab has written a newer text.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const rendered = new Promise<void>((resolve) => page.on('requestfinished', (request) => request.url().endsWith(`/api${address}/rendered`) && resolve()));
+    await page.route(`**/api${address}`, async (route) => {
+      if (route.request().method() === 'GET') await held;
+      await route.continue();
+    });
+    const opened = page.goto(`${journey.server.base}${address}`);
+    await rendered;
+    const status = await gm.evaluate(
+      async (path) =>
+        (await fetch(path, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ updatedThing: { description: [{ type: 'paragraph', children: [{ text: 'The wheel has stopped.' }] }] } }) })).status,
+      `/api${address}`,
+    );
+    expect(status).toBe(200);
+    release();
+    await opened;
+    const text = page.getByRole('textbox', { name: 'Description', exact: true });
+    await text.getByText('The wheel has stopped.').waitFor();
+    expect(await page.evaluate(() => (window as unknown as { __seen: string[] }).__seen.filter((shown) => shown.includes('The wheel turns.')))).toEqual([]);
+    // Written in, it builds on the newer version with no conflict.
+    await text.click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type(' For now.');
+    await saved(page);
+    expect(await page.getByRole('dialog', { name: 'Someone else changed this while you were editing' }).count()).toBe(0);
+    await page.close();
+    expectNoPageErrors(journey.browser);
+  });
+});
+
+describe('a mention typed before the editor is there', () => {
+  it('`@` and a name typed at once after the click open the picker where they were typed, on a 4× slower CPU', async () => {
+    const gm = journey.browser.page;
+    await gm.goto(`${journey.server.base}/campaigns/${journey.campaign}`);
+    await createThing(gm, 'Miller Tobin');
+    await createThing(gm, 'Mill pond');
+    const address = new URL(gm.url()).pathname;
+    await gm.getByRole('textbox', { name: 'Description', exact: true }).click();
+    await gm.keyboard.type('Still water.');
+    await saved(gm);
+
+    const page = await journey.browser.newPage();
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 });
+    await page.goto(`${journey.server.base}${address}`);
+    const text = page.getByRole('textbox', { name: 'Description', exact: true });
+    await text.getByText('Still water.').waitFor();
+    expect(await page.locator('[data-slate-editor]').count()).toBe(0);
+    await text.click();
+    // No wait for the editor: these keys are pressed while its code loads and it mounts.
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type(' Fished by @Tob');
+    const picker = page.getByRole('listbox', { name: 'Things and arcs to mention' });
+    await picker.getByRole('option', { name: /Miller Tobin/ }).waitFor();
+    await page.keyboard.press('Enter');
+    await text.locator('.mention', { hasText: 'Miller Tobin' }).waitFor();
+    await saved(page);
+    const description = await page.evaluate(async (path) => JSON.stringify((await (await fetch(path)).json()) as unknown), `/api${address}`);
+    expect(description).toContain('"type":"mention"');
+    expect(description).toContain('Still water. Fished by ');
     await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
     await page.close();
     expectNoPageErrors(journey.browser);

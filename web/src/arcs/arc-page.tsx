@@ -10,7 +10,7 @@ import { DeleteRecordButton, useCampaignAction, type UnsentEdits } from '../reco
 import { Backlinks } from '../records/backlinks';
 import { ArcPicker, ThingPicker } from '../search/pickers';
 import { useCampaignSlug } from '../campaigns/api';
-import { useRendered } from '../records/api';
+import { readingOf, startRecordPage, takeEarly, useRendered } from '../records/api';
 import { useRecordEditing } from '../records/record-editing';
 import { AddressField, EmptyText, isEmptyText, RecordActions, RecordDetails, RecordError, RecordText, RecordTitle } from '../records/record-page';
 import type { RecordState } from '../records/record-state';
@@ -29,6 +29,9 @@ const NARRATIVE = [
 ] as const;
 
 
+// Opened at this address (a first load): the arc's requests start now, beside the campaign's.
+startRecordPage('arcs', (campaignSlug, recordSlug) => arcSource(campaignSlug, recordSlug).load());
+
 export function ArcPage() {
   // Everything an arc page holds in its own state belongs to one arc: another arc starts afresh.
   const arcSlug = useParams().arcSlug!;
@@ -37,7 +40,9 @@ export function ArcPage() {
 
 function ArcRecordPage({ arcSlug }: { arcSlug: string }) {
   const campaignSlug = useCampaignSlug();
-  const editing = useRecordEditing<Arc, ArcPatch>({ campaignSlug, kind: 'arc', recordSlug: arcSlug, ...arcSource(campaignSlug, arcSlug) });
+  const source = arcSource(campaignSlug, arcSlug);
+  const load = () => takeEarly(['record', 'arcs', campaignSlug, arcSlug], source.load).answer;
+  const editing = useRecordEditing<Arc, ArcPatch>({ campaignSlug, kind: 'arc', recordSlug: arcSlug, save: source.save, load });
   const rendered = useRendered(campaignSlug, 'arcs', arcSlug);
   // The empty fields opened for writing on this visit: they stay open once emptied again.
   const [opened, setOpened] = useState<ReadonlySet<string>>(new Set());
@@ -96,7 +101,7 @@ function ArcRecordPage({ arcSlug }: { arcSlug: string }) {
             <section key={field} className={open ? 'arc-field record-text-field' : 'arc-field empty'} aria-labelledby={`${field}-heading`}>
               <h2 id={`${field}-heading`}>{label}</h2>
               {open ? (
-                <RecordText edited={editing} field={field} label={label} campaignSlug={campaignSlug} rendered={rendered.data?.[field]} focusOnOpen={opened.has(field)} />
+                <RecordText edited={editing} field={field} label={label} campaignSlug={campaignSlug} rendered={rendered.data?.[field]} reading={readingOf(rendered)} focusOnOpen={opened.has(field)} deferEditor />
               ) : (
                 <div className="record-text">
                   <EmptyText prompt={`Write the ${label.toLowerCase()}…`} onOpen={() => setOpened(new Set(opened).add(field))} />

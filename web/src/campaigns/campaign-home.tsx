@@ -5,7 +5,7 @@ import { ConfirmButton } from '../ui/confirm';
 import { ErrorMessage } from '../ui/field';
 import { isEmptyHtml, Rendered } from '../ui/rendered';
 import { useArcs } from '../arcs/api';
-import { useRendered } from '../records/api';
+import { readingOf, useRendered, type Reading } from '../records/api';
 import { useRecentThings } from '../things/api';
 import { campaignSource, deleteCampaign, useCampaign, useCampaignSlug, useSaveCampaignSettings, type CampaignPatch } from './api';
 import { recordKey, useRecordEditing } from '../records/record-editing';
@@ -32,7 +32,7 @@ export function CampaignHome() {
     <main className="record" aria-labelledby="campaign-title">
       <h1 id="campaign-title">{c.name}</h1>
       {canEdit ? (
-        <CampaignDescription key={slug} slug={slug} rendered={rendered.data?.description} />
+        <CampaignDescription key={slug} slug={slug} rendered={rendered.data?.description} reading={readingOf(rendered)} />
       ) : (
         !isEmptyHtml(rendered.data?.description) && (
           <section aria-label="Campaign description" className="campaign-description">
@@ -72,14 +72,14 @@ export function CampaignHome() {
 const CAMPAIGN_RICH_FIELDS = [['description', 'Campaign description']] as const;
 
 /** The campaign's description, edited where it is read and saved as the user types like every record's text (the campaign's one editing state). */
-function CampaignDescription({ slug, rendered }: { slug: string; rendered: string | undefined }) {
+function CampaignDescription({ slug, rendered, reading }: { slug: string; rendered: string | undefined; reading: Reading | undefined }) {
   const editing = useRecordEditing<Campaign, CampaignPatch>({ campaignSlug: slug, kind: 'campaign', ...campaignSource(slug) });
   if (editing.loading) return null;
   const { state, banner } = editing;
   return (
     <section aria-label="Campaign description" className="campaign-description">
       {banner}
-      <RecordText edited={editing} field="description" label="Campaign description" campaignSlug={slug} rendered={rendered} deferEditor />
+      <RecordText edited={editing} field="description" label="Campaign description" campaignSlug={slug} rendered={rendered} reading={reading} deferEditor />
       <RecordActions>
         <HistoryToggle record={{ kind: 'campaign', campaignSlug: slug, recordSlug: '' }} state={state} richFields={CAMPAIGN_RICH_FIELDS} />
       </RecordActions>

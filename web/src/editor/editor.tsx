@@ -30,7 +30,7 @@ import { type BlockType, type MarkName } from './types';
 import { ImageButton } from './image-dialog';
 import { LinkButton } from './link-dialog';
 import { LandingContext } from './landing';
-import { chunked, landPendingInput, scrollCaretIntoView } from './typing';
+import { chunked, landPendingInput, mentionTrigger, scrollCaretIntoView } from './typing';
 
 const HOTKEYS: Record<string, MarkName> = { b: 'bold', i: 'italic', u: 'underline', '`': 'code' };
 const SHIFT_HOTKEYS: Record<string, MarkName> = { x: 'strikethrough', h: 'highlight' };
@@ -59,7 +59,8 @@ export function RichTextEditor({ label, initialValue, onChange, campaignSlug, ca
   // Opened from the text shown as read: the caret and the keys pressed meanwhile land here.
   const landing = useContext(LandingContext);
   useLayoutEffect(() => {
-    if (landing?.opened) landPendingInput(editor, landing);
+    // `@` (or `[[`) among the keys pressed meanwhile opens the picker as typed into the editor would.
+    if (landing?.opened) landPendingInput(editor, landing, (trigger, at) => setMention({ trigger, at }));
   }, [editor, landing]);
 
   // The selection as the page shows it now (Slate takes the browser's a moment later, and not at
@@ -124,20 +125,9 @@ export function RichTextEditor({ label, initialValue, onChange, campaignSlug, ca
   };
 
   const onDomBeforeInput = (event: InputEvent) => {
-    // `@` at the start of a word (not the one in an email address), or the second `[` of `[[`,
-    // opens the mention picker once it is in the text (what follows it is the picker's query).
-    if (event.inputType !== 'insertText' || !editor.selection || !Range.isCollapsed(editor.selection)) return;
-    const caret = editor.selection.anchor;
-    const before = Editor.before(editor, caret);
-    const previous = before ? Editor.string(editor, { anchor: before, focus: caret }) : '';
-    if (event.data === '@' && !/[^\s([{"'“‘]/u.test(previous)) {
-      const at = Editor.pointRef(editor, caret, { affinity: 'backward' });
-      setTimeout(() => openMention('@', at), 0);
-    }
-    if (event.data === '[' && previous === '[' && before) {
-      const at = Editor.pointRef(editor, before, { affinity: 'backward' });
-      setTimeout(() => openMention('[[', at), 0);
-    }
+    if (event.inputType !== 'insertText' || event.data === null) return;
+    const opening = mentionTrigger(editor, event.data);
+    if (opening) setTimeout(() => openMention(opening.trigger, opening.at), 0);
   };
 
   // The toolbar's @: the trigger typed at the caret.

@@ -1,5 +1,5 @@
 // What keeps typing cheap in a long text, and what lands the keys pressed before the editor was there.
-import { Editor, Range, Transforms } from 'slate';
+import { Editor, Range, Transforms, type PointRef } from 'slate';
 import { defaultScrollSelectionIntoView, ReactEditor } from 'slate-react';
 import type { Landing } from './landing';
 
@@ -33,7 +33,22 @@ export function scrollCaretIntoView(editor: ReactEditor, domRange: globalThis.Ra
  * went down (the same text at the same place), else at the start, and the keys pressed meanwhile
  * are typed in, in order, as the editor's own commands (so Markdown shortcuts apply as when typing).
  */
-export function landPendingInput(editor: Editor, landing: Landing) {
+/**
+ * `@` at the start of a word (not the one in an email address), or the second `[` of `[[`, about to
+ * be typed at the caret: the mention picker opens once it is in the text (what follows it is the
+ * picker's query), at the point before the trigger.
+ */
+export function mentionTrigger(editor: Editor, data: string): { trigger: '@' | '[['; at: PointRef } | undefined {
+  if (!editor.selection || !Range.isCollapsed(editor.selection)) return undefined;
+  const caret = editor.selection.anchor;
+  const before = Editor.before(editor, caret);
+  const previous = before ? Editor.string(editor, { anchor: before, focus: caret }) : '';
+  if (data === '@' && !/[^\s([{"'“‘]/u.test(previous)) return { trigger: '@', at: Editor.pointRef(editor, caret, { affinity: 'backward' }) };
+  if (data === '[' && previous === '[' && before) return { trigger: '[[', at: Editor.pointRef(editor, before, { affinity: 'backward' }) };
+  return undefined;
+}
+
+export function landPendingInput(editor: Editor, landing: Landing, openPicker: (trigger: '@' | '[[', at: PointRef) => void) {
   landing.opened = false;
   // The focus now, from the text shown as read (ReactEditor.focus waits while operations are pending, and keys pressed meanwhile would go there).
   ReactEditor.toDOMNode(editor, editor).focus({ preventScroll: true });
@@ -44,12 +59,21 @@ export function landPendingInput(editor: Editor, landing: Landing) {
     if (point) at = point;
   }
   Transforms.select(editor, at);
+  let opening: ReturnType<typeof mentionTrigger>;
   for (const key of landing.keys.splice(0)) {
-    if ('text' in key) editor.insertText(key.text);
-    else if ('move' in key) Transforms.select(editor, key.move === 'end' ? Editor.end(editor, []) : Editor.start(editor, []));
+    if ('text' in key) {
+      const trigger = mentionTrigger(editor, key.text);
+      if (trigger) {
+        opening?.at.unref();
+        opening = trigger;
+      }
+      editor.insertText(key.text);
+    } else if ('move' in key) Transforms.select(editor, key.move === 'end' ? Editor.end(editor, []) : Editor.start(editor, []));
     else if (key.command === 'break') editor.insertBreak();
     else if (key.command === 'soft-break') editor.insertSoftBreak();
     else if (key.command === 'delete-backward') editor.deleteBackward('character');
     else editor.deleteForward('character');
   }
+  // The picker of the last trigger typed (it closes by itself if what follows is no query).
+  if (opening) openPicker(opening.trigger, opening.at);
 }

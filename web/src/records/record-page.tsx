@@ -11,7 +11,8 @@ import { useMe } from '../account/api';
 import { useRefreshCampaign } from '../campaigns/api';
 import { EDITING_ATTRIBUTE, RecordRichField, type EditedRecord } from './use-record';
 import { changeAddress } from './page-api';
-import { TextStandIn } from './record-page-standin';
+import { TextStandIn, useCurrentReading, useKeysKeptOnLeave } from './record-page-standin';
+import type { Reading } from './api';
 import { LandingContext, type Landing } from '../editor/landing';
 import './record-page.css';
 import '../app/print.css';
@@ -123,6 +124,7 @@ export function RecordText<R extends Record<string, unknown>, P extends Record<s
   label,
   campaignSlug,
   rendered,
+  reading,
   focusOnOpen = false,
   deferEditor = false,
 }: {
@@ -131,6 +133,8 @@ export function RecordText<R extends Record<string, unknown>, P extends Record<s
   label: string;
   campaignSlug: string;
   rendered: string | undefined;
+  /** When the rendering was asked for (records/api.ts readingOf): with deferEditor, it is shown as read only if no older than the record. */
+  reading?: Reading | undefined;
   focusOnOpen?: boolean;
   /** Show the text as read (the server's rendering) until the writer reaches for it: the page's first paint waits for neither the editor's code nor its mount. */
   deferEditor?: boolean;
@@ -142,6 +146,9 @@ export function RecordText<R extends Record<string, unknown>, P extends Record<s
   // The rendering is the server's version: unsent edits, a restored draft or a newer version open the editor at once.
   const [open, setOpen] = useState(() => !deferEditor || focusOnOpen || rendered === undefined || edited.generation > 0 || Object.keys(edited.state.pending).length > 0);
   const [opened, setOpened] = useState(!deferEditor);
+  useKeysKeptOnLeave(landing, () => edited.state.shown(field), (value) => edited.state.edit({ [field]: value } as Partial<P>));
+  const current = useCurrentReading(edited.state.queryKey, edited.state.server?.etag, edited.record[field], rendered, reading, !opened);
+  const state = edited.state;
   useEffect(() => {
     const element = box.current;
     if (!element) return;
@@ -151,6 +158,8 @@ export function RecordText<R extends Record<string, unknown>, P extends Record<s
         // The editor is there (what the writer did has landed in it): the stand-in goes before the next paint, so nothing moves.
         element.querySelector<HTMLElement>('.record-text-standin')!.hidden = true;
         setOpened(true);
+        // The keys that waited are the editor's now; it reports what they changed before the next task.
+        setTimeout(() => state.landed(), 0);
       }
       if (!editable || !wanted.current) return;
       focusText(editable, wanted.current);
@@ -160,7 +169,7 @@ export function RecordText<R extends Record<string, unknown>, P extends Record<s
     const observer = new MutationObserver(land);
     observer.observe(element, { childList: true, subtree: true });
     return () => observer.disconnect();
-  }, []);
+  }, [state]);
   const fallback = (
     <div className="record-text-loading" onMouseDown={() => (wanted.current = 'end')}>
       <Rendered html={rendered} label={label} empty={null} />
@@ -180,12 +189,14 @@ export function RecordText<R extends Record<string, unknown>, P extends Record<s
       {!opened && (
         <TextStandIn
           html={rendered}
+          current={current}
           label={label}
           onLanding={(change) => {
             const keys = landing.keys.length;
             change(landing);
-            // A key that writes, pressed before the editor is there: the page says "Unsaved changes" until it is saved.
-            if (landing.keys.slice(keys).some((key) => !('move' in key))) edited.state.update({});
+            // A key that writes, pressed before the editor is there, is an edit of the version shown: the
+            // page says "Unsaved changes", and a newer version meanwhile is held back for it (a conflict).
+            if (landing.keys.slice(keys).some((key) => !('move' in key))) edited.state.typedAhead();
           }}
           onOpen={() => setOpen(true)}
         />

@@ -72,7 +72,7 @@ function setUp(server: FakeServer, draftOwner?: () => string | Promise<string>) 
 }
 
 /** A read of the record as the app does it: the query holds the answer, then the state receives it. */
-async function read(tab: ReturnType<typeof setUp>, focused = false, answer?: Promise<ServerVersion<Rec>>): Promise<void> {
+async function read(tab: ReturnType<typeof setUp>, focused: boolean | 'text' = false, answer?: Promise<ServerVersion<Rec>>): Promise<void> {
   const version = await (answer ?? tab.state.fetch());
   tab.queryClient.setQueryData(KEY, version);
   tab.state.receive(version, () => focused);
@@ -80,8 +80,10 @@ async function read(tab: ReturnType<typeof setUp>, focused = false, answer?: Pro
 
 type Step =
   | { kind: 'type'; field: FieldName; word: string }
+  | { kind: 'type-ahead'; field: FieldName; word: string }
+  | { kind: 'land' }
   | { kind: 'flush' }
-  | { kind: 'read'; focused: boolean }
+  | { kind: 'read'; focused: boolean | 'text' }
   | { kind: 'stale-read' }
   | { kind: 'other-tab'; field: FieldName; word: string }
   | { kind: 'settle'; keepMine: boolean }
@@ -91,8 +93,10 @@ const word = fc.stringMatching(/^[a-z]{3,6}$/);
 const field = fc.constantFrom(...FIELDS);
 const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('type' as const), field, word }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('type-ahead' as const), field, word }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'land' as const }) },
   { weight: 2, arbitrary: fc.constant({ kind: 'flush' as const }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('read' as const), focused: fc.boolean() }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('read' as const), focused: fc.constantFrom(false, true, 'text' as const) }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'stale-read' as const }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('other-tab' as const), field, word }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('settle' as const), keepMine: fc.boolean() }) },
@@ -115,6 +119,19 @@ describe('one editing state per record', () => {
         await read(tab, false);
         /** Words typed here, per field, that must reach the server unless the user takes theirs. */
         const mine: Record<FieldName, Set<string>> = { name: new Set(), hook: new Set(), notes: new Set() };
+        /** Words typed where the text is shown as read, waiting for the editor (records/record-page.tsx). */
+        let ahead: { field: FieldName; word: string }[] = [];
+        /** The editor opens and types them in on what it opens on; or the page, left, writes them in. */
+        const land = (how: 'editor' | 'leaving') => {
+          for (const { field: f, word: w } of ahead) {
+            const patch = { [f]: withText(f, `${textOf(tab.state.shown(f))} ${w}`.trim()) };
+            if (how === 'editor') tab.state.update(patch);
+            else tab.state.edit(patch);
+            mine[f].add(w);
+          }
+          ahead = [];
+          tab.state.landed();
+        };
 
         const check = () => {
           const { state, queryClient } = tab;
@@ -141,14 +158,25 @@ describe('one editing state per record', () => {
               mine[s.field].add(s.word);
               break;
             }
+            case 'type-ahead':
+              ahead.push({ field: s.field, word: s.word });
+              state.typedAhead();
+              break;
+            case 'land':
+              land('editor');
+              break;
             case 'flush':
               await state.flush();
               break;
-            case 'read':
+            case 'read': {
+              const generation = state.generation;
               await read(tab, s.focused);
+              // Keys waiting for the editor hold the version they were typed on: never swapped under them.
+              if (ahead.length > 0) expect(state.generation).toBe(generation);
               // After a read, "saved" means the fields show exactly what the server holds.
               if (state.state === 'saved') for (const f of FIELDS) expect(sameValue(state.value(f), server.data[f])).toBe(true);
               break;
+            }
             case 'stale-read': {
               tab.hold(true);
               const pending = state.fetch();
@@ -182,6 +210,7 @@ describe('one editing state per record', () => {
             }
             case 'reload': {
               // The tab goes away without its answer (keepalive) or without saving; the next one starts from the server and the draft.
+              land('leaving');
               window.dispatchEvent(new Event('pagehide'));
               tab = setUp(server);
               await read(tab, false);
@@ -202,6 +231,7 @@ describe('one editing state per record', () => {
         }
 
         // Settle: save, keep mine on a conflict, save again; every word not given up is on the server.
+        land('editor');
         await tab.state.flush();
         if (tab.state.state === 'conflict') await tab.state.keepMine(server.current());
         await tab.state.flush();
@@ -356,7 +386,7 @@ describe('one editing state per record', () => {
     expect(readDraft<Patch>('c.arc.7.by.dee')?.patch).toEqual({ notes: doc('from before') });
   });
 
-  it('takes a newer version when nothing is unsent and no editor has the focus; shows the conflict when one has', async () => {
+  it('takes a newer version when nothing is unsent and the caret is not in what this tab wrote; shows the conflict when it is', async () => {
     const server = new FakeServer();
     const tab = setUp(server);
     await read(tab, false);
@@ -368,10 +398,86 @@ describe('one editing state per record', () => {
     expect(tab.state.value('hook')).toEqual(doc('from the other tab'));
     expect(tab.queryClient.getQueryData(KEY)).toEqual(tab.state.server);
 
+    // This tab writes and saves; its caret stays in its words when the other tab saves again.
+    tab.state.update({ hook: doc('from this tab') });
+    await tab.state.flush();
     server.put({ hook: doc('and again') }, undefined);
     await read(tab, true);
     expect(tab.state.state).toBe('conflict');
-    expect(tab.state.mine()).toEqual({ hook: doc('from the other tab'), notes: doc('') });
+    expect(tab.state.mine()).toEqual({ hook: doc('from this tab'), notes: doc('') });
+  });
+
+  // The sequence that lost words (test/e2e/records.test.ts, "Keep mine"): the editor opened from the
+  // text shown as read reads the record again; the newer version came back while the caret was in
+  // the editor with nothing typed yet, and was shown as a conflict whose "mine" was the old text. The
+  // dialog took the keys typed next, and "Keep mine" saved the old (empty) text over the newer one.
+  it('an editor just opened, caret in it and nothing typed, takes the newer version: no conflict, the words typed next build on it', async () => {
+    const server = new FakeServer();
+    const tab = setUp(server);
+    await read(tab, false);
+    server.put({ hook: doc('from the other tab') }, undefined);
+    tab.state.editorOpened();
+    const generation = tab.state.generation;
+    await read(tab, 'text');
+    expect(tab.state.state).toBe('saved');
+    expect(tab.state.generation).toBe(generation + 1);
+    expect(tab.state.shown('hook')).toEqual(doc('from the other tab'));
+    tab.state.update({ hook: doc('from the other tab, then this one') });
+    await tab.state.flush();
+    expect(tab.state.state).toBe('saved');
+    expect(textOf(server.data.hook)).toBe('from the other tab, then this one');
+
+    // The caret in another field (the title, a select: they do not keep a caret when they start again): shown as a conflict.
+    server.put({ notes: doc('from the other tab') }, undefined);
+    tab.state.editorClosed();
+    tab.state.editorOpened();
+    await read(tab, true);
+    expect(tab.state.state).toBe('conflict');
+  });
+
+  it('keys typed where the text is shown as read hold a newer version back: the editor opens on the version they were typed on, and the save meets the conflict', async () => {
+    const server = new FakeServer();
+    const tab = setUp(server);
+    await read(tab, false);
+    tab.state.update({ notes: doc('saved before') });
+    await tab.state.flush();
+    tab.state.editorClosed();
+    // Another page later: the text is shown as read, a key is typed on it before the editor is there.
+    tab.state.editorOpened();
+    tab.state.typedAhead();
+    expect(tab.state.state).toBe('unsaved');
+    server.put({ hook: doc('from the other tab') }, undefined);
+    const generation = tab.state.generation;
+    // Read while the caret is in the text shown as read, or already in the editor: either way held.
+    await read(tab, false);
+    await read(tab, 'text');
+    expect(tab.state.generation).toBe(generation);
+    expect(tab.state.state).toBe('unsaved');
+    expect(tab.state.shown('hook')).toEqual(doc(''));
+    // The editor lands the keys on what it opened on, then is told they have landed.
+    tab.state.update({ hook: doc('typed ahead') });
+    tab.state.landed();
+    await tab.state.flush();
+    expect(tab.state.state).toBe('conflict');
+    expect(tab.state.mine()).toEqual({ hook: doc('typed ahead') });
+    await tab.state.keepMine(server.current());
+    expect(tab.state.state).toBe('saved');
+    expect(textOf(server.data.hook)).toBe('typed ahead');
+  });
+
+  it('keys that changed nothing after all (a Delete at the end): the waiting ends, and a newer version is taken', async () => {
+    const server = new FakeServer();
+    const tab = setUp(server);
+    await read(tab, false);
+    tab.state.typedAhead();
+    server.put({ hook: doc('from the other tab') }, undefined);
+    await read(tab, false);
+    expect(tab.state.state).toBe('unsaved');
+    tab.state.landed();
+    expect(tab.state.state).toBe('saved');
+    await read(tab, 'text');
+    expect(tab.state.state).toBe('saved');
+    expect(tab.state.shown('hook')).toEqual(doc('from the other tab'));
   });
 
   it('a new ETag for the same version of the record (an arc whose linked things changed) is no conflict, even while typing', async () => {

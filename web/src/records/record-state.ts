@@ -11,8 +11,11 @@
 // stops, on leaving the page and when the tab is hidden. The draft stays until
 // the server has acknowledged what it holds. A 412 is a conflict for the user to settle; a network
 // failure, 429 or 5xx is retried with backoff. A newer version on the server (another tab, another
-// user) is taken at once when there are no unsent edits and no editor of the record has the focus;
-// otherwise the conflict is shown: the status never says "saved" for text the server does not hold.
+// user) is taken at once when there are no unsent edits, no keys wait for an editor (typed into the
+// text shown as read) and the caret is not in what this tab wrote; an editor holding the caret
+// takes the focus back in the newer text. Unsent edits or waiting keys keep the version they were
+// made on (the save meets the conflict); the caret in text this tab wrote shows the conflict at
+// once. The status never says "saved" for text the server does not hold.
 //
 // No React and no page layout here: records/use-record.tsx binds it to components.
 import type { QueryClient, QueryKey } from '@tanstack/react-query';
@@ -55,6 +58,10 @@ export class RecordState<R extends Record<string, unknown>, P extends Record<str
   private baseData: R | undefined;
   /** Local edits not acknowledged by the server yet. */
   pending: Partial<P> = {};
+  /** Keys typed where the text is shown as read, not yet in an editor (so not in `pending`): edits all the same. */
+  private waiting = false;
+  /** Whether this tab has written into the record since its editors opened (the caret then rests in its own words). */
+  private written = false;
   state: SaveState = 'saved';
   error: ApiError | undefined;
   /** Changes whenever open editors must start again from new content (a restored draft, the server's newer version). */
@@ -105,8 +112,12 @@ export class RecordState<R extends Record<string, unknown>, P extends Record<str
     return this.saves !== seen && this.server ? this.server : answer;
   }
 
-  /** A version read from the server (the record's query). */
-  receive(answer: ServerVersion<R>, editorHasFocus: () => boolean): void {
+  /**
+   * A version read from the server (the record's query). `editorHasFocus`: whether the caret is in
+   * one of the record's fields (true), in one of its rich-text editors, which keep their caret when
+   * they start again from new content ('text'), or elsewhere (false).
+   */
+  receive(answer: ServerVersion<R>, editorHasFocus: () => boolean | 'text'): void {
     if (!this.server) {
       this.server = answer;
       this.rebase(answer);
@@ -115,23 +126,23 @@ export class RecordState<R extends Record<string, unknown>, P extends Record<str
       return;
     }
     if (answer === this.server) return;
-    if (answer.etag === this.server.etag) {
+    if (this.holds(answer.etag)) {
+      // The version the edits are made on. Only what its answer embeds may be new (an arc's things,
+      // parent, children): shown, with no conflict and no restart of the editors.
+      const embeds = answer.etag !== this.server.etag;
       this.server = answer;
+      this.baseData = answer.data;
+      if (embeds) this.changed();
       return;
     }
-    if (sameVersion(answer.etag, this.server.etag)) {
-      // The record itself is unchanged; only what its answer embeds is new (an arc's things, parent,
-      // children): shown, with no conflict and no restart of the editors.
-      this.server = answer;
-      this.changed();
-      return;
-    }
-    // A save on its way decides; its answer follows.
+    // A newer version (or one held back until now). A save on its way decides; its answer follows.
     if (this.inFlight) return;
     this.server = answer;
-    if (Object.keys(this.pending).length === 0 && this.state !== 'conflict') {
-      if (editorHasFocus()) {
-        // Someone is typing into the old version: show both rather than swap the text under the caret.
+    // Keys waiting for an editor were typed on the version shown: kept on it, like unsent edits.
+    if (Object.keys(this.pending).length === 0 && !this.waiting && this.state !== 'conflict') {
+      const focus = editorHasFocus();
+      if (focus === true || (focus === 'text' && this.written)) {
+        // The caret is in a field, or rests in text this tab wrote: show both rather than swap the text under it.
         this.set('conflict');
       } else {
         this.rebase(answer);
@@ -141,6 +152,11 @@ export class RecordState<R extends Record<string, unknown>, P extends Record<str
       return;
     }
     this.changed();
+  }
+
+  /** Whether an ETag names the version the local edits are made on (the next save's If-Match). */
+  private holds(etag: string | undefined): boolean {
+    return etag === this.base || sameVersion(etag, this.base);
   }
 
   private rebase(answer: ServerVersion<R>): void {
@@ -159,6 +175,7 @@ export class RecordState<R extends Record<string, unknown>, P extends Record<str
   }
 
   editorOpened(): void {
+    if (this.editorsOpen === 0) this.written = false;
     this.editorsOpen += 1;
     this.changed();
     this.refresh();
@@ -222,6 +239,32 @@ export class RecordState<R extends Record<string, unknown>, P extends Record<str
     return field in this.pending ? this.pending[field as keyof P] : this.server?.data[field];
   }
 
+  /**
+   * What an editor opens on: the unsent edit, else the version the next save is based on (while a
+   * newer version is held back for unsent edits or waiting keys, the one they were made on).
+   */
+  shown<K extends string>(field: K): unknown {
+    return field in this.pending ? this.pending[field as keyof P] : this.baseData?.[field];
+  }
+
+  /** A key that writes was typed where the text is shown as read, before its editor was there. */
+  typedAhead(): void {
+    this.waiting = true;
+    if (this.state !== 'conflict') this.set('unsaved');
+  }
+
+  /**
+   * The editor has taken the keys that waited for it (called a task later, once it has reported what
+   * they changed): with nothing unsent after all, a newer version held back for them is read again.
+   */
+  landed(): void {
+    if (!this.waiting) return;
+    this.waiting = false;
+    if (Object.keys(this.pending).length > 0) return;
+    if (this.state === 'unsaved') this.set('saved');
+    if (this.server && !this.holds(this.server.etag)) this.refresh();
+  }
+
   restoreOffer(): void {
     const offer = this.offer;
     if (!offer) return;
@@ -254,6 +297,7 @@ export class RecordState<R extends Record<string, unknown>, P extends Record<str
 
   /** Queues a change (kept in the browser at once) and saves it shortly. */
   update(patch: Partial<P>): void {
+    if (Object.keys(patch).length > 0) this.written = true;
     this.pending = { ...this.pending, ...patch };
     this.persist();
     this.schedule(IDLE_MS);
@@ -347,6 +391,7 @@ export class RecordState<R extends Record<string, unknown>, P extends Record<str
   takeTheirs(current: ServerVersion<R>): void {
     clearTimeout(this.timer);
     this.pending = {};
+    this.written = false;
     this.persist();
     this.server = current;
     this.rebase(current);

@@ -2,11 +2,12 @@
 // offered back, a conflict settled, the save status) and the editors that read and write it. Every
 // component that shows the record calls useRecord with the same query key and so shares one state.
 import { useQuery, useQueryClient, type QueryKey } from '@tanstack/react-query';
-import { useEffect, useSyncExternalStore, type ReactNode } from 'react';
+import { useContext, useEffect, useLayoutEffect, useState, useSyncExternalStore, type ReactNode } from 'react';
 import type { Descendant } from 'slate';
 import { plainText } from '../editor/plain-text';
 import { emptyDocument } from '../editor/types';
 import { LazyRichTextEditor as RichTextEditor } from '../editor/lazy-editor';
+import { LandingContext, type Landing } from '../editor/landing';
 import { ConflictDialog, DraftOffer, SaveStatus } from '../ui/save-status';
 import { conflictKey } from './api';
 import { fetchRecord, listenToOtherTabs, recordState, REFRESH_WHILE_EDITING_MS, type RecordSource, type RecordState, type ServerVersion } from './record-state';
@@ -16,7 +17,13 @@ export type { ServerVersion } from './record-state';
 /** Marks where a record's own fields are edited: a newer version is not swapped in under a caret there. */
 export const EDITING_ATTRIBUTE = 'data-record-editing';
 
-const editorHasFocus = () => document.activeElement?.closest(`[${EDITING_ATTRIBUTE}]`) != null;
+/** Marks a rich-text editor among them: it keeps its caret when it starts again from new content. */
+const KEEPS_CARET_ATTRIBUTE = 'data-keeps-caret';
+
+const editorHasFocus = (): boolean | 'text' => {
+  const editing = document.activeElement?.closest(`[${EDITING_ATTRIBUTE}]`);
+  return editing ? (editing.hasAttribute(KEEPS_CARET_ATTRIBUTE) ? 'text' : true) : false;
+};
 
 export interface EditedRecord<R extends Record<string, unknown>, P extends Record<string, unknown>> {
   /** The server's latest acknowledged version. */
@@ -131,11 +138,40 @@ export function RecordRichField<R extends Record<string, unknown>, P extends Rec
     state.editorOpened();
     return () => state.editorClosed();
   }, [state]);
-  const value = state.value(field);
+  const value = state.shown(field);
   const initial = Array.isArray(value) && value.length > 0 ? (value as Descendant[]) : emptyDocument();
+  // Where the keys typed before the editor was there land (records/record-page.tsx), else one of its own.
+  const outer = useContext(LandingContext);
+  const [own] = useState<Landing>(() => ({ opened: false, keys: [] }));
+  const landing = outer ?? own;
+  const [box, setBox] = useState<HTMLDivElement | null>(null);
   return (
-    <div {...{ [EDITING_ATTRIBUTE]: '' }}>
-      <RichTextEditor key={edited.generation} label={label} campaignSlug={campaignSlug} canUpload={canUpload} recordGmOnly={edited.value('visibility') === 'gm'} fallback={fallback} initialValue={initial} onChange={(next) => state.update({ [field]: next } as Partial<P>)} />
+    <div ref={setBox} {...{ [EDITING_ATTRIBUTE]: '', [KEEPS_CARET_ATTRIBUTE]: '' }}>
+      <LandingContext.Provider value={landing}>
+        <KeepsCaret key={edited.generation} box={box} landing={landing}>
+          <RichTextEditor label={label} campaignSlug={campaignSlug} canUpload={canUpload} recordGmOnly={edited.value('visibility') === 'gm'} fallback={fallback} initialValue={initial} onChange={(next) => state.update({ [field]: next } as Partial<P>)} />
+        </KeepsCaret>
+      </LandingContext.Provider>
     </div>
   );
+}
+
+/**
+ * One generation of an editor: when it starts again from new content (the server's newer version
+ * taken while nothing here was unsent) with the caret in it, the next one takes the focus back and
+ * the caret lands at the same place on the page (editor/typing.ts), so the next key is not lost.
+ */
+function KeepsCaret({ box, landing, children }: { box: HTMLDivElement | null; landing: Landing; children: ReactNode }) {
+  useLayoutEffect(() => {
+    const element = box;
+    // Run as this generation goes, before its text leaves the page.
+    return () => {
+      if (!element?.isConnected || !element.contains(document.activeElement)) return;
+      const selection = window.getSelection();
+      const rect = selection && selection.rangeCount > 0 ? (selection.getRangeAt(0).getClientRects()[0] ?? selection.getRangeAt(0).getBoundingClientRect()) : undefined;
+      landing.point = rect && rect.height > 0 ? { pageX: rect.left + window.scrollX, pageY: rect.top + rect.height / 2 + window.scrollY } : undefined;
+      landing.opened = true;
+    };
+  }, [box, landing]);
+  return children;
 }

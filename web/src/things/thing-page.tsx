@@ -7,7 +7,7 @@ import { DeleteRecordButton, useCampaignAction, type UnsentEdits } from '../reco
 import { ArcPicker } from '../search/pickers';
 import { Backlinks } from '../records/backlinks';
 import { useCampaignSlug } from '../campaigns/api';
-import { useRendered } from '../records/api';
+import { readingOf, startRecordPage, takeEarly, useRendered } from '../records/api';
 import { addThingToArc, deleteThing, removeThingFromArc, thingSource, useThingArcs, useThingTypes, type ThingPatch } from './api';
 import { useRecordEditing } from '../records/record-editing';
 import { AddressField, RecordActions, RecordDetails, RecordError, RecordText, RecordTitle } from '../records/record-page';
@@ -18,6 +18,9 @@ import { LabelsFields, PrintedStructure, PropertiesFields, StructureView, type S
 const THING_RICH_FIELDS = [['description', 'Description']] as const;
 
 
+// Opened at this address (a first load): the thing's requests start now, beside the campaign's.
+startRecordPage('things', (campaignSlug, recordSlug) => thingSource(campaignSlug, recordSlug).load());
+
 export function ThingPage() {
   // Everything a thing page holds in its own state belongs to one thing: another thing starts afresh.
   const thingSlug = useParams().thingSlug!;
@@ -26,7 +29,9 @@ export function ThingPage() {
 
 function ThingRecordPage({ thingSlug }: { thingSlug: string }) {
   const campaignSlug = useCampaignSlug();
-  const editing = useRecordEditing<Thing, ThingPatch>({ campaignSlug, kind: 'thing', recordSlug: thingSlug, ...thingSource(campaignSlug, thingSlug) });
+  const source = thingSource(campaignSlug, thingSlug);
+  const load = () => takeEarly(['record', 'things', campaignSlug, thingSlug], source.load).answer;
+  const editing = useRecordEditing<Thing, ThingPatch>({ campaignSlug, kind: 'thing', recordSlug: thingSlug, save: source.save, load });
   const rendered = useRendered(campaignSlug, 'things', thingSlug);
   const types = useThingTypes(campaignSlug);
   const { canEdit } = useCampaignAccess();
@@ -75,7 +80,7 @@ function ThingRecordPage({ thingSlug }: { thingSlug: string }) {
       </div>
       <div className="record-main">
         <section aria-label="Description">
-          <RecordText edited={editing} field="description" label="Description" campaignSlug={campaignSlug} rendered={rendered.data?.description} />
+          <RecordText edited={editing} field="description" label="Description" campaignSlug={campaignSlug} rendered={rendered.data?.description} reading={readingOf(rendered)} deferEditor />
         </section>
       </div>
       <div className="record-side">
