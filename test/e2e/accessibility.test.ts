@@ -8,7 +8,7 @@
 import { AxeBuilder } from '@axe-core/playwright';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectNoPageErrors, launchBrowser, screenshotPath, signUp, startE2eServer, type E2eServer } from './browser.js';
+import { caretInEditor, expectNoPageErrors, launchBrowser, screenshotPath, signUp, startE2eServer, type E2eServer } from './browser.js';
 
 let server: E2eServer;
 let invitation = '';
@@ -127,11 +127,11 @@ async function everyPage(theme: 'light' | 'dark', width?: number): Promise<Recor
     found['quick switcher with matches'] = await violations(page);
     await page.keyboard.press('Escape');
     await page.getByRole('dialog').waitFor({ state: 'detached' });
-    // The editor, with the caret in it (behind an edit button while the text has one), and the
-    // mention picker that `@` opens.
-    const edit = page.getByRole('button', { name: 'Edit description' });
-    if ((await edit.count()) > 0) await edit.click();
-    await page.locator('main [contenteditable="true"]').first().click();
+    // The editor, with the caret in it (the text shown as read until a click brings the editor),
+    // and the mention picker that `@` opens.
+    await page.getByRole('textbox', { name: 'Description', exact: true }).click();
+    await page.locator('main [contenteditable="true"]').first().waitFor();
+    await caretInEditor(page);
     found['editor'] = await violations(page);
     await page.keyboard.press('End');
     await page.keyboard.type(' @');

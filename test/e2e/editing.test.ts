@@ -54,6 +54,12 @@ describe('editing in the browser', () => {
     await dialog.waitFor({ timeout: 15_000 });
     expect(await dialog.getByRole('region', { name: 'Your version' }).textContent()).toContain('Written in the second tab.');
     expect(await dialog.getByRole('region', { name: 'Their version' }).textContent()).toContain('Written in the first tab.');
+    // Typing on as it opens chooses nothing: the focus is on its title, not on a button.
+    expect(await second.evaluate(() => document.activeElement?.textContent)).toBe('Someone else changed this while you were editing');
+    await second.keyboard.type(' and on', { delay: 20 });
+    await second.keyboard.press('Enter');
+    expect(await dialog.isVisible()).toBe(true);
+    expect(await dialog.getByRole('button', { name: 'Copy mine' }).isVisible()).toBe(true);
     await dialog.getByRole('button', { name: 'Keep mine' }).click();
     await saved(second);
 

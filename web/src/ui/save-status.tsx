@@ -1,5 +1,5 @@
 import * as Dialog from '@radix-ui/react-dialog';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import type { ApiError } from '../api/client';
 import { saveStateText, type SaveState } from '../editor/saver';
 
@@ -29,12 +29,23 @@ export function DraftOffer({ at, onRestore, onDiscard }: { at: string; onRestore
 /** A 412: both versions side by side; keep mine, take theirs, or copy mine out. */
 export function ConflictDialog({ mine, theirs, onKeepMine, onTakeTheirs }: { mine: string; theirs: string; onKeepMine: () => void; onTakeTheirs: () => void }) {
   const [copied, setCopied] = useState(false);
+  const title = useRef<HTMLHeadingElement>(null);
   return (
     <Dialog.Root open>
       <Dialog.Portal>
         <Dialog.Overlay className="overlay" />
-        <Dialog.Content className="dialog wide" onEscapeKeyDown={(e) => e.preventDefault()} onPointerDownOutside={(e) => e.preventDefault()}>
-          <Dialog.Title>Someone else changed this while you were editing</Dialog.Title>
+        <Dialog.Content
+          className="dialog wide"
+          onEscapeKeyDown={(e) => e.preventDefault()}
+          onPointerDownOutside={(e) => e.preventDefault()}
+          // The dialog opens while the game master may be typing: the focus goes to its title (read
+          // out first), not to a button, so a key typed on cannot copy, keep or take a version.
+          onOpenAutoFocus={(e) => {
+            e.preventDefault();
+            title.current?.focus();
+          }}
+        >
+          <Dialog.Title ref={title} tabIndex={-1}>Someone else changed this while you were editing</Dialog.Title>
           <Dialog.Description>Choose which version to keep. Nothing is lost until you choose.</Dialog.Description>
           <div className="versions">
             <section aria-label="Your version">
