@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type BrowserContext, type Page, type Route } from 'playwright-core';
 import { afterAll, beforeAll, expect, inject } from 'vitest';
 import { startServer, stopServer, tempDir, type ServerProcess } from '../../toolkit/server.js';
 import { createTestDatabase, dialect, type TestDatabase } from '../support/test-db.js';
@@ -199,4 +199,25 @@ export function gmJourney(campaignName: string, prepare?: (page: Page) => Promis
 /** Waits until the caret is in a rich-text editor, as a person does before typing on after a dialog. */
 export async function caretInEditor(page: Page): Promise<void> {
   await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('contenteditable'))).toBe('true');
+}
+
+/**
+ * Holds back a page's reads of a record (as a slow network would) until released: what the page
+ * types meanwhile is typed on the version it shows, whatever another tab saved.
+ */
+export async function holdReads(page: Page, path: string): Promise<() => Promise<void>> {
+  return holdGets(page, (url) => url.pathname === path);
+}
+
+/** Holds back a page's GETs of the addresses `matches` picks until released (a slow network). */
+export async function holdGets(page: Page, matches: (url: URL) => boolean): Promise<() => Promise<void>> {
+  const held: Route[] = [];
+  let holding = true;
+  const handler = (route: Route) => (holding && route.request().method() === 'GET' ? void held.push(route) : route.continue());
+  await page.route(matches, handler);
+  return async () => {
+    holding = false;
+    for (const route of held.splice(0)) await route.continue();
+    await page.unroute(matches, handler);
+  };
 }

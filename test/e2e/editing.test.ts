@@ -1,9 +1,8 @@
 // Not one typed word lost: two tabs editing one thing (the 412 and its conflict dialog), the server
 // killed mid-edit (offline, retried, saved once it is back), a tab closed with unsaved text (offered
 // back on the next visit), and creating a thing with the keyboard alone.
-import type { Page, Route } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { createThing, expectNoPageErrors, gmJourney, saved } from './browser.js';
+import { createThing, expectNoPageErrors, gmJourney, holdReads, saved } from './browser.js';
 
 const journey = gmJourney('Editing');
 
@@ -19,20 +18,6 @@ async function renderedText(page: import('playwright-core').Page): Promise<strin
   const editor = page.getByRole('textbox', { name: 'Description' });
   await editor.waitFor();
   return (await editor.textContent()) ?? '';
-}
-
-/** Holds back a page's reads of a record (a slow network) until released: it types on the version it shows. */
-async function holdReads(page: Page, path: string): Promise<() => Promise<void>> {
-  const held: Route[] = [];
-  let holding = true;
-  const matches = (url: URL) => url.pathname === path;
-  const handler = (route: Route) => (holding && route.request().method() === 'GET' ? void held.push(route) : route.continue());
-  await page.route(matches, handler);
-  return async () => {
-    holding = false;
-    for (const route of held.splice(0)) await route.continue();
-    await page.unroute(matches, handler);
-  };
 }
 
 describe('editing in the browser', () => {

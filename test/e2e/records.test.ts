@@ -4,9 +4,9 @@
 // (taken, the caret kept), keys typed before the editor is there while another tab saves (a
 // conflict), a reload mid-edit (the "not saved yet" banner only when the server lacks the text),
 // and per-record form state between pages.
-import type { Page, Route } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { createArc, createThing, expectNoPageErrors, gmJourney, openDetails, saved, screenshotPath } from './browser.js';
+import { createArc, createThing, expectNoPageErrors, gmJourney, holdGets, holdReads, openDetails, saved, screenshotPath } from './browser.js';
 
 const journey = gmJourney('Records');
 
@@ -31,25 +31,17 @@ async function shownText(page: Page, label = 'Description'): Promise<string> {
   return editorText(page, label);
 }
 
-/**
- * Holds back a page's reads of a record (as a slow network would) until released: what the page
- * types meanwhile is typed on the version it shows, whatever another tab saved.
- */
-async function holdReads(page: Page, path: string): Promise<() => Promise<void>> {
-  return holdGets(page, (url) => url.pathname === path);
-}
-
-/** Holds back a page's GETs of the addresses `matches` picks until released (a slow network). */
-async function holdGets(page: Page, matches: (url: URL) => boolean): Promise<() => Promise<void>> {
-  const held: Route[] = [];
-  let holding = true;
-  const handler = (route: Route) => (holding && route.request().method() === 'GET' ? void held.push(route) : route.continue());
-  await page.route(matches, handler);
-  return async () => {
-    holding = false;
-    for (const route of held.splice(0)) await route.continue();
-    await page.unroute(matches, handler);
-  };
+/** A new thing open in two tabs of the game master, each with its text shown; `thingPath` is its API address. */
+async function twoTabsOn(name: string): Promise<{ first: Page; second: Page; thingPath: string }> {
+  const first = journey.browser.page;
+  await first.goto(`${journey.server.base}/campaigns/${journey.campaign}`);
+  await createThing(first, name);
+  const url = first.url();
+  const thingPath = `/api/campaigns/${journey.campaign}/things/${new URL(url).pathname.split('/').pop()!}`;
+  const second = await journey.browser.newPage();
+  await second.goto(url);
+  for (const page of [first, second]) await editor(page).waitFor();
+  return { first, second, thingPath };
 }
 
 /** What the server holds now, read by the API with the page's session. */
@@ -163,13 +155,7 @@ describe('one editing state per record', () => {
   });
 
   it('two tabs: after "Keep mine" in one, the other shows the newer version and never claims to have saved its own', async () => {
-    const first = journey.browser.page;
-    await createThing(first, 'Two tabs');
-    const url = first.url();
-    const thingPath = `/api/campaigns/${journey.campaign}/things/${new URL(url).pathname.split('/').pop()!}`;
-    const second = await journey.browser.newPage();
-    await second.goto(url);
-    for (const page of [first, second]) await editor(page).waitFor();
+    const { first, second, thingPath } = await twoTabsOn('Two tabs');
 
     // The second tab saves first; the first tab, still on the old version (its read of the record,
     // as its editor opens, is slow), types, meets a conflict and keeps its own.
@@ -210,14 +196,7 @@ describe('one editing state per record', () => {
   });
 
   it('two tabs: the text opened after the other tab saved takes its words, keeps the caret, and what is typed next joins them (no conflict, no word lost)', async () => {
-    const first = journey.browser.page;
-    await first.goto(`${journey.server.base}/campaigns/${journey.campaign}`);
-    await createThing(first, 'Opened late');
-    const url = first.url();
-    const thingPath = `/api/campaigns/${journey.campaign}/things/${new URL(url).pathname.split('/').pop()!}`;
-    const second = await journey.browser.newPage();
-    await second.goto(url);
-    for (const page of [first, second]) await editor(page).waitFor();
+    const { first, second, thingPath } = await twoTabsOn('Opened late');
     await typeInto(second, 'Second tab text.');
     await saved(second);
 
@@ -276,14 +255,7 @@ describe('one editing state per record', () => {
   });
 
   it('two tabs: a tab with nothing unsent and its caret elsewhere takes the server’s newer text by itself', async () => {
-    const first = journey.browser.page;
-    await first.goto(`${journey.server.base}/campaigns/${journey.campaign}`);
-    await createThing(first, 'Quiet tab');
-    const url = first.url();
-    const thingPath = `/api/campaigns/${journey.campaign}/things/${new URL(url).pathname.split('/').pop()!}`;
-    const second = await journey.browser.newPage();
-    await second.goto(url);
-    for (const page of [first, second]) await editor(page).waitFor();
+    const { first, second, thingPath } = await twoTabsOn('Quiet tab');
 
     await typeInto(second, 'Second tab text.');
     await saved(second);
