@@ -150,15 +150,22 @@ describe("a thing page's text, shown as read until it is written in", () => {
   });
 });
 
+/** The address of a new thing whose text the game master wrote (and saved) in the editor. */
+async function thingWithText(name: string, text: string): Promise<string> {
+  const gm = journey.browser.page;
+  await gm.goto(`${journey.server.base}/campaigns/${journey.campaign}`);
+  await createThing(gm, name);
+  const address = new URL(gm.url()).pathname;
+  await gm.getByRole('textbox', { name: 'Description', exact: true }).click();
+  await gm.keyboard.type(text);
+  await saved(gm);
+  return address;
+}
+
 describe('the text shown as read is never older than the record', () => {
   it('a rendering read before a newer version of the record is read again, and only the newer text is ever shown', async () => {
     const gm = journey.browser.page;
-    await gm.goto(`${journey.server.base}/campaigns/${journey.campaign}`);
-    await createThing(gm, 'Old mill');
-    const address = new URL(gm.url()).pathname;
-    await gm.getByRole('textbox', { name: 'Description', exact: true }).click();
-    await gm.keyboard.type('The wheel turns.');
-    await saved(gm);
+    const address = await thingWithText('Old mill', 'The wheel turns.');
 
     const page = await journey.browser.newPage();
     // Every frame, the text the stand-in shows (it may be there unseen while its rendering is read again).
@@ -206,14 +213,9 @@ describe('the text shown as read is never older than the record', () => {
 
 describe('a mention typed before the editor is there', () => {
   it('`@` and a name typed at once after the click open the picker where they were typed, on a 4× slower CPU', async () => {
-    const gm = journey.browser.page;
-    await gm.goto(`${journey.server.base}/campaigns/${journey.campaign}`);
-    await createThing(gm, 'Miller Tobin');
-    await createThing(gm, 'Mill pond');
-    const address = new URL(gm.url()).pathname;
-    await gm.getByRole('textbox', { name: 'Description', exact: true }).click();
-    await gm.keyboard.type('Still water.');
-    await saved(gm);
+    await journey.browser.page.goto(`${journey.server.base}/campaigns/${journey.campaign}`);
+    await createThing(journey.browser.page, 'Miller Tobin');
+    const address = await thingWithText('Mill pond', 'Still water.');
 
     const page = await journey.browser.newPage();
     const cdp = await page.context().newCDPSession(page);
