@@ -16,12 +16,8 @@ async function serverParagraphs(page: Page, slug: string): Promise<string[]> {
   }, slug);
 }
 
-/** Opens the home on a 4× slower CPU, noting whether the editor's code was requested, and every layout shift. */
-async function openHome(page: Page): Promise<{ cdp: CDPSession; editorFetched: () => boolean }> {
-  let fetched = false;
-  page.on('request', (request) => {
-    if (/\/assets\/editor-[^/]*\.js$/.test(request.url())) fetched = true;
-  });
+/** From its next load, the page notes every layout shift (read with `shifts`). */
+async function recordShifts(page: Page): Promise<void> {
   await page.addInitScript(() => {
     const shifts: number[] = [];
     (window as unknown as { __shifts: number[] }).__shifts = shifts;
@@ -29,6 +25,15 @@ async function openHome(page: Page): Promise<{ cdp: CDPSession; editorFetched: (
       for (const entry of list.getEntries()) shifts.push((entry as unknown as { value: number }).value);
     }).observe({ type: 'layout-shift', buffered: true });
   });
+}
+
+/** Opens the home on a 4× slower CPU, noting whether the editor's code was requested, and every layout shift. */
+async function openHome(page: Page): Promise<{ cdp: CDPSession; editorFetched: () => boolean }> {
+  let fetched = false;
+  page.on('request', (request) => {
+    if (/\/assets\/editor-[^/]*\.js$/.test(request.url())) fetched = true;
+  });
+  await recordShifts(page);
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 });
   await page.goto(`${journey.server.base}/campaigns/${journey.campaign}`);
@@ -113,13 +118,7 @@ describe("a thing page's text, shown as read until it is written in", () => {
       if (/\/assets\/editor-[^/]*\.js$/.test(request.url())) fetched = true;
       if (request.url().endsWith(`/api${address}/rendered`)) renderings += 1;
     });
-    await page.addInitScript(() => {
-      const shifts: number[] = [];
-      (window as unknown as { __shifts: number[] }).__shifts = shifts;
-      new PerformanceObserver((list) => {
-        for (const entry of list.getEntries()) shifts.push((entry as unknown as { value: number }).value);
-      }).observe({ type: 'layout-shift', buffered: true });
-    });
+    await recordShifts(page);
     const cdp = await page.context().newCDPSession(page);
     await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 });
     await page.goto(`${journey.server.base}${address}`);
