@@ -11,6 +11,42 @@ import { useParams } from 'react-router';
 import { api, call, callWithEtag } from '../api/client';
 import { fetchRecord } from '../records/record-state';
 
+// A page's first requests, started when its code arrives on a first load (its module's top), not
+// after the answers before them: the page's query takes the answer when it first runs (once, if it
+// is fresh), so the campaign, the record, its rendering and the first image come a round trip sooner.
+const EARLY_FOR_MS = 30_000;
+const early = new Map<string, { at: number; answer: Promise<unknown> }>();
+
+export function startEarly(name: readonly string[], request: () => Promise<unknown>): void {
+  if (early.has(JSON.stringify(name))) return;
+  const answer = request();
+  answer.catch(() => undefined); // A failure is the query's to show, if it runs.
+  early.set(JSON.stringify(name), { at: performance.now(), answer });
+}
+
+/** The answer started early under `name` (once, while fresh), else `request`'s; and when it was asked for. */
+export function takeEarly<T>(name: readonly string[], request: () => Promise<T>): { at: number; answer: Promise<T> } {
+  const key = JSON.stringify(name);
+  const started = early.get(key);
+  early.delete(key);
+  if (started && performance.now() - started.at < EARLY_FOR_MS) return started as { at: number; answer: Promise<T> };
+  return { at: performance.now(), answer: request() };
+}
+
+/** The address's parts `pattern` captures (decoded) if the browser opened the app at this address: a first load, not a move inside the app. */
+export function openedAt(pattern: RegExp): string[] | undefined {
+  const opened = performance.getEntriesByType('navigation')[0];
+  if (!opened || new URL(opened.name).pathname !== window.location.pathname) return undefined;
+  const match = pattern.exec(window.location.pathname);
+  return match ? match.slice(1).map((part) => decodeURIComponent(part)) : undefined;
+}
+
+/** Starts the campaign's read if the app was opened at one of its pages (the campaign's frame, at its module's top). */
+export function startCampaign(): void {
+  const match = openedAt(/^\/campaigns\/([^/]+)(?:\/.*)?$/);
+  if (match) startEarly(['campaign', match[0]!], () => loadCampaign(match[0]!));
+}
+
 export function useCampaignSlug(): string {
   return useParams().campaignSlug!;
 }
@@ -63,7 +99,7 @@ export const deleteCampaign = (slug: string) => call(api.DELETE('/api/campaigns/
 /** The campaign as the server last acknowledged it: the same query (and editing state) as its description's editor. */
 export function useCampaign(slug: string) {
   const queryKey = [...campaignKey(slug), 'record'] as const;
-  return useQuery({ queryKey, queryFn: () => fetchRecord(queryKey, () => loadCampaign(slug)) });
+  return useQuery({ queryKey, queryFn: () => fetchRecord(queryKey, () => takeEarly(['campaign', slug], () => loadCampaign(slug)).answer) });
 }
 
 /** Refreshes everything read from the campaign (after any write in it). */

@@ -1,38 +1,46 @@
 // What every record page reads besides the record: its rendering and its backlinks (keys under the campaign's).
 import { useQuery, type QueryKey, type UseQueryResult } from '@tanstack/react-query';
 import { api, call } from '../api/client';
-import { campaignKey } from '../campaigns/api';
+import { campaignKey, openedAt, startEarly, takeEarly } from '../campaigns/api';
 
-// A record page's first requests, started when its code arrives on a first load (its module's top),
-// not after the campaign's answer: the page's query takes the answer when it first runs (once, if
-// it is fresh), so the record, its rendering and the first image come one round trip sooner.
-const EARLY_FOR_MS = 30_000;
-const early = new Map<string, { at: number; answer: Promise<unknown> }>();
-
-function startEarly(name: readonly string[], request: () => Promise<unknown>): void {
-  const answer = request();
-  answer.catch(() => undefined); // A failure is the query's to show, if it runs.
-  early.set(JSON.stringify(name), { at: performance.now(), answer });
-}
-
-/** The answer started early under `name` (once, while fresh), else `request`'s; and when it was asked for. */
-export function takeEarly<T>(name: readonly string[], request: () => Promise<T>): { at: number; answer: Promise<T> } {
-  const key = JSON.stringify(name);
-  const started = early.get(key);
-  early.delete(key);
-  if (started && performance.now() - started.at < EARLY_FOR_MS) return started as { at: number; answer: Promise<T> };
-  return { at: performance.now(), answer: request() };
-}
+export { takeEarly };
 
 /** Starts a thing's or an arc's page's requests (the record by `load`, its rendering) if the browser opened the app at its address (a first load, not a move inside the app). */
 export function startRecordPage(kind: 'things' | 'arcs', load: (campaignSlug: string, recordSlug: string) => Promise<unknown>): void {
-  const opened = performance.getEntriesByType('navigation')[0];
-  if (!opened || new URL(opened.name).pathname !== window.location.pathname) return;
-  const match = new RegExp(`^/campaigns/([^/]+)/${kind}/([^/]+)/?$`).exec(window.location.pathname);
+  const match = openedAt(new RegExp(`^/campaigns/([^/]+)/${kind}/([^/]+)/?$`));
   if (!match) return;
-  const [campaignSlug, recordSlug] = [decodeURIComponent(match[1]!), decodeURIComponent(match[2]!)];
+  const [campaignSlug, recordSlug] = match as [string, string];
   startEarly(['record', kind, campaignSlug, recordSlug], () => load(campaignSlug, recordSlug));
-  startEarly(['rendered', kind, campaignSlug, recordSlug], () => loadRendered(campaignSlug, kind, recordSlug));
+  startEarly(['rendered', kind, campaignSlug, recordSlug], () => loadRendered(campaignSlug, kind, recordSlug).then(preloadFirstImage));
+}
+
+/**
+ * Asks for a rendering's first eager image (the one the server marks `fetchpriority="high"`, likely
+ * what the page paints largest) as soon as the rendering is in, not once the page is drawn: a
+ * preload with the img's own srcset and sizes, which the img then takes (one request, not two).
+ */
+function preloadFirstImage(fields: Record<string, string>): Record<string, string> {
+  for (const html of Object.values(fields)) {
+    const tag = /<img\b[^>]*\bfetchpriority="high"[^>]*>/i.exec(html)?.[0];
+    const img = tag ? new DOMParser().parseFromString(tag, 'text/html').querySelector('img') : null;
+    if (!img) continue;
+    const link = document.createElement('link');
+    link.rel = 'preload';
+    link.as = 'image';
+    link.href = img.getAttribute('src') ?? '';
+    if (img.hasAttribute('srcset')) link.imageSrcset = img.getAttribute('srcset')!;
+    if (img.hasAttribute('sizes')) link.imageSizes = img.getAttribute('sizes')!;
+    link.fetchPriority = 'high';
+    document.head.append(link);
+    break;
+  }
+  return fields;
+}
+
+/** Starts the campaign home's rendered description if the browser opened the app at the home (a first load). */
+export function startCampaignHome(): void {
+  const match = openedAt(/^\/campaigns\/([^/]+)\/?$/);
+  if (match) startEarly(['rendered', 'campaign', match[0]!, ''], () => loadRendered(match[0]!, 'campaign'));
 }
 
 // When each rendering was asked for (performance.now()): one asked for before the record shown
