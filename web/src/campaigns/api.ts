@@ -9,24 +9,29 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useParams } from 'react-router';
 import { api, call, callWithEtag } from '../api/client';
+import { playerViewCampaign } from '../api/view';
 import { fetchRecord } from '../records/record-state';
 
 // A page's first requests, started when its code arrives on a first load (its module's top), not
 // after the answers before them: the page's query takes the answer when it first runs (once, if it
 // is fresh), so the campaign, the record, its rendering and the first image come a round trip sooner.
+// An answer is kept under the view it was asked in ("View as player", api/view.ts): a query run
+// after the view changed never takes an answer read in the other view (a GM's text, secrets and all,
+// shown as the player's).
 const EARLY_FOR_MS = 30_000;
 const early = new Map<string, { at: number; answer: Promise<unknown> }>();
+const earlyKey = (name: readonly string[]) => JSON.stringify([playerViewCampaign(), ...name]);
 
 export function startEarly(name: readonly string[], request: () => Promise<unknown>): void {
-  if (early.has(JSON.stringify(name))) return;
+  if (early.has(earlyKey(name))) return;
   const answer = request();
   answer.catch(() => undefined); // A failure is the query's to show, if it runs.
-  early.set(JSON.stringify(name), { at: performance.now(), answer });
+  early.set(earlyKey(name), { at: performance.now(), answer });
 }
 
-/** The answer started early under `name` (once, while fresh), else `request`'s; and when it was asked for. */
+/** The answer started early under `name` in this view (once, while fresh), else `request`'s; and when it was asked for. */
 export function takeEarly<T>(name: readonly string[], request: () => Promise<T>): { at: number; answer: Promise<T> } {
-  const key = JSON.stringify(name);
+  const key = earlyKey(name);
   const started = early.get(key);
   early.delete(key);
   if (started && performance.now() - started.at < EARLY_FOR_MS) return started as { at: number; answer: Promise<T> };
