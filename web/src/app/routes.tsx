@@ -24,19 +24,12 @@ window.addEventListener('vite:preloadError', (event) => {
 /** A page exported as `name` by the module `load` imports: loaded once, when first shown or preloaded. */
 function page<M>(load: () => Promise<M>, name: keyof M): Pick<RouteObject, 'element' | 'handle'> {
   let loading: Promise<M> | undefined;
-  let loaded: M | undefined;
-  const once = () => (loading ??= load().then((module) => (loaded = module)));
-  const pageOf = (module: M | undefined) => ({ default: module![name] as ComponentType });
-  // A page whose code is already here is drawn at once (a thenable that answers as it is asked),
-  // not suspended: React holds back what a boundary reveals for 300 ms after its fallback showed.
-  const Page = lazy((): Promise<{ default: ComponentType }> => {
-    if (loaded !== undefined) return { then: (resolve: (page: { default: ComponentType }) => void) => resolve(pageOf(loaded)) } as Promise<{ default: ComponentType }>;
-    return (async () => {
-      const module = (await once()) as M | undefined;
-      // Nothing when the code could not be had and the tab is loading the new release (above).
-      if (module === undefined) await new Promise(() => undefined);
-      return pageOf(module);
-    })();
+  const once = () => (loading ??= load());
+  const Page = lazy(async () => {
+    const module = (await once()) as M | undefined;
+    // Nothing when the code could not be had and the tab is loading the new release (above).
+    if (module === undefined) await new Promise(() => undefined);
+    return { default: module![name] as ComponentType };
   });
   return {
     // Its own boundary: while it loads, the frame around it (top bar, campaign sidebar) stays.
