@@ -19,6 +19,9 @@ import { MentionPicker, type MentionPickerHandle, type MentionTarget } from './m
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
+// jsdom lays nothing out: a range has no box of its own (in a browser the picker is placed by it, at the caret).
+if (!('getBoundingClientRect' in Range.prototype)) Object.assign(Range.prototype, { getBoundingClientRect: () => ({ x: 0, y: 0, top: 0, left: 0, bottom: 0, right: 0, width: 0, height: 0, toJSON: () => ({}) }) });
+
 let container: HTMLDivElement;
 let root: Root;
 
@@ -37,8 +40,7 @@ const MEEPO = { type: 'thing' as const, id: 8, slug: 'meepo', name: 'Meepo', exc
 const answer = (...results: SearchResults['results']): SearchResults => ({ results });
 
 /** An editor holding "Meet @<typed>" with the caret at its end, and the picker opened at the `@`. */
-function setUp(typed: string, { secret = false, recordGmOnly = false, defaultVisibility = 'all' } = {}) {
-  const client = new QueryClient({ defaultOptions: { queries: { staleTime: Infinity, retry: false } } });
+function setUp(typed: string, { secret = false, recordGmOnly = false, defaultVisibility = 'all', client = new QueryClient({ defaultOptions: { queries: { staleTime: Infinity, retry: false } } }) } = {}) {
   client.setQueryData(['campaign', 'c', 'types'], [{ id: 1, name: 'NPC' }, { id: 2, name: 'Place' }]);
   client.setQueryData(['campaign', 'c', 'record'], { data: { slug: 'c', name: 'C', defaultVisibility }, etag: '"1"' });
   const editor = withLoreforge(withHistory(withReact(createEditor())));
@@ -92,6 +94,45 @@ describe('the mention picker at the caret', () => {
     expect(editor.children).toEqual([{ type: 'paragraph', children: [{ text: 'Meet ' }, { type: 'mention', targetType: 'thing', targetId: 8, children: [{ text: '' }] }, { text: ' ' }] }]);
   });
 
+  it('takes Enter pressed while the list for what was typed is still being found once that list is in; typing on instead picks nothing', async () => {
+    // The answers are asked for before the picker opens, so they are still on their way when Enter is pressed.
+    const held = (client: QueryClient, q: string) => {
+      let answerWith!: (results: SearchResults) => void;
+      void client.prefetchQuery({ queryKey: searchMatchesQuery('c', q).queryKey, queryFn: () => new Promise<SearchResults>((resolve) => (answerWith = resolve)) });
+      return (results: SearchResults) => act(() => Promise.resolve(answerWith(results)));
+    };
+    const clientOf = (typed: string) => {
+      const client = new QueryClient({ defaultOptions: { queries: { staleTime: Infinity, retry: false } } });
+      return { client, answer: held(client, typed) };
+    };
+
+    const first = clientOf('mee');
+    const { editor, key, picked } = setUp('mee', { client: first.client });
+    // Only "Create" is offered while the list is being found, and Enter does not take it.
+    await act(async () => {});
+    await vi.waitFor(() => expect(options()).toEqual(['Create “mee”… *']));
+    expect(document.querySelector('[role="listbox"]')!.getAttribute('aria-busy')).toBe('true');
+    expect(key('Enter')).toBe(true);
+    expect(picked).toEqual([]);
+    expect(Editor.string(editor, [])).toBe('Meet @mee');
+    await first.answer(answer(MEEPO));
+    await vi.waitFor(() => expect(picked).toEqual([{ targetType: 'thing', targetId: 8, name: 'Meepo', slug: 'meepo' }]));
+    expect(editor.children).toEqual([{ type: 'paragraph', children: [{ text: 'Meet ' }, { type: 'mention', targetType: 'thing', targetId: 8, children: [{ text: '' }] }, { text: ' ' }] }]);
+    act(() => root.unmount());
+    root = createRoot(container);
+
+    const second = clientOf('mee');
+    const typingOn = setUp('mee', { client: second.client });
+    await act(async () => {});
+    await vi.waitFor(() => expect(options()).toEqual(['Create “mee”… *']));
+    expect(typingOn.key('Enter')).toBe(true);
+    act(() => typingOn.editor.insertText('p'));
+    await second.answer(answer(MEEPO));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(typingOn.picked).toEqual([]);
+    expect(Editor.string(typingOn.editor, [])).toBe('Meet @meep');
+  });
+
   it('offers to create what was typed, with a choice of type, when no name matches exactly', async () => {
     const { client, key } = setUp('Sildar');
     act(() => {
@@ -125,9 +166,10 @@ describe('the mention picker at the caret', () => {
   const gmOnlyBox = () => document.querySelector<HTMLInputElement>('.mention-visibility input[type="checkbox"]');
   const createFor = async (client: QueryClient, key: (name: string) => boolean) => {
     act(() => {
-      client.setQueryData(['campaign', 'c', 'mention-search', 'Traitor Sildar'], answer());
+      client.setQueryData(searchMatchesQuery('c', 'Traitor Sildar').queryKey, answer());
     });
-    await vi.waitFor(() => expect(options()).toEqual(['Create “Traitor Sildar”… *']));
+    await vi.waitFor(() => expect(document.body.textContent).toContain('Nothing matches “Traitor Sildar”.'));
+    expect(options()).toEqual(['Create “Traitor Sildar”… *']);
     expect(gmOnlyBox()).toBeNull();
     key('Enter');
     expect(options()).toEqual(['NPC *', 'Place']);

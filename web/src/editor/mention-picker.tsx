@@ -1,13 +1,14 @@
 // The mention picker of `@` and `[[`: a popover at the caret while the caret stays in the text. What
 // is typed after the trigger is the query (it is text until a record is picked, so no letter is
 // ever lost or lands elsewhere); ArrowUp/Down move the highlight (it stays on the record it is on
-// while the list refreshes and that record is still listed), Enter or Tab inserts, Escape or a
+// while the list refreshes and that record is still listed), Enter or Tab inserts (pressed before
+// the list for what was typed is in, once it is), Escape or a
 // click elsewhere closes and leaves the text. Records found by an alias show their name and the
 // alias. "Create “…”" makes a thing of a chosen type and mentions it, with the visibility shown and
 // chosen there ("GM only", Alt+G): GM-only by default when the trigger is inside a secret, the record
 // being written is GM-only, or the campaign's things are GM-only by default, so a name typed in a
 // secret never reaches players through lists, summaries or search.
-import { useEffect, useId, useImperativeHandle, useLayoutEffect, useRef, useState, type KeyboardEvent, type Ref } from 'react';
+import { useEffect, useEffectEvent, useId, useImperativeHandle, useLayoutEffect, useRef, useState, type KeyboardEvent, type Ref } from 'react';
 import { createPortal } from 'react-dom';
 import { Editor, Transforms, type PointRef } from 'slate';
 import { ReactEditor, useSlate } from 'slate-react';
@@ -84,6 +85,8 @@ export function MentionPicker({
           ...(query !== '' && !exact ? [{ key: 'create', label: `Create “${query}”…`, create: true as const }] : []),
         ];
   const active = items.find((item) => item.key === chosen) ?? items[0];
+  // The query for which Enter (or Tab) was pressed before its answer was in.
+  const waiting = useRef<string>(undefined);
   const optionId = (item: Item) => `${id}-${item.key}`;
 
   const pick = (target: MentionTarget) => {
@@ -128,14 +131,25 @@ export function MentionPicker({
         if (creating !== undefined) setCreating(undefined);
         else onClose();
       } else if (event.key === 'Enter' || (event.key === 'Tab' && !event.shiftKey)) {
-        // What is highlighted is for the text typed (not an older answer) before Enter takes it.
-        if (answered || creating !== undefined || active?.create) choose(active);
+        // What is highlighted is for the text typed (not an older answer) before Enter takes it: while
+        // the list for it is still being found, the pick waits for that answer (typing on cancels it).
+        if (answered || creating !== undefined) choose(active);
+        else waiting.current = query;
       } else return false;
       event.preventDefault();
       event.stopPropagation();
       return true;
     },
   }));
+
+  // The answer to the query Enter was pressed for is in: its highlighted record is taken. Another query typed since: nothing is.
+  const takeWaiting = useEffectEvent(() => {
+    if (waiting.current === undefined || (waiting.current === query && !answered)) return;
+    const pressedFor = waiting.current;
+    waiting.current = undefined;
+    if (pressedFor === query) choose(active);
+  });
+  useEffect(() => takeWaiting(), [query, answered]);
 
   // The caret left the trigger's text (another block, before the trigger, a newline): closed.
   const closed = typed === undefined;

@@ -29,11 +29,6 @@ export function scrollCaretIntoView(editor: ReactEditor, domRange: globalThis.Ra
 }
 
 /**
- * The editor has just mounted where the text was shown as read: the caret goes where the pointer
- * went down (the same text at the same place), else at the start, and the keys pressed meanwhile
- * are typed in, in order, as the editor's own commands (so Markdown shortcuts apply as when typing).
- */
-/**
  * `@` at the start of a word (not the one in an email address), or the second `[` of `[[`, about to
  * be typed at the caret: the mention picker opens once it is in the text (what follows it is the
  * picker's query), at the point before the trigger.
@@ -48,6 +43,11 @@ export function mentionTrigger(editor: Editor, data: string): { trigger: '@' | '
   return undefined;
 }
 
+/**
+ * The editor has just mounted where the text was shown as read: the caret goes where the pointer
+ * went down (the same text at the same place), else at the start, and the keys pressed meanwhile
+ * are typed in, in order, as the editor's own commands (so Markdown shortcuts apply as when typing).
+ */
 export function landPendingInput(editor: Editor, landing: Landing, openPicker: (trigger: '@' | '[[', at: PointRef) => void) {
   landing.opened = false;
   // The focus now, from the text shown as read (ReactEditor.focus waits while operations are pending, and keys pressed meanwhile would go there).
