@@ -8,6 +8,7 @@ import fastifyStatic from '@fastify/static';
 import type { Config } from '../config.js';
 import type { AppInstance } from './app-types.js';
 import { registerCompression } from './compression.js';
+import { pageHints, type Manifest } from './page-code.js';
 
 // The game masters' web app (CONTRACT "Web app"): the single-page app that `npm run build` writes
 // to dist/web, served at `/` by the same server. Its hashed files under /assets are immutable; a
@@ -63,6 +64,9 @@ export async function registerWebApp(app: AppInstance, root: string): Promise<vo
   const csp = webCsp(app.config);
   const html = fs.readFileSync(path.join(root, 'index.html'), 'utf8');
   if (!html.includes('</head>')) throw new Error(`${path.join(root, 'index.html')} has no </head>`);
+  // The code each page needs, named in its HTML (src/http/page-code.ts); a build without a manifest gets none.
+  const manifestFile = path.join(root, '.vite', 'manifest.json');
+  const hintsFor = fs.existsSync(manifestFile) ? pageHints(JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as Manifest) : () => '';
 
   await app.register(fastifyStatic, {
     root: path.join(root, 'assets'),
@@ -85,10 +89,11 @@ export async function registerWebApp(app: AppInstance, root: string): Promise<vo
   await app.register(async (pages) => {
     await registerCompression(pages);
     for (const url of WEB_PAGE_ROUTES) {
-      pages.get(url, { schema: { hide: true }, config: { auth: 'none' } }, (_request, reply) => {
+      pages.get(url, { schema: { hide: true }, config: { auth: 'none' } }, (request, reply) => {
         // The app reads the nonce from this meta element (web/src/main.tsx) for its style element.
         const nonce = randomBytes(16).toString('base64');
-        const page = html.replace('</head>', `<meta name="csp-nonce" content="${nonce}">\n  </head>`);
+        const hints = hintsFor(request.url.replace(/[?#].*$/, ''));
+        const page = html.replace('</head>', `${hints ? `  ${hints}\n    ` : ''}<meta name="csp-nonce" content="${nonce}">\n  </head>`);
         return reply.header('content-security-policy', webCsp(app.config, nonce)).header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(page);
       });
     }

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { describe, expect, inject, it } from 'vitest';
+import { pageHints, PAGE_MODULES } from '../../src/http/page-code.js';
 
 /** Brotli, what the server sends a browser (static files precompressed at build time). */
 const BUDGET = 120 * 1000;
@@ -79,5 +80,30 @@ describe('the web app bundle', () => {
     );
     expect(brotli).toBeLessThanOrEqual(BUDGET);
     expect(gzip).toBeLessThanOrEqual(GZIP_GUARD);
+  });
+
+  it('names in each page’s HTML the code a first visit to it loads, beyond index.html’s, and every page of the router has its entry', () => {
+    const { webRoot } = inject('e2e');
+    const manifest = JSON.parse(fs.readFileSync(path.join(webRoot, '.vite/manifest.json'), 'utf8')) as Record<string, Chunk>;
+    const hints = pageHints(manifest);
+    const fromIndex = initialChunks(manifest, []);
+    for (const [sample, modules] of [
+      ['/', ['src/campaigns/campaigns-page.tsx']],
+      ['/sign-up', ['src/account/auth.tsx']],
+      ['/campaigns/c', ['src/app/campaign-shell.tsx', 'src/campaigns/campaign-home.tsx']],
+      ['/campaigns/c/things/t', ['src/app/campaign-shell.tsx', 'src/things/thing-page.tsx']],
+      ['/campaigns/c/arcs/a', ['src/app/campaign-shell.tsx', 'src/arcs/arc-page.tsx']],
+      ['/campaigns/c/types/1', ['src/app/campaign-shell.tsx', 'src/things/thing-type-page.tsx']],
+      ['/campaigns/c/search', ['src/app/campaign-shell.tsx', 'src/search/search-page.tsx']],
+    ] as const) {
+      const named = [...hints(sample).matchAll(/rel="modulepreload" crossorigin href="\/([^"]+)"/g)].map((m) => m[1]!).sort();
+      expect(named, sample).toEqual([...initialChunks(manifest, [...modules])].filter((file) => !fromIndex.has(file)).sort());
+    }
+    // Every page module the router loads (web/src/app/routes.tsx) is listed for some page path.
+    const routes = fs.readFileSync(path.resolve(import.meta.dirname, '../../web/src/app/routes.tsx'), 'utf8');
+    const loaded = [...routes.matchAll(/import\('\.\.?\/([^']+)'\)/g)].map((m) => `src/${m[0].includes("'./") ? 'app/' : ''}${m[1]}.tsx`);
+    expect(loaded.length).toBeGreaterThan(10);
+    const listed = new Set(PAGE_MODULES.flatMap(([, modules]) => modules));
+    for (const module of loaded) expect(listed, module).toContain(module);
   });
 });
