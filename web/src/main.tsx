@@ -5,14 +5,12 @@ import { createRoot } from 'react-dom/client';
 import { BrowserRouter } from 'react-router';
 import { ApiError } from './api/client';
 import './api/view';
-import { startFirstReads } from './app/first-reads';
 import { AppRoutes, preloadRoutesOf } from './app/routes';
 import { applyTheme, storedTheme } from './app/theme';
 import './app/styles.css';
 
 applyTheme(storedTheme());
 preloadRoutesOf(window.location);
-startFirstReads();
 // The page's CSP admits an inline style element only with the nonce the server put in the page
 // (the dialogs' scroll lock writes one).
 const nonce = document.querySelector<HTMLMetaElement>('meta[name="csp-nonce"]')?.content;

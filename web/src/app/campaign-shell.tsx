@@ -8,9 +8,12 @@ import { LazyQuickSwitcher } from '../search/lazy-quick-switcher';
 import { ArcsNav } from '../arcs/arcs-nav';
 import { useCreateArc } from '../arcs/api';
 import { RememberVisits } from '../search/recent-pages';
-import { useCampaign, useCampaignSlug } from '../campaigns/api';
+import { startCampaign, useCampaign, useCampaignSlug } from '../campaigns/api';
 import { useCreateThing, useThingTypes } from '../things/api';
 import { TypesNav } from '../things/types-nav';
+
+// Opened at one of the campaign's pages (a first load): its read starts now, beside the page's.
+startCampaign();
 
 /** The campaign's frame: a sidebar (types and their things, the arcs as a tree, search, new records) and the page. */
 export function CampaignShell() {

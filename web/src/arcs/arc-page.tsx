@@ -10,7 +10,7 @@ import { DeleteRecordButton, useCampaignAction, type UnsentEdits } from '../reco
 import { Backlinks } from '../records/backlinks';
 import { ArcPicker, ThingPicker } from '../search/pickers';
 import { useCampaignSlug } from '../campaigns/api';
-import { readingOf, takeEarly, useRendered } from '../records/api';
+import { readingOf, startRecordPage, takeEarly, useRendered } from '../records/api';
 import { useRecordEditing } from '../records/record-editing';
 import { AddressField, EmptyText, isEmptyText, RecordActions, RecordDetails, RecordError, RecordText, RecordTitle } from '../records/record-page';
 import type { RecordState } from '../records/record-state';
@@ -27,6 +27,10 @@ const NARRATIVE = [
   ['outcome', 'Outcome'],
   ['notes', 'Notes'],
 ] as const;
+
+
+// Opened at this address (a first load): the arc's requests start now, beside the campaign's.
+startRecordPage('arcs', (campaignSlug, recordSlug) => arcSource(campaignSlug, recordSlug).load());
 
 export function ArcPage() {
   // Everything an arc page holds in its own state belongs to one arc: another arc starts afresh.

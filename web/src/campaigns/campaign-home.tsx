@@ -5,7 +5,7 @@ import { ConfirmButton } from '../ui/confirm';
 import { ErrorMessage } from '../ui/field';
 import { isEmptyHtml, Rendered } from '../ui/rendered';
 import { useArcs } from '../arcs/api';
-import { readingOf, useRendered, type Reading } from '../records/api';
+import { readingOf, startCampaignHome, useRendered, type Reading } from '../records/api';
 import { useRecentThings } from '../things/api';
 import { campaignSource, deleteCampaign, useCampaign, useCampaignSlug, useSaveCampaignSettings, type CampaignPatch } from './api';
 import { recordKey, useRecordEditing } from '../records/record-editing';
@@ -16,6 +16,9 @@ import { GmOnlyBadge, useCampaignAccess } from './access';
 import { restoreCampaignFromTrash, useRefreshCampaignLists } from '../history/trash-api';
 import { showUndo } from '../ui/undo-notice';
 import { HistoryToggle } from '../history/history-toggle';
+
+// Opened at the home (a first load): its description's rendering is asked for now, beside the campaign.
+startCampaignHome();
 
 export function CampaignHome() {
   const slug = useCampaignSlug();

@@ -7,7 +7,7 @@ import { DeleteRecordButton, useCampaignAction, type UnsentEdits } from '../reco
 import { ArcPicker } from '../search/pickers';
 import { Backlinks } from '../records/backlinks';
 import { useCampaignSlug } from '../campaigns/api';
-import { readingOf, takeEarly, useRendered } from '../records/api';
+import { readingOf, startRecordPage, takeEarly, useRendered } from '../records/api';
 import { addThingToArc, deleteThing, removeThingFromArc, thingSource, useThingArcs, useThingTypes, type ThingPatch } from './api';
 import { useRecordEditing } from '../records/record-editing';
 import { AddressField, RecordActions, RecordDetails, RecordError, RecordText, RecordTitle } from '../records/record-page';
@@ -18,6 +18,8 @@ import { LabelsFields, PrintedStructure, PropertiesFields, StructureView, type S
 const THING_RICH_FIELDS = [['description', 'Description']] as const;
 
 
+// Opened at this address (a first load): the thing's requests start now, beside the campaign's.
+startRecordPage('things', (campaignSlug, recordSlug) => thingSource(campaignSlug, recordSlug).load());
 
 export function ThingPage() {
   // Everything a thing page holds in its own state belongs to one thing: another thing starts afresh.
