@@ -2,7 +2,10 @@ import path from 'node:path';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
 
-const VENDOR = /node_modules\/(react|react-dom|scheduler|react-router|@tanstack|openapi-fetch|@radix-ui|react-remove-scroll|react-remove-scroll-bar|react-style-singleton|use-callback-ref|use-sidecar|aria-hidden|get-nonce|use-sync-external-store|tslib|detect-node-es)\//;
+const VENDOR = /node_modules\/(react|react-dom|scheduler|react-router|@tanstack|openapi-fetch|get-nonce|use-sync-external-store)\//;
+// Radix's dialog and what it brings (focus trap, scroll lock, hiding the page from screen readers):
+// its own chunk, loaded with the first dialog (web/src/ui/dialog.tsx), the editor or the quick switcher.
+const DIALOG = /node_modules\/(@radix-ui|react-remove-scroll|react-remove-scroll-bar|react-style-singleton|use-callback-ref|use-sidecar|aria-hidden|tslib|detect-node-es)\//;
 const COMMON = /web\/src\/(ui|api|campaigns\/(api|access)|records\/(actions|api|properties\/labels-editor)|things\/api|arcs\/api|history\/(trash-api|history-toggle)|search\/(lazy-search-list|pickers))\b/;
 
 // The web app's build: web/ → dist/web (index.html and hashed files under assets/), served by the
@@ -28,12 +31,13 @@ export default defineConfig({
     rollupOptions: {
       output: {
         // Two chunks every page shares, cached across releases that change only pages: the libraries
-        // (React, the router, TanStack Query, the API client, Radix's dialog) and the app's
+        // (React, the router, TanStack Query, the API client) and the app's
         // common code (API client, ui/, the campaign's queries, what every record page shows:
         // actions, tags and aliases, History, the search pickers, whose search list and cmdk load just after the page). Fewer, larger files compress better
         // than a score of small ones. Slate stays in the editor's own chunk, loaded when one opens.
         manualChunks(id) {
           if (VENDOR.test(id)) return 'vendor';
+          if (DIALOG.test(id) || id.endsWith('/web/src/ui/dialog-frame.tsx')) return 'dialog';
           if (COMMON.test(id)) return 'common';
           return undefined;
         },

@@ -6,11 +6,13 @@ import { BrowserRouter } from 'react-router';
 import { ApiError } from './api/client';
 import './api/view';
 import { AppRoutes, preloadRoutesOf } from './app/routes';
+import { preloadDialogs } from './ui/dialog';
 import { applyTheme, storedTheme } from './app/theme';
 import './app/styles.css';
 
 applyTheme(storedTheme());
 preloadRoutesOf(window.location);
+preloadDialogs();
 // The page's CSP admits an inline style element only with the nonce the server put in the page
 // (the dialogs' scroll lock writes one).
 const nonce = document.querySelector<HTMLMetaElement>('meta[name="csp-nonce"]')?.content;

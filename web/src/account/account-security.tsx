@@ -1,9 +1,9 @@
 // The account page's security sections: change the password, sign out everywhere, delete the
 // account (CONTRACT "# Phase 3" › "Accounts").
-import * as Dialog from '@radix-ui/react-dialog';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { ApiError, messageOf } from '../api/client';
+import { Modal, useDialogTrigger } from '../ui/dialog';
 import { ConfirmButton } from '../ui/confirm';
 import { ErrorMessage, Field, formText } from '../ui/field';
 import { useChangePassword, useDeleteAccount, useSignOut } from './api';
@@ -72,6 +72,17 @@ export function DeleteAccount() {
     event.preventDefault();
     remove.mutate(formText(new FormData(event.currentTarget), 'password'), { onSuccess: () => void navigate('/sign-up', { replace: true }) });
   };
+  const change = (next: boolean) => {
+    setOpen(next);
+    if (!next) remove.reset();
+  };
+  const opener = useDialogTrigger(
+    <button type="button" className="danger">
+      Delete account…
+    </button>,
+    open,
+    () => change(true),
+  );
   const shared = sharedCampaigns(error);
   const passwordError = error instanceof ApiError ? error.fieldMessage('password') : undefined;
   return (
@@ -80,51 +91,36 @@ export function DeleteAccount() {
       <p className="muted">
         Your account goes for good, with the campaigns you own alone and everything in them, images included. There is no trash to bring them back from: export them first if you may want them. Campaigns you share with others must be handed to another member first.
       </p>
-      <Dialog.Root
-        open={open}
-        onOpenChange={(next) => {
-          setOpen(next);
-          if (!next) remove.reset();
-        }}
-      >
-        <Dialog.Trigger asChild>
-          <button type="button" className="danger">
-            Delete account…
-          </button>
-        </Dialog.Trigger>
-        <Dialog.Portal>
-          <Dialog.Overlay className="overlay" />
-          <Dialog.Content className="dialog">
-            <Dialog.Title>Delete your account?</Dialog.Title>
-            <Dialog.Description>This cannot be undone. Enter your password to confirm.</Dialog.Description>
-            <form onSubmit={submit} noValidate>
-              <Field label="Password" name="password" type="password" autoComplete="current-password" required error={passwordError} />
-              {shared.length > 0 ? (
-                <div role="alert">
-                  <p className="error">You own campaigns that others share. Transfer each to another member on its Members page first:</p>
-                  <ul>
-                    {shared.map((c) => (
-                      <li key={c.slug}>
-                        <Link to={`/campaigns/${c.slug}/members`}>{c.name}</Link>
-                      </li>
-                    ))}
-                  </ul>
-                </div>
-              ) : (
-                <ErrorMessage>{error && !passwordError ? messageOf(error) : undefined}</ErrorMessage>
-              )}
-              <div className="actions">
-                <Dialog.Close asChild>
-                  <button type="button">Cancel</button>
-                </Dialog.Close>
-                <button type="submit" className="danger" disabled={busy}>
-                  Delete my account
-                </button>
+      {opener.element}
+      {open && (
+        <Modal open onOpenChange={change} title="Delete your account?" description={<p>This cannot be undone. Enter your password to confirm.</p>} returnFocusTo={opener.id}>
+          <form onSubmit={submit} noValidate>
+            <Field label="Password" name="password" type="password" autoComplete="current-password" required error={passwordError} />
+            {shared.length > 0 ? (
+              <div role="alert">
+                <p className="error">You own campaigns that others share. Transfer each to another member on its Members page first:</p>
+                <ul>
+                  {shared.map((c) => (
+                    <li key={c.slug}>
+                      <Link to={`/campaigns/${c.slug}/members`}>{c.name}</Link>
+                    </li>
+                  ))}
+                </ul>
               </div>
-            </form>
-          </Dialog.Content>
-        </Dialog.Portal>
-      </Dialog.Root>
+            ) : (
+              <ErrorMessage>{error && !passwordError ? messageOf(error) : undefined}</ErrorMessage>
+            )}
+            <div className="actions">
+              <button type="button" onClick={() => change(false)}>
+                Cancel
+              </button>
+              <button type="submit" className="danger" disabled={busy}>
+                Delete my account
+              </button>
+            </div>
+          </form>
+        </Modal>
+      )}
     </section>
   );
 }

@@ -1,6 +1,6 @@
-import * as Dialog from '@radix-ui/react-dialog';
 import { useState, type ReactNode } from 'react';
 import { messageOf } from '../api/client';
+import { Modal, useDialogTrigger } from './dialog';
 
 /**
  * A button that asks before doing something that cannot be undone: a modal dialog (focus kept
@@ -22,35 +22,33 @@ export function ConfirmButton({ label, title, children, confirmLabel, onConfirm 
       setBusy(false);
     }
   };
+  const opener = useDialogTrigger(
+    <button type="button" className="danger">
+      {label}
+    </button>,
+    open,
+    () => setOpen(true),
+  );
   return (
-    <Dialog.Root open={open} onOpenChange={setOpen}>
-      <Dialog.Trigger asChild>
-        <button type="button" className="danger">
-          {label}
-        </button>
-      </Dialog.Trigger>
-      <Dialog.Portal>
-        <Dialog.Overlay className="overlay" />
-        <Dialog.Content className="dialog">
-          <Dialog.Title>{title}</Dialog.Title>
-          <Dialog.Description asChild>
-            <div>{children}</div>
-          </Dialog.Description>
+    <>
+      {opener.element}
+      {open && (
+        <Modal open onOpenChange={setOpen} title={title} description={<div>{children}</div>} returnFocusTo={opener.id}>
           {error && (
             <p className="error" role="alert">
               {error}
             </p>
           )}
           <div className="actions">
-            <Dialog.Close asChild>
-              <button type="button">Cancel</button>
-            </Dialog.Close>
+            <button type="button" onClick={() => setOpen(false)}>
+              Cancel
+            </button>
             <button type="button" className="danger" disabled={busy} onClick={() => void confirm()}>
               {confirmLabel}
             </button>
           </div>
-        </Dialog.Content>
-      </Dialog.Portal>
-    </Dialog.Root>
+        </Modal>
+      )}
+    </>
   );
 }

@@ -1,6 +1,6 @@
-import * as Dialog from '@radix-ui/react-dialog';
 import { useState, type FormEvent, type ReactElement, type ReactNode } from 'react';
 import { ApiError, messageOf } from '../api/client';
+import { Modal, useDialogTrigger } from './dialog';
 import { ErrorMessage } from './field';
 
 /**
@@ -52,36 +52,37 @@ export function FormDialog({
     }
   };
   const shownAtField = error instanceof ApiError && fields.some((field) => error.fieldMessage(field) !== undefined);
+  const opener = useDialogTrigger(trigger as ReactElement<{ id?: string }>, open, () => change(true));
   return (
-    <Dialog.Root open={open} onOpenChange={change}>
-      <Dialog.Trigger asChild>{trigger}</Dialog.Trigger>
-      <Dialog.Portal>
-        <Dialog.Overlay className="overlay" />
-        <Dialog.Content
-          className="dialog"
-          aria-describedby={undefined}
+    <>
+      {opener.element}
+      {open && (
+        <Modal
+          open
+          onOpenChange={change}
+          title={title}
+          returnFocusTo={opener.id}
           onCloseAutoFocus={(event) => {
             if (!onClosed) return;
             event.preventDefault();
             onClosed();
           }}
         >
-          <Dialog.Title>{title}</Dialog.Title>
           <form onSubmit={(event) => void submit(event)}>
             {children(error)}
             {error !== undefined && !shownAtField && <ErrorMessage>{messageOf(error)}</ErrorMessage>}
             <div className="actions">
               {extraActions}
-              <Dialog.Close asChild>
-                <button type="button">Cancel</button>
-              </Dialog.Close>
+              <button type="button" onClick={() => change(false)}>
+                Cancel
+              </button>
               <button type="submit" className="primary" disabled={busy}>
                 {submitLabel}
               </button>
             </div>
           </form>
-        </Dialog.Content>
-      </Dialog.Portal>
-    </Dialog.Root>
+        </Modal>
+      )}
+    </>
   );
 }

@@ -1,7 +1,7 @@
-import * as Dialog from '@radix-ui/react-dialog';
 import { useRef, useState } from 'react';
 import type { ApiError } from '../api/client';
 import { saveStateText, type SaveState } from '../editor/saver';
+import { Modal } from './dialog';
 
 export function SaveStatus({ state, error }: { state: SaveState; error: ApiError | undefined }) {
   return (
@@ -31,53 +31,51 @@ export function ConflictDialog({ mine, theirs, onKeepMine, onTakeTheirs }: { min
   const [copied, setCopied] = useState(false);
   const title = useRef<HTMLHeadingElement>(null);
   return (
-    <Dialog.Root open>
-      <Dialog.Portal>
-        <Dialog.Overlay className="overlay" />
-        <Dialog.Content
-          className="dialog wide"
-          onEscapeKeyDown={(e) => e.preventDefault()}
-          onPointerDownOutside={(e) => e.preventDefault()}
-          // The dialog opens while the game master may be typing: the focus goes to its title (read
-          // out first), not to a button, so a key typed on cannot copy, keep or take a version.
-          onOpenAutoFocus={(e) => {
-            e.preventDefault();
-            title.current?.focus();
-          }}
+    <Modal
+      open
+      className="dialog wide"
+      title="Someone else changed this while you were editing"
+      titleRef={title}
+      titleTabIndex={-1}
+      description={<p>Choose which version to keep. Nothing is lost until you choose.</p>}
+      onEscapeKeyDown={(e) => e.preventDefault()}
+      onPointerDownOutside={(e) => e.preventDefault()}
+      // The dialog opens while the game master may be typing: the focus goes to its title (read
+      // out first), not to a button, so a key typed on cannot copy, keep or take a version.
+      onOpenAutoFocus={(e) => {
+        e.preventDefault();
+        title.current?.focus();
+      }}
+    >
+      <div className="versions">
+        <section aria-label="Your version">
+          <h3>Your version</h3>
+          <pre>{mine}</pre>
+        </section>
+        <section aria-label="Their version">
+          <h3>Their version</h3>
+          <pre>{theirs}</pre>
+        </section>
+      </div>
+      <div className="actions">
+        <button
+          type="button"
+          onClick={() =>
+            void navigator.clipboard.writeText(mine).then(
+              () => setCopied(true),
+              () => setCopied(false),
+            )
+          }
         >
-          <Dialog.Title ref={title} tabIndex={-1}>Someone else changed this while you were editing</Dialog.Title>
-          <Dialog.Description>Choose which version to keep. Nothing is lost until you choose.</Dialog.Description>
-          <div className="versions">
-            <section aria-label="Your version">
-              <h3>Your version</h3>
-              <pre>{mine}</pre>
-            </section>
-            <section aria-label="Their version">
-              <h3>Their version</h3>
-              <pre>{theirs}</pre>
-            </section>
-          </div>
-          <div className="actions">
-            <button
-              type="button"
-              onClick={() =>
-                void navigator.clipboard.writeText(mine).then(
-                  () => setCopied(true),
-                  () => setCopied(false),
-                )
-              }
-            >
-              {copied ? 'Copied' : 'Copy mine'}
-            </button>
-            <button type="button" onClick={onTakeTheirs}>
-              Take theirs
-            </button>
-            <button type="button" className="primary" onClick={onKeepMine}>
-              Keep mine
-            </button>
-          </div>
-        </Dialog.Content>
-      </Dialog.Portal>
-    </Dialog.Root>
+          {copied ? 'Copied' : 'Copy mine'}
+        </button>
+        <button type="button" onClick={onTakeTheirs}>
+          Take theirs
+        </button>
+        <button type="button" className="primary" onClick={onKeepMine}>
+          Keep mine
+        </button>
+      </div>
+    </Modal>
   );
 }
