@@ -4,18 +4,16 @@
 // control. (Typing is driven in Chromium by the browser journeys: jsdom has no editing.)
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act } from 'react';
-import { createRoot, type Root } from 'react-dom/client';
 import { createEditor, Editor, Text, Transforms, type Descendant } from 'slate';
 import { withHistory } from 'slate-history';
 import { withReact } from 'slate-react';
 import { walkWithSecrecy } from '../../../src/vocabulary/index.js';
 import { withLoreforge } from './commands';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RichTextEditor } from './editor';
 import { arcsKey } from '../arcs/api';
 import { allThingsKey } from '../things/api';
-
-(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+import { rootPerTest } from '../ui/test-root';
 
 const t = (text: string, marks: Record<string, boolean> = {}) => ({ text, ...marks });
 const cell = (text: string) => ({ type: 'table-cell', children: [t(text)] });
@@ -41,28 +39,17 @@ const EVERYTHING = [
   { type: 'bulleted-list', children: [{ type: 'list-item', checked: false, children: [t('Buy rope')] }, { type: 'list-item', checked: true, children: [t('Find the map')] }] },
 ] as unknown as Descendant[];
 
-let container: HTMLDivElement;
-let root: Root;
-
-beforeEach(() => {
-  container = document.createElement('div');
-  document.body.append(container);
-  root = createRoot(container);
-});
-afterEach(() => {
-  act(() => root.unmount());
-  container.remove();
-});
+const dom = rootPerTest();
 
 function render(value: Descendant[], client = new QueryClient()) {
   act(() =>
-    root.render(
+    dom.root.render(
       <QueryClientProvider client={client}>
         <RichTextEditor label="Description" campaignSlug="c" canUpload={false} initialValue={value} onChange={() => {}} />
       </QueryClientProvider>,
     ),
   );
-  return container.querySelector<HTMLElement>('[data-slate-editor]')!;
+  return dom.container.querySelector<HTMLElement>('[data-slate-editor]')!;
 }
 
 describe('the editor component', () => {
@@ -118,7 +105,7 @@ describe('the editor component', () => {
   it('ticks a task by its checkbox and sets a callout’s title by its field', async () => {
     let value: unknown;
     act(() =>
-      root.render(
+      dom.root.render(
         <QueryClientProvider client={new QueryClient()}>
           <RichTextEditor
             label="Description"
@@ -135,10 +122,10 @@ describe('the editor component', () => {
     );
     // Slate tells of a change after the operations' microtask: awaited acts let it run.
     await act(() => {
-      container.querySelector<HTMLInputElement>('li.task input[type="checkbox"]')!.click();
+      dom.container.querySelector<HTMLInputElement>('li.task input[type="checkbox"]')!.click();
       return Promise.resolve();
     });
-    const input = container.querySelector<HTMLInputElement>('aside.callout input')!;
+    const input = dom.container.querySelector<HTMLInputElement>('aside.callout input')!;
     await act(() => {
       // React listens for the native input event; set the value as a browser would.
       Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')!.set!.call(input, 'Read aloud');
@@ -153,7 +140,7 @@ describe('the editor component', () => {
 
   it('names every toolbar control', () => {
     render(EVERYTHING);
-    const toolbar = container.querySelector('[role="toolbar"]')!;
+    const toolbar = dom.container.querySelector('[role="toolbar"]')!;
     expect(toolbar.getAttribute('aria-label')).toBe('Description: formatting');
     const names = [...toolbar.querySelectorAll('button')].map((b) => b.getAttribute('aria-label'));
     expect(names).toEqual([

@@ -7,33 +7,20 @@
 // test/integration/search-structure.test.ts; typing in Chromium: test/e2e/editor-commands.test.ts.)
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, createRef, type KeyboardEvent } from 'react';
-import { createRoot, type Root } from 'react-dom/client';
 import { createEditor, Editor, Transforms, type Descendant } from 'slate';
 import { withHistory } from 'slate-history';
 import { Editable, Slate, withReact } from 'slate-react';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { SearchResults } from '../api/client';
 import { searchMatchesQuery } from '../search/api';
 import { withLoreforge } from './commands';
 import { MentionPicker, type MentionPickerHandle, type MentionTarget } from './mention-picker';
-
-(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+import { rootPerTest } from '../ui/test-root';
 
 // jsdom lays nothing out: a range has no box of its own (in a browser the picker is placed by it, at the caret).
 if (!('getBoundingClientRect' in Range.prototype)) Object.assign(Range.prototype, { getBoundingClientRect: () => ({ x: 0, y: 0, top: 0, left: 0, bottom: 0, right: 0, width: 0, height: 0, toJSON: () => ({}) }) });
 
-let container: HTMLDivElement;
-let root: Root;
-
-beforeEach(() => {
-  container = document.createElement('div');
-  document.body.append(container);
-  root = createRoot(container);
-});
-afterEach(() => {
-  act(() => root.unmount());
-  container.remove();
-});
+const dom = rootPerTest();
 
 const YUSDRAYL = { type: 'thing' as const, id: 7, slug: 'yusdrayl', name: 'Yusdrayl', alias: 'The Kobold Queen', excerpt: '', highlights: ['Kobold', 'Queen'], score: 2.9 };
 const MEEPO = { type: 'thing' as const, id: 8, slug: 'meepo', name: 'Meepo', excerpt: 'Serves the kobold queen.', highlights: ['kobold', 'queen'], score: 1.9 };
@@ -49,7 +36,7 @@ function setUp(typed: string, { secret = false, recordGmOnly = false, defaultVis
   const picked: MentionTarget[] = [];
   const onClose = vi.fn();
   act(() =>
-    root.render(
+    dom.root.render(
       <QueryClientProvider client={client}>
         <Slate editor={editor} initialValue={initialValue}>
           <Editable aria-label="Description" />
@@ -80,7 +67,7 @@ describe('the mention picker at the caret', () => {
     });
     await vi.waitFor(() => expect(options()).toEqual(['Yusdrayl alias: The Kobold Queen *', 'Meepo thing', 'Create “kobold queen”…']));
     // The editing area names the highlighted option (the caret stays in the text).
-    const editable = container.querySelector('[data-slate-editor]')!;
+    const editable = dom.container.querySelector('[data-slate-editor]')!;
     expect(editable.getAttribute('aria-activedescendant')).toBe(document.querySelector('[aria-selected="true"]')!.id);
     expect(key('ArrowDown')).toBe(true);
     expect(options()[1]).toBe('Meepo thing *');
@@ -118,8 +105,7 @@ describe('the mention picker at the caret', () => {
     await first.answer(answer(MEEPO));
     await vi.waitFor(() => expect(picked).toEqual([{ targetType: 'thing', targetId: 8, name: 'Meepo', slug: 'meepo' }]));
     expect(editor.children).toEqual([{ type: 'paragraph', children: [{ text: 'Meet ' }, { type: 'mention', targetType: 'thing', targetId: 8, children: [{ text: '' }] }, { text: ' ' }] }]);
-    act(() => root.unmount());
-    root = createRoot(container);
+    dom.remount();
 
     const second = clientOf('mee');
     const typingOn = setUp('mee', { client: second.client });
@@ -195,8 +181,7 @@ describe('the mention picker at the caret', () => {
       const { client, key } = setUp('Traitor Sildar', options);
       await createFor(client, key);
       expect(gmOnlyBox()!.checked).toBe(expected);
-      act(() => root.unmount());
-      root = createRoot(container);
+      dom.remount();
     }
   });
 });

@@ -21,7 +21,7 @@ export interface DialogFrameProps {
   onEscapeKeyDown?: ContentProps['onEscapeKeyDown'];
   onPointerDownOutside?: ContentProps['onPointerDownOutside'];
   onOpenAutoFocus?: ContentProps['onOpenAutoFocus'];
-  /** Called as it closes; `preventDefault()` keeps the focus from going back to `returnFocus`. */
+  /** Called as it closes; `preventDefault()` keeps the focus from going back to `returnFocusTo`. */
   onCloseAutoFocus?: ContentProps['onCloseAutoFocus'];
   children: ReactNode;
 }

@@ -3,37 +3,24 @@
 // dialog and whether it is open, the dialog is named by its title and described, Cancel and Escape
 // close it, and the focus goes back to the button that opened it.
 import { act } from 'react';
-import { createRoot, type Root } from 'react-dom/client';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ConfirmButton } from './confirm';
+import { rootPerTest } from './test-root';
 
-(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
-
-let container: HTMLDivElement;
-let root: Root;
-beforeEach(() => {
-  container = document.createElement('div');
-  document.body.append(container);
-  root = createRoot(container);
-});
-afterEach(() => {
-  act(() => root.unmount());
-  container.remove();
-});
-
+const dom = rootPerTest();
 const dialog = () => document.querySelector<HTMLElement>('[role="dialog"]');
 
 describe('a dialog loaded on its first open', () => {
   it('opens from its button, named and described, and closes by Cancel or Escape with the focus back on the button', async () => {
     const onConfirm = vi.fn(() => Promise.resolve());
     act(() =>
-      root.render(
+      dom.root.render(
         <ConfirmButton label="Delete…" title="Delete the mill?" confirmLabel="Delete" onConfirm={onConfirm}>
           It goes to the trash.
         </ConfirmButton>,
       ),
     );
-    const button = container.querySelector('button')!;
+    const button = dom.container.querySelector('button')!;
     expect(button.getAttribute('aria-haspopup')).toBe('dialog');
     expect(button.getAttribute('aria-expanded')).toBe('false');
     expect(dialog()).toBeNull();

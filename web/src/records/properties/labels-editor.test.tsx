@@ -4,14 +4,11 @@
 // a duplicate is refused with a message, and every chip has a remove button named for it.
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act } from 'react';
-import { createRoot, type Root } from 'react-dom/client';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AliasesEditor, TagsEditor } from './labels-editor';
+import { rootPerTest } from '../../ui/test-root';
 
-(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
-
-let container: HTMLDivElement;
-let root: Root;
+const dom = rootPerTest();
 let labels: string[];
 
 function render(kind: 'tags' | 'aliases', initial: string[]) {
@@ -23,7 +20,7 @@ function render(kind: 'tags' | 'aliases', initial: string[]) {
     { tag: 'villain', things: 3, arcs: 0 },
   ]);
   const draw = () =>
-    root.render(
+    dom.root.render(
       <QueryClientProvider client={queryClient}>
         {kind === 'tags' ? <TagsEditor campaignSlug="c" labels={labels} onChange={change} /> : <AliasesEditor labels={labels} onChange={change} />}
       </QueryClientProvider>,
@@ -35,29 +32,19 @@ function render(kind: 'tags' | 'aliases', initial: string[]) {
   act(draw);
 }
 
-beforeEach(() => {
-  container = document.createElement('div');
-  document.body.append(container);
-  root = createRoot(container);
-});
-afterEach(() => {
-  act(() => root.unmount());
-  container.remove();
-});
-
-const input = () => container.querySelector<HTMLInputElement>('input')!;
+const input = () => dom.container.querySelector<HTMLInputElement>('input')!;
 const type = (text: string) =>
   act(() => {
     Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')!.set!.call(input(), text);
     input().dispatchEvent(new Event('input', { bubbles: true }));
   });
 const press = (key: string) => act(() => void input().dispatchEvent(new KeyboardEvent('keydown', { key, bubbles: true, cancelable: true })));
-const offered = () => [...container.querySelectorAll('datalist option')].map((o) => o.getAttribute('value'));
+const offered = () => [...dom.container.querySelectorAll('datalist option')].map((o) => o.getAttribute('value'));
 
 describe('TagsEditor', () => {
   it('offers the campaign’s tags that match what is typed, leaving out those the record has', () => {
     render('tags', ['villain']);
-    expect(input().getAttribute('list')).toBe(container.querySelector('datalist')!.id);
+    expect(input().getAttribute('list')).toBe(dom.container.querySelector('datalist')!.id);
     type('dr');
     expect(offered()).toEqual(['dragon-cult', 'Dragons']);
     type('vil');
@@ -75,11 +62,11 @@ describe('TagsEditor', () => {
     type('VILLAIN');
     press('Enter');
     expect(labels).toEqual(['villain', 'undead', 'boss', 'cult']);
-    expect(container.querySelector('[role="alert"]')?.textContent).toMatch(/already/);
+    expect(dom.container.querySelector('[role="alert"]')?.textContent).toMatch(/already/);
     type('');
     press('Backspace');
     expect(labels).toEqual(['villain', 'undead', 'boss']);
-    act(() => container.querySelector<HTMLButtonElement>('button[aria-label="Remove tag undead"]')!.click());
+    act(() => dom.container.querySelector<HTMLButtonElement>('button[aria-label="Remove tag undead"]')!.click());
     expect(labels).toEqual(['villain', 'boss']);
     expect(document.activeElement).toBe(input());
   });
@@ -91,6 +78,6 @@ describe('AliasesEditor', () => {
     type('Meepo, Keeper of Dragons');
     press('Enter');
     expect(labels).toEqual(['Meepo, Keeper of Dragons']);
-    expect(container.querySelector('button[aria-label="Remove alias Meepo, Keeper of Dragons"]')).not.toBeNull();
+    expect(dom.container.querySelector('button[aria-label="Remove alias Meepo, Keeper of Dragons"]')).not.toBeNull();
   });
 });

@@ -4,16 +4,13 @@
 // kept on the moved row's buttons, and removing.
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act } from 'react';
-import { createRoot, type Root } from 'react-dom/client';
 import { MemoryRouter } from 'react-router';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { Property, TypeField } from './model';
 import { PropertiesPanel } from './properties-panel';
+import { rootPerTest } from '../../ui/test-root';
 
-(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
-
-let container: HTMLDivElement;
-let root: Root;
+const dom = rootPerTest();
 let changes: Property[][];
 
 function render(properties: Property[], fields: TypeField[] = []) {
@@ -22,7 +19,7 @@ function render(properties: Property[], fields: TypeField[] = []) {
   queryClient.setQueryData(['campaign', 'c', 'arcs'], []);
   const onChange = (next: Property[]) => {
     changes.push(next);
-    act(() => root.render(tree(next)));
+    act(() => dom.root.render(tree(next)));
   };
   const tree = (current: Property[]) => (
     <QueryClientProvider client={queryClient}>
@@ -31,25 +28,18 @@ function render(properties: Property[], fields: TypeField[] = []) {
       </MemoryRouter>
     </QueryClientProvider>
   );
-  act(() => root.render(tree(properties)));
+  act(() => dom.root.render(tree(properties)));
 }
 
 beforeEach(() => {
   changes = [];
-  container = document.createElement('div');
-  document.body.append(container);
-  root = createRoot(container);
-});
-afterEach(() => {
-  act(() => root.unmount());
-  container.remove();
 });
 
 const byLabel = (text: string) => {
-  const label = [...container.querySelectorAll('label')].find((l) => l.textContent === text);
+  const label = [...dom.container.querySelectorAll('label')].find((l) => l.textContent === text);
   return document.getElementById(label!.htmlFor) as HTMLInputElement;
 };
-const button = (name: string) => container.querySelector<HTMLButtonElement>(`button[aria-label="${name}"]`)!;
+const button = (name: string) => dom.container.querySelector<HTMLButtonElement>(`button[aria-label="${name}"]`)!;
 
 function type(input: HTMLInputElement, text: string) {
   act(() => {
@@ -66,7 +56,7 @@ describe('PropertiesPanel', () => {
       { key: 'Species', kind: 'text' },
       { key: 'Level', kind: 'number' },
     ]);
-    const keys = [...container.querySelectorAll('.property-key')].map((k) => k.textContent);
+    const keys = [...dom.container.querySelectorAll('.property-key')].map((k) => k.textContent);
     expect(keys).toEqual(['Species', 'Level', 'Mood']);
     expect(byLabel('Level').value).toBe('2');
     expect(byLabel('Species').value).toBe('');
@@ -76,10 +66,10 @@ describe('PropertiesPanel', () => {
     render([p('Level', 2)]);
     type(byLabel('Level'), 'three');
     expect(changes).toEqual([]);
-    expect(container.querySelector('[role="alert"]')?.textContent).toMatch(/Level must be a number/);
+    expect(dom.container.querySelector('[role="alert"]')?.textContent).toMatch(/Level must be a number/);
     type(byLabel('Level'), '3');
     expect(changes).toEqual([[p('Level', 3)]]);
-    expect(container.querySelector('[role="alert"]')).toBeNull();
+    expect(dom.container.querySelector('[role="alert"]')).toBeNull();
   });
 
   it('a declared field the record lacks is added on its first value', () => {
@@ -97,10 +87,10 @@ describe('PropertiesPanel', () => {
     expect(changes.at(-1)!.map((x) => x.key)).toEqual(['B', 'C', 'A']);
     // At the end "down" is disabled: the focus goes to "up".
     expect(document.activeElement?.getAttribute('aria-label')).toBe('Move A up');
-    const gm = [...container.querySelectorAll<HTMLInputElement>('.gm-toggle input')][0]!;
+    const gm = [...dom.container.querySelectorAll<HTMLInputElement>('.gm-toggle input')][0]!;
     act(() => gm.click());
     expect(changes.at(-1)![0]).toEqual(p('B', 'b', true));
-    expect(container.querySelector('.property.gm-only .property-key')?.textContent).toBe('B');
+    expect(dom.container.querySelector('.property.gm-only .property-key')?.textContent).toBe('B');
     act(() => button('Remove C').click());
     expect(changes.at(-1)!.map((x) => x.key)).toEqual(['B', 'A']);
   });
