@@ -48,6 +48,7 @@ function summary(dialect: string, report: ChaosReport, ms: number): string {
     `  ${report.acknowledgedWrites} acknowledged writes, every one found intact after every restart`,
     `  ${report.recordsVerified} record checks against the writers' models (types, things, arcs, links)`,
     `  requests in flight at a kill: ${report.inFlightApplied} applied whole, ${report.inFlightNotApplied} not applied${report.problems.length === 0 ? ', none half-applied' : ''}`,
+    `  records left queued for search indexing at the kills: ${report.searchQueuedAtKill ?? 0}, indexed by each restart before its first request`,
     `  integrity after each restart: ${dialect === 'sqlite' ? 'PRAGMA integrity_check, PRAGMA foreign_key_check' : 'constraints validated'}, orphan and cycle queries, images, the search index equal to a re-index`,
     report.problems.length === 0 ? '  no problems' : `  ${report.problems.length} PROBLEMS:\n    ${report.problems.join('\n    ')}`,
   ].join('\n');

@@ -27,6 +27,7 @@ const intSettings = {
   IMPORT_MAX_EXPANDED_BYTES: { ...PositiveInt(2 * 1024 * 1024 * 1024, 'uncompressed bytes one import may read from its file in all, in bytes'), min: 1024, max: 1024 * 1024 * 1024 * 1024 },
   IMPORTS_MAX_CONCURRENT: { ...PositiveInt(2, 'imports running at once on one instance'), min: 1, max: 1000 },
   IMPORT_JOB_STALE_MS: { ...PositiveInt(30_000, 'an import job whose instance has not touched it for this many milliseconds is failed (its instance died)'), min: 1000, max: 3_600_000 },
+  SEARCH_INDEX_DELAY_MS: { ...PositiveInt(250, 'milliseconds after a write before its records are re-indexed for search, in the background (0: only when a search of their campaign asks); a search always sees every write committed before it'), min: 0, max: 1000 },
   REVISION_MERGE_SECONDS: { ...PositiveInt(300, 'changes by one author within this many seconds of their latest unnamed revision update it instead of adding one'), min: 0, max: 86_400 },
   MAX_UPLOAD_BYTES: { ...PositiveInt(10 * 1024 * 1024, 'largest accepted image upload, in bytes'), min: 1024, max: 1024 * 1024 * 1024 },
 } as const;
@@ -76,6 +77,7 @@ export const ConfigSchema = Type.Object({
   importsMaxConcurrent: Type.Integer(),
   importJobStaleMs: Type.Integer(),
   revisionMergeSeconds: Type.Integer(),
+  searchIndexDelayMs: Type.Integer(),
   /** The built web app's folder (WEB_ROOT); unset: dist/web next to the server. */
   webRoot: Type.Optional(Type.String()),
   /** Present when imageHost is 's3'. */
@@ -205,6 +207,7 @@ export function loadConfig(env: Env = process.env): Config {
     importsMaxConcurrent: readInt(env, 'IMPORTS_MAX_CONCURRENT'),
     importJobStaleMs: readInt(env, 'IMPORT_JOB_STALE_MS'),
     revisionMergeSeconds: readInt(env, 'REVISION_MERGE_SECONDS'),
+    searchIndexDelayMs: readInt(env, 'SEARCH_INDEX_DELAY_MS'),
     webRoot: env.WEB_ROOT?.trim() || undefined,
   };
   if (config.imageHost === 's3') config.s3 = readS3(env);

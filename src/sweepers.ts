@@ -8,6 +8,7 @@ import { revisionThinner } from './history/thinning.js';
 import { sweepImportSpools } from './portability/import.js';
 import { sweepTrash } from './history/trash-sweeper.js';
 import { sweepUnfinishedImports } from './portability/write-plan.js';
+import { SearchIndexer } from './db/indexes/search-queue.js';
 
 // Background work every instance does on a timer, started when the app is ready and stopped when it
 // closes: nothing here holds state another instance would need.
@@ -19,6 +20,19 @@ export const STAGED_MAX_AGE_MS = 24 * 3_600_000;
 
 export function registerSweepers(app: AppInstance, database: Database, imageHost: ImageHost): void {
   const { config } = app;
+  // Records queued for search indexing by the writes (db/indexes/search-queue.ts): indexed shortly
+  // after each commit, and at start-up, before the first request, what a crash or a stop left.
+  const indexer = new SearchIndexer(database, config.searchIndexDelayMs, (error) => app.log.warn({ err: error }, 'search indexing failed'));
+  const wake = () => indexer.wake();
+  app.addHook('onReady', async () => {
+    database.onCommit = wake;
+    await indexer.start();
+  });
+  // Before the database closes (onClose): no pass starts after this, the running one finishes.
+  app.addHook('preClose', async () => {
+    if (database.onCommit === wake) database.onCommit = undefined;
+    await indexer.close();
+  });
   // Expired sessions and finished rate-limit windows would otherwise pile up forever.
   const longestWindowMs = Math.max(3_600_000, config.loginWindowMinutes * 60_000);
   let sweeper: NodeJS.Timeout | undefined;

@@ -46,6 +46,8 @@ export interface Database {
   readonly reruns: number;
   /** Called on each re-run (the app logs it at warn). */
   onRerun?: ((info: { code: string; attempt: number }) => void) | undefined;
+  /** Called after each write transaction commits (the search indexer wakes on it: db/indexes/search-queue.ts). */
+  onCommit?: (() => void) | undefined;
   /** PostgreSQL only: a new client of the same database, outside the pool (LISTEN, db/notifications.ts). */
   connectClient?: () => pg.Client;
   /** Cheap round trip used by the health check. */
@@ -175,7 +177,9 @@ export function createDatabase(options: DatabaseOptions): Database {
         const bound = AsyncResource.bind(fn);
         for (let attempt = 1; ; attempt += 1) {
           try {
-            return await kysely.transaction().execute(bound);
+            const result = await kysely.transaction().execute(bound);
+            database.onCommit?.();
+            return result;
           } catch (error) {
             const code = rerunCode(error);
             if (code === undefined || attempt >= WRITE_ATTEMPTS) throw error;
@@ -204,16 +208,21 @@ export function createDatabase(options: DatabaseOptions): Database {
   sqlite.pragma('busy_timeout = 5000');
   const kysely = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), ...(log ? { log } : {}) });
   const groupCommit = new GroupCommit(kysely, () => sqlite.inTransaction);
-  return {
+  const database: Database = {
     kysely,
     dialect: 'sqlite',
     reruns: 0,
     // The group runs each function in the context of the request that asked for it, not of the
     // request whose write started the group: what access/acting.ts reads there is its own.
-    write: (fn) => groupCommit.run(AsyncResource.bind(fn)),
+    async write(fn) {
+      const result = await groupCommit.run(AsyncResource.bind(fn));
+      database.onCommit?.();
+      return result;
+    },
     async ping() {
       await sql`select 1`.execute(kysely);
     },
     close: () => kysely.destroy(),
   };
+  return database;
 }

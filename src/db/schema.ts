@@ -229,6 +229,7 @@ export interface DB {
   search_documents: SearchDocumentsTable;
   search_postings: SearchPostingsTable;
   search_terms: SearchTermsTable;
+  search_pending: SearchPendingTable;
   mentions: MentionsTable;
   campaign_members: CampaignMembersTable;
   invitations: InvitationsTable;
@@ -331,6 +332,17 @@ export type ImageRemovalRow = Selectable<ImageRemovalsTable>;
 
 // The search index (src/search; see migrations/2026-11-21-0003-search.ts). `kind`: 1 thing, 2 arc,
 // 3 campaign description. Lengths count terms.
+/** Records whose search documents are to be brought up to date (migrations/…-0030-search-pending.ts, db/indexes/search-queue.ts). */
+export interface SearchPendingTable {
+  campaign_id: number;
+  /** search/document.ts KIND_CODES. */
+  kind: number;
+  /** The thing's or arc's id; the campaign's own id for its description. */
+  record_id: number;
+  /** Writes queued since the row was added. */
+  seq: Generated<number>;
+}
+
 export interface SearchDocumentsTable {
   id: Generated<number>;
   campaign_id: number;

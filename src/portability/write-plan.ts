@@ -23,7 +23,8 @@ import type { Insertable, Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
 import { classifyDatabaseError } from '../db/errors.js';
 import { indexCampaignMentions, indexRestoredMentions } from '../db/indexes/mentions.js';
-import { indexCampaign, indexRestoredRecords } from '../db/indexes/search.js';
+import { indexRestoredRecords } from '../db/indexes/search.js';
+import { queueReindex } from '../db/indexes/search-queue.js';
 import { insertArcLinks } from '../db/repositories/arc-links.js';
 import { insertArcs } from '../db/repositories/arcs.js';
 import { forgetImageRemovals, insertAssets } from '../db/repositories/assets.js';
@@ -206,7 +207,7 @@ async function writeRecords(w: Writing, plan: ImportPlan, maps: IdMaps, assetRow
 
   await importWrite(w.database, campaignId, async (trx) => {
     const row = await setImportedCampaignDescription(trx, campaignId, description);
-    await indexCampaign(trx, row);
+    await queueReindex(trx, campaignId, 'campaign', campaignId);
     await indexCampaignMentions(trx, row, true);
   });
   w.budget?.advance(1);

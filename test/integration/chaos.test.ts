@@ -36,7 +36,7 @@ describe('crash durability', () => {
       });
       console.log(
         `chaos (${dialect}): ${report.kills} kills, ${report.acknowledgedWrites} acknowledged writes verified, ` +
-          `${report.recordsVerified} record checks, in flight at a kill: ${report.inFlightApplied} applied whole, ${report.inFlightNotApplied} not applied`,
+          `${report.recordsVerified} record checks, in flight at a kill: ${report.inFlightApplied} applied whole, ${report.inFlightNotApplied} not applied; ${report.searchQueuedAtKill ?? 0} records left queued for search indexing, all indexed by the restarts`,
       );
       expect(report.problems).toEqual([]);
       expect(report.kills).toBe(KILLS);

@@ -2,6 +2,7 @@
 // GM-only properties only in the game masters' documents, and `tag` filters results.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rebuildCampaignIndex } from '../../src/db/indexes/search.js';
+import { indexAllPending } from '../../src/db/indexes/search-queue.js';
 import { json, type TestContext, type TestUser } from '../support/app.js';
 import { contextWithUsers, createThing, errorPathsOf, newCampaign, sendAs, type TestCampaign } from '../support/fixtures.js';
 import { joinCampaign } from '../support/sharing.js';
@@ -169,6 +170,7 @@ describe(`search by tags and property text on ${dialect}`, () => {
     await createThing(ctx.app, owner, c, 'Beta', { visibility: 'gm', tags: ['two'], properties: [{ key: 'k', value: 2 }] });
     await sendAs(ctx.app, owner, 'PUT', `${c.base}/things/${a.slug}`, { updatedThing: { aliases: ['Second One'], properties: [{ key: 'k', value: 'openword' }] } });
     await sendAs(ctx.app, owner, 'POST', `${c.base}/arcs`, { newArc: { name: 'Gamma', aliases: ['Third'], properties: [{ key: 'k', value: 'arcword', gmOnly: true }] } });
+    await indexAllPending(ctx.database);
     const incremental = await postingsOf(c.id);
     await ctx.database.kysely.transaction().execute((trx) => rebuildCampaignIndex(trx, c.id));
     expect(await postingsOf(c.id)).toEqual(incremental);

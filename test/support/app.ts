@@ -94,10 +94,13 @@ export async function createTestContext(env: Record<string, string> = {}, option
   const database = await createTestDatabase({ onQuery: (sql) => queries.push(sql) });
   // Suites seed campaigns with members by invitation, many an hour, and fuzz the accept route with
   // tokens that fail, and import often; the limits' own tests set theirs.
+  // Search indexing in the background (db/indexes/search-queue.ts) is off: its statements would
+  // land in other requests' counts at random; each search indexes what its campaign has queued
+  // (the same code). test/integration/search-indexer.test.ts turns it on.
   // Its own data folder (images, spooled imports), never the working copy's ./data: test files run
   // side by side, and one file's images must not move another's counts.
   const dataDir = env.DATA_DIR === undefined ? fs.mkdtempSync(path.join(os.tmpdir(), 'loreforge-test-data-')) : undefined;
-  const config = loadConfig({ LOG_LEVEL: 'silent', INVITATIONS_MAX_PER_USER_PER_HOUR: '1000000', INVITATION_MAX_FAILURES_PER_IP: '1000000', IMPORTS_MAX_PER_USER_PER_HOUR: '1000000', ...(dataDir ? { DATA_DIR: dataDir } : {}), ...env });
+  const config = loadConfig({ LOG_LEVEL: 'silent', INVITATIONS_MAX_PER_USER_PER_HOUR: '1000000', INVITATION_MAX_FAILURES_PER_IP: '1000000', IMPORTS_MAX_PER_USER_PER_HOUR: '1000000', SEARCH_INDEX_DELAY_MS: '0', ...(dataDir ? { DATA_DIR: dataDir } : {}), ...env });
   const app = await buildCheckedApp(config, { database, logger: false });
   options.beforeReady?.(app);
   await app.ready();

@@ -37,6 +37,8 @@ export interface ChaosReport {
   /** Requests in flight at a kill: found wholly applied, or not at all. */
   inFlightApplied: number;
   inFlightNotApplied: number;
+  /** Records queued for search indexing and not indexed when a kill came, summed: each restart indexes them before its first request. */
+  searchQueuedAtKill?: number;
   problems: string[];
 }
 
@@ -579,6 +581,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       killed = true;
       report.kills += 1;
       for (const problems of await Promise.all(running)) report.problems.push(...problems);
+      // What the killed instance had queued for search indexing and not indexed yet (src/db/indexes/search-queue.ts).
+      const queuedAtKill = Number((await sql<{ n: number }>`select count(*) as n from search_pending`.execute(database.kysely)).rows[0]?.n ?? 0);
+      report.searchQueuedAtKill = (report.searchQueuedAtKill ?? 0) + queuedAtKill;
 
       server = await startServer({ env: options.env, ...(options.entry ? { entry: options.entry } : {}), port: server.port });
       let inFlight = 0;
@@ -590,6 +595,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         if (result.applied === false) report.inFlightNotApplied += 1;
         report.problems.push(...result.problems);
       }
+      // The restarted instance indexed what was left queued before its first request.
+      const queuedAfter = Number((await sql<{ n: number }>`select count(*) as n from search_pending`.execute(database.kysely)).rows[0]?.n ?? 0);
+      if (queuedAfter > 0) report.problems.push(`after kill ${round}: ${queuedAfter} records still queued for search indexing after the restart`);
       const integrity = await integrityProblems(database.kysely, database.dialect);
       report.problems.push(...integrity.map((p) => `after kill ${round}: ${p}`));
       report.acknowledgedWrites = writers.reduce((n, w) => n + w.acknowledgedWrites, 0);

@@ -6,7 +6,7 @@
 import type { Database, Db } from '../database.js';
 import { campaignHousekeeping } from '../repositories/common.js';
 import { ARC_TEXT_FIELDS } from '../schema.js';
-import { indexArc, indexCampaign, indexThing } from './search.js';
+import { queueReindex } from './search-queue.js';
 import { playersUpdatedAt } from '../repositories/players-updated.js';
 import { AppError } from '../../domain/errors.js';
 import { parseStoredRichText, serializeRichText } from '../../domain/rich-text.js';
@@ -148,7 +148,7 @@ export async function rewriteSlugLinks(db: Db, campaignId: number, kind: TargetK
     const description = rewrite(thing.description, thing.visibility === 'gm');
     if (description === undefined) continue;
     const updated = await db.updateTable('things').set((eb) => ({ description, version: eb('version', '+', 1), updated_at: now, players_updated_at })).where('id', '=', thing.id).returningAll().executeTakeFirstOrThrow();
-    await indexThing(db, updated);
+    await queueReindex(db, updated.campaign_id, 'thing', updated.id);
     await indexThingMentions(db, updated);
     rewrittenRecords += 1;
   }
@@ -160,7 +160,7 @@ export async function rewriteSlugLinks(db: Db, campaignId: number, kind: TargetK
     }
     if (Object.keys(set).length === 0) continue;
     const updated = await db.updateTable('arcs').set((eb) => ({ ...set, version: eb('version', '+', 1), updated_at: now, players_updated_at })).where('id', '=', arc.id).returningAll().executeTakeFirstOrThrow();
-    await indexArc(db, updated);
+    await queueReindex(db, updated.campaign_id, 'arc', updated.id);
     await indexArcMentions(db, updated);
     rewrittenRecords += 1;
   }
@@ -168,7 +168,7 @@ export async function rewriteSlugLinks(db: Db, campaignId: number, kind: TargetK
     const description = rewrite(campaign.description);
     if (description === undefined) continue;
     const updated = await db.updateTable('campaigns').set((eb) => ({ description, version: eb('version', '+', 1), updated_at: now, players_updated_at })).where('id', '=', campaign.id).returningAll().executeTakeFirstOrThrow();
-    await indexCampaign(db, updated);
+    await queueReindex(db, updated.id, 'campaign', updated.id);
     await indexCampaignMentions(db, updated);
     rewrittenRecords += 1;
   }

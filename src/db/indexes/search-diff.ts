@@ -64,33 +64,6 @@ async function readStored(db: Db, campaignId: number, kind: DocumentKind, record
 }
 
 /**
- * What the index holds of one record, when the caller knows the documents it was last indexed with
- * (`previous`: built from the row as this write read it, locked, which the index matches, as every
- * write of the row re-indexes it in its own transaction): only the document rows are read, and each
- * one's postings are the previous document's. Undefined when the rows do not match those documents
- * (then the postings are read: readStored).
- */
-async function storedFromPrevious(db: Db, campaignId: number, kind: DocumentKind, recordId: number, previous: readonly AudienceDocument[]): Promise<StoredDocument[] | undefined> {
-  const owner = kind === 'thing' ? sql`thing_id = ${recordId}` : kind === 'arc' ? sql`arc_id = ${recordId}` : sql`kind = ${KIND_CODES.campaign}`;
-  const rows = (await sql<DocumentChange>`select id, audience, name_key, name_len, text_len from search_documents
-    where campaign_id = ${campaignId} and ${owner}`.execute(db)).rows;
-  if (rows.length !== previous.length) return undefined;
-  const stored: StoredDocument[] = [];
-  for (const row of rows) {
-    const document = previous.find((p) => p.audience === row.audience)?.document;
-    if (!document || document.nameKey !== row.name_key || document.nameLength !== row.name_len || document.textLength !== row.text_len) return undefined;
-    const postings = new Map<string, StoredRow>();
-    // Object literals, not `{ ...row, … }`: V8 (Node 20) copies a spread object through a slow path, ~1 µs a posting.
-    const { id, audience, name_key, name_len, text_len } = row;
-    for (const p of postingRowsOf(id, kind, recordId, audience, document)) {
-      postings.set(p.term, { id, audience, name_key, name_len, text_len, term: p.term, name_tf: p.name_tf, text_tf: p.text_tf, p_name_len: p.name_len, p_text_len: p.text_len, p_audience: p.audience });
-    }
-    stored.push({ id, audience, name_key, name_len, text_len, postings });
-  }
-  return stored;
-}
-
-/**
  * Which stored document each new one becomes: the one for the same audience, else one that shares
  * the game masters' view (the full text: visibility and secrets changed), else any left; stored
  * documents left over are deleted. An audience no stored document holds is free, so updating a
@@ -125,21 +98,10 @@ function samePosting(stored: StoredRow | undefined, row: PostingRow): boolean {
 
 /**
  * Brings the index of one record (a thing, an arc or the campaign's description) to `next`, its
- * documents as search/document.ts builds them; `created`: nothing is stored yet, nothing to read;
- * `previous`: the documents of the record as it was before this write (storedFromPrevious).
+ * documents as search/document.ts builds them, from what the index holds of it (one read).
  */
-export async function reindexRecord(
-  db: Db,
-  campaignId: number,
-  kind: DocumentKind,
-  recordId: number,
-  next: AudienceDocument[],
-  created: boolean,
-  previous?: readonly AudienceDocument[],
-): Promise<void> {
-  const stored = created
-    ? []
-    : ((previous && (await storedFromPrevious(db, campaignId, kind, recordId, previous))) ?? (await readStored(db, campaignId, kind, recordId)));
+export async function reindexRecord(db: Db, campaignId: number, kind: DocumentKind, recordId: number, next: AudienceDocument[]): Promise<void> {
+  const stored = await readStored(db, campaignId, kind, recordId);
   const { paired, removed } = pair(next, stored);
   const fresh = next.filter((wanted) => !paired.has(wanted));
   const changed: DocumentChange[] = [];

@@ -1,11 +1,14 @@
 // The search index's write side (the read side is db/repositories/search.ts; what a document holds
 // is src/search/, pure).
 //
-// How a derived index is kept (this one, and the mentions index beside it): every write that changes
-// what the index derives from calls the index's `index*` function inside its own transaction, so
-// the index commits or rolls back with the record; deletes need no call, index rows cascade from
-// their record through foreign keys; and `rebuild*` recomputes a campaign's index from its records
-// (`npm run cli -- search reindex`, and after a migration that asks for it: db/migrate.ts).
+// How this index is kept: every write that changes what a record's documents hold queues the record
+// inside its own transaction (search-queue.ts queueReindex), and the record is re-indexed after the
+// commit, by difference (search-diff.ts), before any search of its campaign; deletes need no call,
+// index rows cascade from their record through foreign keys; records put back by a restore or an
+// import are indexed in their own transaction, in bulk (indexRestoredRecords); and `rebuild*`
+// recomputes a campaign's index from its records (`npm run cli -- search reindex`, and after a
+// migration that asks for it: db/migrate.ts). The mentions index beside it (mentions.ts) is kept
+// inside the write's transaction.
 import type { Database, Db } from '../database.js';
 import { campaignHousekeeping } from '../repositories/common.js';
 import { ARC_TEXT_FIELDS } from '../schema.js';
@@ -17,10 +20,8 @@ import {
   type AudienceDocument,
   type DocumentKind,
   type IndexedArc,
-  type IndexedCampaign,
   type IndexedThing,
 } from '../../search/document.js';
-import { reindexRecord } from './search-diff.js';
 import { documentKey, insertDocumentRows, insertTerms, postingRowsOf, writePostings, type PendingDocument, type PostingRow } from './search-rows.js';
 
 const RECORDS_PER_BATCH = 500;
@@ -45,26 +46,6 @@ async function insertDocuments(db: Db, campaignId: number, pending: readonly Pen
   }
   await writePostings(db, campaignId, postings);
   await insertTerms(db, campaignId, terms);
-}
-
-/**
- * (Re)indexes one thing: call inside the transaction that created it (`created`: it has no document
- * yet, nothing to read) or changed what its documents hold (name, text, structure, visibility).
- * Only the difference is written (search-diff.ts). `before`: the row as this write read it, locked
- * (findThingBySlug forUpdate), so the index holds its documents: its postings need not be read back.
- */
-export async function indexThing(db: Db, thing: IndexedThing & { id: number; campaign_id: number }, created = false, before?: IndexedThing): Promise<void> {
-  await reindexRecord(db, thing.campaign_id, 'thing', thing.id, thingDocuments(thing), created, before && thingDocuments(before));
-}
-
-/** (Re)indexes one arc: call inside the transaction that created it (`created`) or changed what its documents hold. */
-export async function indexArc(db: Db, arc: IndexedArc & { id: number; campaign_id: number }, created = false): Promise<void> {
-  await reindexRecord(db, arc.campaign_id, 'arc', arc.id, arcDocuments(arc), created);
-}
-
-/** (Re)indexes a campaign's description: call inside the transaction that created the campaign or changed it. */
-export async function indexCampaign(db: Db, campaign: IndexedCampaign & { id: number }): Promise<void> {
-  await reindexRecord(db, campaign.id, 'campaign', campaign.id, campaignDocuments(campaign), false);
 }
 
 /**

@@ -29,6 +29,7 @@ import * as callerNotifications from './2026-11-24-0026-caller-notifications.js'
 import * as assetVariants from './2026-11-24-0027-asset-variants.js';
 import * as announcedVersions from './2026-11-24-0028-announced-versions.js';
 import * as nameSort from './2026-11-25-0029-name-sort.js';
+import * as searchPending from './2026-11-25-0030-search-pending.js';
 
 export interface DialectMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -65,4 +66,5 @@ export const migrations: Record<string, DialectMigration> = {
   '2026-11-24-0027-asset-variants': assetVariants,
   '2026-11-24-0028-announced-versions': announcedVersions,
   '2026-11-25-0029-name-sort': nameSort,
+  '2026-11-25-0030-search-pending': searchPending,
 };

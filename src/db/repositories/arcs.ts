@@ -3,7 +3,7 @@ import { insertSlices } from '../chunks.js';
 import type { Database, Db } from '../database.js';
 import { classifyDatabaseError } from '../errors.js';
 import { indexArcMentions, rewriteSlugLinks } from '../indexes/mentions.js';
-import { indexArc } from '../indexes/search.js';
+import { queueReindex } from '../indexes/search-queue.js';
 import { ARC_TEXT_FIELDS, type ArcRow, type ArcTextField, type ThingRow } from '../schema.js';
 import { wouldCreateCycle } from '../../domain/arc-tree.js';
 import { errors } from '../../domain/errors.js';
@@ -257,7 +257,7 @@ export async function createArc(database: Database, campaignId: number, input: N
     const { name, parentArcId, visibility, properties, tags, aliases, ...texts } = input;
     await checkLinkTargets(trx, campaignId, properties ?? []);
     const arc = await insertArc(trx, { ...texts, ...structureColumns({ properties: properties ?? [], tags: tags ?? [], aliases: aliases ?? [] }), campaign_id: campaignId, parent_arc_id: parentArcId, slug, name, visibility: visibility ?? campaignDefaultVisibility(trx, campaignId), version: 1, created_at: now, updated_at: now });
-    await indexArc(trx, arc, true);
+    await queueReindex(trx, campaignId, 'arc', arc.id);
     await indexArcMentions(trx, arc, true);
     // A generated slug may be another arc's previous slug: the new arc takes it.
     await releasePreviousSlug(trx, campaignId, 'arc', slug);
@@ -342,7 +342,7 @@ export async function updateArc(
       if (!updated) throw errors.preconditionFailed('arc');
       // Visibility decides which views the search index's documents are for.
       const structureChanged = properties !== undefined || tags !== undefined || aliases !== undefined;
-      if (changesArcSearchText(changes) || changes.visibility !== undefined || structureChanged) await indexArc(trx, updated);
+      if (changesArcSearchText(changes) || changes.visibility !== undefined || structureChanged) await queueReindex(trx, campaignId, 'arc', updated.id);
       if (ARC_TEXT_FIELDS.some((field) => changes[field] !== undefined) || properties !== undefined) await indexArcMentions(trx, updated);
       let result = updated;
       if (updated.slug !== current.slug) {

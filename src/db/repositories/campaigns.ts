@@ -1,7 +1,7 @@
 import type { Database, Db } from '../database.js';
 import { classifyDatabaseError } from '../errors.js';
 import { indexCampaignMentions } from '../indexes/mentions.js';
-import { indexCampaign } from '../indexes/search.js';
+import { queueReindex } from '../indexes/search-queue.js';
 import type { Insertable } from 'kysely';
 import type { CampaignRow, CampaignsTable, Role } from '../schema.js';
 import { errors } from '../../domain/errors.js';
@@ -72,7 +72,7 @@ export async function createCampaign(
           trx,
           DEFAULT_THING_TYPES.map((name) => ({ campaign_id: campaign.id, name, name_key: name.toLowerCase(), version: 1, created_at: now, updated_at: now })),
         );
-        await indexCampaign(trx, campaign);
+        await queueReindex(trx, campaign.id, 'campaign', campaign.id);
         await indexCampaignMentions(trx, campaign, true);
         await keepRevision(trx, { campaignId: campaign.id, kind: 'campaign', recordId: campaign.id, snapshot: campaignSnapshot(campaign), authorId: userId });
         return campaign;
@@ -145,7 +145,7 @@ export async function updateCampaign(
         throw errors.preconditionFailed('campaign');
       }
       if (changes.description !== undefined) {
-        await indexCampaign(trx, updated);
+        await queueReindex(trx, updated.id, 'campaign', updated.id);
         await indexCampaignMentions(trx, updated);
       }
       await keepRevision(trx, {

@@ -37,6 +37,15 @@ export async function lockCampaignWrites(trx: Transaction<DB>, campaignId: numbe
   if (dialectOf(trx) === 'postgres') await sql`select ${advisoryLock(campaignId, 'exclusive')}`.execute(trx);
 }
 
+/**
+ * Takes the campaign's write lock shared, on PostgreSQL (nothing on SQLite): for work beside the
+ * campaign's concurrent writes that must not interleave with an exclusive one, such as a rebuild of
+ * its search index (db/indexes/search-queue.ts). Sends no notice, bumps nothing.
+ */
+export async function shareCampaignWrites(trx: Transaction<DB>, campaignId: number): Promise<void> {
+  if (dialectOf(trx) === 'postgres') await sql`select ${advisoryLock(campaignId, 'concurrent')}`.execute(trx);
+}
+
 const bump = (trx: Transaction<DB>, campaignId: number) =>
   trx.updateTable('campaigns').set((eb) => ({ content_version: eb('content_version', '+', 1) })).where('id', '=', campaignId);
 

@@ -17,6 +17,7 @@ import {
 } from '../../search/query.js';
 import { idf, type RankKeys } from '../../search/ranking.js';
 import { rankCandidates, type RankedRow, type Ranker } from './search-rank.js';
+import { indexCampaignPending } from '../indexes/search-queue.js';
 
 // A search is at most three statements whatever the size of the campaign: read the vocabulary words
 // the query can match, count their documents (and the campaign's lengths, for BM25), then score
@@ -168,7 +169,7 @@ function hitOf(row: RankedRow, campaign: CampaignRow, view: View): SearchHit | u
   }
 }
 
-/** Searches what the view may see of one campaign; see search/ranking.ts for the order. */
+/** Searches what the view may see of one campaign, once what it has queued for indexing is indexed; see search/ranking.ts for the order. */
 export async function searchCampaign(
   database: Database,
   campaign: CampaignRow,
@@ -179,6 +180,9 @@ export async function searchCampaign(
   const audience = audienceOf(view);
   const query = analyzeQuery(options.text);
   if (query.terms.length === 0) return { query, termCount: 0, expansions: [], hits: [] };
+  // The index is brought up to date after each write's commit: what is still queued is indexed
+  // first, so no search answers from before a write committed ahead of it (a change of visibility included).
+  await indexCampaignPending(database, campaign.id);
   const candidates = expandQuery(query, await readVocabulary(database, campaign.id, query, audience));
   if (candidates.length === 0) return { query, termCount: query.terms.length, expansions: [], hits: [] };
 

@@ -6,7 +6,7 @@ import { loadHiddenRecords, visibleThings } from './visible.js';
 import { dialectOf, type Database, type Db } from '../database.js';
 import { classifyDatabaseError } from '../errors.js';
 import { indexThingMentions, rewriteSlugLinks } from '../indexes/mentions.js';
-import { indexThing } from '../indexes/search.js';
+import { queueReindex } from '../indexes/search-queue.js';
 import { errors } from '../../domain/errors.js';
 import type { ListPosition, NamePosition } from '../../domain/list-cursor.js';
 import { parseStoredProperties, structureColumns, tagKeyPattern, withDeclaredKeys, type Property } from '../../domain/properties.js';
@@ -176,7 +176,7 @@ async function createThingAs(database: Database, campaignId: number, input: NewT
           created_at: now,
           updated_at: now,
         });
-      await indexThing(trx, thing, true);
+      await queueReindex(trx, campaignId, 'thing', thing.id);
       await indexThingMentions(trx, thing, true);
       // A generated slug may be another thing's previous slug: the new thing takes it.
       await releasePreviousSlug(trx, campaignId, 'thing', slug);
@@ -279,7 +279,7 @@ export async function updateThing(
       if (!updated) throw errors.preconditionFailed('thing');
       // Visibility decides which views the search index's documents are for.
       if (changes.name !== undefined || changes.description !== undefined || changes.visibility !== undefined || set.properties !== undefined || set.tags !== undefined || set.aliases !== undefined) {
-        await indexThing(trx, updated, false, current);
+        await queueReindex(trx, campaignId, 'thing', updated.id);
       }
       if (changes.description !== undefined || set.properties !== undefined) await indexThingMentions(trx, updated);
       let result = updated;
