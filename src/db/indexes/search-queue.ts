@@ -10,12 +10,14 @@
 // - A search first indexes what its campaign has queued (indexCampaignPending): its answer is never
 //   older than the writes committed before it, whatever the indexer's delay.
 //
-// Indexing a batch, on PostgreSQL beside the campaign's concurrent writes: the campaign's write lock
-// shared (a rebuild takes it exclusively); then the batch's records locked FOR KEY SHARE (their
-// writers hold FOR UPDATE from before they queue; taken in that order, the index's foreign keys
-// need no lock a writer holds while it waits for the queue row); then the queue rows locked FOR
-// UPDATE; only then the records read, so every write whose queue row this batch deletes is in what
-// it indexes, and a writer that queues meanwhile waits for this commit and queues again.
+// Indexing a batch, on PostgreSQL beside the campaign's writes and other instances' indexing: the
+// campaign's write lock shared (a rebuild takes it exclusively); then a transaction-scoped advisory
+// lock per record of the batch, in order, so no two instances index one record at once (the
+// background pass skips a record another holds, a search waits for it). Writers take none of
+// these and the queue rows are not locked: a write never waits for indexing. The records are read
+// after the queue rows, and a queue row is deleted only if its `seq` is still the one read and no
+// write in flight holds it: a write that queues again meanwhile, committed or not, keeps its row,
+// so its change is indexed by a later pass.
 import { sql, type Transaction } from 'kysely';
 import type { Database, Db } from '../database.js';
 import type { DB } from '../schema.js';
@@ -76,12 +78,24 @@ async function currentDocuments(trx: Transaction<DB>, campaignId: number, rows: 
   return documents;
 }
 
-/** PostgreSQL: the batch's things and arcs locked FOR KEY SHARE, before its queue rows (see the top of this file). */
-async function lockRecords(trx: Transaction<DB>, campaignId: number, rows: readonly PendingRow[]): Promise<void> {
-  const thingIds = idsOf(rows, 'thing');
-  const arcIds = idsOf(rows, 'arc');
-  if (thingIds.length > 0) await sql`select 1 from things where campaign_id = ${campaignId} and id = any(${thingIds}::int[]) order by id for key share`.execute(trx);
-  if (arcIds.length > 0) await sql`select 1 from arcs where campaign_id = ${campaignId} and id = any(${arcIds}::int[]) order by id for key share`.execute(trx);
+/** The first key of the advisory locks on records being indexed, one namespace per kind: 'SI' and the kind's code. */
+const INDEXING = 0x5349_00;
+
+/**
+ * PostgreSQL: takes the advisory lock of each row's record, in the rows' order (kind, id), waiting
+ * (`wait`) or not; returns the rows whose lock this transaction holds.
+ */
+async function lockRecords(trx: Transaction<DB>, rows: readonly PendingRow[], wait: boolean): Promise<PendingRow[]> {
+  const kinds = rows.map((r) => INDEXING + r.kind);
+  const ids = rows.map((r) => r.record_id);
+  if (wait) {
+    await sql`select pg_advisory_xact_lock(k, i) from (select k, i from unnest(${kinds}::int[], ${ids}::int[]) as r(k, i) order by k, i) s`.execute(trx);
+    return [...rows];
+  }
+  const { rows: held } = await sql<{ i: number; k: number }>`select k, i from (select k, i from unnest(${kinds}::int[], ${ids}::int[]) as r(k, i) order by k, i) s
+    where pg_try_advisory_xact_lock(k, i)`.execute(trx);
+  const got = new Set(held.map((h) => `${Number(h.k) - INDEXING}:${Number(h.i)}`));
+  return rows.filter((r) => got.has(`${r.kind}:${r.record_id}`));
 }
 
 /**
@@ -89,34 +103,79 @@ async function lockRecords(trx: Transaction<DB>, campaignId: number, rows: reado
  * queue rows it took. `wait`: wait for rows another transaction is indexing (a search must see
  * them indexed); else skip them (the background indexer).
  */
-async function indexBatch(database: Database, campaignId: number, wait: boolean): Promise<number> {
+async function indexBatch(database: Database, campaignId: number, wait: boolean, after: Cursor): Promise<{ taken: number; next: Cursor | undefined }> {
   // Sends no notice and bumps no version: nothing for the request's answer to wait for (write-scope.ts).
   return database.write(async (trx) => {
     const pg = database.dialect === 'postgres';
     await shareCampaignWrites(trx, campaignId);
-    const pendingOf = () => trx.selectFrom('search_pending').select(['kind', 'record_id', 'seq']).where('campaign_id', '=', campaignId).orderBy('kind').orderBy('record_id').limit(INDEX_BATCH);
-    let rows: PendingRow[] = await pendingOf().execute();
-    if (rows.length === 0) return 0;
-    if (pg) {
-      await lockRecords(trx, campaignId, rows);
-      const locked = pendingOf().where((eb) => eb.or(rows.map((r) => eb.and([eb('kind', '=', r.kind), eb('record_id', '=', r.record_id)]))));
-      rows = await (wait ? locked.forUpdate() : locked.forUpdate().skipLocked()).execute();
-      if (rows.length === 0) return 0;
-    }
+    const queued: PendingRow[] = await trx
+      .selectFrom('search_pending')
+      .select(['kind', 'record_id', 'seq'])
+      .where('campaign_id', '=', campaignId)
+      .where((eb) => eb.or([eb('kind', '>', after.kind), eb.and([eb('kind', '=', after.kind), eb('record_id', '>', after.recordId)])]))
+      .orderBy('kind')
+      .orderBy('record_id')
+      .limit(INDEX_BATCH)
+      .execute();
+    const last = queued.at(-1);
+    const next = last && queued.length === INDEX_BATCH ? { kind: last.kind, recordId: last.record_id } : undefined;
+    // A record another instance was indexing is read after its commit: what this reads of the index is current.
+    const rows = pg && queued.length > 0 ? await lockRecords(trx, queued, wait) : queued;
+    if (rows.length === 0) return { taken: 0, next };
     const documents = await currentDocuments(trx, campaignId, rows);
     for (const row of rows) {
       const kind = kindOfCode(row.kind);
       const next = documents.get(`${kind}:${row.record_id}`);
       if (next) await reindexRecord(trx, campaignId, kind, row.record_id, next);
     }
-    // Rows a write bumped since they were read stay queued (on PostgreSQL they are locked: none is).
-    await trx
-      .deleteFrom('search_pending')
-      .where('campaign_id', '=', campaignId)
-      .where((eb) => eb.or(rows.map((r) => eb.and([eb('kind', '=', r.kind), eb('record_id', '=', r.record_id), eb('seq', '=', r.seq)]))))
-      .execute();
-    return rows.length;
+    await dequeue(trx, campaignId, rows, pg);
+    return { taken: rows.length, next };
   }, { announced: true });
+}
+
+/**
+ * Deletes the queue rows indexed, each only if its `seq` is still the one read: a row a write
+ * queued again since stays queued. On PostgreSQL a row a write in flight holds (it is queuing it
+ * again) is skipped, not waited for: the indexer never queues behind writers, and they wait for it
+ * only for its commit.
+ */
+async function dequeue(trx: Transaction<DB>, campaignId: number, rows: readonly PendingRow[], pg: boolean): Promise<void> {
+  if (pg) {
+    await sql`delete from search_pending p using (
+        select kind, record_id from search_pending
+        where campaign_id = ${campaignId} and (kind, record_id, seq) in (
+          select * from unnest(${rows.map((r) => r.kind)}::int[], ${rows.map((r) => r.record_id)}::int[], ${rows.map((r) => r.seq)}::int[]))
+        for update skip locked) s
+      where p.campaign_id = ${campaignId} and p.kind = s.kind and p.record_id = s.record_id`.execute(trx);
+    return;
+  }
+  await trx
+    .deleteFrom('search_pending')
+    .where('campaign_id', '=', campaignId)
+    .where((eb) => eb.or(rows.map((r) => eb.and([eb('kind', '=', r.kind), eb('record_id', '=', r.record_id), eb('seq', '=', r.seq)]))))
+    .execute();
+}
+
+/** Where a walk of a campaign's queue is: after this (kind, record). */
+interface Cursor {
+  kind: number;
+  recordId: number;
+}
+const START: Cursor = { kind: 0, recordId: 0 };
+
+/**
+ * One walk over the campaign's queue, in order, a batch at a time; returns the rows taken. A row a
+ * write queued again during its batch was still indexed from what the record held after the walk
+ * began: it stays queued for the next walk, not this one.
+ */
+async function walkQueue(database: Database, campaignId: number, wait: boolean): Promise<number> {
+  let taken = 0;
+  for (let after: Cursor | undefined = START; after; ) {
+    const batch: { taken: number; next: Cursor | undefined } = await indexBatch(database, campaignId, wait, after);
+    taken += batch.taken;
+    after = batch.next;
+  }
+  return taken;
 }
 
 /**
@@ -125,24 +184,28 @@ async function indexBatch(database: Database, campaignId: number, wait: boolean)
  */
 export async function indexCampaignPending(database: Database, campaignId: number): Promise<void> {
   const queued = await database.kysely.selectFrom('search_pending').select('campaign_id').where('campaign_id', '=', campaignId).limit(1).executeTakeFirst();
-  if (!queued) return;
-  while ((await indexBatch(database, campaignId, true)) > 0);
+  if (queued) await walkQueue(database, campaignId, true);
 }
 
 /**
- * Indexes what is queued in every campaign, skipping what another instance is indexing; returns the
- * number of queue rows taken. The background indexer's pass, and the start-up's.
+ * Indexes what is queued in every campaign, each campaign's queue walked once, skipping what
+ * another instance is indexing; returns the number of queue rows taken. The background indexer's
+ * pass, and the start-up's. What is queued during the pass is for the next one.
  */
 export async function indexAllPending(database: Database): Promise<number> {
   let taken = 0;
-  for (;;) {
-    const campaigns = await database.kysely.selectFrom('search_pending').select('campaign_id').groupBy('campaign_id').orderBy('campaign_id').limit(CAMPAIGNS_PER_ROUND).execute();
-    let round = 0;
-    for (const { campaign_id } of campaigns) {
-      for (let n; (n = await indexBatch(database, campaign_id, false)) > 0; ) round += n;
-    }
-    taken += round;
-    if (round === 0) return taken;
+  for (let after = 0; ; ) {
+    const campaigns = await database.kysely
+      .selectFrom('search_pending')
+      .select('campaign_id')
+      .where('campaign_id', '>', after)
+      .groupBy('campaign_id')
+      .orderBy('campaign_id')
+      .limit(CAMPAIGNS_PER_ROUND)
+      .execute();
+    for (const { campaign_id } of campaigns) taken += await walkQueue(database, campaign_id, false);
+    if (campaigns.length < CAMPAIGNS_PER_ROUND) return taken;
+    after = campaigns.at(-1)!.campaign_id;
   }
 }
 
