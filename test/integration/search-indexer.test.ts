@@ -7,6 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/database.js';
 import { indexAllPending } from '../../src/db/indexes/search-queue.js';
+import { rebuildCampaignIndex } from '../../src/db/indexes/search.js';
+import { campaignHousekeeping } from '../../src/db/repositories/common.js';
 import { loadConfig } from '../../src/config.js';
 import type { AppInstance } from '../../src/http/app-types.js';
 import { buildCheckedApp, json, type TestContext, type TestUser } from '../support/app.js';
@@ -70,6 +72,16 @@ describe(`search indexing after the commit on ${dialect}`, () => {
     expect(await find(ctx.app, owner, c, 'moth')).toEqual([]);
     expect(await queued(c)).toEqual([]);
     expect(await integrityProblems(ctx.database.kysely, ctx.database.dialect)).toEqual([]);
+  });
+
+  it('a rebuild of the campaign indexes what it had queued and empties its queue', async () => {
+    const c = await newCampaign(ctx.app, owner);
+    await createThing(ctx.app, owner, c, 'Rebuilt Harbour', { description: text('gulls over the harbour') });
+    expect((await queued(c)).length).toBeGreaterThan(0);
+    await campaignHousekeeping(ctx.database, c.id, (trx) => rebuildCampaignIndex(trx, c.id));
+    expect(await queued(c)).toEqual([]);
+    expect(await integrityProblems(ctx.database.kysely, ctx.database.dialect)).toEqual([]);
+    expect(await find(ctx.app, owner, c, 'gulls')).toEqual(['Rebuilt Harbour']);
   });
 
   it('each instance indexes what its writes queued within SEARCH_INDEX_DELAY_MS, with no search', async () => {

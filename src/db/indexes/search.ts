@@ -75,9 +75,12 @@ async function indexInPages<R extends { id: number }>(
 
 /**
  * Rebuilds one campaign's index from its records, vocabulary included (which drops words no longer
- * used). Runs in the caller's transaction; returns the number of documents indexed.
+ * used), and empties its queue (search-queue.ts): what was queued is indexed by the rebuild. Runs
+ * in the caller's transaction, which holds the campaign's write lock exclusively (no write queues
+ * meanwhile); returns the number of documents indexed.
  */
 export async function rebuildCampaignIndex(db: Db, campaignId: number): Promise<number> {
+  await db.deleteFrom('search_pending').where('campaign_id', '=', campaignId).execute();
   await db.deleteFrom('search_postings').where('campaign_id', '=', campaignId).execute();
   await db.deleteFrom('search_documents').where('campaign_id', '=', campaignId).execute();
   await db.deleteFrom('search_terms').where('campaign_id', '=', campaignId).execute();
