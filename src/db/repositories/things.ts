@@ -102,12 +102,15 @@ export function findVisibleThing(db: Db, view: View, slug: string): Promise<Thin
  * The thing with this slug, whatever its visibility: for writes, which only game masters make.
  * `forUpdate`: on PostgreSQL, locked until the transaction ends (a write that reads the row before
  * changing it, beside concurrent writes of it: its revision and players' change time must start
- * from the row as the last committed write left it).
+ * from the row as the last committed write left it). FOR NO KEY UPDATE, the lock its UPDATE takes
+ * (it never changes the row's key): rows that reference the thing (search documents the indexer
+ * writes, an arc's links, mentions) are inserted beside it, their foreign keys' share locks do
+ * not queue behind it, nor it behind them.
  */
 export function findThingBySlug(db: Db, campaignId: number, slug: string, options: { forUpdate?: boolean } = {}): Promise<ThingRow | undefined> {
   if (!isValidSlug(slug)) return Promise.resolve(undefined);
   const query = db.selectFrom('things').selectAll().where('campaign_id', '=', campaignId).where('slug', '=', slug);
-  return (options.forUpdate && dialectOf(db) === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+  return (options.forUpdate && dialectOf(db) === 'postgres' ? query.forNoKeyUpdate() : query).executeTakeFirst();
 }
 
 /** A thing's row as inserted: the API's create and an import's write both go through insertThing(s). */
