@@ -27,7 +27,7 @@ import { arcDocuments, campaignDocuments, kindOfCode, KIND_CODES, thingDocuments
 import { reindexRecord } from './search-diff.js';
 
 /** Records indexed in one transaction. */
-export const INDEX_BATCH = 32;
+const INDEX_BATCH = 32;
 /** Campaigns an indexing pass looks at per round. */
 const CAMPAIGNS_PER_ROUND = 50;
 

@@ -38,9 +38,9 @@ export async function lockCampaignWrites(trx: Transaction<DB>, campaignId: numbe
 }
 
 /**
- * Takes the campaign's write lock shared, on PostgreSQL (nothing on SQLite): for work beside the
- * campaign's concurrent writes that must not interleave with an exclusive one, such as a rebuild of
- * its search index (db/indexes/search-queue.ts). Sends no notice, bumps nothing.
+ * Takes the campaign's write lock shared, on PostgreSQL (nothing on SQLite): for work that runs
+ * beside the campaign's concurrent writes but not beside an exclusive one, such as a rebuild of its
+ * search index (the search indexer's batches: db/indexes/search-queue.ts). Sends no notice, bumps nothing.
  */
 export async function shareCampaignWrites(trx: Transaction<DB>, campaignId: number): Promise<void> {
   if (dialectOf(trx) === 'postgres') await sql`select ${advisoryLock(campaignId, 'concurrent')}`.execute(trx);

@@ -19,7 +19,8 @@ import { idf, type RankKeys } from '../../search/ranking.js';
 import { rankCandidates, type RankedRow, type Ranker } from './search-rank.js';
 import { indexCampaignPending } from '../indexes/search-queue.js';
 
-// A search is at most three statements whatever the size of the campaign: read the vocabulary words
+// A search is at most four statements whatever the size of the campaign, when its campaign has
+// nothing queued for indexing: see that (db/indexes/search-queue.ts), read the vocabulary words
 // the query can match, count their documents (and the campaign's lengths, for BM25), then score
 // and rank a bounded set of candidates in the database and read the best records (search-rank.ts). Each filters by campaign_id first, and the
 // last two by the view's audience (search_documents.audience): a player's search reads only the
