@@ -59,7 +59,9 @@ function TopBar({ me }: { me: Me | undefined }) {
             <option value="dark">Dark</option>
           </select>
         </label>
-        <Link to="/account">{me ? me.name || me.email : 'Account'}</Link>
+        <Link to="/account" className="account-link">
+          {me ? me.name || me.email : 'Account'}
+        </Link>
         <button type="button" onClick={() => void signOut()}>
           Sign out
         </button>

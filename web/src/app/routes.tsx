@@ -1,11 +1,11 @@
 // The app's pages, one real URL each (CONTRACT "Web app"); the server answers every one of them
 // with the app (src/http/web-app.ts WEB_PAGE_ROUTES), so reloads and deep links work.
-// Every page is its own chunk, loaded when first shown (React.lazy); on the first load, the chunks
+// Every page is its own chunk, loaded when first shown (`page` below); on the first load, the chunks
 // of the address's routes (the campaign's frame and its page) are asked for at once, not one after
 // the other. The first visit downloads the app's frame and that page, not the whole app (its
 // budget: test/e2e/bundle-size.test.ts). The declarative router: the data router's code (loaders,
 // actions, fetchers), which the app does not use, is not downloaded.
-import { lazy, Suspense, type ComponentType } from 'react';
+import { useEffect, useReducer, type ComponentType } from 'react';
 import { matchRoutes, Outlet, useRoutes, type RouteObject } from 'react-router';
 import { NotFound, PageLoading, SignedIn, SkipLink } from './layout';
 
@@ -21,23 +21,42 @@ window.addEventListener('vite:preloadError', (event) => {
   window.location.reload();
 });
 
-/** A page exported as `name` by the module `load` imports: loaded once, when first shown or preloaded. */
-function page<M>(load: () => Promise<M>, name: keyof M): Pick<RouteObject, 'element' | 'handle'> {
+/**
+ * A page exported as `name` by the module `load` imports: loaded once, when first shown or preloaded.
+ * Not React.lazy: React holds back a suspended page's reveal until 300 ms after the last fallback it
+ * showed, and the campaign's frame and its page are two such reveals, one inside the other (the
+ * thing page's text came about 600 ms after its data, on every first load). Here a page whose code
+ * has arrived is drawn at once, in the same render as the frame around it; one whose code has not
+ * shows the stand-in until it has (an ordinary state update, drawn when it comes). A module that
+ * fails to load is thrown while rendering, as React.lazy does.
+ */
+export function page<M>(load: () => Promise<M>, name: keyof M): Pick<RouteObject, 'element' | 'handle'> {
   let loading: Promise<M> | undefined;
-  const once = () => (loading ??= load());
-  const Page = lazy(async () => {
-    const module = (await once()) as M | undefined;
-    // Nothing when the code could not be had and the tab is loading the new release (above).
-    if (module === undefined) await new Promise(() => undefined);
-    return { default: module![name] as ComponentType };
-  });
+  let loaded: { Page: ComponentType } | { failure: unknown } | undefined;
+  const once = () =>
+    (loading ??= load().then(
+      (module) => {
+        // Nothing when the code could not be had and the tab is loading the new release (above).
+        if (module) loaded = { Page: module[name] as ComponentType };
+        return module;
+      },
+      (failure: unknown) => {
+        loaded = { failure };
+        throw failure;
+      },
+    ));
+  function Page() {
+    const [, arrived] = useReducer((count: number) => count + 1, 0);
+    useEffect(() => {
+      if (loaded === undefined) void once().then(arrived, arrived);
+    }, []);
+    if (loaded === undefined) return <PageLoading />;
+    if ('failure' in loaded) throw loaded.failure;
+    return <loaded.Page />;
+  }
   return {
-    // Its own boundary: while it loads, the frame around it (top bar, campaign sidebar) stays.
-    element: (
-      <Suspense fallback={<PageLoading />}>
-        <Page />
-      </Suspense>
-    ),
+    // Its own stand-in: while it loads, the frame around it (top bar, campaign sidebar) stays.
+    element: <Page />,
     handle: { load: once satisfies Load },
   };
 }

@@ -23,28 +23,33 @@ export function CampaignsPage() {
       {campaigns.isPending && <p className="loading">Loading…</p>}
       {campaigns.error && <ErrorMessage>{messageOf(campaigns.error)}</ErrorMessage>}
       {campaigns.data && campaigns.data.length === 0 && <p>No campaigns yet: start one below.</p>}
-      <ul className="cards">
-        {campaigns.data?.map((c) => (
-          <li key={c.id}>
-            <Link to={`/campaigns/${c.slug}`}>{c.name}</Link>
-            <span className="muted">
-              {' '}
-              {c.role === 'owner' ? 'yours' : c.role === 'gm' ? 'game master' : 'player'} · updated {new Date(c.updatedAt).toLocaleDateString()}
-            </span>
-          </li>
-        ))}
-      </ul>
-      <form onSubmit={submit} className="inline-form" aria-label="Start a campaign">
-        <Field label="Campaign name" name="name" value={name} onChange={(e) => setName(e.target.value)} required error={nameError} placeholder="Lost Mine of Phandelver" />
-        <button type="submit" className="primary" disabled={create.isPending || name.trim() === ''}>
-          Create campaign
-        </button>
-      </form>
-      {create.error && !nameError && <ErrorMessage>{messageOf(create.error)}</ErrorMessage>}
-      <p>
-        Or <Link to="/import">import a campaign</Link> from an export or a Markdown vault.
-      </p>
-      <DeletedCampaigns />
+      {/* The list and what follows it come together: nothing is pushed down when the list arrives. */}
+      {!campaigns.isPending && (
+        <>
+          <ul className="cards">
+            {campaigns.data?.map((c) => (
+              <li key={c.id}>
+                <Link to={`/campaigns/${c.slug}`}>{c.name}</Link>
+                <span className="muted">
+                  {' '}
+                  {c.role === 'owner' ? 'yours' : c.role === 'gm' ? 'game master' : 'player'} · updated {new Date(c.updatedAt).toLocaleDateString()}
+                </span>
+              </li>
+            ))}
+          </ul>
+          <form onSubmit={submit} className="inline-form" aria-label="Start a campaign">
+            <Field label="Campaign name" name="name" value={name} onChange={(e) => setName(e.target.value)} required error={nameError} placeholder="Lost Mine of Phandelver" />
+            <button type="submit" className="primary" disabled={create.isPending || name.trim() === ''}>
+              Create campaign
+            </button>
+          </form>
+          {create.error && !nameError && <ErrorMessage>{messageOf(create.error)}</ErrorMessage>}
+          <p>
+            Or <Link to="/import">import a campaign</Link> from an export or a Markdown vault.
+          </p>
+          <DeletedCampaigns />
+        </>
+      )}
     </main>
   );
 }
