@@ -1,7 +1,7 @@
 // Pages load their code when first shown (app/routes.tsx). What a first visit fetches, and what
 // happens when a page's code cannot be had (a new release replaced the files this tab knew).
 import { describe, expect, it } from 'vitest';
-import { expectNoPageErrors, gmJourney, launchBrowser } from './browser.js';
+import { createThing, expectNoPageErrors, gmJourney, launchBrowser } from './browser.js';
 
 const journey = gmJourney('Split Again');
 
@@ -41,6 +41,45 @@ describe('code splitting', () => {
     await browser.close();
   });
 
+  it('asks for what a record page’s first paint does not need (its lists below the text, the tags, the pickers’ code) only once its text is drawn', async () => {
+    const gm = journey.browser.page;
+    await gm.goto(`${journey.server.base}/campaigns/${journey.campaign}`);
+    await createThing(gm, 'The Lantern Keeper');
+    const thingPath = new URL(gm.url()).pathname;
+    const browser = await launchBrowser({ width: 375, height: 740 });
+    try {
+      await browser.context.addCookies(await journey.browser.context.cookies());
+      const { page } = browser;
+      // When the record's text first stands in the page (performance.now(), as resource timings are).
+      await page.addInitScript(() => {
+        const seen = new MutationObserver(() => {
+          if (!document.querySelector('.record-text')) return;
+          (window as unknown as { textAt: number }).textAt = performance.now();
+          seen.disconnect();
+        });
+        seen.observe(document, { childList: true, subtree: true });
+      });
+      await page.goto(journey.server.base + thingPath);
+      await page.getByRole('heading', { name: 'In arcs' }).waitFor();
+      await page.waitForLoadState('networkidle');
+      const { textAt, started } = await page.evaluate(() => ({
+        textAt: (window as unknown as { textAt: number }).textAt,
+        started: performance.getEntriesByType('resource').map((entry) => ({ path: new URL(entry.name).pathname, at: entry.startTime })),
+      }));
+      const later = [/\/things\/[^/]+\/backlinks$/, /\/things\/[^/]+\/arcs$/, /\/tags$/, /\/assets\/search-list-[^/]+\.js$/];
+      for (const pattern of later) {
+        const asked = started.filter((entry) => pattern.test(entry.path));
+        expect(asked.length, String(pattern)).toBeGreaterThan(0);
+        for (const entry of asked) expect(entry.at, `${entry.path} asked for before the text was drawn`).toBeGreaterThan(textAt);
+      }
+      // The page's own reads were not held back: the record and its rendering were asked for before the text was drawn.
+      expect(started.filter((entry) => /\/api\/campaigns\/[^/]+\/things\/[^/]+(\/rendered)?$/.test(entry.path)).every((entry) => entry.at < textAt)).toBe(true);
+      expectNoPageErrors(browser);
+    } finally {
+      await browser.close();
+    }
+  });
+
   it('moves nothing while a first visit’s code and data arrive (cumulative layout shift under 0.1)', async () => {
     const browser = await launchBrowser({ width: 375, height: 740 });
     try {
@@ -54,7 +93,12 @@ describe('code splitting', () => {
           for (const entry of list.getEntries()) shifts.push((entry as unknown as { value: number }).value);
         }).observe({ type: 'layout-shift', buffered: true });
       });
-      for (const path of [`/campaigns/${journey.campaign}`, '/', '/sign-in']) {
+      // A thing's page too: what it asks for once its text is drawn (ui/page-drawn.ts) lands below the text.
+      const gm = journey.browser.page;
+      await gm.goto(`${journey.server.base}/campaigns/${journey.campaign}`);
+      await createThing(gm, 'The Quiet Ferryman');
+      const thingPath = new URL(gm.url()).pathname;
+      for (const path of [`/campaigns/${journey.campaign}`, thingPath, '/', '/sign-in']) {
         await page.goto(journey.server.base + path);
         await page.getByRole('heading', { level: 1 }).first().waitFor();
         await page.waitForLoadState('networkidle');

@@ -12,6 +12,7 @@ import { ArcPicker, ThingPicker } from '../search/pickers';
 import { useCampaignSlug } from '../campaigns/api';
 import { readingOf, startRecordPage, takeEarly, useRendered } from '../records/api';
 import { useRecordEditing } from '../records/record-editing';
+import { useMarkPageDrawn } from '../ui/page-drawn';
 import { AddressField, EmptyText, isEmptyText, RecordActions, RecordDetails, RecordError, RecordText, RecordTitle } from '../records/record-page';
 import type { RecordState } from '../records/record-state';
 import { EDITING_ATTRIBUTE } from '../records/use-record';
@@ -47,6 +48,7 @@ function ArcRecordPage({ arcSlug }: { arcSlug: string }) {
   // The empty fields opened for writing on this visit: they stay open once emptied again.
   const [opened, setOpened] = useState<ReadonlySet<string>>(new Set());
   const { canEdit } = useCampaignAccess();
+  useMarkPageDrawn(!editing.loading && !rendered.isPending);
   if (editing.loading) {
     if (editing.error) return <RecordError error={editing.error} what="arc" />;
     return <p className="loading">Loading…</p>;

@@ -2,6 +2,7 @@
 import { useQuery, type QueryKey, type UseQueryResult } from '@tanstack/react-query';
 import { api, call } from '../api/client';
 import { campaignKey, openedAt, startEarly, takeEarly } from '../campaigns/api';
+import { usePageDrawn } from '../ui/page-drawn';
 
 export { takeEarly };
 
@@ -86,6 +87,8 @@ async function loadRendered(slug: string, kind: 'things' | 'arcs' | 'campaign', 
 export function useBacklinks(slug: string, kind: 'things' | 'arcs', recordSlug: string) {
   return useQuery({
     queryKey: [...campaignKey(slug), 'backlinks', kind, recordSlug],
+    // Below the text: asked for once the page's text is drawn (ui/page-drawn.ts).
+    enabled: usePageDrawn(),
     queryFn: () =>
       kind === 'things'
         ? call(api.GET('/api/campaigns/{campaignSlug}/things/{thingSlug}/backlinks', { params: { path: { campaignSlug: slug, thingSlug: recordSlug } } }))

@@ -5,6 +5,7 @@ import type { components } from '../api/schema';
 import type { StructurePatch } from '../records/properties/record-structure';
 import type { TypeField } from '../records/properties/model';
 import { campaignKey, useCampaignWrite } from '../campaigns/api';
+import { usePageDrawn } from '../ui/page-drawn';
 
 export function useThingTypes(slug: string) {
   return useQuery({ queryKey: [...campaignKey(slug), 'types'], queryFn: () => call(api.GET('/api/campaigns/{campaignSlug}/thing-types', { params: { path: { campaignSlug: slug } } })) });
@@ -46,6 +47,8 @@ export function thingSource(campaignSlug: string, thingSlug: string) {
 export function useThingArcs(slug: string, thingSlug: string) {
   return useQuery({
     queryKey: [...campaignKey(slug), 'thing-arcs', thingSlug],
+    // Below the text: asked for once the page's text is drawn (ui/page-drawn.ts).
+    enabled: usePageDrawn(),
     queryFn: () => call(api.GET('/api/campaigns/{campaignSlug}/things/{thingSlug}/arcs', { params: { path: { campaignSlug: slug, thingSlug } } })),
   });
 }

@@ -10,6 +10,7 @@ import { useCampaignSlug } from '../campaigns/api';
 import { readingOf, startRecordPage, takeEarly, useRendered } from '../records/api';
 import { addThingToArc, deleteThing, removeThingFromArc, thingSource, useThingArcs, useThingTypes, type ThingPatch } from './api';
 import { useRecordEditing } from '../records/record-editing';
+import { useMarkPageDrawn } from '../ui/page-drawn';
 import { AddressField, RecordActions, RecordDetails, RecordError, RecordText, RecordTitle } from '../records/record-page';
 import { EDITING_ATTRIBUTE } from '../records/use-record';
 import { HistoryToggle } from '../history/history-toggle';
@@ -35,6 +36,7 @@ function ThingRecordPage({ thingSlug }: { thingSlug: string }) {
   const rendered = useRendered(campaignSlug, 'things', thingSlug);
   const types = useThingTypes(campaignSlug);
   const { canEdit } = useCampaignAccess();
+  useMarkPageDrawn(!editing.loading && !rendered.isPending);
 
   // The text (its rendering stands in for the editor) comes before what follows it: shown together, nothing is pushed down.
   if (editing.loading || rendered.isPending) {

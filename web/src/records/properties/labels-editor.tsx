@@ -3,6 +3,7 @@
 // the last one, and for tags the campaign's tags offered as they are typed (GET …/tags).
 import { useId, useState } from 'react';
 import { useCampaignTags } from './api';
+import { usePageDrawn } from '../../ui/page-drawn';
 import { addLabel, ALIAS_MAX_LENGTH, ALIASES_MAX, suggestTags, TAG_MAX_LENGTH, TAGS_MAX } from './model';
 
 interface EditorProps {
@@ -11,7 +12,8 @@ interface EditorProps {
 }
 
 export function TagsEditor({ campaignSlug, labels, onChange }: EditorProps & { campaignSlug: string }) {
-  const tags = useCampaignTags(campaignSlug);
+  // The suggestions: asked for once the page's text is drawn (ui/page-drawn.ts).
+  const tags = useCampaignTags(campaignSlug, usePageDrawn());
   return (
     <ChipEditor
       what="tag"
