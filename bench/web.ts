@@ -28,7 +28,8 @@
 // 3 minutes on a 2-core machine. Figures are printed, never asserted; the printed text goes to
 // bench/results/web-<timestamp>.txt and the median runs' Lighthouse reports to
 // bench/results/web-<timestamp>-<page>.json (not committed; web-before.md there is the record of
-// the app before issue 27, kept by hand). BENCH_WEB_ONLY=keystroke measures the keystrokes alone.
+// the app before issue 27, kept by hand). BENCH_WEB_ONLY=keystroke measures the keystrokes alone,
+// BENCH_WEB_ONLY=lighthouse the bundle and Lighthouse alone.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -47,6 +48,8 @@ import { seedCampaign } from './seed.js';
 const ROUNDS = Number(process.env.BENCH_WEB_ROUNDS ?? 7);
 const LH_RUNS = Number(process.env.BENCH_WEB_LH_RUNS ?? 3);
 const ONLY_KEYSTROKES = process.env.BENCH_WEB_ONLY === 'keystroke';
+const ONLY_LIGHTHOUSE = process.env.BENCH_WEB_ONLY === 'lighthouse';
+const TIMED_ROUNDS = ONLY_KEYSTROKES || ONLY_LIGHTHOUSE ? 0 : ROUNDS;
 const PASSWORD = 'correct horse battery staple';
 
 /** The little of a page's window the bench reads in it (the bench is compiled without the DOM's types). */
@@ -137,7 +140,7 @@ try {
 
   // The shell, cold: a new profile each round.
   const shell: number[] = [];
-  for (let round = 0; round < (ONLY_KEYSTROKES ? 0 : ROUNDS); round++) {
+  for (let round = 0; round < TIMED_ROUNDS; round++) {
     const context = await launch();
     const page = context.pages()[0] ?? (await context.newPage());
     await signIn(page, server.base, account.email);
@@ -163,7 +166,7 @@ try {
 
   // A thing page from a click in the app.
   const thingPage: number[] = [];
-  for (let round = 0; round < (ONLY_KEYSTROKES ? 0 : ROUNDS); round++) {
+  for (let round = 0; round < TIMED_ROUNDS; round++) {
     await page.goto(campaignUrl);
     const link = page.getByRole('region', { name: 'Recently updated things' }).or(page.locator('section', { has: page.getByRole('heading', { name: 'Recently updated things' }) })).getByRole('link').nth(round + 1);
     await link.waitFor();
@@ -193,10 +196,10 @@ try {
       await typing.close();
     }
   };
-  const keystrokes = await typeIntoLong(UNTHROTTLED_FRAMES);
-  const floor = await browserFloor(ROUNDS, UNTHROTTLED_FRAMES);
-  const keystrokesAt60 = await typeIntoLong([]);
-  const floorAt60 = await browserFloor(ROUNDS, []);
+  const keystrokes = ONLY_LIGHTHOUSE ? [] : await typeIntoLong(UNTHROTTLED_FRAMES);
+  const floor = ONLY_LIGHTHOUSE ? [] : await browserFloor(ROUNDS, UNTHROTTLED_FRAMES);
+  const keystrokesAt60 = ONLY_LIGHTHOUSE ? [] : await typeIntoLong([]);
+  const floorAt60 = ONLY_LIGHTHOUSE ? [] : await browserFloor(ROUNDS, []);
 
   // Lighthouse, mobile settings, signed in: one profile, signed in once through the app's page.
   const lighthouseRuns: Record<'home' | 'thing', Awaited<ReturnType<typeof audit>>[]> = { home: [], thing: [] };
@@ -232,12 +235,13 @@ try {
     ['thing page after a click (median)', `${median(thingPage)} ms`, '≤ 300 ms', verdict(median(thingPage) <= 300)],
     [`keystroke in a ${words.toLocaleString('en')}-word description (p50 / p95 / max of ${keystrokes.length})`, spread(keystrokes), 'p95 < 16 ms', verdict(percentile(keystrokes, 95) < 16)],
     ['keystroke, the browser alone (a 5-word contenteditable)', spread(floor), '', ''],
-  ].filter((row) => !ONLY_KEYSTROKES || row[0]!.startsWith('keystroke'));
+  ].filter((row) => (ONLY_KEYSTROKES ? row[0]!.startsWith('keystroke') : ONLY_LIGHTHOUSE ? row[0]!.startsWith('initial') : true));
   const out: string[] = [];
   out.push(`Web app on SQLite, 1,000 things (+1 of 5,000 words, +1 with 3 images), ${chromiumVersion} headless, ${ROUNDS} rounds each; ${startedAt.toISOString()}`);
   out.push(table(['measure', 'measured', 'target', ''], rows, ['l', 'r', 'r', 'l']));
-  out.push(`Keystrokes at the display's 60 Hz (each key also waits for the next vsync; runs before 2026-11-25 measured this): ${spread(keystrokesAt60)} in the description, ${spread(floorAt60)} for the browser alone.`);
-  if (!ONLY_KEYSTROKES) out.push(`shell rounds: ${shell.join(', ')} ms; thing page rounds: ${thingPage.join(', ')} ms`, lighthouseTable(lighthouseRuns));
+  if (!ONLY_LIGHTHOUSE) out.push(`Keystrokes at the display's 60 Hz (each key also waits for the next vsync; runs before 2026-11-25 measured this): ${spread(keystrokesAt60)} in the description, ${spread(floorAt60)} for the browser alone.`);
+  if (!ONLY_KEYSTROKES && !ONLY_LIGHTHOUSE) out.push(`shell rounds: ${shell.join(', ')} ms; thing page rounds: ${thingPage.join(', ')} ms`);
+  if (!ONLY_KEYSTROKES) out.push(lighthouseTable(lighthouseRuns));
   for (const name of ONLY_KEYSTROKES ? [] : (['home', 'thing'] as const)) {
     const runs = lighthouseRuns[name];
     const middle = [...runs].sort((a, b) => a.figures.score - b.figures.score)[Math.floor(runs.length / 2)]!;

@@ -51,4 +51,4 @@ export async function browserFloor(rounds: number, args: string[]): Promise<numb
 export const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((values.length * p) / 100))]!;
 
 /** "p50 / p95 / max" of a set of latencies. */
-export const spread = (values: number[]) => `${percentile(values, 50).toFixed(1)} / ${percentile(values, 95).toFixed(1)} / ${Math.max(...values).toFixed(1)} ms`;
+export const spread = (values: number[]) => (values.length === 0 ? 'not measured' : `${percentile(values, 50).toFixed(1)} / ${percentile(values, 95).toFixed(1)} / ${Math.max(...values).toFixed(1)} ms`);
