@@ -68,6 +68,8 @@ export function SearchPage() {
         }}
       />
       {results.error && <ErrorMessage>{messageOf(results.error)}</ErrorMessage>}
+      {/* The first answer for these words on its way (a later one keeps the results shown meanwhile). */}
+      {results.isLoading && <p className="loading">Searching…</p>}
       {results.data && (
         <p role="status">
           {results.data.results.length} result{results.data.results.length === 1 ? '' : 's'} for “{q}”{tags.length > 0 && ` tagged ${tags.join(', ')}`}
