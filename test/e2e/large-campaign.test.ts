@@ -152,10 +152,24 @@ describe('a campaign of 1,200 things', () => {
     await matches.getByText('Nothing matches “0001”.').waitFor();
     expect(await matches.getByRole('option').count()).toBe(0);
     await picker.fill('0777');
+    const posted = page.waitForResponse((response) => response.request().method() === 'POST' && response.url().endsWith('/things/npc-0777/arcs'));
     await matches.getByRole('option', { name: npc(777), exact: true }).click();
+    // The pick is sent and accepted.
+    expect((await posted).status()).toBe(200);
     // The arc page shows it at once and after a reload (the arc's ETag moves with its links, so the
     // browser's cached arc is not confirmed), the server holds the link, and the thing's page lists the arc.
-    await linked.getByRole('link', { name: npc(777) }).waitFor();
+    // If it is not shown, say what the page shows instead (this step failed once in CI and never since).
+    await linked
+      .getByRole('link', { name: npc(777) })
+      .waitFor({ timeout: 15_000 })
+      .catch(async (failure: unknown) => {
+        const seen = await page.evaluate(() => ({
+          dialogs: [...document.querySelectorAll('[role="dialog"], [role="alertdialog"]')].map((d) => d.textContent?.slice(0, 200)),
+          alerts: [...document.querySelectorAll('[role="alert"], .error')].map((a) => a.textContent),
+          listed: [...document.querySelectorAll('main a')].map((a) => a.textContent),
+        }));
+        throw new Error(`NPC 0777 not shown in the arc: ${JSON.stringify(seen)}`, { cause: failure });
+      });
     await page.reload();
     await linked.getByRole('link', { name: npc(777) }).waitFor();
     expect(await linked.getByRole('link', { name: npc(1) }).count()).toBe(1);
