@@ -161,7 +161,7 @@ describe('a campaign of 1,200 things', () => {
     // If it is not shown, say what the page shows instead (this step failed once in CI and never since).
     await linked
       .getByRole('link', { name: npc(777) })
-      .waitFor({ timeout: 15_000 })
+      .waitFor()
       .catch(async (failure: unknown) => {
         const seen = await page.evaluate(() => ({
           dialogs: [...document.querySelectorAll('[role="dialog"], [role="alertdialog"]')].map((d) => d.textContent?.slice(0, 200)),
