@@ -6,6 +6,7 @@ import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, sql, type LogE
 import pg from 'pg';
 import { GroupCommit } from './group-commit.js';
 import { currentWriteScope } from './write-scope.js';
+import { isStalePlan, prepareRepeatedStatements, StatementNames } from './prepared.js';
 import type { DB } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -161,8 +162,11 @@ export function createDatabase(options: DatabaseOptions): Database {
     // connection drops: pg emits 'error' on it with no listener attached, an uncaught exception.
     // Handled here, the client is marked unusable, its next statement fails (that request gets a
     // 5xx), and the pool discards it on release.
+    // Repeated statements are prepared once per connection (prepared.ts).
+    const names = new StatementNames();
     pool.on('connect', (client) => {
       client.on('error', () => {});
+      prepareRepeatedStatements(client, names);
     });
     const kysely = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), ...(log ? { log } : {}) });
     const database: Database = {
@@ -181,7 +185,8 @@ export function createDatabase(options: DatabaseOptions): Database {
             database.onCommit?.();
             return result;
           } catch (error) {
-            const code = rerunCode(error);
+            // A prepared statement whose plan went stale is sent unnamed from then on (prepared.ts).
+            const code = rerunCode(error) ?? (isStalePlan(error) ? '0A000' : undefined);
             if (code === undefined || attempt >= WRITE_ATTEMPTS) throw error;
             (database as { reruns: number }).reruns += 1;
             database.onRerun?.({ code, attempt });

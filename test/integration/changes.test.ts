@@ -377,3 +377,31 @@ describe(`a client that syncs by the feed, on ${dialect}`, () => {
     console.log(`changes feed model test (${dialect}): ${runs} runs, ${checks} comparisons of the client's copy with the API`);
   });
 });
+
+// PostgreSQL: a campaign write's content_version is bumped by its COMMIT (migration 0031), through
+// a mark that lives only inside its transaction.
+describe.runIf(dialect === 'postgres')('the version a write takes at its commit, on postgres', () => {
+  const versionOf = async (id: number) => Number((await ctx.database.kysely.selectFrom('campaigns').select('content_version').where('id', '=', id).executeTakeFirstOrThrow()).content_version);
+  const marks = async () => (await ctx.database.kysely.selectFrom('campaign_write_marks' as never).select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n;
+
+  it('moves the version on by one a write, stamps the feed with it and leaves no mark; a refused write moves nothing', async () => {
+    const c = await newCampaign();
+    const created = await send('POST', `${c.base}/things`, { newThing: { name: 'Counted', typeId: c.typeId } });
+    const thing = json<{ slug: string; id: number }>(created);
+    const firstTag = String(created.headers.etag);
+    let version = await versionOf(c.id);
+    for (const text of ['one', 'two', 'three']) {
+      const res = await send('PUT', `${c.base}/things/${thing.slug}`, { updatedThing: { description: [{ type: 'paragraph', children: [{ text }] }] } });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(await versionOf(c.id)).toBe(version + 1);
+      version += 1;
+      expect(Number(await marks())).toBe(0);
+      const row = await ctx.database.kysely.selectFrom('changes').select('version').where('campaign_id', '=', c.id).where('kind', '=', 3).where('record_id', '=', thing.id).executeTakeFirstOrThrow();
+      expect(Number(row.version)).toBe(version);
+    }
+    const refused = await ctx.app.inject({ method: 'PUT', url: `${c.base}/things/${thing.slug}`, headers: { ...owner.headers, 'if-match': firstTag }, payload: { updatedThing: { name: 'Late' } } });
+    expect(refused.statusCode, refused.body).toBe(412);
+    expect(await versionOf(c.id)).toBe(version);
+    expect(Number(await marks())).toBe(0);
+  });
+});

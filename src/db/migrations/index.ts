@@ -30,6 +30,7 @@ import * as assetVariants from './2026-11-24-0027-asset-variants.js';
 import * as announcedVersions from './2026-11-24-0028-announced-versions.js';
 import * as nameSort from './2026-11-25-0029-name-sort.js';
 import * as searchPending from './2026-11-25-0030-search-pending.js';
+import * as versionsAtCommit from './2026-11-25-0031-versions-at-commit.js';
 
 export interface DialectMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -67,4 +68,5 @@ export const migrations: Record<string, DialectMigration> = {
   '2026-11-24-0028-announced-versions': announcedVersions,
   '2026-11-25-0029-name-sort': nameSort,
   '2026-11-25-0030-search-pending': searchPending,
+  '2026-11-25-0031-versions-at-commit': versionsAtCommit,
 };

@@ -16,9 +16,10 @@ import { currentWriteScope } from '../write-scope.js';
  * write took it first; `concurrent` (shared) runs beside the other concurrent ones, and is only for
  * writes proven safe together: they touch records by their row locks, and rely on no consistent
  * view of the campaign's set of rows (a generated slug relies on the unique index instead: see
- * things.ts createThing). The campaign row itself is locked last, by the statement that bumps its
- * content_version, so writers queue on it for one statement and the commit. The order is always:
- * the advisory lock, membership rows, records, the campaign row.
+ * things.ts createThing). The campaign row itself is locked last, by the bump of its
+ * content_version: inside the COMMIT for a request's write (campaignWrite, migration 0031), by the
+ * last statement otherwise, so writers queue on it for the commit alone, or one statement and the
+ * commit. The order is always: the advisory lock, membership rows, records, the campaign row.
  */
 export type WriteMode = 'exclusive' | 'concurrent';
 
@@ -56,7 +57,8 @@ const bump = (trx: Transaction<DB>, campaignId: number) =>
  *
  * On PostgreSQL one statement takes the campaign's advisory lock (WriteMode), checks the campaign is
  * live without locking its row, and reads the caller's membership with a share lock (so no change
- * to it commits before this transaction does); the bump is endCampaignWrite's, the last statement.
+ * to it commits before this transaction does); the bump is endCampaignWrite's, the last statement,
+ * or the COMMIT's (campaignWrite).
  * On SQLite the bump comes first, as the one writer at a time loses nothing by it.
  *
  * Then, for a write a request makes (access/acting.ts), it refuses the write when the caller is no
@@ -146,8 +148,9 @@ export async function roleAtCommit(trx: Transaction<DB>, campaignId: number, use
  * on PostgreSQL, so `fn` must touch only the database) between openCampaignWrite and
  * endCampaignWrite; 404 when the campaign is gone, or went to the trash before the end.
  *
- * On PostgreSQL, in a request (db/write-scope.ts), the new content_version is announced by the
- * instance once committed, not by a notice from the transaction (migration 0028).
+ * On PostgreSQL, in a request (db/write-scope.ts), the content_version is bumped by the COMMIT
+ * itself (markCampaignWrite, migration 0031) and announced by the instance once committed, not by
+ * a notice from the transaction (migration 0028).
  */
 export async function campaignWrite<T>(
   database: Database,
@@ -164,16 +167,39 @@ export async function campaignWrite<T>(
       return result;
     });
   }
-  let end: { contentVersion: number; notified: boolean } | undefined;
+  let notified: boolean | undefined;
   const result = await database.write(async (trx) => {
     if (!(await openCampaignWrite(trx, campaignId, mode, true))) throw errors.campaignNotFound();
     const value = await fn(trx);
-    end = await closeCampaignWrite(trx, campaignId);
-    if (!end) throw errors.campaignNotFound();
+    notified = await markCampaignWrite(trx, campaignId);
+    if (notified === undefined) throw errors.campaignNotFound();
     return value;
   }, { announced: true });
-  scope.committed(campaignId, end!.contentVersion, end!.notified);
+  // The version this write's COMMIT moved the campaign to, or a later one: read after the commit
+  // (what any instance announces only moves versions forward: db/caller-cache.ts applyVersion).
+  const row = await database.kysely.selectFrom('campaigns').select('content_version').where('id', '=', campaignId).executeTakeFirst();
+  // Erased right after this write committed: its erasure's notice drops the campaign everywhere.
+  if (row === undefined) scope.unannounced();
+  else scope.committed(campaignId, Number(row.content_version), notified!);
   return result;
+}
+
+/**
+ * The last statement of an announced campaign write on PostgreSQL, in place of the bump: checks the
+ * campaign is still live (this transaction holds its write lock, so it stays so until the commit)
+ * and marks the write, so that its COMMIT bumps content_version (migration 0031) with no lock
+ * taken before. Whether the transaction sent a notice so far (see closeCampaignWrite); undefined
+ * when the campaign went to the trash or was erased meanwhile.
+ */
+async function markCampaignWrite(trx: Transaction<DB>, campaignId: number): Promise<boolean | undefined> {
+  const { rows } = await sql<{ notified: string | null }>`with live as (
+      select id, current_setting('loreforge.notified', true) as notified from campaigns where id = ${campaignId} and deleted_at is null
+    ), mark as (
+      insert into campaign_write_marks (campaign_id, backend) select id, pg_backend_pid() from live on conflict do nothing
+    )
+    select notified from live`.execute(trx);
+  const row = rows[0];
+  return row && row.notified === '1';
 }
 
 /**

@@ -1,0 +1,91 @@
+import type pg from 'pg';
+
+// PostgreSQL parses and plans every statement Kysely sends, each time: a save of a thing sends ten,
+// and their parsing and planning was about a third of PostgreSQL's CPU (docs/performance.md,
+// "PostgreSQL writes"). Here a statement text seen again is sent as a named prepared statement:
+// node-postgres parses it once per connection and from then on sends only its parameters, and
+// PostgreSQL keeps its plan (a generic one once it proves no worse than the custom ones).
+//
+// Bounded: only parameterised texts of at most MAX_TEXT characters (long ones are multi-row
+// inserts whose row counts vary, so their texts seldom repeat), and at most MAX_NAMED texts a
+// process, the first ones seen twice; a connection prepares each at most once, so a server holds
+// at most MAX_NAMED statements a connection. The count of texts seen once is cleared past
+// MAX_SEEN, so statements whose texts never repeat cost nothing lasting.
+//
+// A prepared statement whose tables changed shape under it (another instance migrating the schema)
+// is re-planned by PostgreSQL; if its result columns changed, the statement fails with 0A000
+// ("cached plan must not change result type") and that text is not named again on this process.
+// Outside a transaction the statement is then sent again unnamed (it failed before it ran); inside
+// one the transaction has failed, and database.ts re-runs the write (isStalePlan).
+export const MAX_TEXT = 4096;
+export const MAX_NAMED = 400;
+const MAX_SEEN = 10_000;
+
+export class StatementNames {
+  private readonly names = new Map<string, string>();
+  private readonly seen = new Set<string>();
+  private readonly stale = new Set<string>();
+  /** Names are never reused: a connection may still hold a forgotten one. */
+  private given = 0;
+
+  /** The name to prepare `text` under, or undefined to send it unnamed this time. */
+  nameFor(text: string): string | undefined {
+    const known = this.names.get(text);
+    if (known !== undefined) return known;
+    if (text.length > MAX_TEXT || this.given >= MAX_NAMED || this.stale.has(text)) return undefined;
+    if (!this.seen.has(text)) {
+      if (this.seen.size >= MAX_SEEN) this.seen.clear();
+      this.seen.add(text);
+      return undefined;
+    }
+    this.seen.delete(text);
+    this.given += 1;
+    const name = `lf${this.given}`;
+    this.names.set(text, name);
+    return name;
+  }
+
+  /** `text` failed as a prepared statement whose plan went stale: send it unnamed from now on. */
+  forget(text: string): void {
+    if (this.names.delete(text)) this.stale.add(text);
+  }
+
+  get size(): number {
+    return this.names.size;
+  }
+}
+
+/** A PostgreSQL error telling that a prepared statement's result columns changed under it. */
+export function isStalePlan(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown } | null;
+  return e?.code === '0A000' && typeof e.message === 'string' && e.message.includes('cached plan must not change result type');
+}
+
+type Query = pg.Client['query'];
+
+/**
+ * Makes `client` send the statements `names` names as prepared ones (called once per new pool
+ * client). Only the form Kysely uses is touched: `query(text, values)` with a non-empty values array.
+ */
+export function prepareRepeatedStatements(client: pg.PoolClient, names: StatementNames): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  const patched = (...args: unknown[]) => {
+    const [text, values] = args;
+    if (args.length === 2 && typeof text === 'string' && Array.isArray(values) && values.length > 0) {
+      const name = names.nameFor(text);
+      if (name !== undefined) {
+        // 'I': idle, no transaction open (node-postgres keeps the status of the last ReadyForQuery).
+        const alone = (client as { getTransactionStatus?: () => string | null }).getTransactionStatus?.() === 'I';
+        const result = query({ name, text, values }) as Promise<unknown>;
+        return result.catch((error: unknown) => {
+          if (!isStalePlan(error)) throw error;
+          names.forget(text);
+          if (alone) return query(text, values);
+          throw error;
+        });
+      }
+    }
+    return query(...args);
+  };
+  client.query = patched as unknown as Query;
+}
