@@ -2,9 +2,15 @@ import type pg from 'pg';
 
 // PostgreSQL parses and plans every statement Kysely sends, each time: a save of a thing sends ten,
 // and their parsing and planning was about a third of PostgreSQL's CPU (docs/performance.md,
-// "PostgreSQL writes"). Here a statement text seen again is sent as a named prepared statement:
-// node-postgres parses it once per connection and from then on sends only its parameters, and
-// PostgreSQL keeps its plan (a generic one once it proves no worse than the custom ones).
+// "PostgreSQL writes"). Here a statement text seen again inside a transaction is sent as a named
+// prepared statement: node-postgres parses it once per connection and from then on sends only its
+// parameters, and PostgreSQL keeps its plan (a generic one once it estimates it no worse than the
+// custom ones).
+//
+// Inside a transaction only, which is where the writes run: their statements find rows by their
+// keys, where a generic plan is the custom one. Reads outside one are planned for their parameters
+// each time: searches, sent prepared, took three times as long (PostgreSQL's generic plans for the
+// ranking queries are worse than its estimates say; measured in docs/performance.md).
 //
 // Bounded: only parameterised texts of at most MAX_TEXT characters (long ones are multi-row
 // inserts whose row counts vary, so their texts seldom repeat), and at most MAX_NAMED texts a
@@ -14,9 +20,8 @@ import type pg from 'pg';
 //
 // A prepared statement whose tables changed shape under it (another instance migrating the schema)
 // is re-planned by PostgreSQL; if its result columns changed, the statement fails with 0A000
-// ("cached plan must not change result type") and that text is not named again on this process.
-// Outside a transaction the statement is then sent again unnamed (it failed before it ran); inside
-// one the transaction has failed, and database.ts re-runs the write (isStalePlan).
+// ("cached plan must not change result type"): that text is not named again on this process, and
+// database.ts runs the write again (isStalePlan).
 export const MAX_TEXT = 4096;
 export const MAX_NAMED = 400;
 const MAX_SEEN = 10_000;
@@ -64,23 +69,22 @@ export function isStalePlan(error: unknown): boolean {
 type Query = pg.Client['query'];
 
 /**
- * Makes `client` send the statements `names` names as prepared ones (called once per new pool
- * client). Only the form Kysely uses is touched: `query(text, values)` with a non-empty values array.
+ * Makes `client` send the statements `names` names as prepared ones, inside transactions (called
+ * once per new pool client). Only the form Kysely uses is touched: `query(text, values)` with a
+ * non-empty values array.
  */
 export function prepareRepeatedStatements(client: pg.PoolClient, names: StatementNames): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   const patched = (...args: unknown[]) => {
     const [text, values] = args;
-    if (args.length === 2 && typeof text === 'string' && Array.isArray(values) && values.length > 0) {
+    // 'T': inside a transaction block (node-postgres keeps the status of the last ReadyForQuery).
+    const inTransaction = (client as { getTransactionStatus?: () => string | null }).getTransactionStatus?.() === 'T';
+    if (inTransaction && args.length === 2 && typeof text === 'string' && Array.isArray(values) && values.length > 0) {
       const name = names.nameFor(text);
       if (name !== undefined) {
-        // 'I': idle, no transaction open (node-postgres keeps the status of the last ReadyForQuery).
-        const alone = (client as { getTransactionStatus?: () => string | null }).getTransactionStatus?.() === 'I';
-        const result = query({ name, text, values }) as Promise<unknown>;
-        return result.catch((error: unknown) => {
-          if (!isStalePlan(error)) throw error;
-          names.forget(text);
-          if (alone) return query(text, values);
+        return (query({ name, text, values }) as Promise<unknown>).catch((error: unknown) => {
+          // The transaction has failed: database.ts runs the write again, with the text unnamed.
+          if (isStalePlan(error)) names.forget(text);
           throw error;
         });
       }
