@@ -44,6 +44,28 @@ describe('a page loaded when first shown', () => {
     expect(load).toHaveBeenCalledTimes(1);
   });
 
+  it('shows the page when its code arrives between the render that showed the stand-in and that render’s effects', async () => {
+    let arrive: (module: { Here: typeof Here }) => void = () => undefined;
+    const route = page(() => new Promise<{ Here: typeof Here }>((resolve) => (arrive = resolve)), 'Here');
+    // Started before the page is shown, as a first load preloads the address's pages.
+    void (route.handle as { load: () => Promise<unknown> }).load();
+    // As in the browser, without act(): the render is committed in one task and its effects run in
+    // a later one. The code arrives right after the commit that drew the stand-in.
+    const env = globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean };
+    env.IS_REACT_ACT_ENVIRONMENT = false;
+    try {
+      const observer = new MutationObserver(() => {
+        if (dom.container.querySelector('main[aria-busy="true"]')) arrive({ Here });
+      });
+      observer.observe(dom.container, { childList: true, subtree: true });
+      dom.root.render(route.element);
+      await vi.waitFor(() => expect(dom.container.querySelector('h1')?.textContent).toBe('Here'), { timeout: 1000 });
+      observer.disconnect();
+    } finally {
+      env.IS_REACT_ACT_ENVIRONMENT = true;
+    }
+  });
+
   it('stays the stand-in when the import gives nothing (the tab is loading the new release)', async () => {
     const route = page(() => Promise.resolve(undefined as unknown as { Here: typeof Here }), 'Here');
     act(() => dom.root.render(route.element));

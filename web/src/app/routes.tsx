@@ -47,9 +47,12 @@ export function page<M>(load: () => Promise<M>, name: keyof M): Pick<RouteObject
     ));
   function Page() {
     const [, arrived] = useReducer((count: number) => count + 1, 0);
+    // What this first render drew: the stand-in waits for the code even if it arrived between this
+    // render and its effects (then `then` answers at once): a stand-in must not outlive its code.
+    const waiting = loaded === undefined;
     useEffect(() => {
-      if (loaded === undefined) void once().then(arrived, arrived);
-    }, []);
+      if (waiting) void once().then(arrived, arrived);
+    }, [waiting]);
     if (loaded === undefined) return <PageLoading />;
     if ('failure' in loaded) throw loaded.failure;
     return <loaded.Page />;
