@@ -3,7 +3,7 @@ import type { Dialect } from '../database.js';
 
 // PostgreSQL only: a campaign write's content_version bump moves into its COMMIT (issue 28).
 //
-// Before, the last statement of a write (db/repositories/common.ts closeCampaignWrite) updated the
+// Before, the last statement of a write (db/repositories/common.ts endCampaignWrite) updated the
 // campaign row, and held that row's lock while its answer went back to the instance and the
 // instance sent COMMIT: every write of a campaign waited for the one before it to make that round
 // trip, through an event loop busy with the other requests (measured in docs/performance.md).

@@ -91,23 +91,11 @@ export async function openCampaignWrite(trx: Transaction<DB>, campaignId: number
  * The last statement of a campaign write on PostgreSQL: bumps content_version (an UPDATE of the
  * campaign row, whose lock it holds until commit); the changes rows of the transaction are written
  * at commit with that version (migration 0028), so versions follow commit order. False when the campaign went to the
- * trash or was erased meanwhile (`live`: a housekeeping write does not care). Nothing on SQLite.
+ * trash or was erased meanwhile. Nothing on SQLite.
  */
-export async function endCampaignWrite(trx: Transaction<DB>, campaignId: number, live = true): Promise<boolean> {
+export async function endCampaignWrite(trx: Transaction<DB>, campaignId: number): Promise<boolean> {
   if (dialectOf(trx) === 'sqlite') return true;
-  return (await closeCampaignWrite(trx, campaignId, live)) !== undefined;
-}
-
-/**
- * endCampaignWrite's statement, which also tells the new content_version and whether the
- * transaction sent a notice so far (a trigger of migration 0026 fired: `loreforge.notified`).
- */
-async function closeCampaignWrite(trx: Transaction<DB>, campaignId: number, live = true): Promise<{ contentVersion: number; notified: boolean } | undefined> {
-  const { rows } = await sql<{ content_version: number; notified: string | null }>`update campaigns set content_version = content_version + 1
-    where id = ${campaignId} ${live ? sql`and deleted_at is null` : sql``}
-    returning content_version, current_setting('loreforge.notified', true) as notified`.execute(trx);
-  const row = rows[0];
-  return row && { contentVersion: Number(row.content_version), notified: row.notified === '1' };
+  return (await bump(trx, campaignId).where('deleted_at', 'is', null).returning('id').executeTakeFirst()) !== undefined;
 }
 
 /**
@@ -188,8 +176,8 @@ export async function campaignWrite<T>(
  * The last statement of an announced campaign write on PostgreSQL, in place of the bump: checks the
  * campaign is still live (this transaction holds its write lock, so it stays so until the commit)
  * and marks the write, so that its COMMIT bumps content_version (migration 0031) with no lock
- * taken before. Whether the transaction sent a notice so far (see closeCampaignWrite); undefined
- * when the campaign went to the trash or was erased meanwhile.
+ * taken before. Whether the transaction sent a notice so far (a trigger of migration 0026 fired:
+ * `loreforge.notified`); undefined when the campaign went to the trash or was erased meanwhile.
  */
 async function markCampaignWrite(trx: Transaction<DB>, campaignId: number): Promise<boolean | undefined> {
   const { rows } = await sql<{ notified: string | null }>`with live as (
