@@ -96,6 +96,29 @@ describe(`mentions and backlinks on ${dialect}`, () => {
     expect(await sources(c, 'things', bob.slug)).toEqual([`thing:${tavern.slug}:description`]);
   });
 
+  it('writes no mentions statement for an edit that leaves a record’s mentions as they were, and renews them when they change', async () => {
+    const bob = await createThing(ctx.app, owner, c, 'Quiet Bob');
+    const inn = await createThing(ctx.app, owner, c, 'Quiet Inn', { description: [p(t('Home of '), mention('thing', bob.id)), p(t('Open late.'))] });
+    const arc = await newArc(c, 'Quiet Heist', { hook: [p(t('Bob is [[thing#quiet-bob]].'))] });
+    const mentionStatements = () => ctx.queries.filter((q) => /\b(delete from|insert into) "?mentions"?/i.test(q));
+    // Other words around the same mentions, in a thing, an arc and the campaign's description.
+    ctx.queries.length = 0;
+    await write('PUT', `${c.base}/things/${inn.slug}`, { updatedThing: { description: [p(t('Home of '), mention('thing', bob.id)), p(t('Closed on feast days.'))] } });
+    await write('PUT', `${c.base}/arcs/${arc.slug}`, { updatedArc: { hook: [p(t('Bob, [[thing#quiet-bob]], knows.'))] } });
+    await write('PUT', c.base, { updatedCampaign: { description: [p(t('Nothing here yet.'))] } });
+    await write('PUT', c.base, { updatedCampaign: { description: [p(t('Still nothing.'))] } });
+    expect(mentionStatements()).toEqual([]);
+    expect(await sources(c, 'things', bob.slug)).toEqual([`arc:${arc.slug}:hook`, `thing:${inn.slug}:description`]);
+    // A mention made secret, then gone: the rows change, so they are written.
+    await write('PUT', `${c.base}/things/${inn.slug}`, { updatedThing: { description: [{ ...p(t('Home of '), mention('thing', bob.id)), isSecret: true }] } });
+    expect(mentionStatements().length).toBeGreaterThan(0);
+    ctx.queries.length = 0;
+    await write('PUT', `${c.base}/arcs/${arc.slug}`, { updatedArc: { hook: [p(t('No one.'))] } });
+    expect(mentionStatements().length).toBeGreaterThan(0);
+    expect(await sources(c, 'things', bob.slug)).toEqual([`thing:${inn.slug}:description`]);
+    expect(await mentionsIndexProblems(ctx.database.kysely)).toEqual([]);
+  });
+
   it('lists where an arc is mentioned, and an arc mentioning itself', async () => {
     const arc = await newArc(c, 'Self Aware');
     await write('PUT', `${c.base}/arcs/${arc.slug}`, { updatedArc: { key: [p(mention('arc', arc.id))] } });

@@ -83,33 +83,59 @@ function rowsOf(source: MentionSource) {
 
 async function insertRows(db: Db, sources: readonly MentionSource[]): Promise<number> {
   const rows = sources.flatMap(rowsOf);
-  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) await db.insertInto('mentions').values(rows.slice(i, i + ROWS_PER_INSERT)).execute();
+  await insertRowList(db, rows);
   return rows.length;
 }
 
-async function reindex(db: Db, source: MentionSource, created: boolean): Promise<void> {
-  if (!created) {
-    let remove = db.deleteFrom('mentions').where('campaign_id', '=', source.campaignId).where('source_kind', '=', SOURCE_CODES[source.kind]);
-    if (source.kind === 'thing') remove = remove.where('thing_id', '=', source.id);
-    if (source.kind === 'arc') remove = remove.where('arc_id', '=', source.id);
-    await remove.execute();
+async function insertRowList(db: Db, rows: ReturnType<typeof rowsOf>): Promise<void> {
+  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) await db.insertInto('mentions').values(rows.slice(i, i + ROWS_PER_INSERT)).execute();
+}
+
+/**
+ * The record's rows replace those it had. With the record as it was before the change (`before`, read
+ * in the same transaction), nothing is written when its rows are the same as before: the index holds
+ * a record's rows as its stored text gives them (every write of that text re-indexes it in its own
+ * transaction, and the rows depend on nothing else), so an edit that leaves the mentions as they were
+ * (most edits of a text) costs no statement.
+ */
+async function reindex(db: Db, source: MentionSource, created: boolean, before?: MentionSource): Promise<void> {
+  const rows = rowsOf(source);
+  if (created) {
+    await insertRowList(db, rows);
+    return;
   }
-  await insertRows(db, [source]);
+  if (before !== undefined && sameRows(rowsOf(before), rows)) return;
+  let remove = db.deleteFrom('mentions').where('campaign_id', '=', source.campaignId).where('source_kind', '=', SOURCE_CODES[source.kind]);
+  if (source.kind === 'thing') remove = remove.where('thing_id', '=', source.id);
+  if (source.kind === 'arc') remove = remove.where('arc_id', '=', source.id);
+  await remove.execute();
+  await insertRowList(db, rows);
 }
 
-/** (Re)indexes a thing's mentions: in the transaction that created it (`created`) or changed its description. */
-export function indexThingMentions(db: Db, thing: Parameters<typeof thingSource>[0], created = false): Promise<void> {
-  return reindex(db, thingSource(thing), created);
+function sameRows(a: ReturnType<typeof rowsOf>, b: ReturnType<typeof rowsOf>): boolean {
+  return a.length === b.length && JSON.stringify(a) === JSON.stringify(b);
 }
 
-/** (Re)indexes an arc's mentions: in the transaction that created it (`created`) or changed a text field. */
-export function indexArcMentions(db: Db, arc: Parameters<typeof arcSource>[0], created = false): Promise<void> {
-  return reindex(db, arcSource(arc), created);
+type ThingMentionSource = Parameters<typeof thingSource>[0];
+type ArcMentionSource = Parameters<typeof arcSource>[0];
+
+/**
+ * (Re)indexes a thing's mentions: in the transaction that created it (`created`) or changed its
+ * description or properties (with `before`, the thing as it was: nothing is written if its mentions
+ * did not change).
+ */
+export function indexThingMentions(db: Db, thing: ThingMentionSource, created = false, before?: ThingMentionSource): Promise<void> {
+  return reindex(db, thingSource(thing), created, before && thingSource(before));
 }
 
-/** (Re)indexes the mentions of a campaign's description: in the transaction that created or changed it. */
-export function indexCampaignMentions(db: Db, campaign: Parameters<typeof campaignSource>[0], created = false): Promise<void> {
-  return reindex(db, campaignSource(campaign), created);
+/** (Re)indexes an arc's mentions: in the transaction that created it (`created`) or changed a text field (`before` as for things). */
+export function indexArcMentions(db: Db, arc: ArcMentionSource, created = false, before?: ArcMentionSource): Promise<void> {
+  return reindex(db, arcSource(arc), created, before && arcSource(before));
+}
+
+/** (Re)indexes the mentions of a campaign's description: in the transaction that created or changed it (`before` as for things). */
+export function indexCampaignMentions(db: Db, campaign: Parameters<typeof campaignSource>[0], created = false, before?: Parameters<typeof campaignSource>[0]): Promise<void> {
+  return reindex(db, campaignSource(campaign), created, before && campaignSource(before));
 }
 
 /**

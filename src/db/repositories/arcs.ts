@@ -343,7 +343,7 @@ export async function updateArc(
       // Visibility decides which views the search index's documents are for.
       const structureChanged = properties !== undefined || tags !== undefined || aliases !== undefined;
       if (changesArcSearchText(changes) || changes.visibility !== undefined || structureChanged) await queueReindex(trx, campaignId, 'arc', updated.id);
-      if (ARC_TEXT_FIELDS.some((field) => changes[field] !== undefined) || properties !== undefined) await indexArcMentions(trx, updated);
+      if (ARC_TEXT_FIELDS.some((field) => changes[field] !== undefined) || properties !== undefined) await indexArcMentions(trx, updated, false, current);
       let result = updated;
       if (updated.slug !== current.slug) {
         // The arc answers to its old slug from now on (and no other arc to the new one).

@@ -146,7 +146,7 @@ export async function updateCampaign(
       }
       if (changes.description !== undefined) {
         await queueReindex(trx, updated.id, 'campaign', updated.id);
-        await indexCampaignMentions(trx, updated);
+        await indexCampaignMentions(trx, updated, false, current);
       }
       await keepRevision(trx, {
         campaignId: updated.id,

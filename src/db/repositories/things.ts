@@ -284,7 +284,7 @@ export async function updateThing(
       if (changes.name !== undefined || changes.description !== undefined || changes.visibility !== undefined || set.properties !== undefined || set.tags !== undefined || set.aliases !== undefined) {
         await queueReindex(trx, campaignId, 'thing', updated.id);
       }
-      if (changes.description !== undefined || set.properties !== undefined) await indexThingMentions(trx, updated);
+      if (changes.description !== undefined || set.properties !== undefined) await indexThingMentions(trx, updated, false, current);
       let result = updated;
       if (newSlug !== undefined) {
         // The thing answers to its old slug from now on (and no other thing to the new one).
