@@ -418,4 +418,6 @@ export interface RevisionsTable {
   /** JSON array of the names of the fields changed from the revision before. */
   fields: string;
   snapshot: Buffer;
+  /** JSON object of the snapshot's fields as digests (history/snapshots.ts); null in revisions kept before they existed. */
+  digests: string | null;
 }

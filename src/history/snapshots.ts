@@ -3,6 +3,7 @@
 // A snapshot is a flat object of named fields, so the fields of later issues (properties, tags,
 // aliases) are one more key each: a revision written before a field existed lacks its key, and a
 // restore leaves a field the snapshot lacks as it is.
+import { createHash } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { ArcRow, CampaignRow, ThingRow, Visibility } from '../db/schema.js';
 import { ARC_TEXT_FIELDS } from '../domain/arc-fields.js';
@@ -114,12 +115,28 @@ const DEFLATED = 1;
 export const snapshotCoding = { compress: true };
 
 export function encodeSnapshot(snapshot: Snapshot): Buffer {
-  const json = Buffer.from(JSON.stringify(snapshot), 'utf8');
-  if (snapshotCoding.compress) {
+  return encodeSnapshotJson(JSON.stringify(snapshot));
+}
+
+/**
+ * The stored form of a snapshot's JSON text (encodeSnapshot of the snapshot it is); `compress` false
+ * keeps it plain (a record's latest revision, rewritten by every save of a burst: see
+ * db/repositories/revisions.ts).
+ */
+export function encodeSnapshotJson(text: string, compress = snapshotCoding.compress): Buffer {
+  const json = Buffer.from(text, 'utf8');
+  if (compress) {
     const deflated = deflateRawSync(json);
     if (deflated.length < json.length) return Buffer.concat([Buffer.from([DEFLATED]), deflated]);
   }
   return Buffer.concat([Buffer.from([PLAIN]), json]);
+}
+
+/** A plain stored snapshot deflated (when that makes it smaller); undefined when it is stored deflated already or deflating does not pay. */
+export function deflateStored(stored: Uint8Array): Buffer | undefined {
+  if (stored[0] !== PLAIN || !snapshotCoding.compress) return undefined;
+  const deflated = encodeSnapshotJson(Buffer.from(stored.buffer, stored.byteOffset + 1, stored.byteLength - 1).toString('utf8'), true);
+  return deflated[0] === DEFLATED ? deflated : undefined;
 }
 
 export function decodeSnapshot<T extends Snapshot = Snapshot>(stored: Uint8Array): T {
@@ -129,4 +146,57 @@ export function decodeSnapshot<T extends Snapshot = Snapshot>(stored: Uint8Array
   if (header === PLAIN) return JSON.parse(body.toString('utf8')) as T;
   if (header === DEFLATED) return JSON.parse(inflateRawSync(body).toString('utf8')) as T;
   throw new Error(`a revision snapshot with an unknown header byte ${String(header)}`);
+}
+
+/**
+ * A snapshot's fields as digests, for telling which fields two snapshots differ in without keeping
+ * either snapshot at hand: each field (but the derived ones) maps to its JSON text when that is at
+ * most DIGEST_VERBATIM_MAX characters, or to `#` and a 128-bit hash of it (no JSON text starts with
+ * `#`), in the snapshot's key order. Two fields have the same digest exactly when their JSON texts
+ * are the same (but for a hash collision), which is what changedFields compares.
+ */
+export type FieldDigests = Record<string, string>;
+
+const DIGEST_VERBATIM_MAX = 32;
+
+function digestOf(json: string): string {
+  return json.length <= DIGEST_VERBATIM_MAX ? json : `#${createHash('sha256').update(json).digest('base64').slice(0, 22)}`;
+}
+
+/** The digests of a snapshot's fields (FieldDigests). */
+export function fieldDigests(snapshot: Snapshot): FieldDigests {
+  return serializeWithDigests(snapshot).digests;
+}
+
+/**
+ * A snapshot's JSON (as JSON.stringify writes it: keys in order, those whose value is undefined
+ * left out) and its fields' digests, each field serialized once for both. encodeSnapshotJson turns
+ * the JSON into the stored form.
+ */
+export function serializeWithDigests(snapshot: Snapshot): { json: string; digests: FieldDigests } {
+  const record = snapshot as unknown as Record<string, unknown>;
+  const digests: FieldDigests = {};
+  const parts: string[] = [];
+  for (const key of Object.keys(record)) {
+    const json = JSON.stringify(record[key]) as string | undefined;
+    if (json === undefined) continue;
+    parts.push(`${JSON.stringify(key)}:${json}`);
+    if (!DERIVED_KEYS.has(key)) digests[key] = digestOf(json);
+  }
+  return { json: `{${parts.join(',')}}`, digests };
+}
+
+const absentDigests = new Map(Object.entries(ABSENT_MEANS).map(([key, value]) => [key, digestOf(JSON.stringify(value))]));
+
+/**
+ * changedFields by digests: the names of the fields whose digests differ (a field a snapshot lacks
+ * counts as its ABSENT_MEANS value), all of `next`'s when there is no revision before, in `next`'s
+ * key order.
+ */
+export function changedDigests(previous: FieldDigests | undefined, next: FieldDigests): string[] {
+  const keys = Object.keys(next);
+  if (previous === undefined) return keys;
+  for (const key of Object.keys(previous)) if (!Object.hasOwn(next, key)) keys.push(key);
+  const value = (digests: FieldDigests, key: string) => (Object.hasOwn(digests, key) ? digests[key] : absentDigests.get(key));
+  return keys.filter((key) => value(previous, key) !== value(next, key));
 }

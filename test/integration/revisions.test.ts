@@ -141,6 +141,62 @@ describe(`revisions of things, on ${dialect}`, () => {
     expect(list).toEqual(before);
   });
 
+  it('compares with revisions kept before digests existed (no digests stored) as with any other', async () => {
+    const { campaign, thing } = await setUp();
+    const before = await revisionsOf(campaign, `/things/${thing.slug}`);
+    advance(10 * MINUTE);
+    await ok(saveThing(owner, campaign, thing.slug, { name: 'Sildar Hallwinter', tags: ['knight'] }));
+    const ofThing = () => ctx.database.kysely.selectFrom('revisions').select(['id', 'digests']).where('record_kind', '=', 1).where('record_id', '=', thing.id).orderBy('id');
+    await ctx.database.kysely.updateTable('revisions').set({ digests: null }).where('record_kind', '=', 1).where('record_id', '=', thing.id).execute();
+    // The same again: no change, nothing kept, nothing rewritten.
+    advance(MINUTE);
+    await ok(saveThing(owner, campaign, thing.slug, { name: 'Sildar Hallwinter', tags: ['knight'] }));
+    expect((await ofThing().execute()).map((r) => r.digests)).toEqual([null, null]);
+    // A change merges into the latest, with what changed from the one before it.
+    advance(MINUTE);
+    await ok(saveThing(owner, campaign, thing.slug, { description: [p('A knight errant.')] }));
+    let list = await revisionsOf(campaign, `/things/${thing.slug}`);
+    expect(list).toHaveLength(2);
+    expect(list[0]!.fields).toEqual(['name', 'description', 'tags']);
+    const rows = await ofThing().execute();
+    expect(rows[0]!.digests).toBeNull();
+    expect(JSON.parse(rows[1]!.digests!)).toMatchObject({ name: '"Sildar Hallwinter"', description: expect.stringMatching(/^#/), tags: '["knight"]' });
+    // Taken back to the revision before (which has no digests): the burst's revision goes.
+    advance(MINUTE);
+    await ok(saveThing(owner, campaign, thing.slug, { name: 'Sildar', tags: [], description: [p('A knight.')] }));
+    list = await revisionsOf(campaign, `/things/${thing.slug}`);
+    expect(list).toEqual(before);
+  });
+
+  it('stores a record’s latest revision plain, rewritten by its burst, and deflates it once the next revision starts', async () => {
+    const { campaign } = await setUp();
+    const long = Array.from({ length: 30 }, (_, i) => p(`The harbour ledger, page ${i}: the same smugglers, the same tides, the same bribes.`));
+    const thing = await ok<{ id: number; slug: string }>(send(gm, 'POST', `${campaign.base}/things`, { newThing: { name: 'Ledger', typeId: campaign.typeId, description: long } }), 201);
+    const stored = async () =>
+      (await ctx.database.kysely.selectFrom('revisions').select(['id', 'snapshot']).where('record_kind', '=', 1).where('record_id', '=', thing.id).orderBy('id').execute()).map((r) => ({
+        id: r.id,
+        header: r.snapshot[0],
+        bytes: r.snapshot.length,
+      }));
+    for (let i = 0; i < 3; i++) {
+      advance(2_000);
+      await ok(saveThing(gm, campaign, thing.slug, { description: [...long, p(`Burst ${i}.`)] }));
+    }
+    const [first] = await stored();
+    expect(first).toMatchObject({ header: 0 });
+    const [firstRevision] = await revisionsOf(campaign, `/things/${thing.slug}`);
+    const asKept = await ok(send(gm, 'GET', `${campaign.base}/things/${thing.slug}/revisions/${firstRevision!.id}`));
+    // Another author starts the next revision: the first is deflated, and reads the same.
+    advance(2_000);
+    await ok(saveThing(owner, campaign, thing.slug, { name: 'The Ledger' }));
+    const [closed, latest] = await stored();
+    expect(closed).toMatchObject({ id: first!.id, header: 1 });
+    expect(closed!.bytes).toBeLessThan(first!.bytes / 3);
+    expect(latest).toMatchObject({ header: 0 });
+    expect(await ok(send(gm, 'GET', `${campaign.base}/things/${thing.slug}/revisions/${first!.id}`))).toEqual(asKept);
+    expect(asKept.record.description).toEqual([...long, p('Burst 2.')]);
+  });
+
   it('keeps nothing for a save that changes nothing', async () => {
     const { campaign, thing } = await setUp();
     advance(10 * MINUTE);
@@ -237,7 +293,7 @@ describe(`revisions of things, on ${dialect}`, () => {
     // A revision kept before records had properties (no keys in its snapshot) leaves them as they are.
     const [oldest] = (await revisionsOf(campaign, `/things/${thing.slug}`)).slice(-1);
     const snapshot = { name: 'Sildar', slug: thing.slug, typeId: campaign.typeId, visibility: 'all', description: [p('A knight.')] };
-    await ctx.database.kysely.updateTable('revisions').set({ snapshot: encodeSnapshot(snapshot as never) }).where('id', '=', oldest!.id).execute();
+    await ctx.database.kysely.updateTable('revisions').set({ snapshot: encodeSnapshot(snapshot as never), digests: null }).where('id', '=', oldest!.id).execute();
     advance(10 * MINUTE);
     const again = await ok(send(owner, 'POST', `${campaign.base}/things/${thing.slug}/revisions/${oldest!.id}/restore`));
     expect(again).toMatchObject({ properties, tags: ['Lords Alliance'], aliases: ['Sir Sildar'] });

@@ -7,10 +7,14 @@ import type { DB } from '../schema.js';
 import { currentActor } from '../../access/acting.js';
 import { errors } from '../../domain/errors.js';
 import {
-  changedFields,
+  changedDigests,
   decodeSnapshot,
-  encodeSnapshot,
+  deflateStored,
+  encodeSnapshotJson,
+  fieldDigests,
+  serializeWithDigests,
   REVISION_KIND_CODES,
+  type FieldDigests,
   type RevisionKind,
   type Snapshot,
 } from '../../history/snapshots.js';
@@ -53,19 +57,43 @@ function authorName(trx: Transaction<DB>, authorId: string | null) {
   return authorId === null ? null : trx.selectFrom('users').select('name').where('id', '=', authorId);
 }
 
+/** A revision's fields as digests: stored with it, or from its snapshot when it was kept before digests were. */
+function digestsOf(row: { digests: string | null; legacy_snapshot: Uint8Array | null }): FieldDigests {
+  if (row.digests !== null) return JSON.parse(row.digests) as FieldDigests;
+  if (row.legacy_snapshot === null) throw new Error('a revision with neither digests nor a snapshot');
+  return fieldDigests(decodeSnapshot(row.legacy_snapshot));
+}
+
+/**
+ * A revision that is no longer its record's latest: its snapshot deflated if it was stored plain
+ * (keepRevision). One read of it, and a write when deflating pays.
+ */
+async function closeRevision(trx: Transaction<DB>, campaignId: number, id: number): Promise<void> {
+  const row = await trx.selectFrom('revisions').select('snapshot').where('campaign_id', '=', campaignId).where('id', '=', id).executeTakeFirst();
+  const deflated = row && deflateStored(row.snapshot);
+  if (deflated !== undefined) await trx.updateTable('revisions').set({ snapshot: deflated }).where('campaign_id', '=', campaignId).where('id', '=', id).execute();
+}
+
 /**
  * Keeps a revision of a record after a change, in the change's transaction: nothing when the record
  * is as its latest revision has it; the latest revision updated when it is this author's, unnamed,
  * and younger than the merge window; a new revision otherwise. Two statements (the baseline of a
  * record without history goes in the same INSERT as the new revision; a `before` given as a function
- * may add its own, then only).
+ * may add its own, then only), and two more when a new revision follows one stored plain.
+ *
+ * Revisions are compared by their fields' digests (history/snapshots.ts): the latest two are read
+ * without their snapshots, but for one kept before digests were. A record's latest revision is
+ * stored plain, since every save of a burst rewrites it (deflating it took about a ninth of a save's
+ * CPU); the save that starts the next revision deflates it, so every revision but a record's latest
+ * is stored deflated (when that makes it smaller).
  */
 export async function keepRevision(trx: Transaction<DB>, input: KeepRevisionInput): Promise<void> {
   const kind = REVISION_KIND_CODES[input.kind];
   // The latest two: a merge into the latest compares with the one before it.
   const [latest, beforeLatest] = await trx
     .selectFrom('revisions')
-    .select(['id', 'author_id', 'name', 'created_at', 'fields', 'snapshot'])
+    .select(['id', 'author_id', 'name', 'created_at', 'fields', 'digests'])
+    .select(sql<Uint8Array | null>`case when digests is null then snapshot end`.as('legacy_snapshot'))
     .where('campaign_id', '=', input.campaignId)
     .where('record_kind', '=', kind)
     .where('record_id', '=', input.recordId)
@@ -73,7 +101,7 @@ export async function keepRevision(trx: Transaction<DB>, input: KeepRevisionInpu
     .limit(2)
     .execute();
   const now = new Date().toISOString();
-  const row = (snapshot: Snapshot, fields: string[], authorId: string | null, at: string) => ({
+  const row = (serialized: { json: string; digests: FieldDigests }, fields: string[], authorId: string | null, at: string, compress = false) => ({
     campaign_id: input.campaignId,
     record_kind: kind,
     record_id: input.recordId,
@@ -83,23 +111,26 @@ export async function keepRevision(trx: Transaction<DB>, input: KeepRevisionInpu
     updated_at: at,
     name: null,
     fields: JSON.stringify(fields),
-    snapshot: encodeSnapshot(snapshot),
+    snapshot: encodeSnapshotJson(serialized.json, compress),
+    digests: JSON.stringify(serialized.digests),
   });
+  const next = serializeWithDigests(input.snapshot);
   if (latest === undefined) {
     const rows = [];
-    let previous: Snapshot | undefined;
+    let previous: FieldDigests | undefined;
     if (input.before !== undefined) {
       const before = input.before.snapshot;
-      previous = typeof before === 'function' ? await before() : before;
-      rows.push(row(previous, changedFields(undefined, previous), null, input.before.updatedAt));
+      const serialized = serializeWithDigests(typeof before === 'function' ? await before() : before);
+      previous = serialized.digests;
+      rows.push(row(serialized, changedDigests(undefined, previous), null, input.before.updatedAt, true));
     }
-    const fields = changedFields(previous, input.snapshot);
+    const fields = changedDigests(previous, next.digests);
     // An update that changed nothing still leaves the record's state kept once.
-    if (previous === undefined || fields.length > 0) rows.push(row(input.snapshot, fields, input.authorId, now));
+    if (previous === undefined || fields.length > 0) rows.push(row(next, fields, input.authorId, now));
     await trx.insertInto('revisions').values(rows).execute();
     return;
   }
-  const fields = changedFields(decodeSnapshot(latest.snapshot), input.snapshot);
+  const fields = changedDigests(digestsOf(latest), next.digests);
   if (fields.length === 0) return;
   const merges =
     input.merge !== false &&
@@ -107,7 +138,7 @@ export async function keepRevision(trx: Transaction<DB>, input: KeepRevisionInpu
   if (merges) {
     // What changed from the revision before the burst; a burst that undid itself (the record is as
     // that revision has it again) keeps nothing: its revision goes.
-    const sinceBefore = beforeLatest === undefined ? undefined : changedFields(decodeSnapshot(beforeLatest.snapshot), input.snapshot);
+    const sinceBefore = beforeLatest === undefined ? undefined : changedDigests(digestsOf(beforeLatest), next.digests);
     if (sinceBefore !== undefined && sinceBefore.length === 0) {
       await trx.deleteFrom('revisions').where('campaign_id', '=', input.campaignId).where('id', '=', latest.id).execute();
       return;
@@ -115,13 +146,14 @@ export async function keepRevision(trx: Transaction<DB>, input: KeepRevisionInpu
     const merged = sinceBefore ?? [...new Set([...(JSON.parse(latest.fields) as string[]), ...fields])];
     await trx
       .updateTable('revisions')
-      .set({ snapshot: encodeSnapshot(input.snapshot), updated_at: now, fields: JSON.stringify(merged) })
+      .set({ snapshot: encodeSnapshotJson(next.json, false), digests: JSON.stringify(next.digests), updated_at: now, fields: JSON.stringify(merged) })
       .where('campaign_id', '=', input.campaignId)
       .where('id', '=', latest.id)
       .execute();
     return;
   }
-  await trx.insertInto('revisions').values(row(input.snapshot, fields, input.authorId, now)).execute();
+  await closeRevision(trx, input.campaignId, latest.id);
+  await trx.insertInto('revisions').values(row(next, fields, input.authorId, now)).execute();
 }
 
 /** Erases every revision of these things or arcs (the trash, when it erases them). One statement. */
