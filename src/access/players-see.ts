@@ -46,8 +46,25 @@ export function playersSeeChange(
   if (plain.some((column) => before[column] !== after[column])) return true;
   const { columns, hidden } = properties;
   if (columns.some((column) => before[column] !== after[column] && playersProperties(before[column], hidden) !== playersProperties(after[column], hidden))) return true;
-  return richText.some((column) => before[column] !== after[column] && playersText(before[column]) !== playersText(after[column]));
+  return richText.some((column) => before[column] !== after[column] && playersTextDiffers(before[column], after[column]));
 }
+
+const EMPTY_TEXT = JSON.stringify(emptyRichText());
+
+/**
+ * Whether two different stored rich-text values read differently to players. Text without a secret
+ * element anywhere (no `"isSecret"` key in its JSON) is what players read, so two such texts are
+ * compared as stored, the empty forms taken as one (what playersText does, without parsing). A
+ * difference of spelling only (stored JSON is as JSON.stringify writes it) would count as a change:
+ * conservative, as above.
+ */
+function playersTextDiffers(before: unknown, after: unknown): boolean {
+  if (mayHoldSecrets(before) || mayHoldSecrets(after)) return playersText(before) !== playersText(after);
+  return plainForm(before) !== plainForm(after);
+}
+
+const mayHoldSecrets = (stored: unknown) => typeof stored === 'string' && stored.includes('"isSecret"');
+const plainForm = (stored: unknown) => (typeof stored !== 'string' || stored === '[]' || stored === 'null' ? EMPTY_TEXT : stored);
 
 /** The `updatedAt` this view reads of a record: for players, when it last changed as they see it. */
 export function shownUpdatedAt(view: View, row: { updated_at: string; players_updated_at?: string | null | undefined }): string {

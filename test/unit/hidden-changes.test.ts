@@ -90,4 +90,27 @@ describe('playersSeeChange', () => {
       { numRuns: 200 },
     );
   });
+  it('tells a change exactly as players read the text, with or without secrets, empty forms taken as one', () => {
+    // Texts as stored (JSON.stringify of the document), some with no isSecret key at all, and the
+    // stored forms of an empty document.
+    const withoutKeys = (doc: RichText): RichText => JSON.parse(JSON.stringify(doc, (key, value: unknown) => (key === 'isSecret' && value === false ? undefined : value))) as RichText;
+    const emptyForms = fc.constantFrom<unknown>(null, '[]', 'null', JSON.stringify([{ type: 'paragraph', children: [{ text: '' }] }]));
+    const storedArb = fc.oneof(docArb.map(stored), docArb.map((doc) => stored(withoutKeys(doc))), emptyForms);
+    const playersRead = (value: unknown) => {
+      const doc = (typeof value === 'string' ? JSON.parse(value) : null) as RichText | null;
+      const kept = redactNodes(doc ?? []);
+      return JSON.stringify(kept.length > 0 ? kept : [{ type: 'paragraph', children: [{ text: '' }] }]);
+    };
+    let fastPath = 0;
+    fc.assert(
+      fc.property(storedArb, storedArb, (a, b) => {
+        const before = { visibility: 'all', description: a };
+        const expected = a !== b && playersRead(a) !== playersRead(b);
+        expect(playersSeeChange(before, { ...before, description: b }, [], ['description'])).toBe(expected);
+        if (!String(a).includes('isSecret') && !String(b).includes('isSecret')) fastPath += 1;
+      }),
+      { numRuns: 500 },
+    );
+    expect(fastPath).toBeGreaterThan(50);
+  });
 });
