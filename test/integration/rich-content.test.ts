@@ -119,6 +119,16 @@ describe(`mentions and backlinks on ${dialect}`, () => {
     expect(await mentionsIndexProblems(ctx.database.kysely)).toEqual([]);
   });
 
+  it('queues a thing once for search when its slug change rewrites its own text (one upsert may not touch a row twice)', async () => {
+    const mirror = await createThing(ctx.app, owner, c, 'Mirror', { description: [p(t('The [[thing#mirror]] shows a quicksilver face.'))] });
+    await write('PUT', `${c.base}/things/${mirror.slug}`, { updatedThing: { slug: 'looking-glass', description: [p(t('The [[thing#mirror]] shows a moonlit face.'))] } });
+    const after = json<{ description: unknown }>(await get(`${c.base}/things/looking-glass`));
+    expect(after.description).toEqual([p(t('The [[thing#looking-glass]] shows a moonlit face.'))]);
+    const found = await ok<{ results: { slug: string }[] }>(`${c.base}/search?q=moonlit`);
+    expect(found.results.map((r) => r.slug)).toEqual(['looking-glass']);
+    expect((await ok<{ results: unknown[] }>(`${c.base}/search?q=quicksilver`)).results).toEqual([]);
+  });
+
   it('lists where an arc is mentioned, and an arc mentioning itself', async () => {
     const arc = await newArc(c, 'Self Aware');
     await write('PUT', `${c.base}/arcs/${arc.slug}`, { updatedArc: { key: [p(mention('arc', arc.id))] } });

@@ -3,7 +3,8 @@
 // editor writes the same record every second or so.
 //
 // - A write that changes what a record's documents hold queues the record (queueReindex), one
-//   statement in its own transaction: the queue row commits with the change or not at all.
+//   statement in its own transaction (on PostgreSQL, in a request, part of its last statement:
+//   holdQueueWrites): the queue row commits with the change or not at all.
 // - Each instance indexes what is queued shortly after its writes (SearchIndexer: SEARCH_INDEX_DELAY_MS
 //   after the first, default 250 ms), and at start-up: a crash loses nothing, the rows wait in the
 //   table. A record written many times meanwhile is indexed once, from what it holds then.
@@ -31,8 +32,48 @@ const INDEX_BATCH = 32;
 /** Campaigns an indexing pass looks at per round. */
 const CAMPAIGNS_PER_ROUND = 50;
 
+/** A record to queue: campaign, kind code and id. */
+export interface QueuedRecord {
+  campaignId: number;
+  kind: number;
+  recordId: number;
+}
+
+// Transactions whose queue writes are held, to be sent with their last statement (holdQueueWrites).
+const held = new WeakMap<object, Map<string, QueuedRecord>>();
+
+/**
+ * From now on, queueReindex in `trx` only notes the record, once however often it is queued; the
+ * caller sends the notes with the transaction's last statement (takeHeldQueueWrites and
+ * queueUpsert: common.ts campaignWrite on PostgreSQL, where each statement is a round trip). The
+ * queue row still commits with the change or not at all; it is written a few statements later in
+ * the same transaction, which no indexer can tell (it reads only what is committed).
+ */
+export function holdQueueWrites(trx: Db): void {
+  held.set(trx, new Map());
+}
+
+/** The records queued in `trx` since holdQueueWrites, in the order first queued; queueReindex writes at once again after this. */
+export function takeHeldQueueWrites(trx: Db): QueuedRecord[] {
+  const records = held.get(trx);
+  held.delete(trx);
+  return records === undefined ? [] : [...records.values()];
+}
+
+/** The statement that queues these records (distinct ones: one upsert may not touch a row twice), or bumps their `seq`. */
+export function queueUpsert(records: readonly QueuedRecord[]) {
+  const values = records.map((r) => sql`(${r.campaignId}, ${r.kind}, ${r.recordId})`);
+  return sql`insert into search_pending (campaign_id, kind, record_id) values ${sql.join(values)}
+    on conflict (campaign_id, kind, record_id) do update set seq = search_pending.seq + 1`;
+}
+
 /** Queues a record (a thing, an arc, or the campaign's description) for re-indexing: call inside the transaction that changed what its documents hold. */
 export async function queueReindex(db: Db, campaignId: number, kind: DocumentKind, recordId: number): Promise<void> {
+  const holding = held.get(db);
+  if (holding !== undefined) {
+    holding.set(`${kind}:${recordId}:${campaignId}`, { campaignId, kind: KIND_CODES[kind], recordId });
+    return;
+  }
   await db
     .insertInto('search_pending')
     .values({ campaign_id: campaignId, kind: KIND_CODES[kind], record_id: recordId })

@@ -6,6 +6,7 @@ import { authorizeWriteAtCommit } from '../../access/policy.js';
 import { errors, type RecordKind } from '../../domain/errors.js';
 import type { ExpectedVersion } from '../../domain/versions.js';
 import { currentWriteScope } from '../write-scope.js';
+import { holdQueueWrites, queueUpsert, takeHeldQueueWrites, type QueuedRecord } from '../indexes/search-queue.js';
 
 
 /**
@@ -158,8 +159,10 @@ export async function campaignWrite<T>(
   let notified: boolean | undefined;
   const result = await database.write(async (trx) => {
     if (!(await openCampaignWrite(trx, campaignId, mode, true))) throw errors.campaignNotFound();
+    // The search queue's writes go with the mark (one round trip fewer, or more).
+    holdQueueWrites(trx);
     const value = await fn(trx);
-    notified = await markCampaignWrite(trx, campaignId);
+    notified = await markCampaignWrite(trx, campaignId, takeHeldQueueWrites(trx));
     if (notified === undefined) throw errors.campaignNotFound();
     return value;
   }, { announced: true });
@@ -176,15 +179,17 @@ export async function campaignWrite<T>(
  * The last statement of an announced campaign write on PostgreSQL, in place of the bump: checks the
  * campaign is still live (this transaction holds its write lock, so it stays so until the commit)
  * and marks the write, so that its COMMIT bumps content_version (migration 0031) with no lock
- * taken before. Whether the transaction sent a notice so far (a trigger of migration 0026 fired:
+ * taken before; and queues for search indexing the records `queued` (held by holdQueueWrites).
+ * Whether the transaction sent a notice so far (a trigger of migration 0026 fired:
  * `loreforge.notified`); undefined when the campaign went to the trash or was erased meanwhile.
  */
-async function markCampaignWrite(trx: Transaction<DB>, campaignId: number): Promise<boolean | undefined> {
+async function markCampaignWrite(trx: Transaction<DB>, campaignId: number, queued: readonly QueuedRecord[]): Promise<boolean | undefined> {
+  const queue = queued.length === 0 ? sql`` : sql`, queued as (${queueUpsert(queued)})`;
   const { rows } = await sql<{ notified: string | null }>`with live as (
       select id, current_setting('loreforge.notified', true) as notified from campaigns where id = ${campaignId} and deleted_at is null
     ), mark as (
       insert into campaign_write_marks (campaign_id, backend) select id, pg_backend_pid() from live on conflict do nothing
-    )
+    )${queue}
     select notified from live`.execute(trx);
   const row = rows[0];
   return row && row.notified === '1';
