@@ -63,17 +63,20 @@ async function seenByB() {
 }
 
 /**
- * B answers `url`, and on PostgreSQL the last time from memory (no lookup statement). The first
- * request of a token not used for a minute writes its last use and keeps nothing; a lookup during
- * which a notice arrived is not kept either: hence a barrier and three requests.
+ * B answers `url`, and on PostgreSQL, within a few requests, from memory (no lookup statement). The
+ * first request of a token not used for a minute writes its last use and keeps nothing; a lookup
+ * during which a notice arrived is not kept either (under load the notice of that last-use write,
+ * or of the set-up's writes, can land during the next lookup): hence a barrier before each request,
+ * and a few of them.
  */
 async function warm(url: string, headers: Record<string, string>, status = 200) {
-  await seenByB();
-  expect((await b(url, headers)).statusCode).toBe(status);
-  expect((await b(url, headers)).statusCode).toBe(status);
-  secondQueries.length = 0;
-  expect((await b(url, headers)).statusCode).toBe(status);
-  if (dialect === 'postgres') expect(lookupsOnB()).toBe(0);
+  for (let attempt = 1; ; attempt++) {
+    await seenByB();
+    secondQueries.length = 0;
+    expect((await b(url, headers)).statusCode).toBe(status);
+    if (dialect !== 'postgres' || lookupsOnB() === 0) return;
+    if (attempt === 6) expect(lookupsOnB(), 'B still looks the caller up after 6 requests').toBe(0);
+  }
 }
 
 describe('a change through one instance, seen by the other at its next request', () => {
