@@ -1,6 +1,7 @@
 // Revisions of things, arcs and campaigns (CONTRACT "# Phase 3" › "History and trash"). Every create
 // and update of one of them calls keepRevision in its own transaction: a fixed number of statements
-// whatever the campaign's size (one read of the record's latest revision, at most one write).
+// whatever the campaign's size (one read of the record's latest revisions, at most one write, and
+// a read and a write of the revision before when a new one starts).
 import { sql, type Transaction } from 'kysely';
 import { dialectOf, type Database, type Db } from '../database.js';
 import type { DB } from '../schema.js';
