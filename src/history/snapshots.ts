@@ -92,20 +92,6 @@ const DERIVED_KEYS = new Set(['parentArc']);
 // A revision kept before properties, tags and aliases existed lacks their keys: the record had none.
 const ABSENT_MEANS: Record<string, unknown> = { properties: [], tags: [], aliases: [] };
 
-/**
- * The names of the fields whose values differ between two snapshots (all of `next`'s when there is
- * no revision before), in `next`'s key order. Empty: the snapshots are the same revision.
- */
-export function changedFields(previous: Snapshot | undefined, next: Snapshot): string[] {
-  const before = previous as Record<string, unknown> | undefined;
-  const after = next as unknown as Record<string, unknown>;
-  const keys = Object.keys(after).filter((key) => !DERIVED_KEYS.has(key));
-  if (before === undefined) return keys;
-  for (const key of Object.keys(before)) if (!DERIVED_KEYS.has(key) && !(key in after)) keys.push(key);
-  const value = (snapshot: Record<string, unknown>, key: string) => (key in snapshot ? snapshot[key] : ABSENT_MEANS[key]);
-  return keys.filter((key) => JSON.stringify(value(before, key)) !== JSON.stringify(value(after, key)));
-}
-
 // The stored form: a header byte, then the snapshot's JSON as UTF-8 (PLAIN) or deflated (DEFLATED).
 // Deflate is kept only when it makes the bytes smaller: short snapshots are stored as they are.
 const PLAIN = 0;
@@ -125,18 +111,19 @@ export function encodeSnapshot(snapshot: Snapshot): Buffer {
  */
 export function encodeSnapshotJson(text: string, compress = snapshotCoding.compress): Buffer {
   const json = Buffer.from(text, 'utf8');
-  if (compress) {
-    const deflated = deflateRawSync(json);
-    if (deflated.length < json.length) return Buffer.concat([Buffer.from([DEFLATED]), deflated]);
-  }
-  return Buffer.concat([Buffer.from([PLAIN]), json]);
+  return (compress && deflated(json)) || Buffer.concat([Buffer.from([PLAIN]), json]);
+}
+
+/** The stored form of these JSON bytes deflated; undefined when deflating does not make them smaller. */
+function deflated(json: Uint8Array): Buffer | undefined {
+  const bytes = deflateRawSync(json);
+  return bytes.length < json.length ? Buffer.concat([Buffer.from([DEFLATED]), bytes]) : undefined;
 }
 
 /** A plain stored snapshot deflated (when that makes it smaller); undefined when it is stored deflated already or deflating does not pay. */
 export function deflateStored(stored: Uint8Array): Buffer | undefined {
   if (stored[0] !== PLAIN || !snapshotCoding.compress) return undefined;
-  const deflated = encodeSnapshotJson(Buffer.from(stored.buffer, stored.byteOffset + 1, stored.byteLength - 1).toString('utf8'), true);
-  return deflated[0] === DEFLATED ? deflated : undefined;
+  return deflated(stored.subarray(1));
 }
 
 export function decodeSnapshot<T extends Snapshot = Snapshot>(stored: Uint8Array): T {
@@ -153,7 +140,7 @@ export function decodeSnapshot<T extends Snapshot = Snapshot>(stored: Uint8Array
  * either snapshot at hand: each field (but the derived ones) maps to its JSON text when that is at
  * most DIGEST_VERBATIM_MAX characters, or to `#` and a 128-bit hash of it (no JSON text starts with
  * `#`), in the snapshot's key order. Two fields have the same digest exactly when their JSON texts
- * are the same (but for a hash collision), which is what changedFields compares.
+ * are the same (but for a hash collision).
  */
 export type FieldDigests = Record<string, string>;
 
@@ -189,9 +176,9 @@ export function serializeWithDigests(snapshot: Snapshot): { json: string; digest
 const absentDigests = new Map(Object.entries(ABSENT_MEANS).map(([key, value]) => [key, digestOf(JSON.stringify(value))]));
 
 /**
- * changedFields by digests: the names of the fields whose digests differ (a field a snapshot lacks
- * counts as its ABSENT_MEANS value), all of `next`'s when there is no revision before, in `next`'s
- * key order.
+ * The names of the fields whose values differ between two snapshots, told by their digests (a field
+ * a snapshot lacks counts as its ABSENT_MEANS value; derived fields are never a change): all of
+ * `next`'s when there is no revision before, in `next`'s key order. Empty: the same revision.
  */
 export function changedDigests(previous: FieldDigests | undefined, next: FieldDigests): string[] {
   const keys = Object.keys(next);
