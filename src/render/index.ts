@@ -10,7 +10,7 @@ export type RenderFormat = 'html' | 'markdown';
 export const RENDER_FORMATS: readonly RenderFormat[] = ['html', 'markdown'];
 
 export type { AssetTarget, MentionTarget, RenderContext, RenderLinks } from './model.js';
-export { collectReferences, emptyReferences, mentionsOf, rewriteMentionSlugs, type Mention, type References } from './references.js';
+export { collectReferences, emptyReferences, mentionsOf, rewriteMentionSlugs, storedMayMention, type Mention, type References } from './references.js';
 
 export function renderRichText(value: RichText, format: RenderFormat, context: RenderContext): string {
   const blocks = new Renderer(context).document(value);

@@ -87,6 +87,16 @@ export function mentionsOf(value: RichText): Mention[] {
   return [...found.values()];
 }
 
+/**
+ * False only for a field stored as JSON text that cannot mention anything, told without parsing it
+ * (mentionsOf would find none): a mention is a `mention` element or a `[[thing#…]]` / `[[arc#…]]`
+ * text link, and JSON writes `"mention"` and `[[` as they are unless it escapes a character, so
+ * text with any \u escape counts as one that may.
+ */
+export function storedMayMention(stored: string): boolean {
+  return stored.includes('"mention"') || stored.includes('[[') || stored.includes('\\u');
+}
+
 /** Adds what rendering `value` must look up to `into`. */
 export function collectReferences(value: RichText, into: References): References {
   walk(value, (ref) => {

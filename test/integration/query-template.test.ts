@@ -1,4 +1,4 @@
-import { sql, type JoinBuilder, type Kysely } from 'kysely';
+import { sql, type JoinBuilder, type Kysely, type KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryTemplate } from '../../src/db/query-template.js';
 import { createSession, createToken, findSessionUser, findTokenUser } from '../../src/db/repositories/credentials.js';
@@ -227,5 +227,62 @@ describe('queryTemplate', () => {
       db.selectFrom('campaigns').select(['slug']).where('slug', '=', params.slug).where(sql.lit(params.slug), 'is not', null),
     );
     await expect(inlined.execute(database.kysely, { slug: 'mine' })).rejects.toThrow(/"slug" was inlined/);
+  });
+});
+
+describe('queryTemplate in transactions and with plugins', () => {
+  it('is built once per database, its transactions included, and runs on the connection of the transaction it is given', async () => {
+    let builds = 0;
+    const template = queryTemplate(['slug'], (db: Kysely<DB>, params) => {
+      builds += 1;
+      return db.selectFrom('campaigns').select(['version']).where('slug', '=', params.slug);
+    });
+    expect(await template.executeTakeFirst(database.kysely, { slug: 'mine' })).toEqual({ version: 3 });
+    for (const version of [7, 8]) {
+      // Rolled back: only a statement on this transaction's connection sees the change.
+      await expect(
+        database.kysely.transaction().execute(async (trx) => {
+          await trx.updateTable('campaigns').set({ version }).where('slug', '=', 'mine').execute();
+          expect(await template.executeTakeFirst(trx, { slug: 'mine' })).toEqual({ version });
+          throw new Error('roll back');
+        }),
+      ).rejects.toThrow('roll back');
+    }
+    expect(await template.executeTakeFirst(database.kysely, { slug: 'mine' })).toEqual({ version: 3 });
+    expect(builds).toBe(1);
+  });
+
+  it('binds numbers and null as given', async () => {
+    const update = queryTemplate(['description', 'version', 'slug'], (db: Kysely<DB>, params) =>
+      db.updateTable('campaigns').set({ description: params.description }).where('version', '=', params.version).where('slug', '=', params.slug).returning(['description']),
+    );
+    await database.kysely.transaction().execute(async (trx) => {
+      expect(await update.execute(trx, { description: 'set', version: 3, slug: 'mine' })).toEqual([{ description: 'set' }]);
+      expect(await update.execute(trx, { description: 'other', version: 4, slug: 'mine' })).toEqual([]);
+      expect(await update.execute(trx, { description: null, version: 3, slug: 'mine' })).toEqual([{ description: null }]);
+    });
+  });
+
+  it('builds the query afresh on an instance with plugins, so that they apply', async () => {
+    let builds = 0;
+    let transformed = 0;
+    const plugin: KyselyPlugin = {
+      transformQuery: (args) => {
+        transformed += 1;
+        return args.node;
+      },
+      transformResult: (args) => Promise.resolve({ ...args.result, rows: args.result.rows.map((row) => ({ ...row, seen: true })) }),
+    };
+    const template = queryTemplate(['slug'], (db: Kysely<DB>, params) => {
+      builds += 1;
+      return db.selectFrom('campaigns').select(['slug']).where('slug', '=', params.slug);
+    });
+    const withPlugin = database.kysely.withPlugin(plugin);
+    expect(await template.execute(withPlugin, { slug: 'mine' })).toEqual([{ slug: 'mine', seen: true }]);
+    expect(await template.execute(withPlugin, { slug: 'theirs' })).toEqual([{ slug: 'theirs', seen: true }]);
+    expect(transformed).toBeGreaterThanOrEqual(2);
+    expect(builds).toBe(2);
+    expect(await template.execute(database.kysely, { slug: 'mine' })).toEqual([{ slug: 'mine' }]);
+    expect(builds).toBe(3);
   });
 });

@@ -11,7 +11,7 @@ import { playersUpdatedAt } from '../repositories/players-updated.js';
 import { AppError } from '../../domain/errors.js';
 import { parseStoredRichText, serializeRichText } from '../../domain/rich-text.js';
 import { nowIso } from '../../domain/time.js';
-import { mentionsOf, rewriteMentionSlugs } from '../../render/index.js';
+import { mentionsOf, rewriteMentionSlugs, storedMayMention } from '../../render/index.js';
 import { parseStoredProperties, propertyLinks } from '../../domain/properties.js';
 
 export const SOURCE_CODES = { thing: 1, arc: 2, campaign: 3 } as const;
@@ -63,7 +63,7 @@ function rowsOf(source: MentionSource) {
     rows.push({ ...record, field: `properties.${key}`, target_kind: TARGET_CODES[link.targetType], target_id: link.targetId, target_slug: null, secret: gmOnly ? 1 : 0 });
   }
   for (const [field, stored] of Object.entries(source.fields)) {
-    if (stored === null) continue;
+    if (stored === null || !storedMayMention(stored)) continue;
     for (const mention of mentionsOf(parseStoredRichText(stored))) {
       rows.push({
         campaign_id: source.campaignId,
@@ -79,6 +79,13 @@ function rowsOf(source: MentionSource) {
     }
   }
   return rows;
+}
+
+/** Whether two states of a record give the same rows for certain: every field and the properties stored alike. */
+function sameStored(a: MentionSource, b: MentionSource): boolean {
+  if (a.properties !== b.properties) return false;
+  for (const field of Object.keys(a.fields)) if (a.fields[field] !== b.fields[field]) return false;
+  return Object.keys(a.fields).length === Object.keys(b.fields).length;
 }
 
 async function insertRows(db: Db, sources: readonly MentionSource[]): Promise<number> {
@@ -99,6 +106,7 @@ async function insertRowList(db: Db, rows: ReturnType<typeof rowsOf>): Promise<v
  * (most edits of a text) costs no statement.
  */
 async function reindex(db: Db, source: MentionSource, created: boolean, before?: MentionSource): Promise<void> {
+  if (!created && before !== undefined && sameStored(before, source)) return;
   const rows = rowsOf(source);
   if (created) {
     await insertRowList(db, rows);

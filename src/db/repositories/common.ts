@@ -1,4 +1,4 @@
-import { sql, type Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import { dialectOf, type Database, type Dialect } from '../database.js';
 import type { DB, Role } from '../schema.js';
 import { currentActor } from '../../access/acting.js';
@@ -6,6 +6,7 @@ import { authorizeWriteAtCommit } from '../../access/policy.js';
 import { errors, type RecordKind } from '../../domain/errors.js';
 import type { ExpectedVersion } from '../../domain/versions.js';
 import { currentWriteScope } from '../write-scope.js';
+import { queryTemplate } from '../query-template.js';
 import { holdQueueWrites, queueUpsert, takeHeldQueueWrites, type QueuedRecord } from '../indexes/search-queue.js';
 
 
@@ -66,10 +67,20 @@ const bump = (trx: Transaction<DB>, campaignId: number) =>
  * longer allowed to make it (CONTRACT "Authorization holds for the whole request"): every campaign
  * write goes through here, so none can commit for a member removed or demoted while in flight.
  */
+// The first statement of every campaign write on SQLite: built and compiled once (query-template.ts).
+const bumpLive = queryTemplate(['campaignId'], (db: Kysely<DB>, params) =>
+  db
+    .updateTable('campaigns')
+    .set((eb) => ({ content_version: eb('content_version', '+', 1) }))
+    .where('id', '=', params.campaignId)
+    .where('deleted_at', 'is', null)
+    .returning('id'),
+);
+
 export async function openCampaignWrite(trx: Transaction<DB>, campaignId: number, mode: WriteMode = 'exclusive', announce = false): Promise<boolean> {
   const actor = currentActor();
   if (dialectOf(trx) === 'sqlite') {
-    const row = await bump(trx, campaignId).where('deleted_at', 'is', null).returning('id').executeTakeFirst();
+    const row = await bumpLive.executeTakeFirst(trx, { campaignId });
     if (row === undefined) return false;
     await checkActorAtCommit(trx, campaignId);
     return true;
@@ -125,12 +136,19 @@ export async function checkActorAtCommit(trx: Transaction<DB>, campaignId: numbe
   if (actor) authorizeWriteAtCommit(actor, campaignId, await roleAtCommit(trx, campaignId, actor.userId));
 }
 
+const memberRole = queryTemplate(['campaignId', 'userId'], (db: Kysely<DB>, params) => {
+  const query = db.selectFrom('campaign_members').select('role').where('campaign_id', '=', params.campaignId).where('user_id', '=', params.userId);
+  return dialectOf(db) === 'postgres' ? query.forShare() : query;
+});
+
 /** The role of `userId` in the campaign as this transaction will commit it (see openCampaignWrite). */
 export async function roleAtCommit(trx: Transaction<DB>, campaignId: number, userId: string): Promise<Role | undefined> {
-  let query = trx.selectFrom('campaign_members').select('role').where('campaign_id', '=', campaignId).where('user_id', '=', userId);
-  if (dialectOf(trx) === 'postgres') query = query.forShare();
-  return (await query.executeTakeFirst())?.role;
+  return (await memberRole.executeTakeFirst(trx, { campaignId, userId }))?.role;
 }
+
+const contentVersion = queryTemplate(['campaignId'], (db: Kysely<DB>, params) =>
+  db.selectFrom('campaigns').select('content_version').where('id', '=', params.campaignId),
+);
 
 /**
  * Runs `fn` in a write transaction (Database.write: grouped commits on SQLite; re-run on a deadlock
@@ -168,7 +186,7 @@ export async function campaignWrite<T>(
   }, { announced: true });
   // The version this write's COMMIT moved the campaign to, or a later one: read after the commit
   // (what any instance announces only moves versions forward: db/caller-cache.ts applyVersion).
-  const row = await database.kysely.selectFrom('campaigns').select('content_version').where('id', '=', campaignId).executeTakeFirst();
+  const row = await contentVersion.executeTakeFirst(database.kysely, { campaignId });
   // Erased right after this write committed: its erasure's notice drops the campaign everywhere.
   if (row === undefined) scope.unannounced();
   else scope.committed(campaignId, Number(row.content_version), notified!);

@@ -2,7 +2,7 @@
 // and update of one of them calls keepRevision in its own transaction: a fixed number of statements
 // whatever the campaign's size (one read of the record's latest revisions, at most one write, and
 // a read and a write of the revision before when a new one starts).
-import { sql, type Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import { dialectOf, type Database, type Db } from '../database.js';
 import type { DB } from '../schema.js';
 import { currentActor } from '../../access/acting.js';
@@ -20,6 +20,7 @@ import {
   type Snapshot,
 } from '../../history/snapshots.js';
 import { campaignWrite } from './common.js';
+import { queryTemplate } from '../query-template.js';
 
 let mergeWindowMs = 300_000;
 
@@ -75,6 +76,27 @@ async function closeRevision(trx: Transaction<DB>, campaignId: number, id: numbe
   if (deflated !== undefined) await trx.updateTable('revisions').set({ snapshot: deflated }).where('campaign_id', '=', campaignId).where('id', '=', id).execute();
 }
 
+// The two statements of nearly every save (query-template.ts): the latest two revisions, and the
+// latest updated when the save merges into it.
+const latestTwo = queryTemplate(['campaignId', 'kind', 'recordId'], (db: Kysely<DB>, params) =>
+  db
+    .selectFrom('revisions')
+    .select(['id', 'author_id', 'name', 'created_at', 'fields', 'digests'])
+    .select(sql<Uint8Array | null>`case when digests is null then snapshot end`.as('legacy_snapshot'))
+    .where('campaign_id', '=', params.campaignId)
+    .where('record_kind', '=', params.kind)
+    .where('record_id', '=', params.recordId)
+    .orderBy('id', 'desc')
+    .limit(2),
+);
+const mergeInto = queryTemplate(['snapshot', 'digests', 'updatedAt', 'fields', 'campaignId', 'id'], (db: Kysely<DB>, params) =>
+  db
+    .updateTable('revisions')
+    .set({ snapshot: params.snapshot, digests: params.digests, updated_at: params.updatedAt, fields: params.fields })
+    .where('campaign_id', '=', params.campaignId)
+    .where('id', '=', params.id),
+);
+
 /**
  * Keeps a revision of a record after a change, in the change's transaction: nothing when the record
  * is as its latest revision has it; the latest revision updated when it is this author's, unnamed,
@@ -91,16 +113,7 @@ async function closeRevision(trx: Transaction<DB>, campaignId: number, id: numbe
 export async function keepRevision(trx: Transaction<DB>, input: KeepRevisionInput): Promise<void> {
   const kind = REVISION_KIND_CODES[input.kind];
   // The latest two: a merge into the latest compares with the one before it.
-  const [latest, beforeLatest] = await trx
-    .selectFrom('revisions')
-    .select(['id', 'author_id', 'name', 'created_at', 'fields', 'digests'])
-    .select(sql<Uint8Array | null>`case when digests is null then snapshot end`.as('legacy_snapshot'))
-    .where('campaign_id', '=', input.campaignId)
-    .where('record_kind', '=', kind)
-    .where('record_id', '=', input.recordId)
-    .orderBy('id', 'desc')
-    .limit(2)
-    .execute();
+  const [latest, beforeLatest] = await latestTwo.execute(trx, { campaignId: input.campaignId, kind, recordId: input.recordId });
   const now = new Date().toISOString();
   const row = (serialized: { json: string; digests: FieldDigests }, fields: string[], authorId: string | null, at: string, compress = false) => ({
     campaign_id: input.campaignId,
@@ -145,12 +158,14 @@ export async function keepRevision(trx: Transaction<DB>, input: KeepRevisionInpu
       return;
     }
     const merged = sinceBefore ?? [...new Set([...(JSON.parse(latest.fields) as string[]), ...fields])];
-    await trx
-      .updateTable('revisions')
-      .set({ snapshot: encodeSnapshotJson(next.json, false), digests: JSON.stringify(next.digests), updated_at: now, fields: JSON.stringify(merged) })
-      .where('campaign_id', '=', input.campaignId)
-      .where('id', '=', latest.id)
-      .execute();
+    await mergeInto.execute(trx, {
+      snapshot: encodeSnapshotJson(next.json, false),
+      digests: JSON.stringify(next.digests),
+      updatedAt: now,
+      fields: JSON.stringify(merged),
+      campaignId: input.campaignId,
+      id: latest.id,
+    });
     return;
   }
   await closeRevision(trx, input.campaignId, latest.id);

@@ -1,10 +1,11 @@
-import { sql, type InsertObject } from 'kysely';
+import { sql, type InsertObject, type Kysely, type UpdateObject } from 'kysely';
 import { insertSlices } from '../chunks.js';
 import type { DB, ThingRow, Visibility } from '../schema.js';
 import type { View } from '../../access/view.js';
 import { loadHiddenRecords, visibleThings } from './visible.js';
 import { dialectOf, type Database, type Db } from '../database.js';
 import { classifyDatabaseError } from '../errors.js';
+import { queryTemplate, type QueryTemplate } from '../query-template.js';
 import { indexThingMentions, rewriteSlugLinks } from '../indexes/mentions.js';
 import { queueReindex } from '../indexes/search-queue.js';
 import { errors } from '../../domain/errors.js';
@@ -107,10 +108,19 @@ export function findVisibleThing(db: Db, view: View, slug: string): Promise<Thin
  * writes, an arc's links, mentions) are inserted beside it, their foreign keys' share locks do
  * not queue behind it, nor it behind them.
  */
+// Run by every read and write of one thing: built and compiled once per database (query-template.ts).
+const thingBySlug = queryTemplate(['campaignId', 'slug'], (db: Kysely<DB>, params) =>
+  db.selectFrom('things').selectAll().where('campaign_id', '=', params.campaignId).where('slug', '=', params.slug),
+);
+// The same, its row locked for the update that follows on PostgreSQL (SQLite has one writer at a time).
+const thingBySlugForUpdate = queryTemplate(['campaignId', 'slug'], (db: Kysely<DB>, params) => {
+  const query = db.selectFrom('things').selectAll().where('campaign_id', '=', params.campaignId).where('slug', '=', params.slug);
+  return dialectOf(db) === 'postgres' ? query.forNoKeyUpdate() : query;
+});
+
 export function findThingBySlug(db: Db, campaignId: number, slug: string, options: { forUpdate?: boolean } = {}): Promise<ThingRow | undefined> {
   if (!isValidSlug(slug)) return Promise.resolve(undefined);
-  const query = db.selectFrom('things').selectAll().where('campaign_id', '=', campaignId).where('slug', '=', slug);
-  return (options.forUpdate && dialectOf(db) === 'postgres' ? query.forNoKeyUpdate() : query).executeTakeFirst();
+  return (options.forUpdate ? thingBySlugForUpdate : thingBySlug).executeTakeFirst(db, { campaignId, slug });
 }
 
 /** A thing's row as inserted: the API's create and an import's write both go through insertThing(s). */
@@ -224,6 +234,34 @@ export interface UpdateOptions {
  * WriteMode): the thing's row lock orders writes of it. A new slug rewrites links in other records
  * and moves previous slugs: that one runs alone (exclusive).
  */
+// The UPDATE of a thing, compiled once per database for each set of columns it writes (a handful
+// in practice: an autosave writes the description alone) and whether it checks the version.
+const thingUpdates = new Map<string, QueryTemplate<DB, string, ThingRow>>();
+
+function thingUpdate(set: Readonly<Record<string, string | number | undefined>>, playersSeeIt: boolean, checksVersion: boolean): QueryTemplate<DB, string, ThingRow> {
+  const columns = Object.keys(set).filter((column) => set[column] !== undefined).sort();
+  const key = `${columns.join(',')}|${playersSeeIt ? 1 : 0}|${checksVersion ? 1 : 0}`;
+  let template = thingUpdates.get(key);
+  if (template === undefined) {
+    const names = [...columns, '$updatedAt', '$campaignId', '$id', ...(checksVersion ? ['$version'] : [])];
+    template = queryTemplate(names, (db: Kysely<DB>, params) => {
+      // The names are built here, so every one is there.
+      const param = (name: string) => params[name] as never;
+      const values = Object.fromEntries(columns.map((column) => [column, param(column)])) as UpdateObject<DB, 'things'>;
+      const update = db
+        .updateTable('things')
+        .set((eb) => ({ ...values, version: eb('version', '+', 1), updated_at: param('$updatedAt'), players_updated_at: playersUpdatedAt(playersSeeIt) }))
+        .where('campaign_id', '=', param('$campaignId'))
+        .where('id', '=', param('$id'));
+      // With an expected version, the version check in the UPDATE itself makes the comparison atomic
+      // even if another writer commits between our read and write; without one the last write wins.
+      return (checksVersion ? update.where('version', '=', param('$version')) : update).returningAll();
+    });
+    thingUpdates.set(key, template);
+  }
+  return template;
+}
+
 export async function updateThing(
   database: Database,
   campaignId: number,
@@ -270,15 +308,13 @@ export async function updateThing(
       // Links to GM-only records are not what players read: only written properties need the set.
       const hidden = set.properties !== undefined ? await loadHiddenRecords(trx, campaignId) : undefined;
       const playersSeeIt = playersSeeChange(current, { ...current, ...set }, ['slug', 'name', 'type_id', 'tags', 'aliases'], ['description'], hidden && { columns: ['properties'], hidden });
-      let update = trx
-        .updateTable('things')
-        .set((eb) => ({ ...set, version: eb('version', '+', 1), updated_at: nowIso(), players_updated_at: playersUpdatedAt(playersSeeIt) }))
-        .where('campaign_id', '=', campaignId)
-        .where('id', '=', current.id);
-      // With an expected version, the version check in the UPDATE itself makes the comparison atomic
-      // even if another writer commits between our read and write; without one the last write wins.
-      if (expected) update = update.where('version', '=', current.version);
-      const updated = await update.returningAll().executeTakeFirst();
+      const updated = await thingUpdate(set, playersSeeIt, expected !== undefined).executeTakeFirst(trx, {
+        ...set,
+        $updatedAt: nowIso(),
+        $campaignId: campaignId,
+        $id: current.id,
+        ...(expected ? { $version: current.version } : {}),
+      });
       if (!updated) throw errors.preconditionFailed('thing');
       // Visibility decides which views the search index's documents are for.
       if (changes.name !== undefined || changes.description !== undefined || changes.visibility !== undefined || set.properties !== undefined || set.tags !== undefined || set.aliases !== undefined) {
