@@ -1,5 +1,5 @@
 import { errors, type FieldIssue } from './errors.js';
-import { emptyRichText, validateRichText, type RichText } from './rich-text.js';
+import { checkRichText, emptyRichText, serializeRichText, validateRichText, type RichText } from './rich-text.js';
 import { isValidSlug } from './slugs.js';
 import { checkAliases, checkFields, checkProperties, checkTags, type Property, type TypeField } from './properties.js';
 
@@ -46,6 +46,13 @@ export class InputChecker {
     const found = validateRichText(value, path);
     this.issues.push(...found);
     return found.length === 0 ? (value as RichText) : emptyRichText();
+  }
+
+  /** A rich-text value as it is stored: `serializeRichText(this.richText(value, path))`, serialized once. */
+  richTextJson(value: unknown, path: string): string {
+    const { issues, json } = checkRichText(value, path);
+    this.issues.push(...issues);
+    return json ?? serializeRichText(emptyRichText());
   }
 
   /** A positive record id (JSON integer). */

@@ -57,15 +57,25 @@ interface Frame {
 }
 
 export function validateRichText(value: unknown, basePointer: string): FieldIssue[] {
+  return checkRichText(value, basePointer).issues;
+}
+
+/**
+ * validateRichText, and the value serialized as serializeRichText would serialize it when it is
+ * valid (the size check serializes it anyway: a write stores that text rather than serializing the
+ * value twice).
+ */
+export function checkRichText(value: unknown, basePointer: string): { issues: FieldIssue[]; json: string | undefined } {
   const issues: FieldIssue[] = [];
+  let json: string | undefined;
   try {
     checkStructure(value, basePointer, issues);
-    if (issues.length < RICH_TEXT_MAX_ISSUES) checkSize(value, basePointer, issues);
+    if (issues.length < RICH_TEXT_MAX_ISSUES) json = checkSize(value, basePointer, issues);
   } catch {
     // Only a hostile programmatic value (a throwing getter, a proxy) gets here; JSON never does.
     issues.push({ path: basePointer, message: 'must be a rich-text value' });
   }
-  return issues.slice(0, RICH_TEXT_MAX_ISSUES);
+  return { issues: issues.slice(0, RICH_TEXT_MAX_ISSUES), json: issues.length === 0 ? json : undefined };
 }
 
 function checkStructure(value: unknown, basePointer: string, issues: FieldIssue[]): void {
@@ -184,21 +194,23 @@ function checkLeaf(node: JsonObject, path: string, report: (path: string, messag
   }
 }
 
-function checkSize(value: unknown, basePointer: string, issues: FieldIssue[]): void {
+/** Reports a value too large to store; returns its JSON (serializeRichText's). */
+function checkSize(value: unknown, basePointer: string, issues: FieldIssue[]): string | undefined {
   let json: string | undefined;
   try {
-    json = JSON.stringify(value);
+    json = serializeRichText(value as RichText);
   } catch {
     // A cycle, a BigInt or nesting deeper than the engine serialises: it could never be stored. When
     // the structure is already reported (over-deep blocks make JSON.stringify overflow), that says it.
     if (issues.length === 0) issues.push({ path: basePointer, message: 'must be serialisable as JSON' });
-    return;
+    return undefined;
   }
   // Cheap bound first: every UTF-16 unit is at most 3 UTF-8 bytes.
-  if (json === undefined || json.length * 3 <= RICH_TEXT_MAX_BYTES) return;
+  if (json === undefined || json.length * 3 <= RICH_TEXT_MAX_BYTES) return json;
   if (Buffer.byteLength(json, 'utf8') > RICH_TEXT_MAX_BYTES) {
     issues.push({ path: basePointer, message: `must be at most ${RICH_TEXT_MAX_BYTES} bytes of JSON` });
   }
+  return json;
 }
 
 // Stored values were validated when written. A column never written (SQL NULL), or holding a JSON

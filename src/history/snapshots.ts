@@ -64,8 +64,32 @@ function structureSnapshot(row: { properties: string; tags: string; aliases: str
   return { properties: parseStoredProperties(row.properties), tags: parseStoredLabels(row.tags), aliases: parseStoredLabels(row.aliases) };
 }
 
-export function thingSnapshot(row: Pick<ThingRow, 'name' | 'slug' | 'type_id' | 'visibility' | 'description' | 'properties' | 'tags' | 'aliases'>): ThingSnapshot {
-  return { name: row.name, slug: row.slug, typeId: row.type_id, visibility: row.visibility, description: parseStoredRichText(row.description), ...structureSnapshot(row) };
+type ThingSnapshotRow = Pick<ThingRow, 'name' | 'slug' | 'type_id' | 'visibility' | 'description' | 'properties' | 'tags' | 'aliases'>;
+
+export function thingSnapshot(row: ThingSnapshotRow): ThingSnapshot {
+  return thingSnapshotWith(row, parseStoredRichText(row.description));
+}
+
+function thingSnapshotWith(row: ThingSnapshotRow, description: RichText): ThingSnapshot {
+  return { name: row.name, slug: row.slug, typeId: row.type_id, visibility: row.visibility, description, ...structureSnapshot(row) };
+}
+
+/** A snapshot serialized already (serializeWithDigests), for keepRevision. */
+export class SerializedSnapshot {
+  constructor(
+    readonly json: string,
+    readonly digests: FieldDigests,
+  ) {}
+}
+
+/**
+ * serializeWithDigests(thingSnapshot(row)) without parsing the description and serializing it
+ * again, for a row whose description a write has just stored as serializeRichText wrote it: JSON
+ * that JSON.stringify wrote of a value JSON.parse read is its own serialization once read back.
+ */
+export function serializeWrittenThing(row: ThingSnapshotRow & { description: string }): SerializedSnapshot {
+  const { json, digests } = serializeWithDigests(thingSnapshotWith(row, []), { description: row.description });
+  return new SerializedSnapshot(json, digests);
 }
 
 export function arcSnapshot(row: ArcRow, parent: ArcParentRef | null): ArcSnapshot {
@@ -160,12 +184,13 @@ export function fieldDigests(snapshot: Snapshot): FieldDigests {
  * left out) and its fields' digests, each field serialized once for both. encodeSnapshotJson turns
  * the JSON into the stored form.
  */
-export function serializeWithDigests(snapshot: Snapshot): { json: string; digests: FieldDigests } {
+export function serializeWithDigests(snapshot: Snapshot, given: Readonly<Record<string, string>> = {}): { json: string; digests: FieldDigests } {
   const record = snapshot as unknown as Record<string, unknown>;
   const digests: FieldDigests = {};
   const parts: string[] = [];
   for (const key of Object.keys(record)) {
-    const json = JSON.stringify(record[key]) as string | undefined;
+    // A field whose JSON the caller has (serializeWrittenThing) is taken as it is.
+    const json = Object.hasOwn(given, key) ? given[key] : (JSON.stringify(record[key]) as string | undefined);
     if (json === undefined) continue;
     parts.push(`${JSON.stringify(key)}:${json}`);
     if (!DERIVED_KEYS.has(key)) digests[key] = digestOf(json);

@@ -8,7 +8,9 @@ import {
   encodeSnapshotJson,
   fieldDigests,
   serializeWithDigests,
+  serializeWrittenThing,
   snapshotCoding,
+  thingSnapshot,
   type ArcSnapshot,
   type FieldDigests,
   type ThingSnapshot,
@@ -136,6 +138,26 @@ describe('revision snapshots', () => {
         expect(changedDigests(JSON.parse(JSON.stringify(fieldDigests(a))) as FieldDigests, fieldDigests(b))).toEqual(changedByValue(a, b));
       }),
       { numRuns: 500 },
+    );
+  });
+
+  it('of a thing whose description a write just stored serialize as if that description were read back', () => {
+    // What a PUT stores: the request body as JSON.parse read it, serialized by serializeRichText
+    // (extra keys of any JSON value included: integer-like keys, __proto__, numbers such as -0 or 1e21).
+    const extra = fc.dictionary(fc.oneof(fc.constantFrom('1', '10', '__proto__', 'b', 'a'), fc.string({ maxLength: 4 })), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 });
+    const body = fc.tuple(richText, extra, fc.constantFrom('-0', '1e21', '0.1', '"\\ud800"', 'null')).map(([doc, keys, number]) =>
+      JSON.stringify(doc.length === 0 ? [] : [{ ...doc[0], ...keys }, ...doc.slice(1)]).replace(/^\[(\{)/, `[{"n":${number},`),
+    );
+    fc.assert(
+      fc.property(structured, body, fc.constantFrom('[]', '["t"]'), (snapshot, requestBody, tags) => {
+        const description = JSON.stringify(JSON.parse(requestBody));
+        const row = { name: snapshot.name, slug: snapshot.slug, type_id: snapshot.typeId, visibility: snapshot.visibility, description, properties: '[]', tags, aliases: '[]' };
+        const written = serializeWrittenThing(row);
+        const readBack = serializeWithDigests(thingSnapshot(row));
+        expect(written.json).toBe(readBack.json);
+        expect(written.digests).toEqual(readBack.digests);
+      }),
+      { numRuns: 300 },
     );
   });
 

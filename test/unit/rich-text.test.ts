@@ -14,6 +14,7 @@ import {
   type RichTextLeaf,
   type RichTextNode,
 } from '../../src/domain/rich-text.js';
+import { InputChecker } from '../../src/domain/input.js';
 
 const BASE = '/newThing/description';
 
@@ -562,5 +563,27 @@ describe('validateRichText: properties', () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe('InputChecker.richTextJson', () => {
+  it('stores what richText then serializeRichText would, with the same issues, for any document or value', () => {
+    const values = fc.oneof(documents, fc.jsonValue({ maxDepth: 3 }));
+    fc.assert(
+      fc.property(values, basePointers, (value, base) => {
+        const once = new InputChecker();
+        const twice = new InputChecker();
+        expect(once.richTextJson(value, base)).toBe(serializeRichText(twice.richText(value, base)));
+        expect(once.issues).toEqual(twice.issues);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('stores the empty text for a value too large, as richText does', () => {
+    const big = [paragraph({ text: 'x'.repeat(RICH_TEXT_MAX_BYTES) })];
+    const checker = new InputChecker();
+    expect(checker.richTextJson(big, BASE)).toBe(serializeRichText(emptyRichText()));
+    expect(checker.issues).toEqual([{ path: BASE, message: `must be at most ${RICH_TEXT_MAX_BYTES} bytes of JSON` }]);
   });
 });

@@ -14,6 +14,7 @@ import {
   encodeSnapshotJson,
   fieldDigests,
   serializeWithDigests,
+  SerializedSnapshot,
   REVISION_KIND_CODES,
   type FieldDigests,
   type RevisionKind,
@@ -42,8 +43,8 @@ export interface KeepRevisionInput {
   campaignId: number;
   kind: RevisionKind;
   recordId: number;
-  /** The record as it is after the change. */
-  snapshot: Snapshot;
+  /** The record as it is after the change (serialized already, or to be). */
+  snapshot: Snapshot | SerializedSnapshot;
   authorId: string | null;
   /**
    * For an update: the record as it was before, with its updated_at. A record with no revision yet
@@ -128,7 +129,7 @@ export async function keepRevision(trx: Transaction<DB>, input: KeepRevisionInpu
     snapshot: encodeSnapshotJson(serialized.json, compress),
     digests: JSON.stringify(serialized.digests),
   });
-  const next = serializeWithDigests(input.snapshot);
+  const next = input.snapshot instanceof SerializedSnapshot ? input.snapshot : serializeWithDigests(input.snapshot);
   if (latest === undefined) {
     const rows = [];
     let previous: FieldDigests | undefined;

@@ -20,7 +20,7 @@ import { campaignDefaultVisibility, campaignWrite, checkExpected, takenSlugs, ty
 import { keepPreviousSlug, releasePreviousSlug } from './previous-slugs.js';
 import { playersUpdatedAt, THINGS_PLAYERS_UPDATED_AT } from './players-updated.js';
 import { playersSeeChange } from '../../access/players-see.js';
-import { thingSnapshot } from '../../history/snapshots.js';
+import { serializeWrittenThing, thingSnapshot } from '../../history/snapshots.js';
 import { keepRevision, revisionAuthor } from './revisions.js';
 
 /** The base of a generated slug when nothing of the name survives slugification. */
@@ -207,6 +207,7 @@ export interface ThingChanges {
   slug?: string;
   name?: string;
   typeId?: number;
+  /** As serializeRichText writes it (its revision keeps this text as it is: serializeWrittenThing). */
   description?: string;
   visibility?: Visibility;
   properties?: Property[];
@@ -335,7 +336,8 @@ export async function updateThing(
         campaignId,
         kind: 'thing',
         recordId: result.id,
-        snapshot: thingSnapshot(result),
+        // A description this write stored is taken as it was serialized, not parsed back.
+        snapshot: result === updated && set.description !== undefined ? serializeWrittenThing({ ...result, description: set.description }) : thingSnapshot(result),
         authorId: revisionAuthor(),
         // Built only when the thing has no revision yet (one kept before revisions existed).
         before: { snapshot: () => thingSnapshot(current), updatedAt: current.updated_at },

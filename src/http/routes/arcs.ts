@@ -12,7 +12,6 @@ import { ARC_TEXT_FIELDS, type ArcTextField } from '../../domain/arc-fields.js';
 import { errors } from '../../domain/errors.js';
 import { InputChecker } from '../../domain/input.js';
 import { queryObject } from '../../domain/query-params.js';
-import { serializeRichText } from '../../domain/rich-text.js';
 import { callerOf, campaignOf, viewOf } from '../auth.js';
 import { trashArc } from '../../history/trash.js';
 import type { AppInstance } from '../app-types.js';
@@ -27,7 +26,7 @@ function checkTexts(check: InputChecker, input: Partial<Record<ArcTextField, unk
   const texts: ArcTexts = {};
   for (const field of ARC_TEXT_FIELDS) {
     const value = input[field];
-    if (value !== undefined) texts[field] = serializeRichText(check.richText(value, `${pointer}/${field}`));
+    if (value !== undefined) texts[field] = check.richTextJson(value, `${pointer}/${field}`);
   }
   return texts;
 }

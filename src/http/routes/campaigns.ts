@@ -7,7 +7,6 @@ import {
 } from '../../db/repositories/campaigns.js';
 import { trashCampaign } from '../../db/repositories/trashed-campaigns.js';
 import { InputChecker } from '../../domain/input.js';
-import { serializeRichText } from '../../domain/rich-text.js';
 import { makeView, VIEW_HEADER } from '../../access/view.js';
 import { loadHiddenRecordsOf } from '../../db/repositories/visible.js';
 import { callerOf, campaignOf, viewOf } from '../auth.js';
@@ -64,7 +63,7 @@ export function campaignRoutes(app: AppInstance) {
       const input = request.body.newCampaign;
       const check = new InputChecker();
       const name = check.name(input.name, '/newCampaign/name');
-      const description = input.description === undefined ? null : serializeRichText(check.richText(input.description, '/newCampaign/description'));
+      const description = input.description === undefined ? null : check.richTextJson(input.description, '/newCampaign/description');
       check.done();
       const row = await createCampaign(database, callerOf(request).user.id, { name, description });
       const view = makeView(row, 'owner', false);
@@ -114,7 +113,7 @@ export function campaignRoutes(app: AppInstance) {
       if (input.slug !== undefined) changes.slug = check.slug(input.slug, '/updatedCampaign/slug');
       if (input.name !== undefined) changes.name = check.name(input.name, '/updatedCampaign/name');
       if (input.description !== undefined) {
-        changes.description = serializeRichText(check.richText(input.description, '/updatedCampaign/description'));
+        changes.description = check.richTextJson(input.description, '/updatedCampaign/description');
       }
       if (input.defaultVisibility !== undefined) changes.default_visibility = input.defaultVisibility;
       check.done();

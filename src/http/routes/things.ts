@@ -4,7 +4,6 @@ import { createThing, findVisibleThing, listThings, listThingSummaries, updateTh
 import { errors } from '../../domain/errors.js';
 import { InputChecker } from '../../domain/input.js';
 import { nextPageQueryString, parseThingListQuery } from '../../domain/list-cursor.js';
-import { serializeRichText } from '../../domain/rich-text.js';
 import { callerOf, campaignOf, viewOf } from '../auth.js';
 import { trashThing } from '../../history/trash.js';
 import type { AppInstance } from '../app-types.js';
@@ -94,7 +93,7 @@ export function thingsRoutes(app: AppInstance) {
       const check = new InputChecker();
       const name = check.name(input.name, '/newThing/name');
       const typeId = check.id(input.typeId, '/newThing/typeId');
-      const description = input.description === undefined ? null : serializeRichText(check.richText(input.description, '/newThing/description'));
+      const description = input.description === undefined ? null : check.richTextJson(input.description, '/newThing/description');
       const structure = check.structure(input, '/newThing');
       check.done();
       const campaign = campaignOf(request);
@@ -159,7 +158,7 @@ export function thingsRoutes(app: AppInstance) {
       if (input.name !== undefined) changes.name = check.name(input.name, '/updatedThing/name');
       if (input.typeId !== undefined) changes.typeId = check.id(input.typeId, '/updatedThing/typeId');
       if (input.description !== undefined) {
-        changes.description = serializeRichText(check.richText(input.description, '/updatedThing/description'));
+        changes.description = check.richTextJson(input.description, '/updatedThing/description');
       }
       if (input.visibility !== undefined) changes.visibility = input.visibility;
       Object.assign(changes, check.structure(input, '/updatedThing'));
