@@ -1,8 +1,10 @@
 import fc from 'fast-check';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { eraseRevisionsOf, thinRevisions } from '../../src/db/repositories/revisions.js';
-import { encodeSnapshot } from '../../src/history/snapshots.js';
+import { sql } from 'kysely';
+import type { Db } from '../../src/db/database.js';
+import { eraseRevisionsOf, holdRevisionMerge, keepRevision, revisionMergeStatement, takeHeldRevisionMerge, thinRevisions } from '../../src/db/repositories/revisions.js';
+import { decodeSnapshot, encodeSnapshot, type ThingSnapshot } from '../../src/history/snapshots.js';
 import { revisionThinner } from '../../src/history/thinning.js';
 import { createTestContext, json, type TestContext, type TestUser } from '../support/app.js';
 import { newCampaign, problemOf, type TestCampaign } from '../support/fixtures.js';
@@ -609,5 +611,48 @@ describe(`thinning, on ${dialect}`, () => {
       ),
       { numRuns: 40 },
     );
+  });
+});
+
+describe(`a revision merge held for the transaction's last statement, on ${dialect}`, () => {
+  // On PostgreSQL a request's write sends the merge of a save with its mark (common.ts
+  // campaignWrite). Held or sent at once, the revisions are the same, also when the transaction
+  // keeps a revision again after it.
+  const snapshot = (text: string): ThingSnapshot => ({ name: 'Sildar', slug: 'sildar', typeId: 1, visibility: 'all', description: [p(text)] });
+  const rowsOf = (campaignId: number, recordId: number, db: Db = ctx.database.kysely) =>
+    db.selectFrom('revisions').select(['fields', 'snapshot', 'digests']).where('campaign_id', '=', campaignId).where('record_kind', '=', 1).where('record_id', '=', recordId).orderBy('id').execute();
+
+  it('writes what keepRevision writes at once, the held merge sent first by a later keepRevision', async () => {
+    const { campaign } = await setUp();
+    const results = [];
+    for (const [recordId, held] of [
+      [900_001, false],
+      [900_002, true],
+    ] as const) {
+      const keep = (trx: Parameters<typeof keepRevision>[0], text: string) =>
+        keepRevision(trx, { campaignId: campaign.id, kind: 'thing', recordId, snapshot: snapshot(text), authorId: gm.id });
+      await ctx.database.write((trx) => keep(trx, 'one'));
+      let sentWithMark: string | undefined;
+      await ctx.database.write(async (trx) => {
+        if (held) holdRevisionMerge(trx);
+        await keep(trx, 'two');
+        // Held: nothing written yet.
+        if (held) expect(decodeSnapshot<ThingSnapshot>((await rowsOf(campaign.id, recordId, trx)).at(-1)!.snapshot).description).toEqual([p('one')]);
+        // The next keepRevision reads the revisions as the merge leaves them (sent first), so going
+        // back to the first text is a change from the second, merged again.
+        await keep(trx, 'one');
+        const merge = held ? takeHeldRevisionMerge(trx) : undefined;
+        if (held) {
+          expect(merge).toBeDefined();
+          sentWithMark = merge && JSON.stringify(decodeSnapshot<ThingSnapshot>(merge.snapshot).description);
+          await sql`${revisionMergeStatement(merge!)}`.execute(trx);
+        }
+      });
+      if (held) expect(sentWithMark).toBe(JSON.stringify([p('one')]));
+      results.push((await rowsOf(campaign.id, recordId)).map((r) => ({ fields: r.fields, digests: r.digests, snapshot: decodeSnapshot(r.snapshot) })));
+    }
+    expect(results[1]).toEqual(results[0]);
+    expect(results[0]).toHaveLength(1);
+    expect((results[0]![0]!.snapshot as ThingSnapshot).description).toEqual([p('one')]);
   });
 });

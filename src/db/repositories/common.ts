@@ -8,6 +8,7 @@ import type { ExpectedVersion } from '../../domain/versions.js';
 import { currentWriteScope } from '../write-scope.js';
 import { queryTemplate } from '../query-template.js';
 import { holdQueueWrites, queueUpsert, takeHeldQueueWrites, type QueuedRecord } from '../indexes/search-queue.js';
+import { holdRevisionMerge, revisionMergeStatement, takeHeldRevisionMerge, type RevisionMerge } from './revisions.js';
 
 
 /**
@@ -177,10 +178,11 @@ export async function campaignWrite<T>(
   let notified: boolean | undefined;
   const result = await database.write(async (trx) => {
     if (!(await openCampaignWrite(trx, campaignId, mode, true))) throw errors.campaignNotFound();
-    // The search queue's writes go with the mark (one round trip fewer, or more).
+    // The search queue's writes and a save's revision merge go with the mark (a round trip fewer each).
     holdQueueWrites(trx);
+    holdRevisionMerge(trx);
     const value = await fn(trx);
-    notified = await markCampaignWrite(trx, campaignId, takeHeldQueueWrites(trx));
+    notified = await markCampaignWrite(trx, campaignId, takeHeldQueueWrites(trx), takeHeldRevisionMerge(trx));
     if (notified === undefined) throw errors.campaignNotFound();
     return value;
   }, { announced: true });
@@ -201,13 +203,14 @@ export async function campaignWrite<T>(
  * Whether the transaction sent a notice so far (a trigger of migration 0026 fired:
  * `loreforge.notified`); undefined when the campaign went to the trash or was erased meanwhile.
  */
-async function markCampaignWrite(trx: Transaction<DB>, campaignId: number, queued: readonly QueuedRecord[]): Promise<boolean | undefined> {
+async function markCampaignWrite(trx: Transaction<DB>, campaignId: number, queued: readonly QueuedRecord[], merge: RevisionMerge | undefined): Promise<boolean | undefined> {
   const queue = queued.length === 0 ? sql`` : sql`, queued as (${queueUpsert(queued)})`;
+  const merged = merge === undefined ? sql`` : sql`, merged as (${revisionMergeStatement(merge)})`;
   const { rows } = await sql<{ notified: string | null }>`with live as (
       select id, current_setting('loreforge.notified', true) as notified from campaigns where id = ${campaignId} and deleted_at is null
     ), mark as (
       insert into campaign_write_marks (campaign_id, backend) select id, pg_backend_pid() from live on conflict do nothing
-    )${queue}
+    )${queue}${merged}
     select notified from live`.execute(trx);
   const row = rows[0];
   return row && row.notified === '1';

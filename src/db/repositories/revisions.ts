@@ -98,6 +98,43 @@ const mergeInto = queryTemplate(['snapshot', 'digests', 'updatedAt', 'fields', '
     .where('id', '=', params.id),
 );
 
+/** The merge of a save into its record's latest revision (keepRevision): what mergeInto writes. */
+export interface RevisionMerge {
+  snapshot: Uint8Array;
+  digests: string;
+  updatedAt: string;
+  fields: string;
+  campaignId: number;
+  id: number;
+}
+
+// Transactions whose revision merge is held, to be sent with their last statement (holdRevisionMerge).
+const heldMerges = new WeakMap<object, { merge: RevisionMerge | undefined }>();
+
+/**
+ * From now on, the merge of a save into its latest revision (the write of nearly every save in a
+ * burst) is noted instead of sent; the caller sends it with the transaction's last statement
+ * (takeHeldRevisionMerge and revisionMergeStatement: common.ts campaignWrite on PostgreSQL, where
+ * each statement is a round trip). A later keepRevision in the same transaction sends the noted one
+ * first, so every keepRevision reads revisions as the writes before it left them.
+ */
+export function holdRevisionMerge(trx: Db): void {
+  heldMerges.set(trx, { merge: undefined });
+}
+
+/** The merge noted in `trx` since holdRevisionMerge, if any; keepRevision writes at once again after this. */
+export function takeHeldRevisionMerge(trx: Db): RevisionMerge | undefined {
+  const held = heldMerges.get(trx);
+  heldMerges.delete(trx);
+  return held?.merge;
+}
+
+/** The statement of a merge, as a part of another (a data-modifying CTE on PostgreSQL). */
+export function revisionMergeStatement(merge: RevisionMerge) {
+  return sql`update revisions set snapshot = ${merge.snapshot}, digests = ${merge.digests}, updated_at = ${merge.updatedAt}, fields = ${merge.fields}
+    where campaign_id = ${merge.campaignId} and id = ${merge.id}`;
+}
+
 /**
  * Keeps a revision of a record after a change, in the change's transaction: nothing when the record
  * is as its latest revision has it; the latest revision updated when it is this author's, unnamed,
@@ -112,6 +149,11 @@ const mergeInto = queryTemplate(['snapshot', 'digests', 'updatedAt', 'fields', '
  * is stored deflated (when that makes it smaller).
  */
 export async function keepRevision(trx: Transaction<DB>, input: KeepRevisionInput): Promise<void> {
+  const held = heldMerges.get(trx);
+  if (held?.merge !== undefined) {
+    await mergeInto.execute(trx, held.merge);
+    held.merge = undefined;
+  }
   const kind = REVISION_KIND_CODES[input.kind];
   // The latest two: a merge into the latest compares with the one before it.
   const [latest, beforeLatest] = await latestTwo.execute(trx, { campaignId: input.campaignId, kind, recordId: input.recordId });
@@ -159,14 +201,16 @@ export async function keepRevision(trx: Transaction<DB>, input: KeepRevisionInpu
       return;
     }
     const merged = sinceBefore ?? [...new Set([...(JSON.parse(latest.fields) as string[]), ...fields])];
-    await mergeInto.execute(trx, {
+    const merge: RevisionMerge = {
       snapshot: encodeSnapshotJson(next.json, false),
       digests: JSON.stringify(next.digests),
       updatedAt: now,
       fields: JSON.stringify(merged),
       campaignId: input.campaignId,
       id: latest.id,
-    });
+    };
+    if (held !== undefined) held.merge = merge;
+    else await mergeInto.execute(trx, merge);
     return;
   }
   await closeRevision(trx, input.campaignId, latest.id);
