@@ -53,6 +53,16 @@ export async function shareCampaignWrites(trx: Transaction<DB>, campaignId: numb
 const bump = (trx: Transaction<DB>, campaignId: number) =>
   trx.updateTable('campaigns').set((eb) => ({ content_version: eb('content_version', '+', 1) })).where('id', '=', campaignId);
 
+// The first statement of every campaign write on SQLite: built and compiled once (query-template.ts).
+const bumpLive = queryTemplate(['campaignId'], (db: Kysely<DB>, params) =>
+  db
+    .updateTable('campaigns')
+    .set((eb) => ({ content_version: eb('content_version', '+', 1) }))
+    .where('id', '=', params.campaignId)
+    .where('deleted_at', 'is', null)
+    .returning('id'),
+);
+
 /**
  * Opens a write transaction inside a campaign; false when the campaign no longer exists or is in
  * the trash. Every write's content_version bump keys the response cache of every instance
@@ -68,16 +78,6 @@ const bump = (trx: Transaction<DB>, campaignId: number) =>
  * longer allowed to make it (CONTRACT "Authorization holds for the whole request"): every campaign
  * write goes through here, so none can commit for a member removed or demoted while in flight.
  */
-// The first statement of every campaign write on SQLite: built and compiled once (query-template.ts).
-const bumpLive = queryTemplate(['campaignId'], (db: Kysely<DB>, params) =>
-  db
-    .updateTable('campaigns')
-    .set((eb) => ({ content_version: eb('content_version', '+', 1) }))
-    .where('id', '=', params.campaignId)
-    .where('deleted_at', 'is', null)
-    .returning('id'),
-);
-
 export async function openCampaignWrite(trx: Transaction<DB>, campaignId: number, mode: WriteMode = 'exclusive', announce = false): Promise<boolean> {
   const actor = currentActor();
   if (dialectOf(trx) === 'sqlite') {
