@@ -19,14 +19,13 @@
 // after the queue rows, and a queue row is deleted only if its `seq` is still the one read and no
 // write in flight holds it: a write that queues again meanwhile, committed or not, keeps its row,
 // so its change is indexed by a later pass.
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { Database, Db } from '../database.js';
 import type { DB } from '../schema.js';
 import { ARC_TEXT_FIELDS } from '../schema.js';
 import { shareCampaignWrites } from '../repositories/common.js';
 import { arcDocuments, campaignDocuments, kindOfCode, KIND_CODES, thingDocuments, type AudienceDocument, type DocumentKind } from '../../search/document.js';
 import { reindexRecord } from './search-diff.js';
-import { queryTemplate } from '../query-template.js';
 
 /** Records indexed in one transaction. */
 const INDEX_BATCH = 32;
@@ -75,16 +74,8 @@ export async function queueReindex(db: Db, campaignId: number, kind: DocumentKin
     holding.set(`${kind}:${recordId}:${campaignId}`, { campaignId, kind: KIND_CODES[kind], recordId });
     return;
   }
-  await queueOne.execute(db, { campaignId, kind: KIND_CODES[kind], recordId });
+  await queueUpsert([{ campaignId, kind: KIND_CODES[kind], recordId }]).execute(db);
 }
-
-// Run by every write of a record's text (but a request's on PostgreSQL): compiled once (query-template.ts).
-const queueOne = queryTemplate(['campaignId', 'kind', 'recordId'], (db: Kysely<DB>, params) =>
-  db
-    .insertInto('search_pending')
-    .values({ campaign_id: params.campaignId, kind: params.kind, record_id: params.recordId })
-    .onConflict((oc) => oc.columns(['campaign_id', 'kind', 'record_id']).doUpdateSet({ seq: (eb) => eb('search_pending.seq', '+', 1) })),
-);
 
 interface PendingRow {
   kind: number;

@@ -53,7 +53,8 @@ export async function shareCampaignWrites(trx: Transaction<DB>, campaignId: numb
 const bump = (trx: Transaction<DB>, campaignId: number) =>
   trx.updateTable('campaigns').set((eb) => ({ content_version: eb('content_version', '+', 1) })).where('id', '=', campaignId);
 
-// The first statement of every campaign write on SQLite: built and compiled once (query-template.ts).
+// The bump of a live campaign: the first statement of every campaign write on SQLite, built and
+// compiled once (query-template.ts).
 const bumpLive = queryTemplate(['campaignId'], (db: Kysely<DB>, params) =>
   db
     .updateTable('campaigns')
@@ -108,7 +109,7 @@ export async function openCampaignWrite(trx: Transaction<DB>, campaignId: number
  */
 export async function endCampaignWrite(trx: Transaction<DB>, campaignId: number): Promise<boolean> {
   if (dialectOf(trx) === 'sqlite') return true;
-  return (await bump(trx, campaignId).where('deleted_at', 'is', null).returning('id').executeTakeFirst()) !== undefined;
+  return (await bumpLive.executeTakeFirst(trx, { campaignId })) !== undefined;
 }
 
 /**
@@ -121,7 +122,7 @@ export async function endCampaignWrite(trx: Transaction<DB>, campaignId: number)
  */
 export async function beginCampaignWrite(trx: Transaction<DB>, campaignId: number): Promise<boolean> {
   await lockCampaignWrites(trx, campaignId);
-  const row = await bump(trx, campaignId).where('deleted_at', 'is', null).returning('id').executeTakeFirst();
+  const row = await bumpLive.executeTakeFirst(trx, { campaignId });
   if (row === undefined) return false;
   await checkActorAtCommit(trx, campaignId);
   return true;

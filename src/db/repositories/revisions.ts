@@ -77,8 +77,7 @@ async function closeRevision(trx: Transaction<DB>, campaignId: number, id: numbe
   if (deflated !== undefined) await trx.updateTable('revisions').set({ snapshot: deflated }).where('campaign_id', '=', campaignId).where('id', '=', id).execute();
 }
 
-// The two statements of nearly every save (query-template.ts): the latest two revisions, and the
-// latest updated when the save merges into it.
+// The read of nearly every save, built and compiled once (query-template.ts): the latest two revisions.
 const latestTwo = queryTemplate(['campaignId', 'kind', 'recordId'], (db: Kysely<DB>, params) =>
   db
     .selectFrom('revisions')
@@ -90,15 +89,7 @@ const latestTwo = queryTemplate(['campaignId', 'kind', 'recordId'], (db: Kysely<
     .orderBy('id', 'desc')
     .limit(2),
 );
-const mergeInto = queryTemplate(['snapshot', 'digests', 'updatedAt', 'fields', 'campaignId', 'id'], (db: Kysely<DB>, params) =>
-  db
-    .updateTable('revisions')
-    .set({ snapshot: params.snapshot, digests: params.digests, updated_at: params.updatedAt, fields: params.fields })
-    .where('campaign_id', '=', params.campaignId)
-    .where('id', '=', params.id),
-);
-
-/** The merge of a save into its record's latest revision (keepRevision): what mergeInto writes. */
+/** The merge of a save into its record's latest revision (keepRevision). */
 export interface RevisionMerge {
   snapshot: Uint8Array;
   digests: string;
@@ -129,7 +120,7 @@ export function takeHeldRevisionMerge(trx: Db): RevisionMerge | undefined {
   return held?.merge;
 }
 
-/** The statement of a merge, as a part of another (a data-modifying CTE on PostgreSQL). */
+/** The statement of a merge: run alone, or sent as a part of another (a data-modifying CTE on PostgreSQL). */
 export function revisionMergeStatement(merge: RevisionMerge) {
   return sql`update revisions set snapshot = ${merge.snapshot}, digests = ${merge.digests}, updated_at = ${merge.updatedAt}, fields = ${merge.fields}
     where campaign_id = ${merge.campaignId} and id = ${merge.id}`;
@@ -151,7 +142,7 @@ export function revisionMergeStatement(merge: RevisionMerge) {
 export async function keepRevision(trx: Transaction<DB>, input: KeepRevisionInput): Promise<void> {
   const held = heldMerges.get(trx);
   if (held?.merge !== undefined) {
-    await mergeInto.execute(trx, held.merge);
+    await revisionMergeStatement(held.merge).execute(trx);
     held.merge = undefined;
   }
   const kind = REVISION_KIND_CODES[input.kind];
@@ -210,7 +201,7 @@ export async function keepRevision(trx: Transaction<DB>, input: KeepRevisionInpu
       id: latest.id,
     };
     if (held !== undefined) held.merge = merge;
-    else await mergeInto.execute(trx, merge);
+    else await revisionMergeStatement(merge).execute(trx);
     return;
   }
   await closeRevision(trx, input.campaignId, latest.id);
