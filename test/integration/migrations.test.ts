@@ -1,10 +1,11 @@
 import { fullView } from '../../src/access/view.js';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateToLatest, migrator } from '../../src/db/migrate.js';
 import { searchCampaign } from '../../src/db/repositories/search.js';
 import { presentAsset } from '../../src/http/schemas/asset.js';
 import { migrations } from '../../src/db/migrations/index.js';
+import type { DB } from '../../src/db/schema.js';
 import { createTestDatabase, dialect, type TestDatabase } from '../support/test-db.js';
 
 const foreignKeyViolation = dialect === 'postgres' ? '23503' : 'SQLITE_CONSTRAINT_FOREIGNKEY';
@@ -163,5 +164,83 @@ describe(`migrations on ${dialect}`, () => {
         db.insertInto('arc_things').values({ campaign_id: campaignB, arc_id: arcB, thing_id: thingA, created_at: now }).execute(),
       ).rejects.toMatchObject({ code: foreignKeyViolation });
     });
+  });
+});
+
+// Migration 0033: the bump of content_version and the other changes of a campaign row have a
+// trigger each, fired by the columns an UPDATE sets; neither serializes the row for a bump.
+describe.runIf(dialect === 'postgres')('the notices of a campaign row, on postgres', () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await database?.close();
+  });
+
+  it('fires the change notice on every column but content_version (a migration adding a column must create it again)', async () => {
+    const { rows } = await sql<{ trigger: string[]; columns: string[] }>`select
+        array(select a.attname::text from pg_trigger t cross join unnest(t.tgattr) k join pg_attribute a on a.attrelid = t.tgrelid and a.attnum = k
+          where t.tgname = 'loreforge_notify_campaigns' and t.tgrelid = 'campaigns'::regclass order by 1) as trigger,
+        array(select attname::text from pg_attribute where attrelid = 'campaigns'::regclass and attnum > 0 and not attisdropped
+          and attname <> 'content_version' order by 1) as columns`.execute(database.kysely);
+    expect(rows[0]!.columns).toContain('description');
+    expect(rows[0]!.trigger).toEqual(rows[0]!.columns);
+  });
+
+  it('sends v: for a bump, c: for any other change, both for both, and nothing for a bump the write announces or an unchanged row', async () => {
+    const db = database.kysely;
+    await db
+      .insertInto('users')
+      .values({ id: 'n1', email: 'n@example.com', email_normalized: 'n@example.com', name: 'N', password_hash: 'x', created_at: now })
+      .execute();
+    const { id } = await db
+      .insertInto('campaigns')
+      .values({ slug: 'noticed', name: 'Noticed', user_id: 'n1', version: 1, created_at: now, updated_at: now })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const listener = database.connectClient!();
+    const notices: string[] = [];
+    listener.on('notification', (message) => notices.push(message.payload ?? ''));
+    await listener.connect();
+    try {
+      await listener.query('listen loreforge_callers');
+      // Each step in its own transaction; returns what it noticed, and what changes_version reads.
+      const step = async (statement: (trx: Kysely<DB>) => Promise<unknown>) => {
+        notices.length = 0;
+        const bumped = await db.transaction().execute(async (trx) => {
+          await statement(trx);
+          const { rows } = await sql<{ bumped: string | null }>`select current_setting(${`loreforge.bumped_${id}`}, true) as bumped`.execute(trx);
+          return rows[0]!.bumped || null;
+        });
+        await listener.query('select 1');
+        return { bumped, notices: [...notices] };
+      };
+      const bump = (trx: Kysely<DB>) =>
+        trx.updateTable('campaigns').set((eb) => ({ content_version: eb('content_version', '+', 1) })).where('id', '=', id).execute();
+
+      const { content_version: v0 } = await db.selectFrom('campaigns').select('content_version').where('id', '=', id).executeTakeFirstOrThrow();
+      expect(await step(bump)).toEqual({ bumped: `${v0 + 1}`, notices: [`v:${id}:${v0 + 1}`] });
+      expect(await step((trx) => trx.updateTable('campaigns').set({ name: 'Renamed' }).where('id', '=', id).execute())).toEqual({
+        bumped: null,
+        notices: [`c:${id}`],
+      });
+      expect(
+        await step((trx) =>
+          trx.updateTable('campaigns').set((eb) => ({ name: 'Again', content_version: eb('content_version', '+', 1) })).where('id', '=', id).execute(),
+        ),
+      ).toEqual({ bumped: `${v0 + 2}`, notices: [`v:${id}:${v0 + 2}`, `c:${id}`] });
+      expect(
+        await step(async (trx) => {
+          await sql`select set_config('loreforge.announce', ${String(id)}, true)`.execute(trx);
+          await bump(trx);
+        }),
+      ).toEqual({ bumped: `${v0 + 3}`, notices: [] });
+      expect(await step((trx) => trx.updateTable('campaigns').set({ name: 'Again' }).where('id', '=', id).execute())).toEqual({ bumped: null, notices: [] });
+      expect(await step((trx) => trx.updateTable('campaigns').set({ content_version: v0 + 3 }).where('id', '=', id).execute())).toEqual({ bumped: null, notices: [] });
+      expect(await step((trx) => trx.deleteFrom('campaigns').where('id', '=', id).execute())).toEqual({ bumped: null, notices: [`c:${id}`] });
+    } finally {
+      await listener.end();
+    }
   });
 });
