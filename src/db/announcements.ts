@@ -1,9 +1,16 @@
-import { sql, type Kysely } from 'kysely';
+import { CompiledQuery, type Kysely } from 'kysely';
 import type { DB } from './schema.js';
 import type { Notifications } from './notifications.js';
 
 /** PostgreSQL takes notices of up to 8,000 bytes: announcements go in payloads of at most this many characters. */
-const PAYLOAD_CHARS = 7000;
+export const PAYLOAD_CHARS = 7000;
+
+/**
+ * Campaigns announced in one payload: a notice `v:<id>:<version>` is at most 23 characters (both
+ * are PostgreSQL integers, at most 10 digits), so a list of this many, spaces and LIST_MARK
+ * included, stays within PAYLOAD_CHARS.
+ */
+export const CAMPAIGNS_PER_PAYLOAD = 250;
 
 /**
  * Begins a payload that holds several notices: `versions v:1:5 v:2:7`. A lone notice goes as it is
@@ -22,34 +29,37 @@ export function noticesOf(payload: string): string[] {
   return notices[0] === LIST_MARK ? notices.slice(1) : notices;
 }
 
-/** `items` (notices) in as few payloads as PAYLOAD_CHARS allows, each read safely by older instances (LIST_MARK). */
-export function payloadsOf(items: string[]): string[] {
-  const lists: string[][] = [];
-  let length = 0;
-  for (const item of items) {
-    const last = lists.at(-1);
-    if (last && length + 1 + item.length <= PAYLOAD_CHARS) {
-      last.push(item);
-      length += 1 + item.length;
-    } else {
-      lists.push([item]);
-      length = LIST_MARK.length + 1 + item.length;
-    }
-  }
-  return lists.map((list) => (list.length === 1 ? list[0]! : `${LIST_MARK} ${list.join(' ')}`));
-}
+/**
+ * The statement that announces campaigns `$2` on channel `$1`: it reads their content_version and
+ * sends them as one payload (a lone notice as it is, several after LIST_MARK, as noticesOf reads),
+ * and returns what it sent. Nothing for a campaign that no longer exists. One statement: the
+ * version read after a write's commit and its notice used to be a round trip each.
+ */
+export const ANNOUNCE_SQL = `select array_agg(id) as ids, array_agg(content_version) as versions,
+    pg_notify($1, case when count(*) = 1 then min('v:' || id || ':' || content_version)
+      else '${LIST_MARK} ' || string_agg('v:' || id || ':' || content_version, ' ') end) as sent
+  from campaigns where id = any($2::int[]) having count(*) > 0`;
+
+/** What became of one campaign's announcement (Announcements.add). */
+export type Announced =
+  /** Sent to every instance: the campaign's content_version when it was read, after the write's commit. */
+  | { version: number }
+  /** Not sent: the campaign no longer exists (erased after the write committed). */
+  | 'gone'
+  /** Not sent: the database could not be reached (the other instances' heartbeats read the version within their next beat). */
+  | 'unsent';
 
 /**
- * The content versions this instance's writes committed, sent to every instance as `v:<campaign
- * id>:<version>` notices (several in one payload: payloadsOf) from the listening
- * connection, after the commits (migration 0028 says why not from the write's transaction). Writes
- * committed while a send is on its way share the next one, which carries the latest version of
- * each campaign. While the listening connection is down they go through the pool.
+ * The content versions this instance's writes committed, read after the commits and sent to every
+ * instance as `v:<campaign id>:<version>` notices (ANNOUNCE_SQL), from the listening connection
+ * (migration 0028 says why not from the write's transaction). Writes committed while a send is on
+ * its way share the next one, which reads the latest version of each campaign. While the listening
+ * connection is down they go through the pool.
  */
 export class Announcements {
-  private readonly queued = new Map<number, number>();
-  private queuedSend: Promise<void> | undefined;
-  private sending: Promise<void> | undefined;
+  private readonly queued = new Set<number>();
+  private queuedSend: Promise<Map<number, Announced>> | undefined;
+  private sending: Promise<unknown> | undefined;
 
   constructor(
     private readonly notifications: Notifications,
@@ -58,31 +68,55 @@ export class Announcements {
   ) {}
 
   /**
-   * Resolves once the notice carrying `contentVersion` is committed, or could not be sent (then
-   * the heartbeats of the other instances read the version within their next beat: caller-cache.ts).
+   * Announces the campaign a write of this instance committed in: resolves once the notice carrying
+   * a content_version at least as new as that write's is committed, with that version; or with why
+   * none was sent.
    */
-  add(campaignId: number, contentVersion: number): Promise<void> {
-    this.queued.set(campaignId, Math.max(this.queued.get(campaignId) ?? 0, contentVersion));
+  async add(campaignId: number): Promise<Announced> {
+    this.queued.add(campaignId);
     this.queuedSend ??= (this.sending ?? Promise.resolve()).then(() => {
-      const items = [...this.queued].map(([id, version]) => `v:${id}:${version}`);
+      const ids = [...this.queued];
       this.queued.clear();
       this.queuedSend = undefined;
-      const send = this.send(items).finally(() => {
+      const send = this.send(ids).finally(() => {
         if (this.sending === send) this.sending = undefined;
       });
       this.sending = send;
       return send;
     });
-    return this.queuedSend;
+    return (await this.queuedSend).get(campaignId) ?? 'gone';
   }
 
-  private async send(items: string[]): Promise<void> {
-    for (const payload of payloadsOf(items)) {
+  private async send(ids: number[]): Promise<Map<number, Announced>> {
+    const announced = new Map<number, Announced>();
+    for (let start = 0; start < ids.length; start += CAMPAIGNS_PER_PAYLOAD) {
+      const chunk = ids.slice(start, start + CAMPAIGNS_PER_PAYLOAD);
+      const rows = await this.announce(chunk);
+      if (rows === undefined) {
+        for (const id of chunk) announced.set(id, 'unsent');
+        continue;
+      }
+      for (const row of rows) row.ids.forEach((id, i) => announced.set(id, { version: Number(row.versions[i]) }));
+    }
+    return announced;
+  }
+
+  private async announce(ids: number[]): Promise<AnnounceRow[] | undefined> {
+    try {
+      // Prepared once on the listening connection (a new one after a reconnect prepares it again).
+      return (await this.notifications.query<AnnounceRow>({ name: 'loreforge_announce', text: ANNOUNCE_SQL, values: [this.channel, ids] })).rows;
+    } catch {
+      if (!this.db) return undefined;
       try {
-        await this.notifications.notify(payload);
+        return (await this.db.executeQuery<AnnounceRow>(CompiledQuery.raw(ANNOUNCE_SQL, [this.channel, ids]))).rows;
       } catch {
-        if (this.db) await sql`select pg_notify(${this.channel}, ${payload})`.execute(this.db).catch(() => {});
+        return undefined;
       }
     }
   }
+}
+
+interface AnnounceRow {
+  ids: number[];
+  versions: number[];
 }

@@ -31,9 +31,9 @@ export const CALLER_CHANNEL = 'loreforge_callers';
 
 /**
  * PostgreSQL only: the lookups of caller, campaign and membership that authenticate requests, kept
- * in memory and invalidated by the notices the triggers of migrations 0026 and 0028 send at commit
- * (see there for the payloads), and by the content versions the instances announce after their
- * writes commit (announce). Safety rules:
+ * in memory and invalidated by the notices the triggers of migrations 0026, 0028 and 0033 send at
+ * commit (see there for the payloads), and by the content versions the instances announce after
+ * their writes commit (announce). Safety rules:
  * - an entry is used only while the listening connection is up and has been up, without a break,
  *   since the lookup that loaded it started (its epoch); when the connection drops, everything is
  *   dropped and every request goes to the database until it listens again; and only while the
@@ -117,34 +117,38 @@ export class CallerCache {
 
   /** Follows the writes of one request (write-scope.ts); `settled()` is what its answer waits for. */
   requestWrites(): WriteScope & { settled(): Promise<void> } {
-    const announcements: Promise<void>[] = [];
-    let announced = 0;
+    const announcements: Promise<boolean>[] = [];
     let notices = false;
     return {
-      committed: (campaignId, contentVersion, notified) => {
-        announced += 1;
+      committed: (campaignId, notified) => {
         notices ||= notified;
-        announcements.push(this.announce(campaignId, contentVersion));
+        announcements.push(this.announce(campaignId));
       },
       unannounced: () => {
         notices = true;
       },
       // Without any announced write, the request may have written in other ways: the barrier.
+      // With a campaign erased right after its write committed, the erasure's notice is awaited too.
       settled: async () => {
-        await Promise.all(announcements);
-        if (notices || announced === 0) await this.settle();
+        const sent = await Promise.all(announcements);
+        if (notices || sent.length === 0 || sent.includes(false)) await this.settle();
       },
     };
   }
 
   /**
-   * A write of this instance committed `contentVersion` of the campaign (its transaction sent no
-   * notice of it: migration 0028): applied here at once, and announced to every instance
-   * (announcements.ts); resolves once the announcement is committed.
+   * A write of this instance committed in the campaign (its transaction sent no notice of it:
+   * migration 0028): announced to every instance (announcements.ts) with the content_version read
+   * after the commit, and applied here. Resolves once the announcement is committed: true, or false
+   * when the campaign no longer exists. When it could not be sent, what is kept of the campaign here
+   * is dropped (its version is not known), and the other instances' heartbeats read it.
    */
-  announce(campaignId: number, contentVersion: number): Promise<void> {
-    this.applyVersion(campaignId, contentVersion);
-    return this.announcements.add(campaignId, contentVersion);
+  async announce(campaignId: number): Promise<boolean> {
+    const announced = await this.announcements.add(campaignId);
+    if (announced === 'gone') return false;
+    if (announced === 'unsent') this.apply(`c:${campaignId}`);
+    else this.applyVersion(campaignId, announced.version);
+    return true;
   }
 
   /**

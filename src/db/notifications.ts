@@ -70,6 +70,9 @@ export class Notifications {
       // the announced versions of writes already committed: nothing to keep after a crash, so no
       // wait for the WAL to reach the disk.
       await client.query('SET synchronous_commit TO off');
+      // Its statements are few and fixed, and look rows up by key (announcements.ts): a prepared
+      // one keeps its first plan rather than being planned again for each array of ids.
+      await client.query('SET plan_cache_mode TO force_generic_plan');
       await client.query(`LISTEN ${client.escapeIdentifier(this.channel)}`);
       if (client !== this.client) return;
       this.lastHeardAt = Date.now();
@@ -99,14 +102,14 @@ export class Notifications {
   }
 
   /**
-   * Sends `payload` on the channel from this connection (to every listener, this one too); resolves
-   * once it is committed. The connection commits without waiting for the disk (see start), so the
-   * notice queue's lock, which lets one notifying transaction commit at a time, is held briefly.
+   * Runs `query` on this connection (its notices go to every listener, this one too); resolves once
+   * it is committed. The connection commits without waiting for the disk (see start), so the notice
+   * queue's lock, which lets one notifying transaction commit at a time, is held briefly.
    */
-  async notify(payload: string): Promise<void> {
+  async query<R extends pg.QueryResultRow>(query: pg.QueryConfig): Promise<pg.QueryResult<R>> {
     const client = this.client;
     if (!client || !this.listening) throw new Error('not listening');
-    await client.query('SELECT pg_notify($1, $2)', [this.channel, payload]);
+    return client.query<R>(query);
   }
 
   async close(): Promise<void> {

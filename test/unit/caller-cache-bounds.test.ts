@@ -2,8 +2,9 @@ import { EventEmitter } from 'node:events';
 import fc from 'fast-check';
 import type pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LIST_MARK, noticesOf, payloadsOf } from '../../src/db/announcements.js';
+import { LIST_MARK, noticesOf } from '../../src/db/announcements.js';
 import { CallerCache, type CallerLookup } from '../../src/db/caller-cache.js';
+import { oldInstanceReads } from '../support/old-instance.js';
 
 // The caller cache's bookkeeping is bounded one record at a time (db/caller-cache.ts), and the
 // announcements' payloads read safely by instances of the release before migration 0028.
@@ -117,50 +118,8 @@ describe('the bounded bookkeeping', () => {
   });
 });
 
-// The parser of the release before migration 0028 (src/db/caller-cache.ts at 0d173fc, `invalidate`):
-// one notice per payload, split at every colon. What it would do with a payload.
-function oldInstanceReads(payload: string): { dropsAll: true } | { dropsAll: false; versions: Map<number, number>; dropsCampaigns: number[] } {
-  const [kind = '', first = '', second = ''] = payload.split(':');
-  if (!['u', 's', 't', 'c', 'm', 'v'].includes(kind)) return { dropsAll: true };
-  const versions = new Map<number, number>();
-  const dropsCampaigns: number[] = [];
-  if (kind === 'v') {
-    if (Number.isSafeInteger(Number(second))) versions.set(Number(first), Number(second));
-    else dropsCampaigns.push(Number(first));
-  }
-  return { dropsAll: false, versions, dropsCampaigns };
-}
-
+// The payloads the real statement sends: test/integration/announcements.test.ts.
 describe('the announcements, read by this release and by the one before migration 0028', () => {
-  const announcement = fc.uniqueArray(fc.tuple(fc.integer({ min: 1, max: 2 ** 31 - 1 }), fc.integer({ min: 1, max: 2 ** 31 - 1 })), { minLength: 1, maxLength: 1200, selector: ([id]) => id });
-
-  it('an old instance reads each payload exactly or drops everything, never a wrong or missing version (property)', () => {
-    fc.assert(
-      fc.property(announcement, (items) => {
-        for (const payload of payloadsOf(items.map(([id, version]) => `v:${id}:${version}`))) {
-          expect(payload.length).toBeLessThanOrEqual(7000);
-          const read = oldInstanceReads(payload);
-          if (read.dropsAll) continue;
-          const notices = noticesOf(payload);
-          expect(notices).toHaveLength(1);
-          const [, id, version] = notices[0]!.split(':');
-          expect([...read.versions]).toEqual([[Number(id), Number(version)]]);
-        }
-      }),
-    );
-  });
-
-  it('this release reads every notice sent, in order, in as few payloads as fit', () => {
-    fc.assert(
-      fc.property(announcement, (items) => {
-        const notices = items.map(([id, version]) => `v:${id}:${version}`);
-        const payloads = payloadsOf(notices);
-        expect(payloads.flatMap(noticesOf)).toEqual(notices);
-        if (notices.length > 1) expect(payloads[0]!.startsWith(`${LIST_MARK} v:`)).toBe(true);
-      }),
-    );
-  });
-
   it('the bare list of the first 0028 release misleads an old instance (why the mark), and this release still reads it', () => {
     const bare = 'v:1:5 v:2:7';
     expect(oldInstanceReads(bare)).toEqual({ dropsAll: false, versions: new Map(), dropsCampaigns: [1] });
@@ -179,5 +138,71 @@ describe('the announcements, read by this release and by the one before migratio
     const one = await lookup(cache, 'one', lookupOf('alice', 1, 1));
     const two = await lookup(cache, 'two', lookupOf('bob', 2, 1));
     expect([one.loaded, one.value!.campaign!.content_version, two.loaded, two.value!.campaign!.content_version]).toEqual([false, 5, false, 8]);
+  });
+});
+
+// What a write's request does with its announcement (caller-cache.ts requestWrites, announce).
+describe("a write's announcement", () => {
+  // Answers the announcement statement from `versions` (or fails it), and echoes the barrier's notices.
+  class AnnouncingClient extends AnsweringClient {
+    readonly versions = new Map<number, number>();
+    failing = false;
+    barriers = 0;
+    override query = ((config: string | pg.QueryConfig, values?: unknown[]) => {
+      if (typeof config === 'object' && config.name === 'loreforge_announce') {
+        if (this.failing) return Promise.reject(new Error('connection lost'));
+        const ids = (config.values![1] as number[]).filter((id) => this.versions.has(id));
+        return Promise.resolve({ rows: ids.length ? [{ ids, versions: ids.map((id) => this.versions.get(id)) }] : [] });
+      }
+      if (typeof config === 'string' && config.startsWith('SELECT pg_notify')) {
+        this.barriers += 1;
+        setImmediate(() => this.emit('notification', { channel: values![0], payload: values![1] }));
+      }
+      return Promise.resolve({ rows: [] });
+    }) as unknown as () => Promise<{ rows: never[] }>;
+  }
+
+  async function announcingCache(): Promise<{ cache: CallerCache; client: AnnouncingClient }> {
+    const client = new AnnouncingClient();
+    const cache = new CallerCache(() => client as unknown as pg.Client, { maxEntries: 10, ttlMs: 60_000 });
+    caches.push(cache);
+    await cache.notifications.start();
+    return { cache, client };
+  }
+
+  it('applies the version read after the commit, and answers without the barrier', async () => {
+    const { cache, client } = await announcingCache();
+    await lookup(cache, 'k', lookupOf('alice', 1, 3));
+    client.versions.set(1, 7);
+    const writes = cache.requestWrites();
+    writes.committed(1, false);
+    await writes.settled();
+    const again = await lookup(cache, 'k', lookupOf('alice', 1, 3));
+    expect([again.loaded, again.value!.campaign!.content_version, client.barriers]).toEqual([false, 7, 0]);
+  });
+
+  it('waits for the barrier when the campaign is gone (its erasure was noticed), or the write sent notices itself', async () => {
+    const { cache, client } = await announcingCache();
+    const gone = cache.requestWrites();
+    gone.committed(1, false);
+    await gone.settled();
+    expect(client.barriers).toBe(1);
+    client.versions.set(2, 4);
+    const notified = cache.requestWrites();
+    notified.committed(2, true);
+    await notified.settled();
+    expect(client.barriers).toBe(2);
+  });
+
+  it('drops what it keeps of the campaign when the announcement could not be sent (its version is not known)', async () => {
+    const { cache, client } = await announcingCache();
+    await lookup(cache, 'k', lookupOf('alice', 1, 3));
+    await lookup(cache, 'other', lookupOf('bob', 2, 3));
+    client.failing = true;
+    const writes = cache.requestWrites();
+    writes.committed(1, false);
+    await writes.settled();
+    expect((await lookup(cache, 'k', lookupOf('alice', 1, 3))).loaded).toBe(true);
+    expect((await lookup(cache, 'other', lookupOf('bob', 2, 3))).loaded).toBe(false);
   });
 });

@@ -148,10 +148,6 @@ export async function roleAtCommit(trx: Transaction<DB>, campaignId: number, use
   return (await memberRole.executeTakeFirst(trx, { campaignId, userId }))?.role;
 }
 
-const contentVersion = queryTemplate(['campaignId'], (db: Kysely<DB>, params) =>
-  db.selectFrom('campaigns').select('content_version').where('id', '=', params.campaignId),
-);
-
 /**
  * Runs `fn` in a write transaction (Database.write: grouped commits on SQLite; re-run on a deadlock
  * on PostgreSQL, so `fn` must touch only the database) between openCampaignWrite and
@@ -187,12 +183,9 @@ export async function campaignWrite<T>(
     if (notified === undefined) throw errors.campaignNotFound();
     return value;
   }, { announced: true });
-  // The version this write's COMMIT moved the campaign to, or a later one: read after the commit
-  // (what any instance announces only moves versions forward: db/caller-cache.ts applyVersion).
-  const row = await contentVersion.executeTakeFirst(database.kysely, { campaignId });
-  // Erased right after this write committed: its erasure's notice drops the campaign everywhere.
-  if (row === undefined) scope.unannounced();
-  else scope.committed(campaignId, Number(row.content_version), notified!);
+  // The version its COMMIT moved the campaign to, or a later one, is read and announced after the
+  // commit, in one statement shared by the writes committed meanwhile (db/announcements.ts).
+  scope.committed(campaignId, notified!);
   return result;
 }
 
