@@ -101,19 +101,33 @@ export async function createTestContext(env: Record<string, string> = {}, option
   // side by side, and one file's images must not move another's counts.
   const dataDir = env.DATA_DIR === undefined ? fs.mkdtempSync(path.join(os.tmpdir(), 'loreforge-test-data-')) : undefined;
   const config = loadConfig({ LOG_LEVEL: 'silent', INVITATIONS_MAX_PER_USER_PER_HOUR: '1000000', INVITATION_MAX_FAILURES_PER_IP: '1000000', IMPORTS_MAX_PER_USER_PER_HOUR: '1000000', SEARCH_INDEX_DELAY_MS: '0', ...(dataDir ? { DATA_DIR: dataDir } : {}), ...env });
-  const app = await buildCheckedApp(config, { database, logger: false });
-  options.beforeReady?.(app);
-  await app.ready();
+  const removeDataDir = () => {
+    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  };
+  let app: AppInstance;
+  try {
+    app = await buildCheckedApp(config, { database, logger: false });
+    options.beforeReady?.(app);
+    await app.ready();
+  } catch (error) {
+    await database.close().catch(() => {});
+    removeDataDir();
+    throw error;
+  }
   return {
     app,
     database,
     config,
     queries,
     createUser: (email) => createTestUser(database, email),
+    // The data folder goes even when closing fails (a test that stopped the database, say).
     async close() {
-      await app.close();
-      await database.close();
-      if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+      try {
+        await app.close();
+        await database.close();
+      } finally {
+        removeDataDir();
+      }
     },
   };
 }
