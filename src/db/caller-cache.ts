@@ -46,7 +46,8 @@ export const CALLER_CHANNEL = 'loreforge_callers';
  * - a lookup that found no caller, or not the campaign it was asked for, is never kept: nothing
  *   announces the arrival of a new session, token, campaign slug or membership;
  * - the heartbeat reads back the content versions of the campaigns kept, so a write whose
- *   announcement never went out (its instance died right after the commit) is seen within 0.5 s;
+ *   announcement never went out (its instance died right after the commit, or could not reach the
+ *   database) is seen within 0.5 s;
  * - entries are bounded in count and age, and a session or token past its expiry is looked up again;
  * - the bookkeeping (which user, campaign and membership was noticed when; the versions announced)
  *   is bounded too: past maxEntries the oldest record is forgotten, one at a time, and a lookup

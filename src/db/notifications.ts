@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { isStalePlan } from './prepared.js';
 
 const SYNC_PREFIX = 'sync:';
 
@@ -109,7 +110,18 @@ export class Notifications {
   async query<R extends pg.QueryResultRow>(query: pg.QueryConfig): Promise<pg.QueryResult<R>> {
     const client = this.client;
     if (!client || !this.listening) throw new Error('not listening');
-    return client.query<R>(query);
+    // A connection that does not answer in time is taken for down, as in sync.
+    const timeout = setTimeout(() => this.down(client), this.options.downMs);
+    try {
+      return await client.query<R>(query);
+    } catch (error) {
+      // A prepared statement whose result type changed under it (a migration of another instance)
+      // fails until this connection goes: it goes, and the next one prepares it anew.
+      if (isStalePlan(error)) this.down(client);
+      throw error;
+    } finally {
+      clearTimeout(timeout);
+    }
   }
 
   async close(): Promise<void> {

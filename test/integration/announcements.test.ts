@@ -90,10 +90,14 @@ describe.runIf(dialect === 'postgres')('announcements of content versions, on po
     );
   });
 
-  it('sends a lone notice as it is, and nothing for a campaign that no longer exists', async () => {
+  it('sends a lone notice as it is, and nothing for a campaign that no longer exists, alone or beside others', async () => {
     const announcements = new Announcements(listener, channel, database.kysely);
     expect(await announce(announcements, [largest])).toEqual({ results: [{ version: versionOf(largest) }], payloads: [`v:${largest}:${versionOf(largest)}`] });
     expect(await announce(announcements, [12345])).toEqual({ results: ['gone'], payloads: [] });
+    expect(await announce(announcements, [12345, largest - 2])).toEqual({
+      results: ['gone', { version: versionOf(largest - 2) }],
+      payloads: [`v:${largest - 2}:${versionOf(largest - 2)}`],
+    });
   });
 
   it('goes through the pool while the listening connection is down, and says when it could not send at all', async () => {

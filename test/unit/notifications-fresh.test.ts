@@ -52,4 +52,32 @@ describe('the listening connection', () => {
     expect(notifications.listening).toBe(false);
     await notifications.close();
   });
+
+  it('goes down when a statement run on it stalls, or fails for a plan gone stale; not for another failure', async () => {
+    vi.useFakeTimers();
+    const client = new StallingClient();
+    let downs = 0;
+    const notifications = new Notifications(() => client as unknown as pg.Client, 'loreforge_callers', () => {}, () => (downs += 1));
+    await notifications.start();
+    const failWith = (error: object) => {
+      client.query = () => Promise.reject(Object.assign(new Error('failed'), error));
+    };
+    failWith({ code: '23505' });
+    await expect(notifications.query({ text: 'select 1' })).rejects.toThrow('failed');
+    expect([downs, notifications.listening]).toEqual([0, true]);
+    failWith({ code: '0A000', message: 'cached plan must not change result type' });
+    await expect(notifications.query({ text: 'select 1' })).rejects.toThrow('cached plan');
+    expect([downs, notifications.listening]).toEqual([1, false]);
+
+    // It listens again (a new connection, which prepares its statements anew); then one that stalls.
+    client.query = StallingClient.prototype.query;
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(notifications.listening).toBe(true);
+    client.stalled = true;
+    const stalled = notifications.query({ text: 'select 1' });
+    await vi.advanceTimersByTimeAsync(5000);
+    expect([downs, notifications.listening]).toEqual([2, false]);
+    void stalled;
+    await notifications.close();
+  });
 });

@@ -18,7 +18,10 @@ import type { Dialect } from '../database.js';
 //   instances' kept copies of the campaign, unless the row is in fact unchanged but for its version.
 //   Its column list is every column but content_version: a migration that adds a column to
 //   campaigns must create the trigger again with it (campaignColumnsTrigger), and
-//   test/integration/migrations.test.ts fails until it does.
+//   test/integration/migrations.test.ts fails until it does. One that drops a column or changes its
+//   type must drop the trigger first (PostgreSQL refuses to alter a column a trigger names, and
+//   DROP COLUMN … CASCADE would drop the trigger, DELETE included), then create it again. UPDATE OF
+//   does not see columns a BEFORE trigger changes: campaigns has none.
 //
 // An UPDATE that changes both (a campaign's own edit bumps its version too) now sends `v:` and then
 // `c:` (triggers fire in name order); before, only `c:`. An instance applies the version, then drops
