@@ -59,6 +59,7 @@ describe('the listening connection', () => {
     let downs = 0;
     const notifications = new Notifications(() => client as unknown as pg.Client, 'loreforge_callers', () => {}, () => (downs += 1));
     await notifications.start();
+    const answer = client.query.bind(client);
     const failWith = (error: object) => {
       client.query = () => Promise.reject(Object.assign(new Error('failed'), error));
     };
@@ -70,7 +71,7 @@ describe('the listening connection', () => {
     expect([downs, notifications.listening]).toEqual([1, false]);
 
     // It listens again (a new connection, which prepares its statements anew); then one that stalls.
-    client.query = StallingClient.prototype.query;
+    client.query = answer;
     await vi.advanceTimersByTimeAsync(1000);
     expect(notifications.listening).toBe(true);
     client.stalled = true;
