@@ -6,6 +6,7 @@ import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, sql, type LogE
 import pg from 'pg';
 import { GroupCommit } from './group-commit.js';
 import { currentWriteScope } from './write-scope.js';
+import { pipelineTransactions } from './pipeline.js';
 import { isStalePlan, prepareRepeatedStatements, StatementNames } from './prepared.js';
 import type { DB } from './schema.js';
 
@@ -164,7 +165,8 @@ export function describeDatabase(options: Pick<DatabaseOptions, 'url' | 'sqliteF
 export function createDatabase(options: DatabaseOptions): Database {
   const log = logger(options.onQuery);
   if (isPostgresUrl(options.url)) {
-    const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10, types: pgTypes });
+    // Pipeline mode: BEGIN and COMMIT go out with the statements next to them (pipeline.ts).
+    const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10, types: pgTypes, pipeline: true });
     // An idle client losing its connection must not crash the process; the next query reconnects.
     pool.on('error', () => {});
     // Nor may a client that is checked out (inside a transaction, between two statements) when its
@@ -175,7 +177,7 @@ export function createDatabase(options: DatabaseOptions): Database {
     const names = new StatementNames();
     pool.on('connect', (client) => {
       client.on('error', () => {});
-      prepareRepeatedStatements(client, names);
+      prepareRepeatedStatements(client, names, pipelineTransactions(client));
     });
     const kysely = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), ...(log ? { log } : {}) });
     const database: Database = {

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import type { TransactionPipeline } from './pipeline.js';
 
 // PostgreSQL parses and plans every statement Kysely sends, each time: a save of a thing sends ten,
 // and their parsing and planning was about a third of PostgreSQL's CPU (docs/performance.md,
@@ -70,16 +71,15 @@ type Query = pg.Client['query'];
 
 /**
  * Makes `client` send the statements `names` names as prepared ones, inside transactions (called
- * once per new pool client). Only the form Kysely uses is touched: `query(text, values)` with a
+ * once per new pool client, after pipelineTransactions, whose pipeline tells where they are). Only the form Kysely uses is touched: `query(text, values)` with a
  * non-empty values array.
  */
-export function prepareRepeatedStatements(client: pg.PoolClient, names: StatementNames): void {
+export function prepareRepeatedStatements(client: pg.PoolClient, names: StatementNames, pipeline: Pick<TransactionPipeline, 'inTransaction'>): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   const patched = (...args: unknown[]) => {
     const [text, values] = args;
-    // 'T': inside a transaction block (node-postgres keeps the status of the last ReadyForQuery).
-    const inTransaction = (client as { getTransactionStatus?: () => string | null }).getTransactionStatus?.() === 'T';
-    if (inTransaction && args.length === 2 && typeof text === 'string' && Array.isArray(values) && values.length > 0) {
+    // Inside a transaction, its BEGIN sent or held to go with this statement (pipeline.ts).
+    if (pipeline.inTransaction && args.length === 2 && typeof text === 'string' && Array.isArray(values) && values.length > 0) {
       const name = names.nameFor(text);
       if (name !== undefined) {
         return (query({ name, text, values }) as Promise<unknown>).catch((error: unknown) => {

@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pruneTombstones } from '../../src/db/repositories/changes.js';
+import { campaignWrite } from '../../src/db/repositories/common.js';
+import { inWriteScope } from '../../src/db/write-scope.js';
 import { premiumUser } from '../fixtures/image-app.js';
 import { sendAs } from '../support/fixtures.js';
 import { createTestContext, json, type TestContext, type TestUser } from '../support/app.js';
@@ -403,5 +405,35 @@ describe.runIf(dialect === 'postgres')('the version a write takes at its commit,
     expect(refused.statusCode, refused.body).toBe(412);
     expect(await versionOf(c.id)).toBe(version);
     expect(Number(await marks())).toBe(0);
+  });
+
+  // The mark is written with the COMMIT after it (db/pipeline.ts): a campaign gone by then must make
+  // the mark fail, so that COMMIT rolls back every statement of the write (migration 0034).
+  it('rolls back the whole write, and answers 404, when its campaign is gone at the mark', async () => {
+    const c = await newCampaign();
+    const thing = json<{ slug: string; id: number; name: string }>(await send('POST', `${c.base}/things`, { newThing: { name: 'Kept', typeId: c.typeId } }));
+    const version = await versionOf(c.id);
+    const announced: number[] = [];
+    const scope = { committed: (campaignId: number) => announced.push(campaignId), unannounced: () => {} };
+    const write = inWriteScope(scope, () =>
+      campaignWrite(ctx.database, c.id, async (trx) => {
+        await trx.updateTable('things').set({ name: 'Lost' }).where('id', '=', thing.id).execute();
+        // The campaign goes to the trash inside the write itself, after its write lock was taken.
+        await trx.updateTable('campaigns').set({ deleted_at: new Date().toISOString() }).where('id', '=', c.id).execute();
+        return 'done';
+      }),
+    );
+    await expect(write).rejects.toMatchObject({ code: 'campaign_not_found' });
+    const row = await ctx.database.kysely.selectFrom('things').select('name').where('id', '=', thing.id).executeTakeFirstOrThrow();
+    expect(row.name).toBe('Kept');
+    const campaign = await ctx.database.kysely.selectFrom('campaigns').select('deleted_at').where('id', '=', c.id).executeTakeFirstOrThrow();
+    expect(campaign.deleted_at).toBeNull();
+    expect(await versionOf(c.id)).toBe(version);
+    expect(Number(await marks())).toBe(0);
+    expect(announced).toEqual([]);
+    // The connection is fit for the next write.
+    const res = await send('PUT', `${c.base}/things/${thing.slug}`, { updatedThing: { name: 'Renamed' } });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(await versionOf(c.id)).toBe(version + 1);
   });
 });

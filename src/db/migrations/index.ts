@@ -32,6 +32,7 @@ import * as nameSort from './2026-11-25-0029-name-sort.js';
 import * as searchPending from './2026-11-25-0030-search-pending.js';
 import * as versionsAtCommit from './2026-11-25-0031-versions-at-commit.js';
 import * as campaignBumpTrigger from './2026-11-25-0033-campaign-bump-trigger.js';
+import * as campaignGone from './2026-11-26-0034-campaign-gone.js';
 import * as revisionDigests from './2026-11-25-0032-revision-digests.js';
 
 export interface DialectMigration {
@@ -73,4 +74,5 @@ export const migrations: Record<string, DialectMigration> = {
   '2026-11-25-0031-versions-at-commit': versionsAtCommit,
   '2026-11-25-0032-revision-digests': revisionDigests,
   '2026-11-25-0033-campaign-bump-trigger': campaignBumpTrigger,
+  '2026-11-26-0034-campaign-gone': campaignGone,
 };

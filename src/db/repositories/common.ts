@@ -6,6 +6,7 @@ import { authorizeWriteAtCommit } from '../../access/policy.js';
 import { errors, type RecordKind } from '../../domain/errors.js';
 import type { ExpectedVersion } from '../../domain/versions.js';
 import { currentWriteScope } from '../write-scope.js';
+import { COMMIT_FOLLOWS } from '../pipeline.js';
 import { queryTemplate } from '../query-template.js';
 import { holdQueueWrites, queueUpsert, takeHeldQueueWrites, type QueuedRecord } from '../indexes/search-queue.js';
 import { holdRevisionMerge, revisionMergeStatement, takeHeldRevisionMerge, type RevisionMerge } from './revisions.js';
@@ -189,6 +190,9 @@ export async function campaignWrite<T>(
   return result;
 }
 
+/** The SQLSTATE of loreforge_campaign_gone() (migration 0034). */
+const CAMPAIGN_GONE = 'LF404';
+
 /**
  * The last statement of an announced campaign write on PostgreSQL, in place of the bump: checks the
  * campaign is still live (this transaction holds its write lock, so it stays so until the commit)
@@ -200,14 +204,20 @@ export async function campaignWrite<T>(
 async function markCampaignWrite(trx: Transaction<DB>, campaignId: number, queued: readonly QueuedRecord[], merge: RevisionMerge | undefined): Promise<boolean | undefined> {
   const queue = queued.length === 0 ? sql`` : sql`, queued as (${queueUpsert(queued)})`;
   const merged = merge === undefined ? sql`` : sql`, merged as (${revisionMergeStatement(merge)})`;
-  const { rows } = await sql<{ notified: string | null }>`with live as (
+  // Its COMMIT is written with it (db/pipeline.ts): a campaign gone makes it fail (migration 0034),
+  // so that COMMIT rolls the transaction back.
+  try {
+    const { rows } = await sql<{ notified: string | null }>`${sql.raw(COMMIT_FOLLOWS)}with live as (
       select id, current_setting('loreforge.notified', true) as notified from campaigns where id = ${campaignId} and deleted_at is null
     ), mark as (
       insert into campaign_write_marks (campaign_id, backend) select id, pg_backend_pid() from live on conflict do nothing
     )${queue}${merged}
-    select notified from live`.execute(trx);
-  const row = rows[0];
-  return row && row.notified === '1';
+    select case when live.id is null then loreforge_campaign_gone() else live.notified end as notified from (select 1) one left join live on true`.execute(trx);
+    return rows[0]!.notified === '1';
+  } catch (error) {
+    if ((error as { code?: unknown } | null)?.code === CAMPAIGN_GONE) return undefined;
+    throw error;
+  }
 }
 
 /**

@@ -1,0 +1,132 @@
+import type pg from 'pg';
+
+// A PostgreSQL write transaction's BEGIN and COMMIT go out with its statements, not on round
+// trips of their own (issue 28: "batch the statements of a write into as few round trips as the
+// driver allows"). A save of a thing was seven round trips, BEGIN and COMMIT among them; each
+// costs both processes CPU (a write to the socket, a wake-up, a read), about a tenth of a save's
+// (docs/performance.md, "PostgreSQL writes: BEGIN and COMMIT sent with the statements").
+//
+// The pool's clients run in node-postgres's pipeline mode: a statement is written to the socket
+// when it is asked for, not after the answer to the one before. Kysely still sends one statement
+// at a time on a connection and waits for its answer, so nothing changes but what this does:
+//  - BEGIN is held until the transaction's first statement and written with it, in one write.
+//    A transaction that sends no statement sends nothing. BEGIN fails only with its connection
+//    (PostgreSQL answers a BEGIN inside a transaction with a warning, not an error), so the first
+//    statement never runs outside a transaction; if BEGIN ever failed alone, its error is what the
+//    transaction throws.
+//  - A statement whose text starts with COMMIT_FOLLOWS is written with the COMMIT after it: the
+//    last statement of a request's campaign write (repositories/common.ts markCampaignWrite),
+//    which raises an error rather than answer "do not commit" (the campaign went to the trash),
+//    so that a COMMIT after it commits only what should be. When Kysely then asks for the
+//    COMMIT, it gets that COMMIT's answer; PostgreSQL ends a transaction whose statement failed
+//    with a ROLLBACK, and asking to commit it then throws, as asking to commit after a failed
+//    statement always did. A statement asked for after it throws, and sends nothing: it would run
+//    outside the transaction. Asking to roll back after a COMMIT that committed throws too: the
+//    caller must learn that its write is on disk.
+export const COMMIT_FOLLOWS = '/* commit follows */ ';
+
+type Send = (...args: unknown[]) => unknown;
+type State = 'idle' | 'begun' | 'open' | 'committing';
+
+interface Answer {
+  command?: string;
+}
+
+const answered = (command: string) => Promise.resolve({ command, rowCount: null, rows: [], fields: [] });
+
+function textOf(args: readonly unknown[]): string | undefined {
+  const [first] = args;
+  if (typeof first === 'string') return first;
+  return typeof (first as { text?: unknown } | null)?.text === 'string' ? (first as { text: string }).text : undefined;
+}
+
+/** Whether `args` is Kysely's own BEGIN, COMMIT or ROLLBACK: the bare word, with no parameters. */
+function control(args: readonly unknown[]): 'begin' | 'commit' | 'rollback' | undefined {
+  const [text, values] = args;
+  if (typeof text !== 'string' || (values !== undefined && !(Array.isArray(values) && values.length === 0))) return undefined;
+  return text === 'begin' || text === 'commit' || text === 'rollback' ? text : undefined;
+}
+
+export class TransactionPipeline {
+  private state: State = 'idle';
+  private commit: Promise<Answer> | undefined;
+
+  constructor(
+    private readonly send: Send,
+    private readonly socket: () => { cork(): void; uncork(): void },
+  ) {}
+
+  /** Whether a transaction is open on the connection, its BEGIN sent or held. */
+  get inTransaction(): boolean {
+    return this.state !== 'idle';
+  }
+
+  query(...args: unknown[]): unknown {
+    const word = control(args);
+    if (word === 'begin' && this.state === 'idle') {
+      this.state = 'begun';
+      return answered('BEGIN');
+    }
+    if (word === 'commit' || word === 'rollback') return this.end(word, args);
+    if (this.state === 'committing') {
+      return Promise.reject(new Error('A statement was asked for after the statement its COMMIT follows (db/pipeline.ts)'));
+    }
+    const text = textOf(args);
+    const commitFollows = text !== undefined && text.startsWith(COMMIT_FOLLOWS);
+    if (this.state === 'idle' || (this.state === 'open' && !commitFollows)) return this.send(...args);
+    const socket = this.socket();
+    socket.cork();
+    let begin: Promise<unknown> | undefined;
+    let result: Promise<unknown>;
+    try {
+      if (this.state === 'begun') begin = this.send('begin') as Promise<unknown>;
+      result = this.send(...args) as Promise<unknown>;
+      if (commitFollows) {
+        this.commit = this.send('commit') as Promise<Answer>;
+        // Answered when Kysely asks for the COMMIT (or rolls back); until then, not unhandled.
+        this.commit.catch(() => {});
+        this.state = 'committing';
+      } else {
+        this.state = 'open';
+      }
+    } finally {
+      socket.uncork();
+    }
+    if (begin === undefined) return result;
+    return Promise.all([begin, result]).then(([, value]) => value);
+  }
+
+  private end(word: 'commit' | 'rollback', args: readonly unknown[]): unknown {
+    const state = this.state;
+    this.state = 'idle';
+    if (state === 'begun') return answered(word.toUpperCase());
+    if (state !== 'committing') return this.send(...args);
+    const commit = this.commit!;
+    this.commit = undefined;
+    if (word === 'commit') {
+      return commit.then((answer) => {
+        if (answer.command !== 'COMMIT') throw new Error('The transaction was rolled back: a statement before its COMMIT failed');
+        return answer;
+      });
+    }
+    return commit.then(
+      (answer) => {
+        if (answer.command === 'COMMIT') throw new Error('Asked to roll back a transaction whose COMMIT was already sent and committed');
+        return answer;
+      },
+      () => answered('ROLLBACK'),
+    );
+  }
+}
+
+/**
+ * Makes `client` (a pool client in pipeline mode) send BEGIN and COMMIT with the statements next
+ * to them; returns the pipeline, whose inTransaction tells prepared.ts where a transaction is open.
+ */
+export function pipelineTransactions(client: pg.PoolClient): TransactionPipeline {
+  const send = client.query.bind(client) as Send;
+  const connection = (client as unknown as { connection: { stream: { cork(): void; uncork(): void } } }).connection;
+  const pipeline = new TransactionPipeline(send, () => connection.stream);
+  client.query = ((...args: unknown[]) => pipeline.query(...args)) as unknown as pg.PoolClient['query'];
+  return pipeline;
+}

@@ -1,0 +1,190 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { COMMIT_FOLLOWS, TransactionPipeline } from '../../src/db/pipeline.js';
+
+// BEGIN and COMMIT written with the statements next to them (src/db/pipeline.ts), against a model
+// of a PostgreSQL connection: what it runs inside a transaction, what it keeps, and how many writes
+// reach its socket. The driver below asks for statements as Kysely does: begin, one statement at
+// a time awaited, then commit, or rollback when anything threw.
+
+interface Answer {
+  command: string;
+}
+
+class ModelConnection {
+  private corked = 0;
+  private pending: string[] = [];
+  /** The socket's writes: the texts each carried. */
+  readonly writes: string[][] = [];
+  private status: 'idle' | 'open' | 'failed' = 'idle';
+  private uncommitted: string[] = [];
+  /** Statements committed, in order. */
+  readonly kept: string[] = [];
+  /** Statements run outside any transaction. */
+  readonly outside: string[] = [];
+  failBegin = false;
+
+  cork(): void {
+    this.corked += 1;
+  }
+
+  uncork(): void {
+    this.corked -= 1;
+    if (this.corked === 0 && this.pending.length > 0) {
+      this.writes.push(this.pending);
+      this.pending = [];
+    }
+  }
+
+  readonly send = (...args: unknown[]): Promise<Answer> => {
+    const text = args[0] as string;
+    if (this.corked > 0) this.pending.push(text);
+    else this.writes.push([text]);
+    // Answers come back in order, after the writes: as a socket would.
+    return Promise.resolve().then(() => this.run(text));
+  };
+
+  private run(text: string): Answer {
+    if (text === 'begin') {
+      if (this.failBegin) throw new Error('connection lost');
+      if (this.status === 'idle') this.status = 'open';
+      return { command: 'BEGIN' };
+    }
+    if (text === 'commit' || text === 'rollback') {
+      const committed = text === 'commit' && this.status === 'open';
+      if (committed) this.kept.push(...this.uncommitted);
+      this.uncommitted = [];
+      this.status = 'idle';
+      return { command: committed ? 'COMMIT' : 'ROLLBACK' };
+    }
+    if (this.status === 'failed') throw new Error('current transaction is aborted');
+    if (text.includes('fails')) {
+      if (this.status === 'open') this.status = 'failed';
+      throw Object.assign(new Error('statement failed'), { code: 'LF404' });
+    }
+    if (this.status === 'idle') this.outside.push(text);
+    else this.uncommitted.push(text);
+    return { command: 'SELECT' };
+  }
+}
+
+/** Runs one transaction as Kysely does; whether it committed as far as its caller knows. */
+async function transaction(pipeline: TransactionPipeline, statements: readonly string[]): Promise<boolean> {
+  await pipeline.query('begin', []);
+  try {
+    for (const text of statements) await pipeline.query(text, [1]);
+    await pipeline.query('commit', []);
+    return true;
+  } catch {
+    await Promise.resolve(pipeline.query('rollback', [])).catch(() => undefined);
+    return false;
+  }
+}
+
+const setup = () => {
+  const connection = new ModelConnection();
+  return { connection, pipeline: new TransactionPipeline(connection.send, () => connection) };
+};
+
+describe('BEGIN and COMMIT written with the statements next to them', () => {
+  it('writes BEGIN with the first statement, and COMMIT with a statement that says it follows', async () => {
+    const { connection, pipeline } = setup();
+    expect(await transaction(pipeline, ['select a', 'update b', `${COMMIT_FOLLOWS}insert c`])).toBe(true);
+    expect(connection.writes).toEqual([['begin', 'select a'], ['update b'], [`${COMMIT_FOLLOWS}insert c`, 'commit']]);
+    expect(connection.kept).toEqual(['select a', 'update b', `${COMMIT_FOLLOWS}insert c`]);
+    expect(pipeline.inTransaction).toBe(false);
+  });
+
+  it('sends nothing for a transaction without statements', async () => {
+    const { connection, pipeline } = setup();
+    expect(await transaction(pipeline, [])).toBe(true);
+    expect(connection.writes).toEqual([]);
+  });
+
+  it('tells a transaction is open from its BEGIN on, sent or held', async () => {
+    const { pipeline } = setup();
+    expect(pipeline.inTransaction).toBe(false);
+    await pipeline.query('begin', []);
+    expect(pipeline.inTransaction).toBe(true);
+    await pipeline.query('select a', [1]);
+    expect(pipeline.inTransaction).toBe(true);
+    await pipeline.query('commit', []);
+    expect(pipeline.inTransaction).toBe(false);
+    // A statement outside a transaction goes as it is.
+    await pipeline.query('select b', [1]);
+    expect(pipeline.inTransaction).toBe(false);
+  });
+
+  it("throws BEGIN's error from the first statement", async () => {
+    const { connection, pipeline } = setup();
+    connection.failBegin = true;
+    await pipeline.query('begin', []);
+    await expect(pipeline.query('select a', [1])).rejects.toThrow('connection lost');
+  });
+
+  it('rolls back, at the COMMIT already sent, a transaction whose last statement failed', async () => {
+    const { connection, pipeline } = setup();
+    expect(await transaction(pipeline, ['update a', `${COMMIT_FOLLOWS}mark fails`])).toBe(false);
+    expect(connection.kept).toEqual([]);
+    // The rollback asked for after it is answered here: nothing more is written.
+    expect(connection.writes).toEqual([['begin', 'update a'], [`${COMMIT_FOLLOWS}mark fails`, 'commit']]);
+  });
+
+  it('refuses to report a commit when the COMMIT sent rolled back, and a rollback when it committed', async () => {
+    const { pipeline } = setup();
+    await pipeline.query('begin', []);
+    await expect(pipeline.query(`${COMMIT_FOLLOWS}mark fails`, [1])).rejects.toThrow('statement failed');
+    await expect(pipeline.query('commit', [])).rejects.toThrow('rolled back');
+
+    await pipeline.query('begin', []);
+    await pipeline.query(`${COMMIT_FOLLOWS}mark`, [1]);
+    await expect(pipeline.query('rollback', [])).rejects.toThrow('already sent and committed');
+  });
+
+  it('refuses a statement after the one its COMMIT follows, and sends nothing of it', async () => {
+    const { connection, pipeline } = setup();
+    await pipeline.query('begin', []);
+    await pipeline.query(`${COMMIT_FOLLOWS}mark`, [1]);
+    await expect(pipeline.query('update late', [1])).rejects.toThrow('after the statement its COMMIT follows');
+    expect(connection.writes.flat()).not.toContain('update late');
+    await pipeline.query('commit', []);
+    expect(connection.kept).toEqual([`${COMMIT_FOLLOWS}mark`]);
+  });
+
+  it('keeps exactly the transactions that report a commit, each in as many writes as statements', async () => {
+    const statement = fc.oneof(
+      fc.constantFrom('select a', 'update b', 'insert c', 'update fails'),
+      fc.constant(`${COMMIT_FOLLOWS}mark`),
+      fc.constant(`${COMMIT_FOLLOWS}mark fails`),
+    );
+    // A COMMIT_FOLLOWS statement is always a transaction's last (common.ts campaignWrite).
+    const transactions = fc.array(
+      fc.array(statement, { maxLength: 6 }).map((list) => {
+        const last = list.findIndex((text) => text.startsWith(COMMIT_FOLLOWS));
+        return last === -1 ? list : list.slice(0, last + 1);
+      }),
+      { maxLength: 8 },
+    );
+    await fc.assert(
+      fc.asyncProperty(transactions, async (list) => {
+        const { connection, pipeline } = setup();
+        const expected: string[] = [];
+        for (const statements of list) {
+          const writesBefore = connection.writes.length;
+          const committed = await transaction(pipeline, statements);
+          const fails = statements.findIndex((text) => text.includes('fails'));
+          expect(committed).toBe(fails === -1);
+          if (committed) expected.push(...statements);
+          expect(pipeline.inTransaction).toBe(false);
+          // Writes: one a statement run (BEGIN with the first), and one for COMMIT or ROLLBACK
+          // unless it went with the statement before it or nothing was sent.
+          const ran = fails === -1 ? statements.length : fails + 1;
+          const endedWithLast = statements.length > 0 && statements[ran - 1]!.startsWith(COMMIT_FOLLOWS);
+          expect(connection.writes.length - writesBefore).toBe(ran + (ran === 0 || endedWithLast ? 0 : 1));
+        }
+        expect(connection.kept).toEqual(expected);
+        expect(connection.outside).toEqual([]);
+      }),
+    );
+  });
+});
