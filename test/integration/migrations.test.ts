@@ -244,3 +244,73 @@ describe.runIf(dialect === 'postgres')('the notices of a campaign row, on postgr
     }
   });
 });
+
+// A migration that alters a table waits for every transaction using it, and every statement on
+// that table after it waits behind it: during a rolling upgrade, the instances still serving would
+// stop answering. The migrations' wait for a lock is bounded, and they are tried again (migrate.ts).
+describe.runIf(dialect === 'postgres')('migrations waiting for a lock, on postgres', () => {
+  const probe = { '2099-01-01-0001-lock-probe': { up: (db: Kysely<unknown>) => sql`alter table campaigns add column lock_probe text`.execute(db).then(() => undefined) } };
+  const locks = { lockTimeoutMs: 300, attempts: 3, pauseMs: 100 };
+  const hasProbe = async (database: TestDatabase) =>
+    Number((await sql<{ n: number }>`select count(*) as n from information_schema.columns where table_name = 'campaigns' and column_name = 'lock_probe'`.execute(database.kysely)).rows[0]!.n) === 1;
+
+  /** A transaction of another connection that has read campaigns, open until `release` is called. */
+  async function reader(database: TestDatabase) {
+    const client = database.connectClient!();
+    await client.connect();
+    await client.query('begin');
+    await client.query('select count(*) from campaigns');
+    return {
+      release: async () => {
+        await client.query('commit');
+        await client.end();
+      },
+    };
+  }
+
+  it('gives up, applying nothing, when a transaction holds the table through every attempt', async () => {
+    const database = await createTestDatabase({ migrate: false });
+    try {
+      await migrateToLatest(database);
+      const held = await reader(database);
+      try {
+        await expect(migrateToLatest(database, { list: { ...migrations, ...probe }, locks })).rejects.toThrow(
+          '2099-01-01-0001-lock-probe waited more than 300 ms for a lock, 3 times',
+        );
+      } finally {
+        await held.release();
+      }
+      expect(await hasProbe(database)).toBe(false);
+      expect(await migrateToLatest(database, { list: { ...migrations, ...probe }, locks })).toEqual(['2099-01-01-0001-lock-probe']);
+      expect(await hasProbe(database)).toBe(true);
+    } finally {
+      await database.close();
+    }
+  });
+
+  it('lets the statements queued behind it through while it waits, and applies once the table is free', async () => {
+    const database = await createTestDatabase({ migrate: false });
+    try {
+      await migrateToLatest(database);
+      const held = await reader(database);
+      const events: string[] = [];
+      const migrating = migrateToLatest(database, { list: { ...migrations, ...probe }, locks: { ...locks, attempts: 20 } }).then((applied) => {
+        events.push('migrated');
+        return applied;
+      });
+      // Queued behind the migration's lock request, this read is answered when that request gives
+      // up, before the transaction holding the table ends.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await sql`select count(*) from campaigns`.execute(database.kysely);
+      events.push('read');
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      events.push('released');
+      await held.release();
+      expect(await migrating).toEqual(['2099-01-01-0001-lock-probe']);
+      expect(events).toEqual(['read', 'released', 'migrated']);
+      expect(await hasProbe(database)).toBe(true);
+    } finally {
+      await database.close();
+    }
+  });
+});
