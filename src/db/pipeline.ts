@@ -22,7 +22,10 @@ import type pg from 'pg';
 //    with a ROLLBACK, and asking to commit it then throws, as asking to commit after a failed
 //    statement always did. A statement asked for after it throws, and sends nothing: it would run
 //    outside the transaction. Asking to roll back after a COMMIT that committed throws too: the
-//    caller must learn that its write is on disk.
+//    caller must learn that its write is on disk. A statement that fails before it is written (a
+//    value node-postgres cannot encode: it then sends only a Sync) is not followed by the COMMIT.
+//    What is left: a connection lost while the statement and its COMMIT are on their way leaves
+//    the outcome unknown to the caller, as a COMMIT lost on its way always did.
 export const COMMIT_FOLLOWS = '/* commit follows */ ';
 
 type Send = (...args: unknown[]) => unknown;
@@ -79,21 +82,53 @@ export class TransactionPipeline {
     let begin: Promise<unknown> | undefined;
     let result: Promise<unknown>;
     try {
-      if (this.state === 'begun') begin = this.send('begin') as Promise<unknown>;
-      result = this.send(...args) as Promise<unknown>;
-      if (commitFollows) {
-        this.commit = this.send('commit') as Promise<Answer>;
-        // Answered when Kysely asks for the COMMIT (or rolls back); until then, not unhandled.
-        this.commit.catch(() => {});
-        this.state = 'committing';
-      } else {
+      if (this.state === 'begun') {
+        begin = this.send('begin') as Promise<unknown>;
         this.state = 'open';
+      }
+      if (commitFollows) {
+        const sent = this.sendChecked(args);
+        result = sent.result;
+        // Not when the statement failed before it was written (a value node-postgres cannot
+        // encode): the transaction is still open, and a COMMIT would keep what came before it.
+        if (sent.written) {
+          this.commit = this.send('commit') as Promise<Answer>;
+          // Answered when Kysely asks for the COMMIT (or rolls back); until then, not unhandled.
+          this.commit.catch(() => {});
+          this.state = 'committing';
+        }
+      } else {
+        result = this.send(...args) as Promise<unknown>;
       }
     } finally {
       socket.uncork();
     }
     if (begin === undefined) return result;
     return Promise.all([begin, result]).then(([, value]) => value);
+  }
+
+  /**
+   * Sends a statement with a callback, which node-postgres calls at once, while sending, when the
+   * statement fails before it is written (its values cannot be encoded: it then writes only a Sync).
+   */
+  private sendChecked(args: readonly unknown[]): { result: Promise<unknown>; written: boolean } {
+    let sending = true;
+    let failedAtOnce = false;
+    const result = new Promise<unknown>((resolve, reject) => {
+      const callback = (error: unknown, value: unknown) => {
+        if (error) {
+          if (sending) failedAtOnce = true;
+          reject(error instanceof Error ? error : new Error('the statement failed', { cause: error }));
+        } else {
+          resolve(value);
+        }
+      };
+      const [first, values] = args;
+      if (typeof first === 'string') this.send(first, values, callback);
+      else this.send(first, callback);
+    });
+    sending = false;
+    return { result, written: !failedAtOnce };
   }
 
   private end(word: 'commit' | 'rollback', args: readonly unknown[]): unknown {

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COMMIT_FOLLOWS } from '../../src/db/pipeline.js';
 import { createTestDatabase, dialect, type TestDatabase } from '../support/test-db.js';
 
 // PostgreSQL only (src/db/prepared.ts): SQLite keeps its compiled statements its own way
@@ -51,5 +52,24 @@ describe.runIf(dialect === 'postgres')('prepared statements on postgres', () => 
     // From then on that text is sent unnamed: no more re-runs.
     expect(await inWrite(1, 'one')).toEqual({ id: 1, a: 'one', b: 'bee' });
     expect(database.reruns).toBe(reruns + 1);
+  });
+
+  // db/pipeline.ts: a statement marked COMMIT_FOLLOWS is written with its transaction's COMMIT,
+  // unless node-postgres could not write it (a value it cannot encode): then no COMMIT goes, and
+  // what the transaction wrote before is rolled back.
+  it('commits nothing when the statement its COMMIT follows cannot be sent', async () => {
+    const unencodable = { toPostgres: () => { throw new Error('cannot encode this'); } };
+    const write = database.write(async (trx) => {
+      await sql`insert into prepared_probe (id, a) values (10, 'ten')`.execute(trx);
+      await sql`${sql.raw(COMMIT_FOLLOWS)}select ${unencodable}::text as x`.execute(trx);
+    });
+    await expect(write).rejects.toThrow('cannot encode this');
+    expect(await read(database.kysely as unknown as Kysely<unknown>, 10)).toBeUndefined();
+    // And when it is sent, the COMMIT after it keeps what came before.
+    await database.write(async (trx) => {
+      await sql`insert into prepared_probe (id, a) values (11, 'eleven')`.execute(trx);
+      await sql`${sql.raw(COMMIT_FOLLOWS)}select ${'x'}::text as x`.execute(trx);
+    });
+    expect(await read(database.kysely as unknown as Kysely<unknown>, 11)).toMatchObject({ id: 11, a: 'eleven' });
   });
 });

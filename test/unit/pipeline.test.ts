@@ -36,13 +36,32 @@ class ModelConnection {
     }
   }
 
-  readonly send = (...args: unknown[]): Promise<Answer> => {
+  /** As node-postgres's query: (text, values?) for a promise, or with a callback last. */
+  readonly send = (...args: unknown[]): Promise<Answer> | undefined => {
+    const callback = typeof args[args.length - 1] === 'function' ? (args[args.length - 1] as (error: unknown, value?: Answer) => void) : undefined;
     const text = args[0] as string;
+    const values = args[1];
+    // A value it cannot encode: node-postgres writes only a Sync, and calls back at once.
+    if (callback && Array.isArray(values) && values.includes('unencodable')) {
+      this.write('(sync)');
+      callback(new Error('could not encode'));
+      return undefined;
+    }
+    this.write(text);
+    // Answers come back in order, after the writes: as a socket would.
+    const answer = Promise.resolve().then(() => this.run(text));
+    if (!callback) return answer;
+    answer.then(
+      (value) => callback(undefined, value),
+      (error: unknown) => callback(error),
+    );
+    return undefined;
+  };
+
+  private write(text: string): void {
     if (this.corked > 0) this.pending.push(text);
     else this.writes.push([text]);
-    // Answers come back in order, after the writes: as a socket would.
-    return Promise.resolve().then(() => this.run(text));
-  };
+  }
 
   private run(text: string): Answer {
     if (text === 'begin') {
@@ -139,6 +158,18 @@ describe('BEGIN and COMMIT written with the statements next to them', () => {
     await pipeline.query('begin', []);
     await pipeline.query(`${COMMIT_FOLLOWS}mark`, [1]);
     await expect(pipeline.query('rollback', [])).rejects.toThrow('already sent and committed');
+  });
+
+  it('sends no COMMIT after a statement that failed before it was written, and rolls back', async () => {
+    const { connection, pipeline } = setup();
+    await pipeline.query('begin', []);
+    await pipeline.query('update a', [1]);
+    await expect(pipeline.query(`${COMMIT_FOLLOWS}mark`, ['unencodable'])).rejects.toThrow('could not encode');
+    expect(pipeline.inTransaction).toBe(true);
+    await pipeline.query('rollback', []);
+    expect(connection.writes).toEqual([['begin', 'update a'], ['(sync)'], ['rollback']]);
+    expect(connection.kept).toEqual([]);
+    expect(pipeline.inTransaction).toBe(false);
   });
 
   it('refuses a statement after the one its COMMIT follows, and sends nothing of it', async () => {
