@@ -31,9 +31,9 @@ import * as announcedVersions from './2026-11-24-0028-announced-versions.js';
 import * as nameSort from './2026-11-25-0029-name-sort.js';
 import * as searchPending from './2026-11-25-0030-search-pending.js';
 import * as versionsAtCommit from './2026-11-25-0031-versions-at-commit.js';
+import * as revisionDigests from './2026-11-25-0032-revision-digests.js';
 import * as campaignBumpTrigger from './2026-11-25-0033-campaign-bump-trigger.js';
 import * as campaignGone from './2026-11-26-0034-campaign-gone.js';
-import * as revisionDigests from './2026-11-25-0032-revision-digests.js';
 
 export interface DialectMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
