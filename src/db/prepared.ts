@@ -71,8 +71,8 @@ type Query = pg.Client['query'];
 
 /**
  * Makes `client` send the statements `names` names as prepared ones, inside transactions (called
- * once per new pool client, after pipelineTransactions, whose pipeline tells where they are). Only the form Kysely uses is touched: `query(text, values)` with a
- * non-empty values array.
+ * once per new pool client, after pipelineTransactions, whose pipeline tells where they are). Only
+ * the form Kysely uses is touched: `query(text, values)` with a non-empty values array.
  */
 export function prepareRepeatedStatements(client: pg.PoolClient, names: StatementNames, pipeline: Pick<TransactionPipeline, 'inTransaction'>): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
