@@ -29,11 +29,13 @@ export default defineConfig({
         },
       },
       { extends: true, test: { name: 'browser', include: browser, env: { TEST_DIALECT: 'sqlite' }, globalSetup: ['test/e2e/setup.ts'], testTimeout: 180_000, hookTimeout: 180_000 } },
+      // On PostgreSQL too: the main journey, and the record pages' (records.test.ts), where a bug of
+      // the app's query cache showed only with PostgreSQL's timings.
       {
         extends: true,
         test: {
           name: 'browser-postgres',
-          include: ['test/e2e/journey.test.ts'],
+          include: ['test/e2e/journey.test.ts', 'test/e2e/records.test.ts'],
           env: { TEST_DIALECT: 'postgres' },
           globalSetup: ['test/support/postgres-global-setup.ts', 'test/e2e/setup.ts'],
           testTimeout: 180_000,

@@ -1,8 +1,8 @@
 // The quick switcher's recent pages in the app (the store is recent.ts): the campaign's frame
 // remembers each thing, arc and type page once its record has loaded, and the switcher offers the
 // remembered ones, the page open now aside, before anything is typed.
-import { skipToken, useQuery } from '@tanstack/react-query';
-import { useEffect } from 'react';
+import { hashKey, useQueryClient, type QueryKey } from '@tanstack/react-query';
+import { useCallback, useEffect, useSyncExternalStore } from 'react';
 import { useLocation } from 'react-router';
 import type { Arc, Thing } from '../api/client';
 import type { ServerVersion } from '../records/record-state';
@@ -26,17 +26,14 @@ export function RememberVisits({ campaignSlug }: { campaignSlug: string }) {
   const userId = useMe()?.id;
   const shown = pageInAddress(pathname);
   // The record as its page loaded it (the same query: nothing more is read).
-  const record = useQuery<ServerVersion<Thing | Arc>>({
-    queryKey: recordKey(campaignSlug, shown?.kind === 'arc' ? 'arc' : 'thing', shown && shown.kind !== 'type' ? shown.slug : ''),
-    queryFn: skipToken,
-  });
+  const record = useLoadedData<ServerVersion<Thing | Arc>>(recordKey(campaignSlug, shown?.kind === 'arc' ? 'arc' : 'thing', shown && shown.kind !== 'type' ? shown.slug : ''));
   const types = useThingTypes(campaignSlug);
   let page: RecentPage | undefined;
   if (shown?.kind === 'type') {
     const type = types.data?.find((t) => t.id === shown.id);
     if (type) page = { kind: 'type', id: type.id, slug: String(type.id), name: type.name, visibility: 'all' };
-  } else if (shown && record.data && record.data.data.slug === shown.slug) {
-    const { id, slug, name, visibility } = record.data.data;
+  } else if (shown && record && record.data.slug === shown.slug) {
+    const { id, slug, name, visibility } = record.data;
     page = { kind: shown.kind, id, slug, name, visibility };
   }
   const { kind, id, slug, name, visibility } = page ?? {};
@@ -45,6 +42,25 @@ export function RememberVisits({ campaignSlug }: { campaignSlug: string }) {
     rememberPage(localStorage, recentPagesKey(userId, campaignSlug), { kind, id, slug, name, visibility });
   }, [userId, campaignSlug, kind, id, slug, name, visibility]);
   return null;
+}
+
+/**
+ * What the query under `key` holds now, read from the query cache, not by observing the query: an
+ * observer hands the query its own options each time it renders, and one without the page's query
+ * function left the record's query unable to read the record again (every refetch failed with
+ * "Missing queryFn", so a thing linked on an arc's page never showed there).
+ */
+export function useLoadedData<T>(key: QueryKey): T | undefined {
+  const queryClient = useQueryClient();
+  const hash = hashKey(key);
+  const subscribe = useCallback(
+    (onChange: () => void) =>
+      queryClient.getQueryCache().subscribe((event) => {
+        if (event.query.queryHash === hash) onChange();
+      }),
+    [queryClient, hash],
+  );
+  return useSyncExternalStore(subscribe, () => queryClient.getQueryCache().get<T>(hash)?.state.data);
 }
 
 /** The pages to offer now: remembered, visible to the user as they act now, not the one open. */
