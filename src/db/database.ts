@@ -4,6 +4,7 @@ import { SQLite, type SQLiteDatabase, type SQLiteStatement } from './sqlite-driv
 import { AsyncResource } from 'node:async_hooks';
 import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, sql, type LogEvent, type Transaction } from 'kysely';
 import pg from 'pg';
+import { databaseErrorCode } from './errors.js';
 import { GroupCommit } from './group-commit.js';
 import { currentWriteScope } from './write-scope.js';
 import { pipelineTransactions } from './pipeline.js';
@@ -102,8 +103,8 @@ export const WRITE_ATTEMPTS = 4;
 const RERUN_CODES = new Set(['40P01', '40001']);
 
 function rerunCode(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && RERUN_CODES.has(code) ? code : undefined;
+  const code = databaseErrorCode(error);
+  return code !== undefined && RERUN_CODES.has(code) ? code : undefined;
 }
 
 /**

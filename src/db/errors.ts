@@ -1,10 +1,19 @@
 // The one place that knows how each driver reports a constraint violation.
+
+/**
+ * The code a driver gives its error: PostgreSQL's SQLSTATE (node-postgres) or SQLite's extended
+ * result code (better-sqlite3); undefined for anything else.
+ */
+export function databaseErrorCode(error: unknown): string | undefined {
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  return typeof code === 'string' ? code : undefined;
+}
+
 export type DatabaseErrorKind = 'unique' | 'foreign_key' | 'check' | 'not_null' | 'invalid_value';
 
 export function classifyDatabaseError(error: unknown): DatabaseErrorKind | undefined {
-  if (typeof error !== 'object' || error === null) return undefined;
-  const code = (error as { code?: unknown }).code;
-  if (typeof code !== 'string') return undefined;
+  const code = databaseErrorCode(error);
+  if (code === undefined) return undefined;
   switch (code) {
     // PostgreSQL SQLSTATEs
     case '23505':

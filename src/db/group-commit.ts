@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from './schema.js';
+import { databaseErrorCode } from './errors.js';
 
 // Group commit for SQLite. Every commit of a write transaction costs a WAL append and an fsync
 // (synchronous=FULL) that block the event loop, and an index change of one thing dirties dozens of
@@ -37,8 +38,7 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 /** Another process holds SQLite's write lock (after busy_timeout): stop the group, retry the rest later. */
 function isBusy(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
+  return databaseErrorCode(error)?.startsWith('SQLITE_BUSY') === true;
 }
 
 class TransactionLost extends Error {

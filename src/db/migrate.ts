@@ -1,5 +1,6 @@
 import { Migrator, sql, type Kysely, type Migration } from 'kysely';
 import type { Database } from './database.js';
+import { databaseErrorCode } from './errors.js';
 import { runRequestedRebuilds } from './indexes/rebuilds.js';
 import { migrations as allMigrations } from './migrations/index.js';
 
@@ -43,7 +44,7 @@ export function migrator(database: Database, list: Migrations = allMigrations, l
   return new Migrator({ db: database.kysely, provider });
 }
 
-const isLockTimeout = (error: unknown) => (error as { code?: unknown } | null)?.code === '55P03';
+const isLockTimeout = (error: unknown) => databaseErrorCode(error) === '55P03';
 
 /**
  * Applies every pending migration, then the index rebuilds they requested; a second run applies

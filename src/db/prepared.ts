@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { databaseErrorCode } from './errors.js';
 import type { TransactionPipeline } from './pipeline.js';
 
 // PostgreSQL parses and plans every statement Kysely sends, each time: a save of a thing sends ten,
@@ -63,8 +64,8 @@ export class StatementNames {
 
 /** A PostgreSQL error telling that a prepared statement's result columns changed under it. */
 export function isStalePlan(error: unknown): boolean {
-  const e = error as { code?: unknown; message?: unknown } | null;
-  return e?.code === '0A000' && typeof e.message === 'string' && e.message.includes('cached plan must not change result type');
+  const message = (error as { message?: unknown } | null)?.message;
+  return databaseErrorCode(error) === '0A000' && typeof message === 'string' && message.includes('cached plan must not change result type');
 }
 
 type Query = pg.Client['query'];

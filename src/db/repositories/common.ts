@@ -7,6 +7,7 @@ import { errors, type RecordKind } from '../../domain/errors.js';
 import type { ExpectedVersion } from '../../domain/versions.js';
 import { currentWriteScope } from '../write-scope.js';
 import { COMMIT_FOLLOWS } from '../pipeline.js';
+import { databaseErrorCode } from '../errors.js';
 import { queryTemplate } from '../query-template.js';
 import { holdQueueWrites, queueUpsert, takeHeldQueueWrites, type QueuedRecord } from '../indexes/search-queue.js';
 import { holdRevisionMerge, revisionMergeStatement, takeHeldRevisionMerge, type RevisionMerge } from './revisions.js';
@@ -215,7 +216,7 @@ async function markCampaignWrite(trx: Transaction<DB>, campaignId: number, queue
     select case when live.id is null then loreforge_campaign_gone() else live.notified end as notified from (select 1) one left join live on true`.execute(trx);
     return rows[0]!.notified === '1';
   } catch (error) {
-    if ((error as { code?: unknown } | null)?.code === CAMPAIGN_GONE) return undefined;
+    if (databaseErrorCode(error) === CAMPAIGN_GONE) return undefined;
     throw error;
   }
 }
