@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../api/client';
 import { DRAFT_BOUND_MS, DRAFT_QUIET_MS, readDraft, writeAllDrafts, writeDraft } from '../editor/saver';
-import { RecordState, sameValue, sameVersion, type ServerVersion } from './record-state';
+import { DRAFT_RECHECK_MS, RecordState, sameValue, sameVersion, type ServerVersion } from './record-state';
 
 type Doc = { type: 'paragraph'; children: { text: string }[] }[];
 type Rec = { id: number; name: string; hook: Doc; notes: Doc };
@@ -338,6 +338,58 @@ describe('one editing state per record', () => {
     const second = setUp(server);
     await read(second, false);
     expect(second.state.offer?.patch).toEqual({ notes: doc('never sent') });
+  });
+
+  it('reads the record again after a reload whose draft the page that left may still be sending: the offer goes once the server holds it', async () => {
+    vi.useFakeTimers();
+    try {
+      const server = new FakeServer();
+      // Typed on version 1, then the page reloaded: its save (keepalive) has not reached the server yet.
+      writeDraft<Patch>('c.arc.7', { patch: { hook: doc('typed before the reload') }, baseEtag: server.etag, at: new Date().toISOString() });
+      const tab = setUp(server);
+      const refresh = vi.spyOn(tab.state, 'refresh').mockImplementation(() => undefined);
+      await read(tab, false);
+      expect(tab.state.offer?.patch).toEqual({ hook: doc('typed before the reload') });
+      await vi.advanceTimersByTimeAsync(DRAFT_RECHECK_MS[0]);
+      expect(refresh).toHaveBeenCalledTimes(1);
+      // The save lands; the next read shows it, and nothing is offered any more.
+      server.put({ hook: doc('typed before the reload') }, '"7-1"');
+      await read(tab, false);
+      expect(tab.state.offer).toBeUndefined();
+      expect(readDraft('c.arc.7')).toBeUndefined();
+      expect(textOf(tab.state.shown('hook'))).toBe('typed before the reload');
+      expect(tab.state.state).toBe('saved');
+      await vi.advanceTimersByTimeAsync(DRAFT_RECHECK_MS.at(-1)!);
+      expect(refresh).toHaveBeenCalledTimes(1);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('keeps offering a draft the server never got, reading the record again a bounded number of times; one made on an older version is not re-read for', async () => {
+    vi.useFakeTimers();
+    try {
+      const server = new FakeServer();
+      writeDraft<Patch>('c.arc.7', { patch: { notes: doc('never sent') }, baseEtag: server.etag, at: new Date().toISOString() });
+      const tab = setUp(server);
+      const refresh = vi.spyOn(tab.state, 'refresh').mockImplementation(() => void read(tab, false));
+      await read(tab, false);
+      await vi.advanceTimersByTimeAsync(DRAFT_RECHECK_MS.at(-1)! + 1_000);
+      expect(refresh).toHaveBeenCalledTimes(DRAFT_RECHECK_MS.length);
+      expect(tab.state.offer?.patch).toEqual({ notes: doc('never sent') });
+
+      localStorage.clear();
+      server.put({ name: 'Renamed' }, undefined);
+      writeDraft<Patch>('c.arc.7', { patch: { notes: doc('made on version 1') }, baseEtag: '"7-1"', at: new Date().toISOString() });
+      const later = setUp(server);
+      const laterRefresh = vi.spyOn(later.state, 'refresh');
+      await read(later, false);
+      expect(later.state.offer?.patch).toEqual({ notes: doc('made on version 1') });
+      await vi.advanceTimersByTimeAsync(DRAFT_RECHECK_MS.at(-1)! + 1_000);
+      expect(laterRefresh).not.toHaveBeenCalled();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('keeps drafts by author: a draft left in a shared browser is offered back to its author only, and another author’s never overwrites it', async () => {

@@ -41,6 +41,12 @@ export interface RecordSource<R, P> {
 }
 
 const IDLE_MS = 800;
+/**
+ * When a draft made on the version the server still holds is offered back, the page that left may
+ * have sent it as it went (keepalive) and the server may not have it yet: the record is read again
+ * after these delays, and the offer goes if the server then holds it.
+ */
+export const DRAFT_RECHECK_MS = [250, 1_000, 4_000] as const;
 /** How often a record is read again while one of its editors is open (another tab, another user). */
 export const REFRESH_WHILE_EDITING_MS = 10_000;
 const CHANNEL = 'loreforge.records';
@@ -81,6 +87,7 @@ export class RecordState<R extends Record<string, unknown>, P extends Record<str
   private retries = 0;
   private listeners = new Set<() => void>();
   private draftKey = '';
+  private draftRechecks = false;
 
   constructor(
     readonly queryKey: QueryKey,
@@ -147,6 +154,8 @@ export class RecordState<R extends Record<string, unknown>, P extends Record<str
       } else {
         this.rebase(answer);
         this.generation += 1;
+        // A draft offered back may be what this newer version holds (sent as its page left).
+        if (this.offer) this.offerDraft();
         this.set('saved');
       }
       return;
@@ -229,9 +238,14 @@ export class RecordState<R extends Record<string, unknown>, P extends Record<str
     }
     if (Object.keys(differing).length === 0) {
       writeDraft(this.draftKey, undefined);
+      this.offer = undefined;
       return;
     }
     this.offer = { ...draft, patch: differing };
+    if (!this.draftRechecks && sameVersion(draft.baseEtag, this.server.etag)) {
+      this.draftRechecks = true;
+      for (const ms of DRAFT_RECHECK_MS) setTimeout(() => this.offer && this.refresh(), ms);
+    }
   }
 
   /** The value a field shows: the unsent edit if there is one, else the server's. */
