@@ -101,9 +101,15 @@ export function useSaveCampaignSettings(slug: string, after: (campaign: { slug: 
 /** Moves the campaign to its owner's trash (the caller leaves it, then refreshes the lists: history/trash-api.ts). */
 export const deleteCampaign = (slug: string) => call(api.DELETE('/api/campaigns/{campaignSlug}', { params: { path: { campaignSlug: slug } } }));
 
-/** The campaign as the server last acknowledged it: the same query (and editing state) as its description's editor. */
+/**
+ * The campaign as the server last acknowledged it, in the view on screen: the same query (and
+ * editing state) as its description's editor (records/record-editing.tsx, whose key gains
+ * 'as-player' in the player view). Under the game master's key in the player view, a save of the
+ * description answered after the switch (or a read taking that save's answer) put the game
+ * master's campaign, role and all, where the player view's frame reads its own.
+ */
 export function useCampaign(slug: string) {
-  const queryKey = [...campaignKey(slug), 'record'] as const;
+  const queryKey = playerViewCampaign() === slug ? ([...campaignKey(slug), 'record', 'as-player'] as const) : ([...campaignKey(slug), 'record'] as const);
   return useQuery({ queryKey, queryFn: () => fetchRecord(queryKey, () => takeEarly(['campaign', slug], () => loadCampaign(slug)).answer) });
 }
 
