@@ -9,13 +9,14 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { rootPerTest } from '../ui/test-root';
 import { meQuery } from '../account/api';
 import { recordKey } from '../records/record-editing';
+import { CampaignAccessProvider } from '../campaigns/access';
 import { RememberVisits } from './recent-pages';
 import { recentPages, recentPagesKey } from './recent';
 
 const dom = rootPerTest();
 afterEach(() => localStorage.clear());
 
-function setUp() {
+function setUp({ player = false } = {}) {
   const client = new QueryClient({ defaultOptions: { queries: { staleTime: Infinity, retry: false } } });
   client.setQueryData(meQuery.queryKey, { id: 'u1' } as never);
   client.setQueryData(['campaign', 'c', 'types'], []);
@@ -23,7 +24,8 @@ function setUp() {
   const load = vi.fn(() => Promise.resolve({ data: { id: 7, slug: 'the-arc', name, visibility: 'all' }, etag: '"7-1"' }));
   let rerender: () => void = () => undefined;
   function Page() {
-    const query = useQuery({ queryKey: recordKey('c', 'arc', 'the-arc'), queryFn: load });
+    // The page's key in the view on screen (records/record-editing.tsx).
+    const query = useQuery({ queryKey: player ? [...recordKey('c', 'arc', 'the-arc'), 'as-player'] : recordKey('c', 'arc', 'the-arc'), queryFn: load });
     return <h1>{query.data?.data.name ?? 'Loading'}</h1>;
   }
   // The frame re-renders on its own (a route change, the signed-in user arriving): the switcher's
@@ -37,8 +39,10 @@ function setUp() {
     dom.root.render(
       <QueryClientProvider client={client}>
         <MemoryRouter initialEntries={['/campaigns/c/arcs/the-arc']}>
-          <Page />
-          <Frame />
+          <CampaignAccessProvider role={player ? 'player' : 'owner'} viewingAsPlayer={player} setViewingAsPlayer={() => undefined}>
+            <Page />
+            <Frame />
+          </CampaignAccessProvider>
         </MemoryRouter>
       </QueryClientProvider>,
     ),
@@ -53,6 +57,14 @@ describe('remembering the record page open now', () => {
       await Promise.resolve();
     });
     expect(recentPages(localStorage, recentPagesKey('u1', 'c'))).toEqual([{ kind: 'arc', id: 7, slug: 'the-arc', name: 'The Arc', visibility: 'all' }]);
+  });
+
+  it('remembers it in the player view too, from the page’s own query there', async () => {
+    setUp({ player: true });
+    await act(async () => {
+      await Promise.resolve();
+    });
+    expect(recentPages(localStorage, recentPagesKey('u1', 'c')).map((p) => p.slug)).toEqual(['the-arc']);
   });
 
   it('leaves the record’s query able to read it again: a refetch after a write reads it and shows the answer', async () => {

@@ -25,8 +25,10 @@ export function RememberVisits({ campaignSlug }: { campaignSlug: string }) {
   const { pathname } = useLocation();
   const userId = useMe()?.id;
   const shown = pageInAddress(pathname);
-  // The record as its page loaded it (the same query: nothing more is read).
-  const record = useLoadedData<ServerVersion<Thing | Arc>>(recordKey(campaignSlug, shown?.kind === 'arc' ? 'arc' : 'thing', shown && shown.kind !== 'type' ? shown.slug : ''));
+  const { viewingAsPlayer } = useCampaignAccess();
+  // The record as its page loaded it (the same query, in the view on screen: nothing more is read).
+  const key = recordKey(campaignSlug, shown?.kind === 'arc' ? 'arc' : 'thing', shown && shown.kind !== 'type' ? shown.slug : '');
+  const record = useLoadedData<ServerVersion<Thing | Arc>>(viewingAsPlayer ? [...key, 'as-player'] : key);
   const types = useThingTypes(campaignSlug);
   let page: RecentPage | undefined;
   if (shown?.kind === 'type') {
