@@ -30,5 +30,7 @@ export function useRecordEditing<R extends Record<string, unknown>, P extends Re
     load: options.load,
     save: options.save,
     draftOwner,
+    // The player view writes nothing: the game master's drafts are neither offered nor weighed there.
+    keepsDrafts: !viewingAsPlayer,
   });
 }

@@ -44,7 +44,7 @@ class FakeServer {
 
 const KEY = ['campaign', 'c', 'arc', 'the-arc'] as const;
 
-function setUp(server: FakeServer, draftOwner?: () => string | Promise<string>) {
+function setUp(server: FakeServer, draftOwner?: () => string | Promise<string>, keepsDrafts?: boolean) {
   const queryClient = new QueryClient();
   // Reads answered when the test says so (a read started before a save, answered after it).
   const held: (() => void)[] = [];
@@ -60,6 +60,7 @@ function setUp(server: FakeServer, draftOwner?: () => string | Promise<string>) 
       },
       save: (patch, ifMatch) => Promise.resolve().then(() => server.put(patch, ifMatch)),
       draftOwner,
+      ...(keepsDrafts === undefined ? {} : { keepsDrafts }),
     },
     queryClient,
   );
@@ -390,6 +391,35 @@ describe('one editing state per record', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  it('weighs the offer on screen against a newer version: it never grows, and a kept draft with other edits in it stays', async () => {
+    const server = new FakeServer();
+    server.put({ notes: doc('agreed') }, undefined);
+    writeDraft<Patch>('c.arc.7', { patch: { hook: doc('mine'), notes: doc('agreed') }, baseEtag: '"7-1"', at: new Date().toISOString() });
+    const tab = setUp(server);
+    await read(tab, false);
+    expect(tab.state.offer?.patch).toEqual({ hook: doc('mine') });
+    // Someone else changes the notes: the offer still holds only what it held.
+    server.put({ notes: doc('changed by someone else') }, undefined);
+    await read(tab, false);
+    expect(tab.state.offer?.patch).toEqual({ hook: doc('mine') });
+    // Another tab of the same author keeps its own edits under the same key; then the server gets
+    // the offered text: the offer goes, the other tab's edits stay kept.
+    writeDraft<Patch>('c.arc.7', { patch: { name: 'Typed in another tab' }, baseEtag: server.etag, at: new Date().toISOString() });
+    server.put({ hook: doc('mine') }, undefined);
+    await read(tab, false);
+    expect(tab.state.offer).toBeUndefined();
+    expect(readDraft<Patch>('c.arc.7')?.patch).toEqual({ name: 'Typed in another tab' });
+  });
+
+  it('in a view that cannot write (the player view) offers no draft, and removes none, even one the record it reads matches', async () => {
+    const server = new FakeServer();
+    writeDraft<Patch>('c.arc.7', { patch: { hook: doc('') }, baseEtag: '"7-0"', at: new Date().toISOString() });
+    const player = setUp(server, undefined, false);
+    await read(player, false);
+    expect(player.state.offer).toBeUndefined();
+    expect(readDraft<Patch>('c.arc.7')?.patch).toEqual({ hook: doc('') });
   });
 
   it('keeps drafts by author: a draft left in a shared browser is offered back to its author only, and another author’s never overwrites it', async () => {

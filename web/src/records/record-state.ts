@@ -38,6 +38,12 @@ export interface RecordSource<R, P> {
    * Without it, drafts are kept by record alone.
    */
   draftOwner?: () => string | Promise<string>;
+  /**
+   * false in a view that cannot write (the player view): no draft is kept, offered or removed
+   * there. The game master's drafts are theirs, weighed against what they can write, never
+   * against the redacted record a player reads.
+   */
+  keepsDrafts?: boolean;
 }
 
 const IDLE_MS = 800;
@@ -128,7 +134,7 @@ export class RecordState<R extends Record<string, unknown>, P extends Record<str
     if (!this.server) {
       this.server = answer;
       this.rebase(answer);
-      this.keepDraftsFor(`${this.draftPrefix}.${String(answer.data.id)}`);
+      if (this.source.keepsDrafts !== false) this.keepDraftsFor(`${this.draftPrefix}.${String(answer.data.id)}`);
       this.changed();
       return;
     }
@@ -155,7 +161,7 @@ export class RecordState<R extends Record<string, unknown>, P extends Record<str
         this.rebase(answer);
         this.generation += 1;
         // A draft offered back may be what this newer version holds (sent as its page left).
-        if (this.offer) this.offerDraft();
+        this.reconsiderOffer();
         this.set('saved');
       }
       return;
@@ -248,6 +254,26 @@ export class RecordState<R extends Record<string, unknown>, P extends Record<str
     }
   }
 
+  /**
+   * The offer on screen, against a newer version the server answered: only what still differs is
+   * offered; nothing, and the offer goes. The kept draft goes too if it holds nothing else the
+   * server lacks (another tab of the same author may have written its own edits there since).
+   */
+  private reconsiderOffer(): void {
+    const offer = this.offer;
+    const server = this.server;
+    if (!offer || !server) return;
+    const differing = (patch: Partial<P>): Partial<P> => Object.fromEntries(Object.entries(patch).filter(([field, value]) => !sameValue(value, server.data[field]))) as Partial<P>;
+    const left = differing(offer.patch);
+    if (Object.keys(left).length > 0) {
+      this.offer = { ...offer, patch: left };
+      return;
+    }
+    this.offer = undefined;
+    const kept = readDraft<P>(this.draftKey);
+    if (kept && Object.keys(differing(kept.patch)).length === 0) writeDraft(this.draftKey, undefined);
+  }
+
   /** The value a field shows: the unsent edit if there is one, else the server's. */
   value<K extends string>(field: K): unknown {
     return field in this.pending ? this.pending[field as keyof P] : this.server?.data[field];
@@ -290,7 +316,7 @@ export class RecordState<R extends Record<string, unknown>, P extends Record<str
 
   dropOffer(): void {
     this.offer = undefined;
-    if (Object.keys(this.pending).length === 0) writeDraft(this.draftKey, undefined);
+    if (this.draftKey && Object.keys(this.pending).length === 0) writeDraft(this.draftKey, undefined);
     this.changed();
   }
 

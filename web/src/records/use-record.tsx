@@ -40,7 +40,7 @@ export function useRecord<R extends Record<string, unknown>, P extends Record<st
   options: { queryKey: QueryKey; draftPrefix: string } & RecordSource<R, P>,
 ): { loading: true; error: unknown } | ({ loading: false; error: undefined } & EditedRecord<R, P>) {
   const queryClient = useQueryClient();
-  const state = recordState<R, P>(options.queryKey, options.draftPrefix, { load: options.load, save: options.save, draftOwner: options.draftOwner }, queryClient);
+  const state = recordState<R, P>(options.queryKey, options.draftPrefix, { load: options.load, save: options.save, draftOwner: options.draftOwner, keepsDrafts: options.keepsDrafts }, queryClient);
   useSyncExternalStore(state.subscribe, () => state.version);
   const query = useQuery({
     queryKey: options.queryKey,
