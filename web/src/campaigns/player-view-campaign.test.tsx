@@ -39,8 +39,13 @@ describe('the campaign in the player view', () => {
         </QueryClientProvider>,
       ),
     );
-    await act(() => new Promise((resolve) => setTimeout(resolve, 0)));
-    expect(dom.container.textContent).toBe('player');
+    await vi.waitFor(
+      async () => {
+        await act(() => new Promise((resolve) => setTimeout(resolve, 0)));
+        expect(dom.container.textContent).toBe('player');
+      },
+      { timeout: 5_000 },
+    );
     // The save's answer arrives now.
     await act(async () => {
       gm.acknowledge(answer('owner', 2));

@@ -16,6 +16,20 @@ import { recentPages, recentPagesKey } from './recent';
 const dom = rootPerTest();
 afterEach(() => localStorage.clear());
 
+/**
+ * Until `check` passes (at most 5 s): the query's answers reach React in a batch of their own
+ * (TanStack's notifyManager, a timer), so each try lets timers run inside act() first.
+ */
+async function eventually(check: () => void): Promise<void> {
+  await vi.waitFor(
+    async () => {
+      await act(() => new Promise((resolve) => setTimeout(resolve, 0)));
+      check();
+    },
+    { timeout: 5_000 },
+  );
+}
+
 function setUp({ player = false } = {}) {
   const client = new QueryClient({ defaultOptions: { queries: { staleTime: Infinity, retry: false } } });
   client.setQueryData(meQuery.queryKey, { id: 'u1' } as never);
@@ -53,33 +67,27 @@ function setUp({ player = false } = {}) {
 describe('remembering the record page open now', () => {
   it('remembers it once its record has loaded', async () => {
     setUp();
-    await act(async () => {
-      await Promise.resolve();
-    });
-    expect(recentPages(localStorage, recentPagesKey('u1', 'c'))).toEqual([{ kind: 'arc', id: 7, slug: 'the-arc', name: 'The Arc', visibility: 'all' }]);
+    await eventually(() => expect(recentPages(localStorage, recentPagesKey('u1', 'c'))).toEqual([{ kind: 'arc', id: 7, slug: 'the-arc', name: 'The Arc', visibility: 'all' }]));
   });
 
   it('remembers it in the player view too, from the page’s own query there', async () => {
     setUp({ player: true });
-    await act(async () => {
-      await Promise.resolve();
-    });
-    expect(recentPages(localStorage, recentPagesKey('u1', 'c')).map((p) => p.slug)).toEqual(['the-arc']);
+    await eventually(() => expect(recentPages(localStorage, recentPagesKey('u1', 'c')).map((p) => p.slug)).toEqual(['the-arc']));
   });
 
   it('leaves the record’s query able to read it again: a refetch after a write reads it and shows the answer', async () => {
     const { client, load, rename, rerender } = setUp();
-    await act(async () => {
-      await Promise.resolve();
-    });
+    await eventually(() => expect(dom.container.querySelector('h1')?.textContent).toBe('The Arc'));
     rerender();
     rename('The Arc, linked');
     await act(() => client.invalidateQueries({ queryKey: ['campaign', 'c'] }));
     expect(load).toHaveBeenCalledTimes(2);
     const state = client.getQueryState(recordKey('c', 'arc', 'the-arc'));
     expect(state?.status).toBe('success');
-    expect(dom.container.querySelector('h1')?.textContent).toBe('The Arc, linked');
     // And what it remembers follows the answer.
-    expect(recentPages(localStorage, recentPagesKey('u1', 'c'))[0]?.name).toBe('The Arc, linked');
+    await eventually(() => {
+      expect(dom.container.querySelector('h1')?.textContent).toBe('The Arc, linked');
+      expect(recentPages(localStorage, recentPagesKey('u1', 'c'))[0]?.name).toBe('The Arc, linked');
+    });
   });
 });
