@@ -58,6 +58,15 @@ export function useCampaignSlug(): string {
 
 export const campaignKey = (slug: string) => ['campaign', slug] as const;
 
+/**
+ * The query key of a record: a thing or an arc by its slug, or the campaign itself; in the player
+ * view (`asPlayer`) a key of its own, so nothing read or saved in one view is shown in the other.
+ */
+export function recordKey(campaignSlug: string, kind: 'thing' | 'arc' | 'campaign', recordSlug = '', asPlayer = false) {
+  const key = kind === 'campaign' ? [...campaignKey(campaignSlug), 'record'] : [...campaignKey(campaignSlug), kind, recordSlug];
+  return asPlayer ? [...key, 'as-player'] : key;
+}
+
 /** The signed-in user's campaigns (outside any one campaign's key). */
 export const campaignsQuery = queryOptions({ queryKey: ['campaigns'] as const, queryFn: () => call(api.GET('/api/campaigns')) });
 
@@ -103,13 +112,13 @@ export const deleteCampaign = (slug: string) => call(api.DELETE('/api/campaigns/
 
 /**
  * The campaign as the server last acknowledged it, in the view on screen: the same query (and
- * editing state) as its description's editor (records/record-editing.tsx, whose key gains
- * 'as-player' in the player view). Under the game master's key in the player view, a save of the
- * description answered after the switch (or a read taking that save's answer) put the game
- * master's campaign, role and all, where the player view's frame reads its own.
+ * editing state) as its description's editor (records/record-editing.tsx). Under the game master's
+ * key in the player view, a save of the description answered after the switch (or a read taking
+ * that save's answer) put the game master's campaign, role and all, where the player view's frame
+ * reads its own.
  */
 export function useCampaign(slug: string) {
-  const queryKey = playerViewCampaign() === slug ? ([...campaignKey(slug), 'record', 'as-player'] as const) : ([...campaignKey(slug), 'record'] as const);
+  const queryKey = recordKey(slug, 'campaign', '', playerViewCampaign() === slug);
   return useQuery({ queryKey, queryFn: () => fetchRecord(queryKey, () => takeEarly(['campaign', slug], () => loadCampaign(slug)).answer) });
 }
 

@@ -7,9 +7,8 @@ import { act } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { rootPerTest } from '../ui/test-root';
 import { playerViewCampaign, setPlayerView } from '../api/view';
-import { recordKey } from '../records/record-editing';
 import { recordState } from '../records/record-state';
-import { useCampaign } from './api';
+import { recordKey, useCampaign } from './api';
 
 const dom = rootPerTest();
 afterEach(() => setPlayerView('lost-mine', false));
@@ -31,7 +30,7 @@ describe('the campaign in the player view', () => {
     const gm = recordState<Campaign, { description: unknown }>(recordKey('lost-mine', 'campaign'), 'lost-mine.campaign', { load, save: vi.fn() }, client);
     // Switched to the player view (what was read before is gone: access.tsx usePlayerView).
     setPlayerView('lost-mine', true);
-    client.setQueryData([...recordKey('lost-mine', 'campaign'), 'as-player'], answer('player', 1));
+    client.setQueryData(recordKey('lost-mine', 'campaign', '', true), answer('player', 1));
     act(() =>
       dom.root.render(
         <QueryClientProvider client={client}>

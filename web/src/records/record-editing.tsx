@@ -1,16 +1,11 @@
 // What the thing, arc and campaign pages share: the record's one editing state (records/), keyed by
 // the record's query (its page's layout and text editors: records/record-page.tsx).
 import { useRecord, type ServerVersion } from './use-record';
-import { campaignKey } from '../campaigns/api';
+import { recordKey } from '../campaigns/api';
 import { useCampaignAccess } from '../campaigns/access';
 import { useDraftOwner } from '../account/api';
 
 export type { EditedRecord } from './use-record';
-
-/** The query key of a record: a thing or an arc by its slug, or the campaign itself. */
-export function recordKey(campaignSlug: string, kind: 'thing' | 'arc' | 'campaign', recordSlug = '') {
-  return kind === 'campaign' ? ([...campaignKey(campaignSlug), 'record'] as const) : ([...campaignKey(campaignSlug), kind, recordSlug] as const);
-}
 
 export function useRecordEditing<R extends Record<string, unknown>, P extends Record<string, unknown>>(options: {
   campaignSlug: string;
@@ -22,10 +17,10 @@ export function useRecordEditing<R extends Record<string, unknown>, P extends Re
   // The player view reads a redacted version: it has an editing state of its own, so the game
   // master's editors never open on (or save over) what a player sees.
   const { viewingAsPlayer } = useCampaignAccess();
-  const key = recordKey(options.campaignSlug, options.kind, options.recordSlug);
+  const queryKey = recordKey(options.campaignSlug, options.kind, options.recordSlug, viewingAsPlayer);
   const draftOwner = useDraftOwner();
   return useRecord<R, P>({
-    queryKey: viewingAsPlayer ? [...key, 'as-player'] : key,
+    queryKey,
     draftPrefix: `${options.campaignSlug}.${options.kind}`,
     load: options.load,
     save: options.save,

@@ -244,7 +244,6 @@ export class RecordState<R extends Record<string, unknown>, P extends Record<str
     }
     if (Object.keys(differing).length === 0) {
       writeDraft(this.draftKey, undefined);
-      this.offer = undefined;
       return;
     }
     this.offer = { ...draft, patch: differing };

@@ -8,7 +8,7 @@ import { MemoryRouter } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { rootPerTest } from '../ui/test-root';
 import { meQuery } from '../account/api';
-import { recordKey } from '../records/record-editing';
+import { recordKey } from '../campaigns/api';
 import { CampaignAccessProvider } from '../campaigns/access';
 import { RememberVisits } from './recent-pages';
 import { recentPages, recentPagesKey } from './recent';
@@ -39,7 +39,7 @@ function setUp({ player = false } = {}) {
   let rerender: () => void = () => undefined;
   function Page() {
     // The page's key in the view on screen (records/record-editing.tsx).
-    const query = useQuery({ queryKey: player ? [...recordKey('c', 'arc', 'the-arc'), 'as-player'] : recordKey('c', 'arc', 'the-arc'), queryFn: load });
+    const query = useQuery({ queryKey: recordKey('c', 'arc', 'the-arc', player), queryFn: load });
     return <h1>{query.data?.data.name ?? 'Loading'}</h1>;
   }
   // The frame re-renders on its own (a route change, the signed-in user arriving): the switcher's

@@ -6,7 +6,7 @@ import { useCallback, useEffect, useSyncExternalStore } from 'react';
 import { useLocation } from 'react-router';
 import type { Arc, Thing } from '../api/client';
 import type { ServerVersion } from '../records/record-state';
-import { recordKey } from '../records/record-editing';
+import { recordKey } from '../campaigns/api';
 import { useMe } from '../account/api';
 import { useCampaignAccess } from '../campaigns/access';
 import { useThingTypes } from '../things/api';
@@ -27,8 +27,7 @@ export function RememberVisits({ campaignSlug }: { campaignSlug: string }) {
   const shown = pageInAddress(pathname);
   const { viewingAsPlayer } = useCampaignAccess();
   // The record as its page loaded it (the same query, in the view on screen: nothing more is read).
-  const key = recordKey(campaignSlug, shown?.kind === 'arc' ? 'arc' : 'thing', shown && shown.kind !== 'type' ? shown.slug : '');
-  const record = useLoadedData<ServerVersion<Thing | Arc>>(viewingAsPlayer ? [...key, 'as-player'] : key);
+  const record = useLoadedData<ServerVersion<Thing | Arc>>(recordKey(campaignSlug, shown?.kind === 'arc' ? 'arc' : 'thing', shown && shown.kind !== 'type' ? shown.slug : '', viewingAsPlayer));
   const types = useThingTypes(campaignSlug);
   let page: RecentPage | undefined;
   if (shown?.kind === 'type') {
