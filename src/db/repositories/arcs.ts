@@ -13,7 +13,7 @@ import { nowIso } from '../../domain/time.js';
 import type { ExpectedVersion } from '../../domain/versions.js';
 import { changesArcSearchText } from '../../search/document.js';
 import { fullView, type View } from '../../access/view.js';
-import { campaignDefaultVisibility, campaignWrite, checkExpected, takenSlugs } from './common.js';
+import { campaignDefaultVisibility, campaignWrite, checkExpected, heldRecordUpdate, holdsRecordUpdates, takenSlugs } from './common.js';
 import { keepPreviousSlug, releasePreviousSlug } from './previous-slugs.js';
 import { loadHiddenRecords, visibleArcs } from './visible.js';
 import { playersUpdatedAt } from './players-updated.js';
@@ -324,21 +324,32 @@ export async function updateArc(
       // Links to GM-only records are not what players read: only written properties need the set.
       const hidden = properties !== undefined ? await loadHiddenRecords(trx, campaignId) : undefined;
       const playersSeeIt = playersSeeChange(current, next, ['slug', 'name', 'parent_arc_id', 'tags', 'aliases'], ARC_TEXT_FIELDS, hidden && { columns: ['properties'], hidden });
-      let update = trx
-        .updateTable('arcs')
-        .set((eb) => ({
-          ...fields,
-          ...(parentArcId !== undefined ? { parent_arc_id: parentArcId } : {}),
-          version: eb('version', '+', 1),
-          updated_at: nowIso(),
-          players_updated_at: playersUpdatedAt(playersSeeIt),
-        }))
-        .where('campaign_id', '=', campaignId)
-        .where('id', '=', current.id);
-      // With an expected version, the version check in the UPDATE itself makes the comparison atomic
-      // even if another writer commits between our read and write; without one the last write wins.
-      if (expected) update = update.where('version', '=', current.version);
-      const updated = await update.returningAll().executeTakeFirst();
+      const newSlug = changes.slug !== undefined && changes.slug !== current.slug;
+      let updated: ArcRow | undefined;
+      if (!newSlug && holdsRecordUpdates(trx)) {
+        // PostgreSQL, a request's write that keeps the slug: the UPDATE goes with the write's last
+        // statement (a round trip fewer), and the row it makes is built here. The campaign's write
+        // lock, exclusive, keeps every other write out since the arc was read, so checkExpected saw
+        // the version it updates; nothing later here reads the arc's own row (loadArcDetail reads
+        // its parent and children).
+        updated = heldRecordUpdate(trx, 'arcs', current, { ...fields, ...(parentArcId !== undefined ? { parent_arc_id: parentArcId } : {}) }, playersSeeIt, nowIso());
+      } else {
+        let update = trx
+          .updateTable('arcs')
+          .set((eb) => ({
+            ...fields,
+            ...(parentArcId !== undefined ? { parent_arc_id: parentArcId } : {}),
+            version: eb('version', '+', 1),
+            updated_at: nowIso(),
+            players_updated_at: playersUpdatedAt(playersSeeIt),
+          }))
+          .where('campaign_id', '=', campaignId)
+          .where('id', '=', current.id);
+        // With an expected version, the version check in the UPDATE itself makes the comparison atomic
+        // even if another writer commits between our read and write; without one the last write wins.
+        if (expected) update = update.where('version', '=', current.version);
+        updated = await update.returningAll().executeTakeFirst();
+      }
       if (!updated) throw errors.preconditionFailed('arc');
       // Visibility decides which views the search index's documents are for.
       const structureChanged = properties !== undefined || tags !== undefined || aliases !== undefined;

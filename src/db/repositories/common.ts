@@ -1,5 +1,5 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
-import { dialectOf, type Database, type Dialect } from '../database.js';
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
+import { dialectOf, type Database, type Db, type Dialect } from '../database.js';
 import type { DB, Role } from '../schema.js';
 import { currentActor } from '../../access/acting.js';
 import { authorizeWriteAtCommit } from '../../access/policy.js';
@@ -177,11 +177,15 @@ export async function campaignWrite<T>(
   let notified: boolean | undefined;
   const result = await database.write(async (trx) => {
     if (!(await openCampaignWrite(trx, campaignId, mode, true))) throw errors.campaignNotFound();
-    // The search queue's writes and a save's revision merge go with the mark (a round trip fewer each).
+    // The search queue's writes, a save's revision merge and its record's UPDATE go with the mark
+    // (a round trip fewer each).
     holdQueueWrites(trx);
     holdRevisionMerge(trx);
+    heldUpdates.set(trx, []);
     const value = await fn(trx);
-    notified = await markCampaignWrite(trx, campaignId, takeHeldQueueWrites(trx), takeHeldRevisionMerge(trx));
+    const updates = heldUpdates.get(trx) ?? [];
+    heldUpdates.delete(trx);
+    notified = await markCampaignWrite(trx, campaignId, takeHeldQueueWrites(trx), takeHeldRevisionMerge(trx), updates);
     if (notified === undefined) throw errors.campaignNotFound();
     return value;
   }, { announced: true });
@@ -189,6 +193,60 @@ export async function campaignWrite<T>(
   // commit, in one statement shared by the writes committed meanwhile (db/announcements.ts).
   scope.committed(campaignId, notified!);
   return result;
+}
+
+// Transactions whose record updates are held, to be sent with their mark (heldRecordUpdate).
+const heldUpdates = new WeakMap<object, RawBuilder<unknown>[]>();
+
+/**
+ * Whether `trx` sends record updates with its last statement (a request's campaign write on
+ * PostgreSQL: campaignWrite), where each statement is a round trip. A repository may then update a
+ * record through heldRecordUpdate instead of sending its UPDATE, when nothing can change the row
+ * between its read and the commit (its lock, or the campaign's exclusive write lock), the UPDATE
+ * cannot fail (no new slug: the unique index), and nothing later in the transaction reads the row.
+ */
+export function holdsRecordUpdates(trx: Db): boolean {
+  return heldUpdates.has(trx);
+}
+
+interface UpdatableRow {
+  id: number;
+  campaign_id: number;
+  version: number;
+  updated_at: string;
+  players_updated_at: string | null;
+}
+
+/**
+ * The UPDATE of a record `current` (as read in this transaction), held for the mark (see
+ * holdsRecordUpdates), and the row it makes: what the UPDATE's RETURNING would answer. Like every
+ * save's UPDATE it moves the version on, sets updated_at, and keeps what players saw as their
+ * updatedAt unless they see the change (players-updated.ts).
+ */
+export function heldRecordUpdate<Row extends UpdatableRow>(
+  trx: Db,
+  table: 'things' | 'arcs',
+  current: Row,
+  set: Readonly<Record<string, string | number | null | undefined>>,
+  playersSeeIt: boolean,
+  updatedAt: string,
+): Row {
+  const updates = heldUpdates.get(trx);
+  if (updates === undefined) throw new Error('heldRecordUpdate: this transaction sends its updates at once (holdsRecordUpdates)');
+  const columns = Object.keys(set).filter((column) => set[column] !== undefined).sort();
+  updates.push(sql`update ${sql.table(table)} set ${sql.join([
+    ...columns.map((column) => sql`${sql.ref(column)} = ${set[column]}`),
+    sql`version = version + 1`,
+    sql`updated_at = ${updatedAt}`,
+    sql`players_updated_at = ${playersSeeIt ? sql`null` : sql`coalesce(players_updated_at, updated_at)`}`,
+  ])} where campaign_id = ${current.campaign_id} and id = ${current.id}`);
+  return {
+    ...current,
+    ...Object.fromEntries(columns.map((column) => [column, set[column]])),
+    version: current.version + 1,
+    updated_at: updatedAt,
+    players_updated_at: playersSeeIt ? null : (current.players_updated_at ?? current.updated_at),
+  };
 }
 
 /** The SQLSTATE of loreforge_campaign_gone() (migration 0034). */
@@ -202,9 +260,17 @@ const CAMPAIGN_GONE = 'LF404';
  * Whether the transaction sent a notice so far (a trigger of migration 0026 fired:
  * `loreforge.notified`); undefined when the campaign went to the trash or was erased meanwhile.
  */
-async function markCampaignWrite(trx: Transaction<DB>, campaignId: number, queued: readonly QueuedRecord[], merge: RevisionMerge | undefined): Promise<boolean | undefined> {
+async function markCampaignWrite(
+  trx: Transaction<DB>,
+  campaignId: number,
+  queued: readonly QueuedRecord[],
+  merge: RevisionMerge | undefined,
+  updates: readonly RawBuilder<unknown>[],
+): Promise<boolean | undefined> {
   const queue = queued.length === 0 ? sql`` : sql`, queued as (${queueUpsert(queued)})`;
   const merged = merge === undefined ? sql`` : sql`, merged as (${revisionMergeStatement(merge)})`;
+  // Data-modifying CTEs all run, referenced or not, on one snapshot: these touch rows of their own.
+  const updated = updates.length === 0 ? sql`` : sql.join(updates.map((update, i) => sql`, ${sql.raw(`updated_${i}`)} as (${update})`), sql``);
   // Its COMMIT is written with it (db/pipeline.ts): a campaign gone makes it fail (migration 0034),
   // so that COMMIT rolls the transaction back.
   try {
@@ -212,7 +278,7 @@ async function markCampaignWrite(trx: Transaction<DB>, campaignId: number, queue
       select id, current_setting('loreforge.notified', true) as notified from campaigns where id = ${campaignId} and deleted_at is null
     ), mark as (
       insert into campaign_write_marks (campaign_id, backend) select id, pg_backend_pid() from live on conflict do nothing
-    )${queue}${merged}
+    )${queue}${merged}${updated}
     select case when live.id is null then loreforge_campaign_gone() else live.notified end as notified from (select 1) one left join live on true`.execute(trx);
     return rows[0]!.notified === '1';
   } catch (error) {

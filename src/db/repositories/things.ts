@@ -16,7 +16,7 @@ import { isValidSlug, nextFreeSlug, slugifyName } from '../../domain/slugs.js';
 import { nameSortKey } from '../../domain/name-sort.js';
 import { nowIso } from '../../domain/time.js';
 import type { ExpectedVersion } from '../../domain/versions.js';
-import { campaignDefaultVisibility, campaignWrite, checkExpected, takenSlugs, type WriteMode } from './common.js';
+import { campaignDefaultVisibility, campaignWrite, checkExpected, heldRecordUpdate, holdsRecordUpdates, takenSlugs, type WriteMode } from './common.js';
 import { keepPreviousSlug, releasePreviousSlug } from './previous-slugs.js';
 import { playersUpdatedAt, THINGS_PLAYERS_UPDATED_AT } from './players-updated.js';
 import { playersSeeChange } from '../../access/players-see.js';
@@ -309,13 +309,23 @@ export async function updateThing(
       // Links to GM-only records are not what players read: only written properties need the set.
       const hidden = set.properties !== undefined ? await loadHiddenRecords(trx, campaignId) : undefined;
       const playersSeeIt = playersSeeChange(current, { ...current, ...set }, ['slug', 'name', 'type_id', 'tags', 'aliases'], ['description'], hidden && { columns: ['properties'], hidden });
-      const updated = await thingUpdate(set, playersSeeIt, expected !== undefined).executeTakeFirst(trx, {
-        ...set,
-        $updatedAt: nowIso(),
-        $campaignId: campaignId,
-        $id: current.id,
-        ...(expected ? { $version: current.version } : {}),
-      });
+      let updated: ThingRow | undefined;
+      if (newSlug === undefined && holdsRecordUpdates(trx)) {
+        // PostgreSQL, a request's write that keeps the slug: the UPDATE goes with the write's last
+        // statement (a round trip fewer), and the row it makes is built here. The row has been
+        // locked since it was read (forUpdate), so it is the row the UPDATE changes, at the version
+        // checkExpected saw; nothing later in this transaction reads it (the mentions and the
+        // revision take `updated`).
+        updated = heldRecordUpdate(trx, 'things', current, set, playersSeeIt, nowIso());
+      } else {
+        updated = await thingUpdate(set, playersSeeIt, expected !== undefined).executeTakeFirst(trx, {
+          ...set,
+          $updatedAt: nowIso(),
+          $campaignId: campaignId,
+          $id: current.id,
+          ...(expected ? { $version: current.version } : {}),
+        });
+      }
       if (!updated) throw errors.preconditionFailed('thing');
       // Visibility decides which views the search index's documents are for.
       if (changes.name !== undefined || changes.description !== undefined || changes.visibility !== undefined || set.properties !== undefined || set.tags !== undefined || set.aliases !== undefined) {
