@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pruneTombstones } from '../../src/db/repositories/changes.js';
-import { campaignWrite } from '../../src/db/repositories/common.js';
+import { campaignWrite, heldRecordUpdate } from '../../src/db/repositories/common.js';
+import { findThingBySlug } from '../../src/db/repositories/things.js';
 import { inWriteScope } from '../../src/db/write-scope.js';
 import { premiumUser } from '../fixtures/image-app.js';
 import { sendAs } from '../support/fixtures.js';
@@ -435,5 +436,36 @@ describe.runIf(dialect === 'postgres')('the version a write takes at its commit,
     const res = await send('PUT', `${c.base}/things/${thing.slug}`, { updatedThing: { name: 'Renamed' } });
     expect(res.statusCode, res.body).toBe(200);
     expect(await versionOf(c.id)).toBe(version + 1);
+  });
+
+  // A save's UPDATE goes with the mark, its answer built from the row it read (common.ts
+  // heldRecordUpdate). The locks keep the row as read; should it have moved on all the same, the
+  // mark fails (migration 0035), the whole write rolls back and runs again from a fresh read.
+  it('runs a write again when the row a held UPDATE was built from moved on since its read', async () => {
+    const c = await newCampaign();
+    const thing = json<{ slug: string; id: number }>(await send('POST', `${c.base}/things`, { newThing: { name: 'Read once', typeId: c.typeId } }));
+    const version = await versionOf(c.id);
+    const reruns = ctx.database.reruns;
+    const answers: { version: number; name: string }[] = [];
+    let attempts = 0;
+    const scope = { committed: () => {}, unannounced: () => {} };
+    await inWriteScope(scope, () =>
+      campaignWrite(ctx.database, c.id, async (trx) => {
+        attempts += 1;
+        const row = (await findThingBySlug(trx, c.id, thing.slug, { forUpdate: true }))!;
+        // The first attempt's read is one version behind the row, as if another writer had changed it unseen.
+        const read = attempts === 1 ? { ...row, version: row.version - 1 } : row;
+        const built = heldRecordUpdate(trx, 'things', read, { name: `Attempt ${attempts}` }, true, new Date().toISOString());
+        answers.push({ version: built.version, name: built.name });
+      }, 'concurrent'),
+    );
+    expect(attempts).toBe(2);
+    expect(ctx.database.reruns).toBe(reruns + 1);
+    const stored = await ctx.database.kysely.selectFrom('things').select(['name', 'version']).where('id', '=', thing.id).executeTakeFirstOrThrow();
+    // What the second attempt answered is what is stored: one update, at the version it read.
+    expect(stored).toEqual(answers[1]);
+    expect(answers[0]!.version).toBe(stored.version - 1);
+    expect(await versionOf(c.id)).toBe(version + 1);
+    expect(Number(await marks())).toBe(0);
   });
 });

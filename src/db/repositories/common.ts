@@ -219,7 +219,9 @@ interface UpdatableRow {
 
 /**
  * The UPDATE of a record `current` (as read in this transaction), held for the mark (see
- * holdsRecordUpdates), and the row it makes: what the UPDATE's RETURNING would answer. Like every
+ * holdsRecordUpdates), and the row it makes: what the UPDATE's RETURNING would answer. It updates
+ * the row only at the version read; otherwise the mark fails and the write runs again (migration
+ * 0035), which the locks make impossible for every writer that takes them. Like every
  * save's UPDATE it moves the version on, sets updated_at, and keeps what players saw as their
  * updatedAt unless they see the change (players-updated.ts).
  */
@@ -239,7 +241,7 @@ export function heldRecordUpdate<Row extends UpdatableRow>(
     sql`version = version + 1`,
     sql`updated_at = ${updatedAt}`,
     sql`players_updated_at = ${playersSeeIt ? sql`null` : sql`coalesce(players_updated_at, updated_at)`}`,
-  ])} where campaign_id = ${current.campaign_id} and id = ${current.id}`);
+  ])} where campaign_id = ${current.campaign_id} and id = ${current.id} and version = ${current.version} returning 1`);
   return {
     ...current,
     ...Object.fromEntries(columns.map((column) => [column, set[column]])),
@@ -271,6 +273,10 @@ async function markCampaignWrite(
   const merged = merge === undefined ? sql`` : sql`, merged as (${revisionMergeStatement(merge)})`;
   // Data-modifying CTEs all run, referenced or not, on one snapshot: these touch rows of their own.
   const updated = updates.length === 0 ? sql`` : sql.join(updates.map((update, i) => sql`, ${sql.raw(`updated_${i}`)} as (${update})`), sql``);
+  // A held UPDATE that found its row at another version than its save read fails the statement
+  // (migration 0035): the write runs again, rather than answer with the row built from that read.
+  const missed =
+    updates.length === 0 ? sql`` : sql` when not (${sql.join(updates.map((_, i) => sql`exists (select from ${sql.raw(`updated_${i}`)})`), sql` and `)}) then loreforge_row_changed()`;
   // Its COMMIT is written with it (db/pipeline.ts): a campaign gone makes it fail (migration 0034),
   // so that COMMIT rolls the transaction back.
   try {
@@ -279,7 +285,7 @@ async function markCampaignWrite(
     ), mark as (
       insert into campaign_write_marks (campaign_id, backend) select id, pg_backend_pid() from live on conflict do nothing
     )${queue}${merged}${updated}
-    select case when live.id is null then loreforge_campaign_gone() else live.notified end as notified from (select 1) one left join live on true`.execute(trx);
+    select case when live.id is null then loreforge_campaign_gone()${missed} else live.notified end as notified from (select 1) one left join live on true`.execute(trx);
     return rows[0]!.notified === '1';
   } catch (error) {
     if (databaseErrorCode(error) === CAMPAIGN_GONE) return undefined;
