@@ -178,7 +178,7 @@ export function createDatabase(options: DatabaseOptions): Database {
     const names = new StatementNames();
     pool.on('connect', (client) => {
       client.on('error', () => {});
-      prepareRepeatedStatements(client, names, pipelineTransactions(client));
+      prepareRepeatedStatements(client, names, pipelineTransactions(client, options.onQuery));
     });
     const kysely = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), ...(log ? { log } : {}) });
     const database: Database = {

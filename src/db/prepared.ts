@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { databaseErrorCode } from './errors.js';
-import type { TransactionPipeline } from './pipeline.js';
+import { takeFollower, type TransactionPipeline } from './pipeline.js';
 
 // PostgreSQL parses and plans every statement Kysely sends, each time: a save of a thing sends ten,
 // and their parsing and planning was about a third of PostgreSQL's CPU (docs/performance.md,
@@ -81,6 +81,14 @@ export function prepareRepeatedStatements(client: pg.PoolClient, names: Statemen
     const [text, values] = args;
     // Inside a transaction, its BEGIN sent or held to go with this statement (pipeline.ts).
     if (pipeline.inTransaction && args.length === 2 && typeof text === 'string' && Array.isArray(values) && values.length > 0) {
+      // The read written after it (pipeline.ts FollowedBy) is named the same way.
+      const follower = takeFollower(values)?.follower;
+      if (follower !== undefined && follower.values.length > 0) {
+        follower.name = names.nameFor(follower.text);
+        follower.result.catch((error: unknown) => {
+          if (isStalePlan(error)) names.forget(follower.text);
+        });
+      }
       const name = names.nameFor(text);
       if (name !== undefined) {
         return (query({ name, text, values }) as Promise<unknown>).catch((error: unknown) => {

@@ -25,6 +25,13 @@ export interface QueryTemplate<DB, Name extends string, Row> {
   execute(db: Kysely<DB>, params: Readonly<Record<Name, TemplateValue>>): Promise<Row[]>;
   /** The first row or undefined, as `build(db, params).executeTakeFirst()`. */
   executeTakeFirst(db: Kysely<DB>, params: Readonly<Record<Name, TemplateValue>>): Promise<Row | undefined>;
+  /**
+   * The same, with `extra` added after the query's values: a PostgreSQL pool connection's pipeline
+   * takes a read to write after the statement there (db/pipeline.ts FollowedBy). Never on SQLite.
+   */
+  executeTakeFirstWith(db: Kysely<DB>, params: Readonly<Record<Name, TemplateValue>>, extra: unknown): Promise<Row | undefined>;
+  /** The SQL text and values this query runs with for `params` (to be sent some other way: FollowedBy). */
+  compiled(db: Kysely<DB>, params: Readonly<Record<Name, TemplateValue>>): { sql: string; parameters: readonly unknown[] };
 }
 
 // A value no real parameter takes. A NUL character cannot even be stored in PostgreSQL text.
@@ -88,6 +95,15 @@ export function queryTemplate<DB, const Names extends readonly string[], Row>(
     async executeTakeFirst(db, params) {
       const rows = await execute(db, params);
       return rows[0];
+    },
+    async executeTakeFirstWith(db, params, extra) {
+      const query = toCompiledQuery(db, params);
+      const result = await db.executeQuery<Row>({ ...query, parameters: [...query.parameters, extra] });
+      return result.rows[0];
+    },
+    compiled(db, params) {
+      const { sql, parameters } = toCompiledQuery(db, params);
+      return { sql, parameters };
     },
   };
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { COMMIT_FOLLOWS, TransactionPipeline } from '../../src/db/pipeline.js';
+import { COMMIT_FOLLOWS, FollowedBy, TransactionPipeline } from '../../src/db/pipeline.js';
 
 // BEGIN and COMMIT written with the statements next to them (src/db/pipeline.ts), against a model
 // of a PostgreSQL connection: what it runs inside a transaction, what it keeps, and how many writes
@@ -39,8 +39,11 @@ class ModelConnection {
   /** As node-postgres's query: (text, values?) for a promise, or with a callback last. */
   readonly send = (...args: unknown[]): Promise<Answer> | undefined => {
     const callback = typeof args[args.length - 1] === 'function' ? (args[args.length - 1] as (error: unknown, value?: Answer) => void) : undefined;
-    const text = args[0] as string;
-    const values = args[1];
+    // (text, values) as Kysely sends, or a config object ({ name, text, values }) as prepared.ts and pipeline.ts do.
+    const config = typeof args[0] === 'string' ? { text: args[0], values: args[1] } : (args[0] as { text: string; values?: unknown });
+    const text = config.text;
+    const values = config.values;
+    if (Array.isArray(values) && values.some((value) => value instanceof FollowedBy)) throw new Error('a FollowedBy reached the connection as a value');
     // A value it cannot encode: node-postgres writes only a Sync, and calls back at once.
     if (callback && Array.isArray(values) && values.includes('unencodable')) {
       this.write('(sync)');
@@ -87,11 +90,17 @@ class ModelConnection {
   }
 }
 
+/** A statement, and the read written after it if any (FollowedBy). */
+type Statement = string | { text: string; followedBy: string };
+
 /** Runs one transaction as Kysely does; whether it committed as far as its caller knows. */
-async function transaction(pipeline: TransactionPipeline, statements: readonly string[]): Promise<boolean> {
+async function transaction(pipeline: TransactionPipeline, statements: readonly Statement[]): Promise<boolean> {
   await pipeline.query('begin', []);
   try {
-    for (const text of statements) await pipeline.query(text, [1]);
+    for (const statement of statements) {
+      if (typeof statement === 'string') await pipeline.query(statement, [1]);
+      else await pipeline.query(statement.text, [1, new FollowedBy(statement.followedBy, [2])]);
+    }
     await pipeline.query('commit', []);
     return true;
   } catch {
@@ -182,16 +191,53 @@ describe('BEGIN and COMMIT written with the statements next to them', () => {
     expect(connection.kept).toEqual([`${COMMIT_FOLLOWS}mark`]);
   });
 
+  it('writes a read given to a statement right after it, in the same write, and answers each its own', async () => {
+    const { connection, pipeline } = setup();
+    await pipeline.query('begin', []);
+    const follower = new FollowedBy('select revisions', [2]);
+    expect(await pipeline.query('select thing', [1, follower])).toEqual({ command: 'SELECT' });
+    expect(await follower.result).toEqual({ command: 'SELECT' });
+    // Written after BEGIN was: its own write with the statement.
+    const later = new FollowedBy('select more', [3]);
+    await pipeline.query({ name: 'lf1', text: 'select other', values: [1, later] });
+    await later.result;
+    await pipeline.query('commit', []);
+    expect(connection.writes).toEqual([['begin', 'select thing', 'select revisions'], ['select other', 'select more'], ['commit']]);
+    expect(connection.kept).toEqual(['select thing', 'select revisions', 'select other', 'select more']);
+  });
+
+  it('fails the read with the statement before it, and never leaves it unhandled', async () => {
+    const { connection, pipeline } = setup();
+    await pipeline.query('begin', []);
+    const follower = new FollowedBy('select revisions', [2]);
+    await expect(pipeline.query('select fails', [1, follower])).rejects.toThrow('statement failed');
+    await expect(follower.result).rejects.toThrow('current transaction is aborted');
+    // Nobody awaiting it: settled as rejected with no unhandled rejection (vitest fails a run that has one).
+    const unread = new FollowedBy('select unread', [2]);
+    await expect(pipeline.query('select also fails', [1, unread])).rejects.toThrow();
+    await pipeline.query('rollback', []);
+    expect(connection.kept).toEqual([]);
+  });
+
+  it('refuses a read after the statement its COMMIT follows', async () => {
+    const { pipeline } = setup();
+    await pipeline.query('begin', []);
+    const late = new FollowedBy('select late', [2]);
+    await expect(pipeline.query(`${COMMIT_FOLLOWS}mark`, [1, late])).rejects.toThrow('takes no read after it');
+    await expect(late.result).rejects.toThrow('takes no read after it');
+  });
+
   it('keeps exactly the transactions that report a commit, each in as many writes as statements', async () => {
     const statement = fc.oneof(
-      fc.constantFrom('select a', 'update b', 'insert c', 'update fails'),
+      fc.constantFrom<Statement>('select a', 'update b', 'insert c', 'update fails', { text: 'select thing', followedBy: 'select revisions' }, { text: 'select fails', followedBy: 'select revisions' }),
       fc.constant(`${COMMIT_FOLLOWS}mark`),
       fc.constant(`${COMMIT_FOLLOWS}mark fails`),
     );
+    const textOf = (s: Statement) => (typeof s === 'string' ? s : s.text);
     // A COMMIT_FOLLOWS statement is always a transaction's last (common.ts campaignWrite).
     const transactions = fc.array(
       fc.array(statement, { maxLength: 6 }).map((list) => {
-        const last = list.findIndex((text) => text.startsWith(COMMIT_FOLLOWS));
+        const last = list.findIndex((s) => textOf(s).startsWith(COMMIT_FOLLOWS));
         return last === -1 ? list : list.slice(0, last + 1);
       }),
       { maxLength: 8 },
@@ -203,14 +249,16 @@ describe('BEGIN and COMMIT written with the statements next to them', () => {
         for (const statements of list) {
           const writesBefore = connection.writes.length;
           const committed = await transaction(pipeline, statements);
-          const fails = statements.findIndex((text) => text.includes('fails'));
+          const fails = statements.findIndex((s) => textOf(s).includes('fails'));
           expect(committed).toBe(fails === -1);
-          if (committed) expected.push(...statements);
+          // A read given to a statement runs right after it, in the transaction.
+          if (committed) expected.push(...statements.flatMap((s) => (typeof s === 'string' ? [s] : [s.text, s.followedBy])));
           expect(pipeline.inTransaction).toBe(false);
-          // Writes: one a statement run (BEGIN with the first), and one for COMMIT or ROLLBACK
-          // unless it went with the statement before it or nothing was sent.
+          // Writes: one a statement run (BEGIN with the first, a read with the statement before
+          // it), and one for COMMIT or ROLLBACK unless it went with the statement before it or
+          // nothing was sent.
           const ran = fails === -1 ? statements.length : fails + 1;
-          const endedWithLast = statements.length > 0 && statements[ran - 1]!.startsWith(COMMIT_FOLLOWS);
+          const endedWithLast = statements.length > 0 && textOf(statements[ran - 1]!).startsWith(COMMIT_FOLLOWS);
           expect(connection.writes.length - writesBefore).toBe(ran + (ran === 0 || endedWithLast ? 0 : 1));
         }
         expect(connection.kept).toEqual(expected);

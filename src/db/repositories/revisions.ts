@@ -22,6 +22,7 @@ import {
 } from '../../history/snapshots.js';
 import { campaignWrite } from './common.js';
 import { queryTemplate } from '../query-template.js';
+import { FollowedBy } from '../pipeline.js';
 
 let mergeWindowMs = 300_000;
 
@@ -54,6 +55,11 @@ export interface KeepRevisionInput {
   before?: { snapshot: Snapshot | (() => Snapshot | Promise<Snapshot>); updatedAt: string } | undefined;
   /** False for a change that must be a revision of its own (a restore of a revision). */
   merge?: boolean;
+  /**
+   * The record's latest two revisions, read already in this transaction after the record was
+   * locked (latestThingRevisionsRead); read here otherwise.
+   */
+  latest?: readonly LatestRevisionRow[] | undefined;
 }
 
 function authorName(trx: Transaction<DB>, authorId: string | null) {
@@ -89,6 +95,38 @@ const latestTwo = queryTemplate(['campaignId', 'kind', 'recordId'], (db: Kysely<
     .orderBy('id', 'desc')
     .limit(2),
 );
+type LatestRevisionRow = Awaited<ReturnType<typeof latestTwo.execute>>[number];
+
+// The same of a thing named by its slug: the read written after the statement that locks the thing
+// (things.ts updateThing), before its id is known.
+const latestTwoOfThingBySlug = queryTemplate(['campaignId', 'slug'], (db: Kysely<DB>, params) =>
+  db
+    .selectFrom('revisions')
+    .select(['id', 'author_id', 'name', 'created_at', 'fields', 'digests'])
+    .select(sql<Uint8Array | null>`case when digests is null then snapshot end`.as('legacy_snapshot'))
+    .where('campaign_id', '=', params.campaignId)
+    .where('record_kind', '=', REVISION_KIND_CODES.thing)
+    .where('record_id', '=', (eb) => eb.selectFrom('things').select('id').where('campaign_id', '=', params.campaignId).where('slug', '=', params.slug))
+    .orderBy('id', 'desc')
+    .limit(2),
+);
+
+/**
+ * PostgreSQL: the read of a thing's latest two revisions by its slug, to be written right after the
+ * statement that locks the thing (db/pipeline.ts FollowedBy): run after that statement, once the
+ * lock is held, it sees every revision committed before. `rows`, awaited as soon as that statement
+ * answers (so that an error of the read, such as a stale plan, is the write's: database.ts runs it
+ * again), is what keepRevision takes as `latest` for the thing that statement found.
+ */
+export function latestThingRevisionsRead(db: Db, campaignId: number, slug: string): { follower: FollowedBy; rows: Promise<readonly LatestRevisionRow[]> } {
+  const { sql: text, parameters } = latestTwoOfThingBySlug.compiled(db, { campaignId, slug });
+  const follower = new FollowedBy(text, parameters);
+  const rows = follower.result.then((answer) => answer.rows as LatestRevisionRow[]);
+  // Not unhandled when the statement before it failed, and the save with it.
+  rows.catch(() => {});
+  return { follower, rows };
+}
+
 /** The merge of a save into its record's latest revision (keepRevision). */
 export interface RevisionMerge {
   snapshot: Uint8Array;
@@ -141,13 +179,16 @@ export function revisionMergeStatement(merge: RevisionMerge) {
  */
 export async function keepRevision(trx: Transaction<DB>, input: KeepRevisionInput): Promise<void> {
   const held = heldMerges.get(trx);
+  let readBefore = input.latest;
   if (held?.merge !== undefined) {
     await revisionMergeStatement(held.merge).execute(trx);
     held.merge = undefined;
+    // Read before that merge: read again.
+    readBefore = undefined;
   }
   const kind = REVISION_KIND_CODES[input.kind];
   // The latest two: a merge into the latest compares with the one before it.
-  const [latest, beforeLatest] = await latestTwo.execute(trx, { campaignId: input.campaignId, kind, recordId: input.recordId });
+  const [latest, beforeLatest] = readBefore ?? (await latestTwo.execute(trx, { campaignId: input.campaignId, kind, recordId: input.recordId }));
   const now = new Date().toISOString();
   const row = (serialized: { json: string; digests: FieldDigests }, fields: string[], authorId: string | null, at: string, compress = false) => ({
     campaign_id: input.campaignId,

@@ -21,7 +21,8 @@ import { keepPreviousSlug, releasePreviousSlug } from './previous-slugs.js';
 import { playersUpdatedAt, THINGS_PLAYERS_UPDATED_AT } from './players-updated.js';
 import { playersSeeChange } from '../../access/players-see.js';
 import { serializeWrittenThing, thingSnapshot } from '../../history/snapshots.js';
-import { keepRevision, revisionAuthor } from './revisions.js';
+import { keepRevision, latestThingRevisionsRead, revisionAuthor } from './revisions.js';
+import type { FollowedBy } from '../pipeline.js';
 
 /** The base of a generated slug when nothing of the name survives slugification. */
 export const THING_SLUG_FALLBACK = 'thing';
@@ -118,9 +119,12 @@ const thingBySlugForUpdate = queryTemplate(['campaignId', 'slug'], (db: Kysely<D
   return dialectOf(db) === 'postgres' ? query.forNoKeyUpdate() : query;
 });
 
-export function findThingBySlug(db: Db, campaignId: number, slug: string, options: { forUpdate?: boolean } = {}): Promise<ThingRow | undefined> {
+export function findThingBySlug(db: Db, campaignId: number, slug: string, options: { forUpdate?: boolean; followedBy?: FollowedBy } = {}): Promise<ThingRow | undefined> {
   if (!isValidSlug(slug)) return Promise.resolve(undefined);
-  return (options.forUpdate ? thingBySlugForUpdate : thingBySlug).executeTakeFirst(db, { campaignId, slug });
+  const template = options.forUpdate ? thingBySlugForUpdate : thingBySlug;
+  // A read written right after this statement, in the same round trip (PostgreSQL's pool: db/pipeline.ts).
+  if (options.followedBy !== undefined) return template.executeTakeFirstWith(db, { campaignId, slug }, options.followedBy);
+  return template.executeTakeFirst(db, { campaignId, slug });
 }
 
 /** A thing's row as inserted: the API's create and an import's write both go through insertThing(s). */
@@ -277,7 +281,13 @@ export async function updateThing(
   try {
     return await campaignWrite(database, campaignId, async (trx) => {
       changes = { ...requested };
-      const current = await findThingBySlug(trx, campaignId, slug, { forUpdate: true });
+      // PostgreSQL, in a request: the thing's latest revisions are read right after the statement
+      // that locks it, in the same round trip (db/pipeline.ts FollowedBy), for a save that keeps
+      // the slug (a new one rewrites links, which may keep revisions of this thing too).
+      const revisionsRead = holdsRecordUpdates(trx) && (requested.slug === undefined || requested.slug === slug) ? latestThingRevisionsRead(trx, campaignId, slug) : undefined;
+      const current = await findThingBySlug(trx, campaignId, slug, { forUpdate: true, followedBy: revisionsRead?.follower });
+      // Its answer came right behind the thing's: taken now, so that its error is this write's.
+      const latestRevisions = revisionsRead && (await revisionsRead.rows);
       if (!current) throw errors.thingNotFound(slug);
       checkExpected(expected, 'thing', current);
       if (changes.typeId !== undefined && changes.typeId !== current.type_id && !(await thingTypeFields(trx, campaignId, changes.typeId))) {
@@ -352,6 +362,7 @@ export async function updateThing(
         // Built only when the thing has no revision yet (one kept before revisions existed).
         before: { snapshot: () => thingSnapshot(current), updatedAt: current.updated_at },
         merge: options.newRevision !== true,
+        latest: newSlug === undefined ? latestRevisions : undefined,
       });
       return result;
     }, changes.slug === undefined || changes.slug === slug ? 'concurrent' : 'exclusive');
