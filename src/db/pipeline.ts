@@ -122,6 +122,27 @@ export class TransactionPipeline {
     const text = textOf(args);
     const commitFollows = text !== undefined && text.startsWith(COMMIT_FOLLOWS);
     if (this.state === 'idle' || (this.state === 'open' && !commitFollows)) return this.send(...args);
+    return this.inOneWrite(() => {
+      if (!commitFollows) return this.send(...args) as Promise<unknown>;
+      const sent = this.sendChecked(args);
+      // Not when the statement failed before it was written (a value node-postgres cannot
+      // encode): the transaction is still open, and a COMMIT would keep what came before it.
+      if (sent.written) {
+        this.commit = this.send('commit') as Promise<Answer>;
+        // Answered when Kysely asks for the COMMIT (or rolls back); until then, not unhandled.
+        this.commit.catch(() => {});
+        this.state = 'committing';
+      }
+      return sent.result;
+    });
+  }
+
+  /**
+   * Runs `write` (which sends one statement and what goes with it, and returns the statement's
+   * answer) in one write to the socket, after the held BEGIN if there is one; answers that answer
+   * once BEGIN's is in too.
+   */
+  private inOneWrite(write: () => Promise<unknown>): Promise<unknown> {
     const socket = this.socket();
     socket.cork();
     let begin: Promise<unknown> | undefined;
@@ -131,20 +152,7 @@ export class TransactionPipeline {
         begin = this.send('begin') as Promise<unknown>;
         this.state = 'open';
       }
-      if (commitFollows) {
-        const sent = this.sendChecked(args);
-        result = sent.result;
-        // Not when the statement failed before it was written (a value node-postgres cannot
-        // encode): the transaction is still open, and a COMMIT would keep what came before it.
-        if (sent.written) {
-          this.commit = this.send('commit') as Promise<Answer>;
-          // Answered when Kysely asks for the COMMIT (or rolls back); until then, not unhandled.
-          this.commit.catch(() => {});
-          this.state = 'committing';
-        }
-      } else {
-        result = this.send(...args) as Promise<unknown>;
-      }
+      result = write();
     } finally {
       socket.uncork();
     }
@@ -174,23 +182,12 @@ export class TransactionPipeline {
       follower.follow(Promise.reject(refused));
       return Promise.reject(refused);
     }
-    const socket = this.socket();
-    socket.cork();
-    let begin: Promise<unknown> | undefined;
-    let result: Promise<unknown>;
-    try {
-      if (this.state === 'begun') {
-        begin = this.send('begin') as Promise<unknown>;
-        this.state = 'open';
-      }
-      result = this.send(...args) as Promise<unknown>;
+    return this.inOneWrite(() => {
+      const result = this.send(...args) as Promise<unknown>;
       this.onFollower?.(follower.text);
       follower.follow(this.send(follower.name !== undefined ? { name: follower.name, text: follower.text, values: follower.values } : { text: follower.text, values: follower.values }) as Promise<unknown>);
-    } finally {
-      socket.uncork();
-    }
-    if (begin === undefined) return result;
-    return Promise.all([begin, result]).then(([, value]) => value);
+      return result;
+    });
   }
 
   /**

@@ -97,26 +97,37 @@ async function expectAnswerStored(put: Awaited<ReturnType<typeof ctx.app.inject>
   return seen;
 }
 
+/**
+ * For random sequences of changes (`changes`): a new record made by `create` (answering its address),
+ * then one PUT a change (`payload`), with If-Match when the change asks, each answer checked.
+ */
+async function checkPutSequences<Step extends { ifMatch: boolean }>(changes: fc.Arbitrary<Step>, create: (run: number) => Promise<string>, payload: (step: Step) => Record<string, unknown>): Promise<void> {
+  let run = 0;
+  await fc.assert(
+    fc.asyncProperty(fc.array(changes, { minLength: 1, maxLength: 6 }), async (steps) => {
+      run += 1;
+      const url = await create(run);
+      let etag = (await ctx.app.inject({ method: 'GET', url, headers: owner.headers })).headers.etag as string;
+      let playersSaw: { updatedAt: string } | undefined = json<{ updatedAt: string }>(await ctx.app.inject({ method: 'GET', url, headers: player.headers }));
+      for (const step of steps) {
+        const headers = { ...owner.headers, ...(step.ifMatch ? { 'if-match': etag } : {}) };
+        const put = await ctx.app.inject({ method: 'PUT', url, headers, payload: payload(step) });
+        playersSaw = await expectAnswerStored(put, url, playersSaw);
+        etag = put.headers.etag as string;
+      }
+    }),
+    { numRuns: 25, seed: Number(process.env.FC_SEED ?? Date.now() % 2 ** 31) },
+  );
+}
+
 describe(`a PUT of a thing or an arc answers with what is stored, on ${dialect}`, () => {
   it('a thing: the answer and its ETag are what a GET reads next, and players see what they would', async () => {
     const c = await newCampaign(ctx.app, owner, 'Answers as stored');
     await joinCampaign(ctx.app, owner, c.slug, player, 'player');
-    let run = 0;
-    await fc.assert(
-      fc.asyncProperty(fc.array(change, { minLength: 1, maxLength: 6 }), async (steps) => {
-        run += 1;
-        const created = json<{ slug: string }>(await sendAs(ctx.app, owner, 'POST', `${c.base}/things`, { newThing: { name: `Subject ${run}`, typeId: c.typeId } }));
-        const url = `${c.base}/things/${created.slug}`;
-        let etag = (await ctx.app.inject({ method: 'GET', url, headers: owner.headers })).headers.etag as string;
-        let playersSaw: { updatedAt: string } | undefined = json<{ updatedAt: string }>(await ctx.app.inject({ method: 'GET', url, headers: player.headers }));
-        for (const step of steps) {
-          const headers = { ...owner.headers, ...(step.ifMatch ? { 'if-match': etag } : {}) };
-          const put = await ctx.app.inject({ method: 'PUT', url, headers, payload: body(c, step) });
-          playersSaw = await expectAnswerStored(put, url, playersSaw);
-          etag = put.headers.etag as string;
-        }
-      }),
-      { numRuns: 25, seed: Number(process.env.FC_SEED ?? Date.now() % 2 ** 31) },
+    await checkPutSequences(
+      change,
+      async (run) => `${c.base}/things/${json<{ slug: string }>(await sendAs(ctx.app, owner, 'POST', `${c.base}/things`, { newThing: { name: `Subject ${run}`, typeId: c.typeId } })).slug}`,
+      (step) => body(c, step),
     );
   });
 
@@ -125,22 +136,10 @@ describe(`a PUT of a thing or an arc answers with what is stored, on ${dialect}`
     await joinCampaign(ctx.app, owner, c.slug, player, 'player');
     const parents: number[] = [];
     for (const name of ['Act One', 'Act Two']) parents.push(json<{ id: number }>(await sendAs(ctx.app, owner, 'POST', `${c.base}/arcs`, { newArc: { name } })).id);
-    let run = 0;
-    await fc.assert(
-      fc.asyncProperty(fc.array(arcChange, { minLength: 1, maxLength: 6 }), async (steps) => {
-        run += 1;
-        const created = json<{ slug: string }>(await sendAs(ctx.app, owner, 'POST', `${c.base}/arcs`, { newArc: { name: `Scene ${run}` } }));
-        const url = `${c.base}/arcs/${created.slug}`;
-        let etag = (await ctx.app.inject({ method: 'GET', url, headers: owner.headers })).headers.etag as string;
-        let playersSaw: { updatedAt: string } | undefined = json<{ updatedAt: string }>(await ctx.app.inject({ method: 'GET', url, headers: player.headers }));
-        for (const step of steps) {
-          const headers = { ...owner.headers, ...(step.ifMatch ? { 'if-match': etag } : {}) };
-          const put = await ctx.app.inject({ method: 'PUT', url, headers, payload: arcBody(parents, step) });
-          playersSaw = await expectAnswerStored(put, url, playersSaw);
-          etag = put.headers.etag as string;
-        }
-      }),
-      { numRuns: 25, seed: Number(process.env.FC_SEED ?? Date.now() % 2 ** 31) },
+    await checkPutSequences(
+      arcChange,
+      async (run) => `${c.base}/arcs/${json<{ slug: string }>(await sendAs(ctx.app, owner, 'POST', `${c.base}/arcs`, { newArc: { name: `Scene ${run}` } })).slug}`,
+      (step) => arcBody(parents, step),
     );
   });
 });
