@@ -87,6 +87,11 @@ describe(`random vaults on ${dialect}`, () => {
           if (['name', 'name-label', 'name-heading', 'name-block', 'name-heading-label', 'lower-case'].includes(form) && !unique(to)) form = 'root';
           const name = notes[to]!.name;
           const full = paths[to]!;
+          // A path without a leading `/` is looked for in the linking note's folder first (read.ts
+          // Resolver, as Obsidian does): when the path names a note there too, only `/` reaches the root's.
+          const fromFolder = paths[from]!.includes('/') ? paths[from]!.slice(0, paths[from]!.lastIndexOf('/')) : '';
+          const key = (p: string) => p.normalize('NFC').toLowerCase();
+          if (form === 'root-md' && fromFolder !== '' && paths.some((p) => key(p) === key(`${fromFolder}/${full}`))) form = 'root';
           const encoded = (p: string) => p.split('/').map((s) => (s === '.' || s === '..' ? s : encodeURIComponent(s))).join('/');
           const text: Record<LinkForm, [string, string]> = {
             name: [`[[${name}]]`, ''],
