@@ -11,6 +11,7 @@ import { databaseErrorCode } from '../errors.js';
 import { queryTemplate } from '../query-template.js';
 import { holdQueueWrites, queueUpsert, takeHeldQueueWrites, type QueuedRecord } from '../indexes/search-queue.js';
 import { holdRevisionMerge, revisionMergeStatement, takeHeldRevisionMerge, type RevisionMerge } from './revisions.js';
+import { playersUpdatedAt } from './players-updated.js';
 
 
 /**
@@ -240,7 +241,7 @@ export function heldRecordUpdate<Row extends UpdatableRow>(
     ...columns.map((column) => sql`${sql.ref(column)} = ${set[column]}`),
     sql`version = version + 1`,
     sql`updated_at = ${updatedAt}`,
-    sql`players_updated_at = ${playersSeeIt ? sql`null` : sql`coalesce(players_updated_at, updated_at)`}`,
+    sql`players_updated_at = ${playersUpdatedAt(playersSeeIt) ?? sql`null`}`,
   ])} where campaign_id = ${current.campaign_id} and id = ${current.id} and version = ${current.version} returning 1`);
   return {
     ...current,

@@ -2,7 +2,7 @@
 // and update of one of them calls keepRevision in its own transaction: a fixed number of statements
 // whatever the campaign's size (one read of the record's latest revisions, at most one write, and
 // a read and a write of the revision before when a new one starts).
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
 import { dialectOf, type Database, type Db } from '../database.js';
 import type { DB } from '../schema.js';
 import { currentActor } from '../../access/acting.js';
@@ -83,32 +83,29 @@ async function closeRevision(trx: Transaction<DB>, campaignId: number, id: numbe
   if (deflated !== undefined) await trx.updateTable('revisions').set({ snapshot: deflated }).where('campaign_id', '=', campaignId).where('id', '=', id).execute();
 }
 
-// The read of nearly every save, built and compiled once (query-template.ts): the latest two revisions.
-const latestTwo = queryTemplate(['campaignId', 'kind', 'recordId'], (db: Kysely<DB>, params) =>
-  db
+/** The latest two revisions of one record (`recordId`: its id, or a subquery finding it), newest first, without their snapshots but a legacy one. */
+function latestTwoQuery(db: Kysely<DB>, campaignId: number, kind: number, recordId: number | ((eb: ExpressionBuilder<DB, 'revisions'>) => SelectQueryBuilder<DB, 'things', { id: number }>)) {
+  return db
     .selectFrom('revisions')
     .select(['id', 'author_id', 'name', 'created_at', 'fields', 'digests'])
     .select(sql<Uint8Array | null>`case when digests is null then snapshot end`.as('legacy_snapshot'))
-    .where('campaign_id', '=', params.campaignId)
-    .where('record_kind', '=', params.kind)
-    .where('record_id', '=', params.recordId)
+    .where('campaign_id', '=', campaignId)
+    .where('record_kind', '=', kind)
+    .where('record_id', '=', recordId)
     .orderBy('id', 'desc')
-    .limit(2),
-);
+    .limit(2);
+}
+
+// The read of nearly every save, built and compiled once (query-template.ts): the latest two revisions.
+const latestTwo = queryTemplate(['campaignId', 'kind', 'recordId'], (db: Kysely<DB>, params) => latestTwoQuery(db, params.campaignId, params.kind, params.recordId));
 type LatestRevisionRow = Awaited<ReturnType<typeof latestTwo.execute>>[number];
 
 // The same of a thing named by its slug: the read written after the statement that locks the thing
 // (things.ts updateThing), before its id is known.
 const latestTwoOfThingBySlug = queryTemplate(['campaignId', 'slug'], (db: Kysely<DB>, params) =>
-  db
-    .selectFrom('revisions')
-    .select(['id', 'author_id', 'name', 'created_at', 'fields', 'digests'])
-    .select(sql<Uint8Array | null>`case when digests is null then snapshot end`.as('legacy_snapshot'))
-    .where('campaign_id', '=', params.campaignId)
-    .where('record_kind', '=', REVISION_KIND_CODES.thing)
-    .where('record_id', '=', (eb) => eb.selectFrom('things').select('id').where('campaign_id', '=', params.campaignId).where('slug', '=', params.slug))
-    .orderBy('id', 'desc')
-    .limit(2),
+  latestTwoQuery(db, params.campaignId, REVISION_KIND_CODES.thing, (eb) =>
+    eb.selectFrom('things').select('id').where('campaign_id', '=', params.campaignId).where('slug', '=', params.slug),
+  ),
 );
 
 /**
