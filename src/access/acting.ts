@@ -1,5 +1,5 @@
 // The actor of the request being served, carried with its asynchronous work (AsyncLocalStorage), so
-// that the one place every campaign write goes through (beginCampaignWrite) checks it inside the
+// that the one place every campaign write goes through (db/repositories/common.ts) checks it inside the
 // transaction without every route and repository passing it along. Database.write runs each
 // transaction's function in the context of its caller, also when SQLite's group commit runs it.
 import { AsyncLocalStorage } from 'node:async_hooks';

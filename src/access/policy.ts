@@ -12,6 +12,11 @@ export type MemberRole = Exclude<Role, 'owner'>;
 
 const RANK: Record<Role, number> = { player: 1, gm: 2, owner: 3 };
 
+/** Whether `value` names a role. */
+export function isRole(value: string): value is Role {
+  return (ROLES as readonly string[]).includes(value);
+}
+
 /** Whether `role` is at least `least`. */
 export function atLeast(role: Role, least: Role): boolean {
   return RANK[role] >= RANK[least];
@@ -48,7 +53,8 @@ export function mayRemove(actor: Role, target: Role, self: boolean): boolean {
  * caller, the campaign named in the path, the least role the route needs, and whether the request
  * views the campaign as players do (read-only). Set by the authentication hook for every write
  * route of a campaign; checked again, against the membership as it is at commit, inside the write's
- * transaction (db/repositories/common.ts beginCampaignWrite).
+ * transaction (db/repositories/common.ts: openCampaignWrite, or for a request's write on PostgreSQL
+ * the same check made by the database, holdCampaignWriteOpening with rolesAllowedAtCommit).
  */
 export interface Actor {
   userId: string;
@@ -68,6 +74,33 @@ export function authorizeWriteAtCommit(actor: Actor, campaignId: number, roleNow
   if (actor.asPlayer) throw errors.roleForbidden('you are viewing the campaign as a player, which is read-only.');
   if (campaignId !== actor.campaignId && !atLeast(roleNow, 'gm')) throw errors.roleForbidden('it needs the role gm.');
   if (!atLeast(roleNow, actor.least)) throw errors.roleForbidden(`it needs the role ${actor.least}, and yours is now ${roleNow}.`);
+}
+
+// rolesAllowedAtCommit's answers, by all that authorizeWriteAtCommit reads of the actor and the
+// campaign besides the role: a handful of keys.
+const allowedAtCommit = new Map<string, readonly Role[]>();
+
+/**
+ * The roles with which `actor`'s write to `campaignId` may commit: exactly those for which
+ * authorizeWriteAtCommit throws nothing, for a check made by the database itself (PostgreSQL: the
+ * first statement of a request's campaign write, db/repositories/common.ts), which then reports the
+ * role it found so that authorizeWriteAtCommit gives the answer.
+ */
+export function rolesAllowedAtCommit(actor: Actor, campaignId: number): readonly Role[] {
+  const key = `${actor.least} ${actor.asPlayer} ${campaignId === actor.campaignId}`;
+  let roles = allowedAtCommit.get(key);
+  if (roles === undefined) {
+    roles = ROLES.filter((role) => {
+      try {
+        authorizeWriteAtCommit(actor, campaignId, role);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    allowedAtCommit.set(key, roles);
+  }
+  return roles;
 }
 
 /** Owners revoke any invitation; a game master only those they made. */

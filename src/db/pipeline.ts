@@ -26,7 +26,29 @@ import type pg from 'pg';
 //    value node-postgres cannot encode: it then sends only a Sync) is not followed by the COMMIT.
 //    What is left: a connection lost while the statement and its COMMIT are on their way leaves
 //    the outcome unknown to the caller, as a COMMIT lost on its way always did.
+//  - A statement given a SentWithNext is held and written with the transaction's next statement
+//    (a request write's opening: its lock and the caller's check), and a read given to a
+//    statement as a FollowedBy is written right after it: see those classes.
 export const COMMIT_FOLLOWS = '/* commit follows */ ';
+
+/** An answer that comes later, with another statement's: settled by `follow`, never left unhandled. */
+class LaterAnswer {
+  readonly result: Promise<{ rows: unknown[] }>;
+  private settle!: { resolve: (value: { rows: unknown[] }) => void; reject: (error: unknown) => void };
+
+  constructor() {
+    this.result = new Promise((resolve, reject) => {
+      this.settle = { resolve, reject };
+    });
+    // Not unhandled when nobody needs it (the record was not found; an answer only checked by SQL).
+    this.result.catch(() => {});
+  }
+
+  /** Settles `result` with the answer to `sent`. */
+  follow(sent: Promise<unknown>): void {
+    sent.then((answer) => this.settle.resolve(answer as { rows: unknown[] }), this.settle.reject);
+  }
+}
 
 /**
  * A read written right after the statement it is given to, in the same write to the socket: the
@@ -40,33 +62,42 @@ export const COMMIT_FOLLOWS = '/* commit follows */ ';
  * `result` settles with the read's rows, or with the error that failed it (the statement before it
  * failed, and the transaction with it); nobody need wait for it. prepared.ts may name it.
  */
-export class FollowedBy {
+export class FollowedBy extends LaterAnswer {
   name: string | undefined;
-  readonly result: Promise<{ rows: unknown[] }>;
-  private settle!: { resolve: (value: { rows: unknown[] }) => void; reject: (error: unknown) => void };
 
   constructor(
     readonly text: string,
     readonly values: readonly unknown[],
   ) {
-    this.result = new Promise((resolve, reject) => {
-      this.settle = { resolve, reject };
-    });
-    // Not unhandled when the caller never needs it (the record was not found).
-    this.result.catch(() => {});
-  }
-
-  /** Settles `result` with the answer to `sent`. */
-  follow(sent: Promise<unknown>): void {
-    sent.then((answer) => this.settle.resolve(answer as { rows: unknown[] }), this.settle.reject);
+    super();
   }
 }
 
-/** The FollowedBy among a statement's values (the last one), if any: the statement's values without it, and it. */
-export function takeFollower(values: unknown): { values: unknown[]; follower: FollowedBy } | undefined {
+/**
+ * Given as the last of a statement's values (and taken out before it is sent), holds the statement
+ * to be written with the transaction's next one, in the same write to the socket: the statement is
+ * answered at once with no rows, and `result` settles with its real answer. For the first statement
+ * of a request's campaign write (repositories/common.ts holdCampaignWriteOpening), which takes the
+ * campaign's write lock and checks the caller: a round trip fewer for every write.
+ *
+ * Only for a statement whose answer nobody needs: it must itself fail, in PostgreSQL, when what
+ * follows it must not run (the caller may not write: migration 0036), so that PostgreSQL aborts the
+ * transaction before the next statement runs, and a COMMIT after it rolls back. From then on every
+ * statement of the transaction, and its COMMIT, fails with the held statement's error, not with
+ * "current transaction is aborted". If the held statement fails before it is written (a value
+ * node-postgres cannot encode), the next statement is not sent. A transaction that ends before any
+ * other statement rolls back without it, or commits after it was written alone and answered.
+ */
+export class SentWithNext extends LaterAnswer {
+  /** Whether the statement was written (set by the pipeline): until then, nothing has checked what it checks. */
+  written = false;
+}
+
+/** The FollowedBy or SentWithNext among a statement's values (the last one), if any: the statement's values without it, and it. */
+export function takeMarker(values: unknown): { values: unknown[]; marker: FollowedBy | SentWithNext } | undefined {
   if (!Array.isArray(values) || values.length === 0) return undefined;
   const last: unknown = values[values.length - 1];
-  return last instanceof FollowedBy ? { values: values.slice(0, -1), follower: last } : undefined;
+  return last instanceof FollowedBy || last instanceof SentWithNext ? { values: values.slice(0, -1), marker: last } : undefined;
 }
 
 type Send = (...args: unknown[]) => unknown;
@@ -91,9 +122,36 @@ function control(args: readonly unknown[]): 'begin' | 'commit' | 'rollback' | un
   return text === 'begin' || text === 'commit' || text === 'rollback' ? text : undefined;
 }
 
+const noop = () => {};
+
+/**
+ * `sent` once `first` (the answer of a statement written before it, if any) has answered; `first`'s
+ * error if it failed: the transaction is then aborted, and `sent` fails only for that reason.
+ */
+function after(first: Promise<unknown> | undefined, sent: Promise<unknown>): Promise<unknown> {
+  if (first === undefined) return sent;
+  return first.then(
+    () => sent,
+    (error: unknown) => {
+      sent.catch(noop);
+      throw error;
+    },
+  );
+}
+
 export class TransactionPipeline {
   private state: State = 'idle';
   private commit: Promise<Answer> | undefined;
+  /** A statement held to go with the next one (SentWithNext), not yet written. */
+  private held: { args: unknown[]; marker: SentWithNext } | undefined;
+  /** Once the held statement is written: settles with its answer, or fails with its error. */
+  private heldAnswer: Promise<unknown> | undefined;
+  /**
+   * The held statement's error once known: nothing more of the transaction is sent but its
+   * ROLLBACK (a held statement that failed before it was written never ran, so PostgreSQL would
+   * not stop what follows it).
+   */
+  private heldFailed: { error: Error } | undefined;
 
   constructor(
     private readonly send: Send,
@@ -108,20 +166,23 @@ export class TransactionPipeline {
   }
 
   query(...args: unknown[]): unknown {
-    const followed = this.followedOf(args);
-    if (followed !== undefined) return this.queryFollowed(followed.args, followed.follower);
+    const marked = this.markedOf(args);
+    if (marked?.marker instanceof SentWithNext) return this.hold(marked.args, marked.marker);
+    if (marked?.marker instanceof FollowedBy) return this.queryFollowed(marked.args, marked.marker);
     const word = control(args);
     if (word === 'begin' && this.state === 'idle') {
       this.state = 'begun';
       return answered('BEGIN');
     }
     if (word === 'commit' || word === 'rollback') return this.end(word, args);
+    if (this.heldFailed !== undefined) return Promise.reject(this.heldFailed.error);
     if (this.state === 'committing') {
       return Promise.reject(new Error('A statement was asked for after the statement its COMMIT follows (db/pipeline.ts)'));
     }
     const text = textOf(args);
     const commitFollows = text !== undefined && text.startsWith(COMMIT_FOLLOWS);
-    if (this.state === 'idle' || (this.state === 'open' && !commitFollows)) return this.send(...args);
+    if (this.state === 'idle') return this.send(...args);
+    if (this.state === 'open' && !commitFollows && this.held === undefined) return this.afterHeld(this.send(...args) as Promise<unknown>);
     return this.inOneWrite(() => {
       if (!commitFollows) return this.send(...args) as Promise<unknown>;
       const sent = this.sendChecked(args);
@@ -130,17 +191,37 @@ export class TransactionPipeline {
       if (sent.written) {
         this.commit = this.send('commit') as Promise<Answer>;
         // Answered when Kysely asks for the COMMIT (or rolls back); until then, not unhandled.
-        this.commit.catch(() => {});
+        this.commit.catch(noop);
         this.state = 'committing';
       }
       return sent.result;
     });
   }
 
+  /** Holds a statement to be written with the next one (see SentWithNext); answers at once. */
+  private hold(args: unknown[], marker: SentWithNext): unknown {
+    let refused: string | undefined;
+    if (this.state === 'idle') refused = 'outside a transaction';
+    else if (this.state === 'committing') refused = 'after the statement its COMMIT follows';
+    else if (this.held !== undefined || this.heldAnswer !== undefined) refused = 'after another one in the same transaction';
+    if (refused !== undefined) {
+      const error = new Error(`A statement cannot be held for the next one ${refused} (db/pipeline.ts)`);
+      marker.follow(Promise.reject(error));
+      return Promise.reject(error);
+    }
+    this.held = { args, marker };
+    return answered('SELECT');
+  }
+
+  /** `sent`, after the held statement written before it (see after). */
+  private afterHeld(sent: Promise<unknown>): Promise<unknown> {
+    return after(this.heldAnswer, sent);
+  }
+
   /**
    * Runs `write` (which sends one statement and what goes with it, and returns the statement's
-   * answer) in one write to the socket, after the held BEGIN if there is one; answers that answer
-   * once BEGIN's is in too.
+   * answer) in one write to the socket, after the held BEGIN and the held statement if there are
+   * any; answers that answer once theirs are in too.
    */
   private inOneWrite(write: () => Promise<unknown>): Promise<unknown> {
     const socket = this.socket();
@@ -152,7 +233,24 @@ export class TransactionPipeline {
         begin = this.send('begin') as Promise<unknown>;
         this.state = 'open';
       }
-      result = write();
+      const held = this.held;
+      this.held = undefined;
+      let heldUnwritten = false;
+      if (held !== undefined) {
+        const sent = this.sendChecked(held.args);
+        held.marker.written = sent.written;
+        held.marker.follow(sent.result);
+        this.heldAnswer = sent.result;
+        heldUnwritten = !sent.written;
+        if (sent.error !== undefined) this.heldFailed = { error: sent.error };
+        sent.result.catch((error: unknown) => {
+          // Only while that transaction lasts: end() clears heldAnswer. (sendChecked rejects with Errors.)
+          if (this.heldAnswer === sent.result) this.heldFailed ??= { error: error as Error };
+        });
+      }
+      // Nothing more is sent after a held statement that failed before it was written: it never
+      // ran, so PostgreSQL would not stop what follows it.
+      result = heldUnwritten ? this.heldAnswer! : this.afterHeld(write());
     } finally {
       socket.uncork();
     }
@@ -160,48 +258,59 @@ export class TransactionPipeline {
     return Promise.all([begin, result]).then(([, value]) => value);
   }
 
-  /** The statement `args` without its FollowedBy, and it (Kysely's `(text, values)`, or prepared.ts's `({name, text, values})`). */
-  private followedOf(args: readonly unknown[]): { args: unknown[]; follower: FollowedBy } | undefined {
+  /**
+   * The statement `args` without its FollowedBy or SentWithNext, and it (Kysely's `(text, values)`,
+   * or prepared.ts's `({name, text, values})`).
+   */
+  private markedOf(args: readonly unknown[]): { args: unknown[]; marker: FollowedBy | SentWithNext } | undefined {
     const [first, second] = args;
     if (typeof first === 'string') {
-      const taken = takeFollower(second);
-      return taken && { args: [first, taken.values], follower: taken.follower };
+      const taken = takeMarker(second);
+      return taken && { args: [first, taken.values], marker: taken.marker };
     }
     const config = first as { values?: unknown } | null;
-    const taken = typeof config === 'object' && config !== null ? takeFollower(config.values) : undefined;
-    return taken && { args: [{ ...config, values: taken.values }], follower: taken.follower };
+    const taken = typeof config === 'object' && config !== null ? takeMarker(config.values) : undefined;
+    return taken && { args: [{ ...config, values: taken.values }], marker: taken.marker };
   }
 
   /** Writes a statement and the read that follows it in one write (see FollowedBy); answers the statement's answer. */
   private queryFollowed(args: unknown[], follower: FollowedBy): unknown {
     let refused: Error | undefined;
-    if (this.state === 'committing') refused = new Error('A statement was asked for after the statement its COMMIT follows (db/pipeline.ts)');
+    if (this.heldFailed !== undefined) refused = this.heldFailed.error;
+    else if (this.state === 'committing') refused = new Error('A statement was asked for after the statement its COMMIT follows (db/pipeline.ts)');
     else if (textOf(args)?.startsWith(COMMIT_FOLLOWS)) refused = new Error('A statement its COMMIT follows takes no read after it (db/pipeline.ts)');
     if (refused !== undefined) {
       // Neither is sent.
       follower.follow(Promise.reject(refused));
       return Promise.reject(refused);
     }
-    return this.inOneWrite(() => {
-      const result = this.send(...args) as Promise<unknown>;
+    let readSent = false;
+    const result = this.inOneWrite(() => {
+      const sent = this.send(...args) as Promise<unknown>;
       this.onFollower?.(follower.text);
-      follower.follow(this.send(follower.name !== undefined ? { name: follower.name, text: follower.text, values: follower.values } : { text: follower.text, values: follower.values }) as Promise<unknown>);
-      return result;
+      const read = this.send(follower.name !== undefined ? { name: follower.name, text: follower.text, values: follower.values } : { text: follower.text, values: follower.values });
+      follower.follow(this.afterHeld(read as Promise<unknown>));
+      readSent = true;
+      return sent;
     });
+    // Neither was sent, after a held statement that failed before it was written: the read fails as its statement does.
+    if (!readSent) follower.follow(result);
+    return result;
   }
 
   /**
    * Sends a statement with a callback, which node-postgres calls at once, while sending, when the
    * statement fails before it is written (its values cannot be encoded: it then writes only a Sync).
    */
-  private sendChecked(args: readonly unknown[]): { result: Promise<unknown>; written: boolean } {
+  private sendChecked(args: readonly unknown[]): { result: Promise<unknown>; written: boolean; error?: Error } {
     let sending = true;
-    let failedAtOnce = false;
+    let failedAtOnce: Error | undefined;
     const result = new Promise<unknown>((resolve, reject) => {
       const callback = (error: unknown, value: unknown) => {
         if (error) {
-          if (sending) failedAtOnce = true;
-          reject(error instanceof Error ? error : new Error('the statement failed', { cause: error }));
+          const failure = error instanceof Error ? error : new Error('the statement failed', { cause: error });
+          if (sending) failedAtOnce = failure;
+          reject(failure);
         } else {
           resolve(value);
         }
@@ -211,21 +320,39 @@ export class TransactionPipeline {
       else this.send(first, callback);
     });
     sending = false;
-    return { result, written: !failedAtOnce };
+    return { result, written: failedAtOnce === undefined, error: failedAtOnce };
   }
 
   private end(word: 'commit' | 'rollback', args: readonly unknown[]): unknown {
-    const state = this.state;
+    // Not committed: the caller rolls back (Kysely does after a failed COMMIT), and that is sent.
+    if (word === 'commit' && this.heldFailed !== undefined) return Promise.reject(this.heldFailed.error);
+    if (word === 'commit' && this.held !== undefined) {
+      // A transaction whose held statement is its last: that statement is written (with BEGIN if
+      // held too) and answered before the COMMIT is sent. If it failed, the COMMIT is not sent:
+      // the caller rolls back.
+      return this.inOneWrite(() => Promise.resolve()).then(() => this.end('commit', args));
+    }
+    const { state, held, heldAnswer } = this;
     this.state = 'idle';
+    this.held = undefined;
+    this.heldAnswer = undefined;
+    this.heldFailed = undefined;
+    held?.marker.follow(Promise.reject(new Error('The transaction rolled back before the statement held for the next one was sent (db/pipeline.ts)')));
     if (state === 'begun') return answered(word.toUpperCase());
-    if (state !== 'committing') return this.send(...args);
+    if (state !== 'committing') {
+      const sent = this.send(...args) as Promise<unknown>;
+      return word === 'commit' ? after(heldAnswer, sent) : sent;
+    }
     const commit = this.commit!;
     this.commit = undefined;
     if (word === 'commit') {
-      return commit.then((answer) => {
-        if (answer.command !== 'COMMIT') throw new Error('The transaction was rolled back: a statement before its COMMIT failed');
-        return answer;
-      });
+      return after(
+        heldAnswer,
+        commit.then((answer) => {
+          if (answer.command !== 'COMMIT') throw new Error('The transaction was rolled back: a statement before its COMMIT failed');
+          return answer;
+        }),
+      );
     }
     return commit.then(
       (answer) => {

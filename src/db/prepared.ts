@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { databaseErrorCode } from './errors.js';
-import { takeFollower, type TransactionPipeline } from './pipeline.js';
+import { FollowedBy, takeMarker, type TransactionPipeline } from './pipeline.js';
 
 // PostgreSQL parses and plans every statement Kysely sends, each time: a save of a thing sends ten,
 // and their parsing and planning was about a third of PostgreSQL's CPU (docs/performance.md,
@@ -82,15 +82,21 @@ export function prepareRepeatedStatements(client: pg.PoolClient, names: Statemen
     // Inside a transaction, its BEGIN sent or held to go with this statement (pipeline.ts).
     if (pipeline.inTransaction && args.length === 2 && typeof text === 'string' && Array.isArray(values) && values.length > 0) {
       // The read written after it (pipeline.ts FollowedBy) is named the same way.
-      const follower = takeFollower(values)?.follower;
-      if (follower !== undefined && follower.values.length > 0) {
-        follower.name = names.nameFor(follower.text);
-        follower.result.catch((error: unknown) => {
-          if (isStalePlan(error)) names.forget(follower.text);
+      const marker = takeMarker(values)?.marker;
+      if (marker instanceof FollowedBy && marker.values.length > 0) {
+        marker.name = names.nameFor(marker.text);
+        marker.result.catch((error: unknown) => {
+          if (isStalePlan(error)) names.forget(marker.text);
         });
       }
       const name = names.nameFor(text);
       if (name !== undefined) {
+        // A statement held for the next one (pipeline.ts SentWithNext) is answered at once: its real answer is the marker's.
+        if (marker !== undefined && !(marker instanceof FollowedBy)) {
+          marker.result.catch((error: unknown) => {
+            if (isStalePlan(error)) names.forget(text);
+          });
+        }
         return (query({ name, text, values }) as Promise<unknown>).catch((error: unknown) => {
           // The transaction has failed: database.ts runs the write again, with the text unnamed.
           if (isStalePlan(error)) names.forget(text);

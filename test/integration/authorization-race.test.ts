@@ -173,6 +173,33 @@ describe('a write whose caller loses the campaign while its body is in flight', 
     expect(joined).toEqual([]);
   });
 
+  // A save reads and locks its record right behind the write's opening, in the same round trip on
+  // PostgreSQL (db/pipeline.ts SentWithNext): the opening must stop it there, before its UPDATE.
+  it('saves nothing of a thing for a co-GM removed meanwhile: 404', async () => {
+    const c = await campaignWith('gm');
+    const made = await ctx.app.inject({ method: 'POST', url: `/api/campaigns/${c.slug}/things`, headers: owner.headers, payload: { newThing: { name: 'Nezznar', typeId: c.typeId } } });
+    const thing = json<{ slug: string; version: number }>(made);
+    const write = await startSlowWrite(c.member, 'PUT', `/api/campaigns/${c.slug}/things/${thing.slug}`, { updatedThing: { name: 'Renamed by the removed' } });
+    await removeMember(c.slug, c.member.id);
+    const answer = await write.finish();
+    expect(answer.status).toBe(404);
+    expect(answer.body.code).toBe('campaign_not_found');
+    expect(await thingsNamed(c.id, 'Nezznar')).toHaveLength(1);
+  });
+
+  it('saves nothing of a thing for a co-GM made a player meanwhile: 403 role_forbidden', async () => {
+    const c = await campaignWith('gm');
+    const made = await ctx.app.inject({ method: 'POST', url: `/api/campaigns/${c.slug}/things`, headers: owner.headers, payload: { newThing: { name: 'Hamun', typeId: c.typeId } } });
+    const thing = json<{ slug: string }>(made);
+    const write = await startSlowWrite(c.member, 'PUT', `/api/campaigns/${c.slug}/things/${thing.slug}`, { updatedThing: { name: 'Renamed by the demoted' } });
+    await demote(c.slug, c.member.id);
+    const answer = await write.finish();
+    expect(answer.status).toBe(403);
+    expect(answer.body.code).toBe('role_forbidden');
+    expect(answer.body.detail).toContain('yours is now player');
+    expect(await thingsNamed(c.id, 'Hamun')).toHaveLength(1);
+  });
+
   it('lets a member who stays a game master write as usual', async () => {
     const c = await campaignWith('gm');
     const write = await startSlowWrite(c.member, 'POST', `/api/campaigns/${c.slug}/things`, { newThing: { name: 'Sildar', typeId: c.typeId } });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { COMMIT_FOLLOWS, FollowedBy, TransactionPipeline } from '../../src/db/pipeline.js';
+import { COMMIT_FOLLOWS, FollowedBy, SentWithNext, TransactionPipeline } from '../../src/db/pipeline.js';
 
 // BEGIN and COMMIT written with the statements next to them (src/db/pipeline.ts), against a model
 // of a PostgreSQL connection: what it runs inside a transaction, what it keeps, and how many writes
@@ -43,7 +43,9 @@ class ModelConnection {
     const config = typeof args[0] === 'string' ? { text: args[0], values: args[1] } : (args[0] as { text: string; values?: unknown });
     const text = config.text;
     const values = config.values;
-    if (Array.isArray(values) && values.some((value) => value instanceof FollowedBy)) throw new Error('a FollowedBy reached the connection as a value');
+    if (Array.isArray(values) && values.some((value) => value instanceof FollowedBy || value instanceof SentWithNext)) {
+      throw new Error('a FollowedBy or SentWithNext reached the connection as a value');
+    }
     // A value it cannot encode: node-postgres writes only a Sync, and calls back at once.
     if (callback && Array.isArray(values) && values.includes('unencodable')) {
       this.write('(sync)');
@@ -84,14 +86,19 @@ class ModelConnection {
       if (this.status === 'open') this.status = 'failed';
       throw Object.assign(new Error('statement failed'), { code: 'LF404' });
     }
+    // As a campaign write's opening whose caller may no longer write (migration 0036).
+    if (text.includes('refused')) {
+      if (this.status === 'open') this.status = 'failed';
+      throw Object.assign(new Error('write refused'), { code: 'LF403' });
+    }
     if (this.status === 'idle') this.outside.push(text);
     else this.uncommitted.push(text);
     return { command: 'SELECT' };
   }
 }
 
-/** A statement, and the read written after it if any (FollowedBy). */
-type Statement = string | { text: string; followedBy: string };
+/** A statement, the read written after it if any (FollowedBy), or a statement held for the next one (SentWithNext). */
+type Statement = string | { text: string; followedBy: string } | { held: string };
 
 /** Runs one transaction as Kysely does; whether it committed as far as its caller knows. */
 async function transaction(pipeline: TransactionPipeline, statements: readonly Statement[]): Promise<boolean> {
@@ -99,6 +106,7 @@ async function transaction(pipeline: TransactionPipeline, statements: readonly S
   try {
     for (const statement of statements) {
       if (typeof statement === 'string') await pipeline.query(statement, [1]);
+      else if ('held' in statement) await pipeline.query(statement.held, [1, new SentWithNext()]);
       else await pipeline.query(statement.text, [1, new FollowedBy(statement.followedBy, [2])]);
     }
     await pipeline.query('commit', []);
@@ -227,39 +235,150 @@ describe('BEGIN and COMMIT written with the statements next to them', () => {
     await expect(late.result).rejects.toThrow('takes no read after it');
   });
 
+  it('writes a statement held for the next one with it, after BEGIN, and answers it at once with no rows', async () => {
+    const { connection, pipeline } = setup();
+    await pipeline.query('begin', []);
+    const held = new SentWithNext();
+    expect(await pipeline.query('select lock', [1, held])).toMatchObject({ rows: [] });
+    expect(connection.writes).toEqual([]);
+    const follower = new FollowedBy('select revisions', [2]);
+    await pipeline.query({ name: 'lf1', text: 'select thing', values: [1, follower] });
+    expect(await held.result).toEqual({ command: 'SELECT' });
+    await pipeline.query(`${COMMIT_FOLLOWS}mark`, [1]);
+    await pipeline.query('commit', []);
+    expect(connection.writes).toEqual([['begin', 'select lock', 'select thing', 'select revisions'], [`${COMMIT_FOLLOWS}mark`, 'commit']]);
+    expect(connection.kept).toEqual(['select lock', 'select thing', 'select revisions', `${COMMIT_FOLLOWS}mark`]);
+  });
+
+  it("fails every later statement, read and COMMIT with the held statement's own error, and keeps nothing", async () => {
+    const { connection, pipeline } = setup();
+    await pipeline.query('begin', []);
+    const held = new SentWithNext();
+    await pipeline.query('select lock refused', [1, held]);
+    const follower = new FollowedBy('select revisions', [2]);
+    await expect(pipeline.query('select thing', [1, follower])).rejects.toMatchObject({ code: 'LF403' });
+    await expect(follower.result).rejects.toMatchObject({ code: 'LF403' });
+    await expect(held.result).rejects.toMatchObject({ code: 'LF403' });
+    // A caller that went on regardless: still that error, and nothing more is sent but the rollback.
+    await expect(pipeline.query('update a', [1])).rejects.toMatchObject({ code: 'LF403' });
+    const late = new FollowedBy('select late', [2]);
+    await expect(pipeline.query('select b', [1, late])).rejects.toMatchObject({ code: 'LF403' });
+    await expect(late.result).rejects.toMatchObject({ code: 'LF403' });
+    await expect(pipeline.query('commit', [])).rejects.toMatchObject({ code: 'LF403' });
+    await pipeline.query('rollback', []);
+    expect(connection.writes).toEqual([['begin', 'select lock refused', 'select thing', 'select revisions'], ['rollback']]);
+    expect(connection.kept).toEqual([]);
+    expect(pipeline.inTransaction).toBe(false);
+  });
+
+  it('rolls back at its COMMIT a write whose held statement failed with the last statement', async () => {
+    const { connection, pipeline } = setup();
+    expect(await transaction(pipeline, [{ held: 'select lock refused' }, `${COMMIT_FOLLOWS}mark`])).toBe(false);
+    expect(connection.writes).toEqual([['begin', 'select lock refused', `${COMMIT_FOLLOWS}mark`, 'commit']]);
+    expect(connection.kept).toEqual([]);
+    expect(pipeline.inTransaction).toBe(false);
+  });
+
+  it('sends nothing but the rollback after a held statement that failed before it was written', async () => {
+    const { connection, pipeline } = setup();
+    await pipeline.query('begin', []);
+    await pipeline.query('select lock', ['unencodable', new SentWithNext()]);
+    await expect(pipeline.query(`${COMMIT_FOLLOWS}mark`, [1])).rejects.toThrow('could not encode');
+    await pipeline.query('rollback', []);
+    expect(connection.writes).toEqual([['begin', '(sync)'], ['rollback']]);
+    expect(connection.kept).toEqual([]);
+
+    // A caller that swallows the error and goes on: nothing it sends runs, nothing commits.
+    await pipeline.query('begin', []);
+    await pipeline.query('select lock', ['unencodable', new SentWithNext()]);
+    const read = new FollowedBy('select revisions', [2]);
+    await expect(pipeline.query('select thing', [1, read])).rejects.toThrow('could not encode');
+    await expect(read.result).rejects.toThrow('could not encode');
+    await expect(pipeline.query('update a', [1])).rejects.toThrow('could not encode');
+    await expect(pipeline.query(`${COMMIT_FOLLOWS}mark`, [1])).rejects.toThrow('could not encode');
+    await expect(pipeline.query('commit', [])).rejects.toThrow('could not encode');
+    await pipeline.query('rollback', []);
+    expect(connection.writes.slice(2)).toEqual([['begin', '(sync)'], ['rollback']]);
+    expect(connection.kept).toEqual([]);
+    expect(connection.outside).toEqual([]);
+  });
+
+  it('drops a held statement the transaction rolls back before, and writes one it commits after alone, answered first', async () => {
+    const { connection, pipeline } = setup();
+    await pipeline.query('begin', []);
+    const dropped = new SentWithNext();
+    await pipeline.query('select lock', [1, dropped]);
+    await pipeline.query('rollback', []);
+    await expect(dropped.result).rejects.toThrow('rolled back before');
+    expect(connection.writes).toEqual([]);
+
+    expect(await transaction(pipeline, [{ held: 'select lock' }])).toBe(true);
+    expect(connection.writes).toEqual([['begin', 'select lock'], ['commit']]);
+    expect(connection.kept).toEqual(['select lock']);
+
+    expect(await transaction(pipeline, [{ held: 'select lock refused' }])).toBe(false);
+    expect(connection.writes.slice(2)).toEqual([['begin', 'select lock refused'], ['rollback']]);
+    expect(connection.kept).toEqual(['select lock']);
+  });
+
+  it('refuses to hold a statement outside a transaction, beside another held one, or after the COMMIT statement', async () => {
+    const { connection, pipeline } = setup();
+    await expect(pipeline.query('select lock', [1, new SentWithNext()])).rejects.toThrow('outside a transaction');
+    await pipeline.query('begin', []);
+    await pipeline.query('select lock', [1, new SentWithNext()]);
+    const second = new SentWithNext();
+    await expect(pipeline.query('select again', [1, second])).rejects.toThrow('after another one');
+    await expect(second.result).rejects.toThrow('after another one');
+    await pipeline.query(`${COMMIT_FOLLOWS}mark`, [1]);
+    await expect(pipeline.query('select late', [1, new SentWithNext()])).rejects.toThrow('after the statement its COMMIT follows');
+    await pipeline.query('commit', []);
+    expect(connection.writes.flat()).not.toContain('select again');
+    expect(connection.writes.flat()).not.toContain('select late');
+  });
+
   it('keeps exactly the transactions that report a commit, each in as many writes as statements', async () => {
     const statement = fc.oneof(
       fc.constantFrom<Statement>('select a', 'update b', 'insert c', 'update fails', { text: 'select thing', followedBy: 'select revisions' }, { text: 'select fails', followedBy: 'select revisions' }),
       fc.constant(`${COMMIT_FOLLOWS}mark`),
       fc.constant(`${COMMIT_FOLLOWS}mark fails`),
     );
-    const textOf = (s: Statement) => (typeof s === 'string' ? s : s.text);
-    // A COMMIT_FOLLOWS statement is always a transaction's last (common.ts campaignWrite).
+    const textOf = (s: Statement) => (typeof s === 'string' ? s : 'held' in s ? s.held : s.text);
+    // A COMMIT_FOLLOWS statement is always a transaction's last, and a held one its first (common.ts campaignWrite).
     const transactions = fc.array(
-      fc.array(statement, { maxLength: 6 }).map((list) => {
-        const last = list.findIndex((s) => textOf(s).startsWith(COMMIT_FOLLOWS));
-        return last === -1 ? list : list.slice(0, last + 1);
-      }),
+      fc
+        .tuple(
+          fc.option(fc.constantFrom<Statement>({ held: 'select lock' }, { held: 'select lock refused' }), { nil: undefined }),
+          fc.array(statement, { maxLength: 6 }).map((list) => {
+            const last = list.findIndex((s) => textOf(s).startsWith(COMMIT_FOLLOWS));
+            return last === -1 ? list : list.slice(0, last + 1);
+          }),
+        )
+        .map(([held, list]) => ({ held, list })),
       { maxLength: 8 },
     );
     await fc.assert(
-      fc.asyncProperty(transactions, async (list) => {
+      fc.asyncProperty(transactions, async (transactionList) => {
         const { connection, pipeline } = setup();
         const expected: string[] = [];
-        for (const statements of list) {
+        for (const { held, list: statements } of transactionList) {
           const writesBefore = connection.writes.length;
-          const committed = await transaction(pipeline, statements);
-          const fails = statements.findIndex((s) => textOf(s).includes('fails'));
-          expect(committed).toBe(fails === -1);
+          const committed = await transaction(pipeline, held === undefined ? statements : [held, ...statements]);
+          const heldFails = held !== undefined && textOf(held).includes('refused');
+          const fails = heldFails ? 0 : statements.findIndex((s) => textOf(s).includes('fails'));
+          expect(committed).toBe(!heldFails && fails === -1);
           // A read given to a statement runs right after it, in the transaction.
-          if (committed) expected.push(...statements.flatMap((s) => (typeof s === 'string' ? [s] : [s.text, s.followedBy])));
+          if (committed) {
+            if (held !== undefined) expected.push(textOf(held));
+            expected.push(...statements.flatMap((s) => (typeof s === 'string' ? [s] : 'held' in s ? [s.held] : [s.text, s.followedBy])));
+          }
           expect(pipeline.inTransaction).toBe(false);
-          // Writes: one a statement run (BEGIN with the first, a read with the statement before
-          // it), and one for COMMIT or ROLLBACK unless it went with the statement before it or
-          // nothing was sent.
-          const ran = fails === -1 ? statements.length : fails + 1;
-          const endedWithLast = statements.length > 0 && textOf(statements[ran - 1]!).startsWith(COMMIT_FOLLOWS);
-          expect(connection.writes.length - writesBefore).toBe(ran + (ran === 0 || endedWithLast ? 0 : 1));
+          // Writes: one a statement run (BEGIN and a held statement with the first, a read with the
+          // statement before it), and one for COMMIT or ROLLBACK unless it went with the statement
+          // before it or nothing was sent; a held statement with nothing after it is written alone.
+          const ran = fails === -1 ? statements.length : Math.min(fails + 1, statements.length);
+          const endedWithLast = ran > 0 && textOf(statements[ran - 1]!).startsWith(COMMIT_FOLLOWS);
+          const expectedWrites = held !== undefined && statements.length === 0 ? 2 : ran + (ran === 0 || endedWithLast ? 0 : 1);
+          expect(connection.writes.length - writesBefore).toBe(expectedWrites);
         }
         expect(connection.kept).toEqual(expected);
         expect(connection.outside).toEqual([]);

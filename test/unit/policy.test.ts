@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { atLeast, authorizeWriteAtCommit, mayRevokeInvitation, ROLES, type Actor, type Role } from '../../src/access/policy.js';
+import { atLeast, authorizeWriteAtCommit, isRole, mayRevokeInvitation, rolesAllowedAtCommit, ROLES, type Actor, type Role } from '../../src/access/policy.js';
 import { AppError } from '../../src/domain/errors.js';
 
 // The decision every campaign write makes again inside its transaction (CONTRACT "Authorization
@@ -29,6 +29,19 @@ describe('authorizeWriteAtCommit', () => {
         else expect(got).toBe('allowed');
       }),
     );
+  });
+
+  // The roles PostgreSQL checks a request's write against (migration 0036, common.ts holdCampaignWriteOpening).
+  it('allows, by rolesAllowedAtCommit, exactly the roles it allows, for any caller, campaign and route', () => {
+    fc.assert(
+      fc.property(fc.string(), fc.integer({ min: 1, max: 5 }), fc.integer({ min: 1, max: 5 }), role, fc.boolean(), (userId, routeCampaign, campaignId, least, asPlayer) => {
+        const actor: Actor = { userId, campaignId: routeCampaign, least, asPlayer };
+        const allowed = rolesAllowedAtCommit(actor, campaignId);
+        expect([...allowed].sort()).toEqual(ROLES.filter((r) => outcome(actor, campaignId, r) === 'allowed').sort());
+      }),
+    );
+    expect(ROLES.every(isRole)).toBe(true);
+    expect(['', 'admin', 'Owner'].some(isRole)).toBe(false);
   });
 
   it('a game master removed meanwhile is 404, made a player meanwhile 403', () => {

@@ -35,6 +35,7 @@ import * as revisionDigests from './2026-11-25-0032-revision-digests.js';
 import * as campaignBumpTrigger from './2026-11-25-0033-campaign-bump-trigger.js';
 import * as campaignGone from './2026-11-26-0034-campaign-gone.js';
 import * as rowChanged from './2026-11-26-0035-row-changed.js';
+import * as writeRefused from './2026-11-26-0036-write-refused.js';
 
 export interface DialectMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -77,4 +78,5 @@ export const migrations: Record<string, DialectMigration> = {
   '2026-11-25-0033-campaign-bump-trigger': campaignBumpTrigger,
   '2026-11-26-0034-campaign-gone': campaignGone,
   '2026-11-26-0035-row-changed': rowChanged,
+  '2026-11-26-0036-write-refused': writeRefused,
 };

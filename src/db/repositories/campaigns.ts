@@ -135,7 +135,7 @@ export async function updateCampaign(
         .where('deleted_at', 'is', null);
       if (expected) update = update.where('version', '=', current.version);
       const updated = await update.returningAll().executeTakeFirst();
-      // As openCampaignWrite does for every other write: the caller, as the membership is at commit,
+      // As every other campaign write's opening does (common.ts): the caller, as the membership is at commit,
       // may still make it. Before a 412 too: a caller removed meanwhile learns nothing of the
       // campaign's version.
       await checkActorAtCommit(trx, campaign.id);

@@ -1,12 +1,12 @@
-import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
+import { CompiledQuery, sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import { dialectOf, type Database, type Db, type Dialect } from '../database.js';
 import type { DB, Role } from '../schema.js';
 import { currentActor } from '../../access/acting.js';
-import { authorizeWriteAtCommit } from '../../access/policy.js';
+import { authorizeWriteAtCommit, isRole, rolesAllowedAtCommit } from '../../access/policy.js';
 import { errors, type RecordKind } from '../../domain/errors.js';
 import type { ExpectedVersion } from '../../domain/versions.js';
 import { currentWriteScope } from '../write-scope.js';
-import { COMMIT_FOLLOWS } from '../pipeline.js';
+import { COMMIT_FOLLOWS, SentWithNext } from '../pipeline.js';
 import { databaseErrorCode } from '../errors.js';
 import { queryTemplate } from '../query-template.js';
 import { holdQueueWrites, queueUpsert, takeHeldQueueWrites, type QueuedRecord } from '../indexes/search-queue.js';
@@ -74,15 +74,18 @@ const bumpLive = queryTemplate(['campaignId'], (db: Kysely<DB>, params) =>
  *
  * On PostgreSQL one statement takes the campaign's advisory lock (WriteMode), checks the campaign is
  * live without locking its row, and reads the caller's membership with a share lock (so no change
- * to it commits before this transaction does); the bump is endCampaignWrite's, the last statement,
- * or the COMMIT's (campaignWrite).
+ * to it commits before this transaction does); the bump is endCampaignWrite's, the last statement.
+ * A request's write (campaignWrite in a write scope) sends the same statement without waiting for
+ * it, and its COMMIT bumps (holdCampaignWriteOpening, markCampaignWrite).
  * On SQLite the bump comes first, as the one writer at a time loses nothing by it.
  *
  * Then, for a write a request makes (access/acting.ts), it refuses the write when the caller is no
  * longer allowed to make it (CONTRACT "Authorization holds for the whole request"): every campaign
- * write goes through here, so none can commit for a member removed or demoted while in flight.
+ * write goes through here, or, for a request's write on PostgreSQL, through the same statement held
+ * for the write's next one (holdCampaignWriteOpening), so none can commit for a member removed or
+ * demoted while in flight.
  */
-export async function openCampaignWrite(trx: Transaction<DB>, campaignId: number, mode: WriteMode = 'exclusive', announce = false): Promise<boolean> {
+export async function openCampaignWrite(trx: Transaction<DB>, campaignId: number, mode: WriteMode = 'exclusive'): Promise<boolean> {
   const actor = currentActor();
   if (dialectOf(trx) === 'sqlite') {
     const row = await bumpLive.executeTakeFirst(trx, { campaignId });
@@ -94,14 +97,65 @@ export async function openCampaignWrite(trx: Transaction<DB>, campaignId: number
     ? sql`(select m.role from campaign_members m where m.campaign_id = c.id and m.user_id = ${actor.userId} for share)`
     : sql`null`;
   // The lock is in FROM and the membership in the select list: the lock is taken first.
-  if (!announce) currentWriteScope()?.unannounced();
-  // Announced: this transaction's content_version bump sends no notice of its own (migration 0028).
-  const announcing = announce ? sql`, set_config('loreforge.announce', ${String(campaignId)}, true)` : sql``;
-  const { rows } = await sql<{ role: Role | null }>`select ${role} as role${announcing} from (select ${advisoryLock(campaignId, mode)}) l, campaigns c
+  currentWriteScope()?.unannounced();
+  const { rows } = await sql<{ role: Role | null }>`select ${role} as role from (select ${advisoryLock(campaignId, mode)}) l, campaigns c
     where c.id = ${campaignId} and c.deleted_at is null`.execute(trx);
   if (rows[0] === undefined) return false;
   if (actor) authorizeWriteAtCommit(actor, campaignId, rows[0].role ?? undefined);
   return true;
+}
+
+/**
+ * openCampaignWrite's statement for a request's campaign write on PostgreSQL (campaignWrite, in a
+ * write scope), held to be written with the write's next statement (db/pipeline.ts SentWithNext):
+ * nothing waits for its answer, so it fails in PostgreSQL itself when the write must not go on, and
+ * PostgreSQL aborts the transaction before that next statement runs. It takes the campaign's
+ * advisory lock (WriteMode), finds the campaign live (else loreforge_campaign_gone(), migration
+ * 0034), reads the caller's role with a share lock, as openCampaignWrite does, and calls
+ * loreforge_write_refused(role) (migration 0036) unless the role is one of rolesAllowedAtCommit;
+ * refusedOpening turns those errors into the answers of openCampaignWrite's callers. It announces
+ * the write (the content_version bump sends no notice of its own, migration 0028).
+ */
+async function holdCampaignWriteOpening(trx: Transaction<DB>, campaignId: number, mode: WriteMode): Promise<SentWithNext> {
+  const actor = currentActor();
+  const allowed = actor ? rolesAllowedAtCommit(actor, campaignId) : undefined;
+  const role = actor ? sql`(select m.role from campaign_members m where m.campaign_id = c.id and m.user_id = ${actor.userId} for share)` : sql`null`;
+  const refused = allowed ? sql` when not coalesce(role = any(${[...allowed]}::text[]), false) then loreforge_write_refused(role)` : sql``;
+  // OFFSET 0 keeps the inner query whole, so its role is read once; the lock is in its FROM and the
+  // role in its select list: the lock is taken first.
+  const { sql: text, parameters } = sql`select case when id is null then loreforge_campaign_gone()${refused} end as refused,
+    set_config('loreforge.announce', ${String(campaignId)}, true) as announce
+    from (select c.id, ${role} as role from (select ${advisoryLock(campaignId, mode)}) l left join campaigns c on c.id = ${campaignId} and c.deleted_at is null offset 0) opening`.compile(trx);
+  // Answered at once, with no rows: its real answer only ever fails the statements after it.
+  const opening = new SentWithNext();
+  await trx.executeQuery(CompiledQuery.raw(text, [...parameters, opening]));
+  return opening;
+}
+
+/** The refusal of the caller by the held opening, not yet sent: sent now, with a statement that needs nothing. */
+async function refusalOfOpening(trx: Transaction<DB>, campaignId: number): Promise<unknown> {
+  try {
+    await sql`select 1`.execute(trx);
+    return undefined;
+  } catch (error) {
+    return refusedOpening(error, campaignId);
+  }
+}
+
+/** The answer for a write whose held opening (holdCampaignWriteOpening) failed with `error`, if it did. */
+function refusedOpening(error: unknown, campaignId: number): unknown {
+  const code = databaseErrorCode(error);
+  if (code === CAMPAIGN_GONE) return errors.campaignNotFound();
+  if (code !== WRITE_REFUSED) return undefined;
+  const actor = currentActor();
+  const role = (error as { detail?: unknown }).detail;
+  try {
+    if (actor) authorizeWriteAtCommit(actor, campaignId, typeof role === 'string' && isRole(role) ? role : undefined);
+  } catch (refusal) {
+    return refusal;
+  }
+  // The database refused a role the policy allows: never answer as if the write could go on.
+  return new Error(`The database refused a write with the role "${String(role)}", which the policy allows`, { cause: error });
 }
 
 /**
@@ -156,9 +210,10 @@ export async function roleAtCommit(trx: Transaction<DB>, campaignId: number, use
  * on PostgreSQL, so `fn` must touch only the database) between openCampaignWrite and
  * endCampaignWrite; 404 when the campaign is gone, or went to the trash before the end.
  *
- * On PostgreSQL, in a request (db/write-scope.ts), the content_version is bumped by the COMMIT
- * itself (markCampaignWrite, migration 0031) and announced by the instance once committed, not by
- * a notice from the transaction (migration 0028).
+ * On PostgreSQL, in a request (db/write-scope.ts), the opening is held and sent with the write's
+ * first statement (holdCampaignWriteOpening), the content_version is bumped by the COMMIT itself
+ * (markCampaignWrite, migration 0031) and announced by the instance once committed, not by a
+ * notice from the transaction (migration 0028).
  */
 export async function campaignWrite<T>(
   database: Database,
@@ -177,18 +232,25 @@ export async function campaignWrite<T>(
   }
   let notified: boolean | undefined;
   const result = await database.write(async (trx) => {
-    if (!(await openCampaignWrite(trx, campaignId, mode, true))) throw errors.campaignNotFound();
+    // The lock and the caller's check go with the write's next statement (a round trip fewer), and
+    // fail there when the write must not go on: refusedOpening gives the answer.
+    const opening = await holdCampaignWriteOpening(trx, campaignId, mode);
     // The search queue's writes, a save's revision merge and its record's UPDATE go with the mark
     // (a round trip fewer each).
     holdQueueWrites(trx);
     holdRevisionMerge(trx);
     heldUpdates.set(trx, []);
-    const value = await fn(trx);
-    const updates = heldUpdates.get(trx) ?? [];
-    heldUpdates.delete(trx);
-    notified = await markCampaignWrite(trx, campaignId, takeHeldQueueWrites(trx), takeHeldRevisionMerge(trx), updates);
-    if (notified === undefined) throw errors.campaignNotFound();
-    return value;
+    try {
+      const value = await fn(trx);
+      const updates = heldUpdates.get(trx) ?? [];
+      heldUpdates.delete(trx);
+      notified = await markCampaignWrite(trx, campaignId, takeHeldQueueWrites(trx), takeHeldRevisionMerge(trx), updates);
+      if (notified === undefined) throw errors.campaignNotFound();
+      return value;
+    } catch (error) {
+      // An error of `fn` before any statement was sent: the caller's refusal, if any, still comes first.
+      throw refusedOpening(error, campaignId) ?? (opening.written ? undefined : await refusalOfOpening(trx, campaignId)) ?? error;
+    }
   }, { announced: true });
   // The version its COMMIT moved the campaign to, or a later one, is read and announced after the
   // commit, in one statement shared by the writes committed meanwhile (db/announcements.ts).
@@ -254,6 +316,9 @@ export function heldRecordUpdate<Row extends UpdatableRow>(
 
 /** The SQLSTATE of loreforge_campaign_gone() (migration 0034). */
 const CAMPAIGN_GONE = 'LF404';
+
+/** The SQLSTATE of loreforge_write_refused() (migration 0036). */
+const WRITE_REFUSED = 'LF403';
 
 /**
  * The last statement of an announced campaign write on PostgreSQL, in place of the bump: checks the
