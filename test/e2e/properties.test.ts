@@ -188,7 +188,10 @@ describe('properties, tags and links on a thing page', () => {
     await expect.poll(() => focusedName(page)).toBe('Field 2: name');
     await page.keyboard.type('Species');
     await editor.getByRole('button', { name: 'Move Species up' }).click();
+    // The button is disabled while the save is on its way too: what the server holds is read once it answered.
+    const answered = page.waitForResponse((response) => response.request().method() === 'PUT' && response.url().includes('/thing-types/'));
     await editor.getByRole('button', { name: 'Save fields' }).click();
+    expect((await answered).status()).toBe(200);
     await expect.poll(() => editor.getByRole('button', { name: 'Save fields' }).isDisabled()).toBe(true);
     const type = await page.evaluate(async (campaign) => ((await (await fetch(`/api/campaigns/${campaign}/thing-types`)).json()) as { name: string; fields: unknown }[]).find((t) => t.name === 'NPCs'), journey.campaign);
     expect(type?.fields).toEqual([
