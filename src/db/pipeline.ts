@@ -134,9 +134,25 @@ function after(first: Promise<unknown> | undefined, sent: Promise<unknown>): Pro
     () => sent,
     (error: unknown) => {
       sent.catch(noop);
+      markPassedOn(error);
       throw error;
     },
   );
+}
+
+// Errors of held statements, given to the statements after them: not those statements' own.
+const passedOn = new WeakSet<object>();
+
+function markPassedOn(error: unknown): void {
+  if (typeof error === 'object' && error !== null) passedOn.add(error);
+}
+
+/**
+ * Whether `error`, thrown by a statement, is the error of a statement held before it (SentWithNext)
+ * and not its own: prepared.ts then forgets no name of that statement for it.
+ */
+export function isPassedOn(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && passedOn.has(error);
 }
 
 export class TransactionPipeline {
@@ -242,9 +258,13 @@ export class TransactionPipeline {
         held.marker.follow(sent.result);
         this.heldAnswer = sent.result;
         heldUnwritten = !sent.written;
-        if (sent.error !== undefined) this.heldFailed = { error: sent.error };
+        if (sent.error !== undefined) {
+          markPassedOn(sent.error);
+          this.heldFailed = { error: sent.error };
+        }
         sent.result.catch((error: unknown) => {
           // Only while that transaction lasts: end() clears heldAnswer. (sendChecked rejects with Errors.)
+          markPassedOn(error);
           if (this.heldAnswer === sent.result) this.heldFailed ??= { error: error as Error };
         });
       }

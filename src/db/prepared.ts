@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { databaseErrorCode } from './errors.js';
-import { FollowedBy, takeMarker, type TransactionPipeline } from './pipeline.js';
+import { FollowedBy, isPassedOn, takeMarker, type TransactionPipeline } from './pipeline.js';
 
 // PostgreSQL parses and plans every statement Kysely sends, each time: a save of a thing sends ten,
 // and their parsing and planning was about a third of PostgreSQL's CPU (docs/performance.md,
@@ -86,7 +86,7 @@ export function prepareRepeatedStatements(client: pg.PoolClient, names: Statemen
       if (marker instanceof FollowedBy && marker.values.length > 0) {
         marker.name = names.nameFor(marker.text);
         marker.result.catch((error: unknown) => {
-          if (isStalePlan(error)) names.forget(marker.text);
+          if (isStalePlan(error) && !isPassedOn(error)) names.forget(marker.text);
         });
       }
       const name = names.nameFor(text);
@@ -99,7 +99,8 @@ export function prepareRepeatedStatements(client: pg.PoolClient, names: Statemen
         }
         return (query({ name, text, values }) as Promise<unknown>).catch((error: unknown) => {
           // The transaction has failed: database.ts runs the write again, with the text unnamed.
-          if (isStalePlan(error)) names.forget(text);
+          // Not for a held statement's error given to this one: this text's plan is not stale.
+          if (isStalePlan(error) && !isPassedOn(error)) names.forget(text);
           throw error;
         });
       }

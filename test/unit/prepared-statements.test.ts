@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { isStalePlan, MAX_NAMED, MAX_TEXT, StatementNames } from '../../src/db/prepared.js';
+import type pg from 'pg';
+import { SentWithNext, TransactionPipeline } from '../../src/db/pipeline.js';
+import { isStalePlan, MAX_NAMED, MAX_TEXT, prepareRepeatedStatements, StatementNames } from '../../src/db/prepared.js';
 
 // Which statements are sent as named prepared ones on PostgreSQL (src/db/prepared.ts).
 describe('the names of prepared statements', () => {
@@ -54,5 +56,45 @@ describe('the names of prepared statements', () => {
     expect(isStalePlan({ code: '0A000', message: 'something else not supported' })).toBe(false);
     expect(isStalePlan({ code: '23505', message: 'cached plan must not change result type' })).toBe(false);
     expect(isStalePlan(null)).toBe(false);
+  });
+
+  it("forgets the name of a held statement whose plan went stale, not of the statements it failed with it", async () => {
+    // A connection that runs statements in order: one whose text says so fails as a stale plan,
+    // and every statement after it in the transaction fails as aborted (as PostgreSQL does).
+    let aborted = false;
+    const send = (...args: unknown[]) => {
+      const callback = typeof args[args.length - 1] === 'function' ? (args[args.length - 1] as (error: unknown, value?: unknown) => void) : undefined;
+      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text: string }).text;
+      const answer = Promise.resolve().then(() => {
+        if (text === 'commit' || text === 'rollback' || text === 'begin') {
+          aborted = false;
+          return { command: text.toUpperCase() };
+        }
+        if (aborted) throw new Error('current transaction is aborted');
+        if (text.includes('stale')) {
+          aborted = true;
+          throw Object.assign(new Error('cached plan must not change result type'), { code: '0A000' });
+        }
+        return { command: 'SELECT', rows: [] };
+      });
+      if (!callback) return answer;
+      answer.then((value) => callback(undefined, value), callback);
+      return undefined;
+    };
+    const pipeline = new TransactionPipeline(send, () => ({ cork() {}, uncork() {} }));
+    const client = { query: (...args: unknown[]) => pipeline.query(...args) } as unknown as pg.PoolClient;
+    const names = new StatementNames();
+    prepareRepeatedStatements(client, names, pipeline);
+    const opening = 'select lock where stale = $1';
+    const next = 'select thing where id = $1';
+    for (const text of [opening, next]) names.nameFor(text);
+    const query = (...args: unknown[]) => (client.query as unknown as (...a: unknown[]) => Promise<unknown>).apply(client, args);
+    await query('begin', []);
+    await query(opening, [1, new SentWithNext()]);
+    await expect(query(next, [1])).rejects.toMatchObject({ code: '0A000' });
+    await query('rollback', []);
+    // The held statement's text is sent unnamed from now on; the one written with it keeps its name.
+    expect(names.nameFor(opening)).toBeUndefined();
+    expect(names.nameFor(next)).toBeDefined();
   });
 });
