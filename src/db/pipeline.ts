@@ -251,13 +251,11 @@ export class TransactionPipeline {
       }
       const held = this.held;
       this.held = undefined;
-      let heldUnwritten = false;
       if (held !== undefined) {
         const sent = this.sendChecked(held.args);
         held.marker.written = sent.written;
         held.marker.follow(sent.result);
         this.heldAnswer = sent.result;
-        heldUnwritten = !sent.written;
         if (sent.error !== undefined) {
           markPassedOn(sent.error);
           this.heldFailed = { error: sent.error };
@@ -268,9 +266,9 @@ export class TransactionPipeline {
           if (this.heldAnswer === sent.result) this.heldFailed ??= { error: error as Error };
         });
       }
-      // Nothing more is sent after a held statement that failed before it was written: it never
-      // ran, so PostgreSQL would not stop what follows it.
-      result = heldUnwritten ? this.heldAnswer! : this.afterHeld(write());
+      // Nothing more is sent after a held statement that failed before it was written (heldFailed
+      // is set at once then): it never ran, so PostgreSQL would not stop what follows it.
+      result = held !== undefined && !held.marker.written ? this.heldAnswer! : this.afterHeld(write());
     } finally {
       socket.uncork();
     }

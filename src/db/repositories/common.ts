@@ -2,7 +2,7 @@ import { CompiledQuery, sql, type Kysely, type RawBuilder, type Transaction } fr
 import { dialectOf, type Database, type Db, type Dialect } from '../database.js';
 import type { DB, Role } from '../schema.js';
 import { currentActor } from '../../access/acting.js';
-import { authorizeWriteAtCommit, isRole, rolesAllowedAtCommit } from '../../access/policy.js';
+import { authorizeWriteAtCommit, isRole, rolesAllowedAtCommit, type Actor } from '../../access/policy.js';
 import { errors, type RecordKind } from '../../domain/errors.js';
 import type { ExpectedVersion } from '../../domain/versions.js';
 import { currentWriteScope } from '../write-scope.js';
@@ -68,6 +68,14 @@ const bumpLive = queryTemplate(['campaignId'], (db: Kysely<DB>, params) =>
 );
 
 /**
+ * The actor's role in the campaign `c` of the statement it goes in, its membership row share-locked
+ * until the commit (so no change to it commits before this transaction does); null without an actor.
+ */
+function roleInCampaign(actor: Actor | undefined): RawBuilder<Role | null> {
+  return actor ? sql<Role | null>`(select m.role from campaign_members m where m.campaign_id = c.id and m.user_id = ${actor.userId} for share)` : sql<null>`null`;
+}
+
+/**
  * Opens a write transaction inside a campaign; false when the campaign no longer exists or is in
  * the trash. Every write's content_version bump keys the response cache of every instance
  * (http/response-cache.ts) and orders the changes feed (migrations/…-0010-changes.ts).
@@ -93,9 +101,7 @@ export async function openCampaignWrite(trx: Transaction<DB>, campaignId: number
     await checkActorAtCommit(trx, campaignId);
     return true;
   }
-  const role = actor
-    ? sql`(select m.role from campaign_members m where m.campaign_id = c.id and m.user_id = ${actor.userId} for share)`
-    : sql`null`;
+  const role = roleInCampaign(actor);
   // The lock is in FROM and the membership in the select list: the lock is taken first.
   currentWriteScope()?.unannounced();
   const { rows } = await sql<{ role: Role | null }>`select ${role} as role from (select ${advisoryLock(campaignId, mode)}) l, campaigns c
@@ -119,7 +125,7 @@ export async function openCampaignWrite(trx: Transaction<DB>, campaignId: number
 async function holdCampaignWriteOpening(trx: Transaction<DB>, campaignId: number, mode: WriteMode): Promise<SentWithNext> {
   const actor = currentActor();
   const allowed = actor ? rolesAllowedAtCommit(actor, campaignId) : undefined;
-  const role = actor ? sql`(select m.role from campaign_members m where m.campaign_id = c.id and m.user_id = ${actor.userId} for share)` : sql`null`;
+  const role = roleInCampaign(actor);
   const refused = allowed ? sql` when not coalesce(role = any(${[...allowed]}::text[]), false) then loreforge_write_refused(role)` : sql``;
   // OFFSET 0 keeps the inner query whole, so its role is read once; the lock is in its FROM and the
   // role in its select list: the lock is taken first.
