@@ -49,8 +49,9 @@ function request(method: string, path: string, headers: Record<string, string> =
         const lines: string[] = [];
         for (let i = 0; i < res.rawHeaders.length; i += 2) {
           const name = res.rawHeaders[i]!;
-          // An export's file name carries the day it was made.
-          const value = res.rawHeaders[i + 1]!.replace(/\d{4}-\d{2}-\d{2}/g, 'YYYY-MM-DD');
+          // An export's file name carries the campaign's slug (its number depends on the campaigns
+          // seeded before, in this process) and the day it was made.
+          const value = res.rawHeaders[i + 1]!.replaceAll(seed.params.campaignSlug!, 'CAMPAIGN').replace(/\d{4}-\d{2}-\d{2}/g, 'YYYY-MM-DD');
           lines.push(`${name}: ${MASKED.has(name.toLowerCase()) ? '…' : value}`);
         }
         resolve({ status: res.statusCode!, headers: lines });
