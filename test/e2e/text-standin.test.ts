@@ -129,6 +129,11 @@ describe("a thing page's text, shown as read until it is written in", () => {
     expect(await page.locator('[data-slate-editor]').count()).toBe(0);
     // Its rendering has the record's very words: shown at once, not read again.
     expect(renderings).toBe(1);
+    // The page's own loading is over before the click (on a loaded machine its last answers can
+    // come after the network is idle): what moves from the click on is the click's doing.
+    await page.getByText('Not in any arc yet.').waitFor();
+    await page.getByText('Nothing mentions it yet.').waitFor();
+    await expect.poll(() => page.locator('.account-link').textContent()).not.toBe('Account');
 
     const shiftsBefore = (await shifts(page)).length;
     await text.click();

@@ -13,6 +13,8 @@ export function Backlinks({ campaignSlug, kind, slug }: { campaignSlug: string; 
     <section aria-labelledby="backlinks-heading">
       <h2 id="backlinks-heading">Mentioned in</h2>
       {backlinks.error && <ErrorMessage>{messageOf(backlinks.error)}</ErrorMessage>}
+      {/* The line the answer takes, held while it comes: nothing below moves when it does. */}
+      {backlinks.isPending && <p className="muted">Loading…</p>}
       {backlinks.data?.length === 0 && <p className="muted">Nothing mentions it yet.</p>}
       <ul>
         {backlinks.data?.map((b) => (

@@ -139,6 +139,8 @@ function ThingArcs({ campaignSlug, thingSlug }: { campaignSlug: string; thingSlu
           </li>
         ))}
       </ul>
+      {/* The line the answer takes, held while it comes: nothing below moves when it does. */}
+      {arcs.isPending && <p className="muted">Loading…</p>}
       {arcs.data?.length === 0 && <p className="muted">Not in any arc yet.</p>}
       {canEdit && <ArcPicker campaignSlug={campaignSlug} label="Add to an arc" onPick={(arc) => void act(() => addThingToArc(campaignSlug, thingSlug, arc.slug))} />}
       <ErrorMessage>{error}</ErrorMessage>
