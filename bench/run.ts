@@ -11,7 +11,7 @@ import { parseFlags, runCommand, UsageError } from './lib/args.js';
 import { kib, num } from './lib/format.js';
 import { Api, createAccount } from '../toolkit/http.js';
 import { errorsOf, measure, unloadedLatency, type LoadRequest, type LoadSpec, type LoadStats } from './lib/load.js';
-import { providePostgres, type PostgresServer } from '../toolkit/postgres.js';
+import { analyzePostgres, providePostgres, type PostgresServer } from '../toolkit/postgres.js';
 import { freePort, RssSampler, startProcess, waitUntilIdle, type ManagedProcess } from '../toolkit/processes.js';
 import { budgetTable, cpuMicrosPerRequest, growthTable, mainTable, type GrowthPoint, type ScenarioResult } from './lib/report.js';
 import { capture, probeSearch, readScenarios, type Captured } from './lib/scenarios.js';
@@ -153,6 +153,13 @@ async function settle(pids: () => number[]): Promise<void> {
   if (waited > 2_000) console.log(`  (waited ${(waited / 1000).toFixed(1)} s for the server to finish abandoned requests)`);
 }
 
+/** PostgreSQL: the statistics of a running database, not those of tables never analyzed (toolkit/postgres.ts analyzePostgres). */
+async function analyzeAfterSeeding(context: Context): Promise<void> {
+  if (!context.postgres) return;
+  const seconds = await analyzePostgres(context.postgres.url);
+  console.log(`  ANALYZE in ${seconds.toFixed(1)} s (what autovacuum does within a minute of the seeding)`);
+}
+
 function serverPids(context: Context): () => number[] {
   return () => [context.server.process.pid, ...(context.postgres?.pids() ?? [])];
 }
@@ -275,6 +282,7 @@ async function runGrowth(context: Context, withSearch: boolean): Promise<GrowthP
     console.log(`growth: seeding ${num(size.things, 0)} things, ${num(size.arcs, 0)} arcs, ${num(size.arcs * size.linksPerArc, 0)} links…`);
     const campaign = await seedCampaign(api, `Growth ${size.things}`, size, SEED_CONCURRENCY);
     console.log(`  seeded in ${campaign.seconds.toFixed(1)} s; server RSS ${num(context.rss.sample(), 0)} MB`);
+    await analyzeAfterSeeding(context);
     await settle(pids);
     const point: GrowthPoint = { size, links: campaign.links, seedSeconds: campaign.seconds, scenarios: [] };
     for (const read of readScenarios(campaign, withSearch).filter((r) => selected(options, r.name))) {
@@ -338,6 +346,7 @@ async function main(): Promise<number> {
   const campaign = await seedCampaign(api, 'Benchmark campaign', size, SEED_CONCURRENCY);
   const afterSeedingMb = rss.sample();
   console.log(`  seeded in ${campaign.seconds.toFixed(1)} s; server RSS ${num(afterSeedingMb, 0)} MB`);
+  await analyzeAfterSeeding(context);
   await settle(serverPids(context));
 
   const { results, skipped } = await runScenarios(context, campaign, dir);

@@ -64,3 +64,23 @@ function readPostmasterPid(databaseDir: string): number | undefined {
     return undefined;
   }
 }
+
+/**
+ * Brings the planner's statistics up to date (ANALYZE of the whole database), as autovacuum does
+ * on its own within a minute or so of a bulk change (`autovacuum_naptime`, 60 s by default). A
+ * benchmark that seeds a campaign and measures at once would otherwise measure the plans of tables
+ * never analyzed: PostgreSQL then guesses a handful of rows per campaign, and reads a page of a
+ * list by sorting every thing of the campaign rather than walking the index it is ordered by
+ * (docs/performance.md, "Benchmarks measure analyzed tables"). Returns the seconds it took.
+ */
+export async function analyzePostgres(url: string): Promise<number> {
+  const started = Date.now();
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query('ANALYZE');
+  } finally {
+    await client.end();
+  }
+  return (Date.now() - started) / 1000;
+}
