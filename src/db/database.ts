@@ -10,6 +10,7 @@ import { currentWriteScope } from './write-scope.js';
 import { pipelineTransactions } from './pipeline.js';
 import { isStalePlan, prepareRepeatedStatements, StatementNames } from './prepared.js';
 import type { DB } from './schema.js';
+import { isoOfTimestamp, isoOfTimestamptz } from './timestamps.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -84,9 +85,8 @@ export function isPostgresUrl(url: string | undefined): url is string {
 const pgTypes = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
     if (oid === 20) return (value: string) => Number(value);
-    if (oid === 1184 || oid === 1114) {
-      return (value: string) => new Date(oid === 1114 ? `${value}Z` : value).toISOString();
-    }
+    if (oid === 1184) return isoOfTimestamptz;
+    if (oid === 1114) return isoOfTimestamp;
     return pg.types.getTypeParser(oid, format) as (value: string) => unknown;
   },
 };
