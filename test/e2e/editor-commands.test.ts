@@ -1,9 +1,10 @@
 // The editor's commands in Chromium, with real key presses: the mention picker opens at the caret
 // (the caret stays in the text), keeps its highlight on the record it is on when its list refreshes,
 // finds a record by an alias and creates a thing that does not exist yet (GM-only when typed inside
-// a secret: players never see its name); Enter leaves an empty
-// quote line; the arrows pass a mention in one step; Ctrl+K in the text is a link (and the quick
-// switcher elsewhere); a tab closed right after typing keeps every word (issues 23 and 27).
+// a secret: players never see its name); Enter leaves an empty quote line; the arrows pass a
+// mention in one step; a selection dragged onto a mention takes it whole; Ctrl+K in the text is a
+// link (and the quick switcher elsewhere); a tab closed right after typing keeps every word
+// (issues 23 and 27).
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { caretInEditor, createThing, expectNoPageErrors, gmJourney, saved } from './browser.js';
@@ -230,6 +231,36 @@ describe('the editor in the browser', () => {
     await page.keyboard.press('Control+k');
     await page.getByRole('dialog', { name: 'Go to…' }).waitFor();
     await page.keyboard.press('Escape');
+    expectNoPageErrors(journey.browser);
+  });
+
+  it('Enter over a selection dragged onto a mention in a list takes the mention with it, and the editor goes on', async () => {
+    const { page } = journey.browser;
+    const path = await freshThing(page, 'Selection notes');
+    const editor = await editDescription(page);
+    await page.keyboard.type('Opening line');
+    await page.keyboard.press('Enter');
+    await page.keyboard.type('- ask @gundren');
+    await answeredOptions(page);
+    await page.keyboard.press('Enter');
+    await page.getByTestId('mention-picker').waitFor({ state: 'detached' });
+    await page.keyboard.type('then the rest');
+    await saved(page);
+    // A drag from the start of the text that ends on the mention: the selection ends inside it.
+    const from = (await editor.locator('p').first().boundingBox())!;
+    const to = (await editor.locator('.mention').boundingBox())!;
+    await page.mouse.move(from.x + 1, from.y + from.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(to.x + to.width / 2, to.y + to.height / 2, { steps: 8 });
+    await page.mouse.up();
+    expect(await page.evaluate(() => getSelection()!.focusNode?.parentElement?.closest('.mention') !== null)).toBe(true);
+    await page.keyboard.press('Enter');
+    await page.keyboard.type('Fresh');
+    await saved(page);
+    expect(await serverDescription(page, path)).toEqual([
+      { type: 'paragraph', children: [{ text: '' }] },
+      { type: 'paragraph', children: [{ text: 'Fresh then the rest' }] },
+    ]);
     expectNoPageErrors(journey.browser);
   });
 

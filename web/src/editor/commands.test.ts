@@ -525,4 +525,101 @@ describe('mentions', () => {
     type(editor, ' now');
     expect(editor.children).toEqual([{ type: 'paragraph', children: [{ text: 'Ask ' }, { type: 'mention', targetType: 'thing', targetId: 7, children: [{ text: '' }] }, { text: ' now' }] }]);
   });
+
+  // A drag or Shift+click that ends on a mention puts the selection's end in its hidden text.
+  // Found by the secrecy property test (seed 1676157460): Slate's delete then kept the mentions and
+  // the words between them, left an empty list, and Enter threw.
+  const mention = (targetId: number): Descendant => ({ type: 'mention', targetType: 'thing', targetId, children: [{ text: '' }] });
+  const intoListWithMentions = (): Descendant[] => [
+    p('a'),
+    p(''),
+    p('b'),
+    { type: 'bulleted-list', children: [{ type: 'list-item', children: [{ text: 'ash ' }, mention(1), { text: 'elm ' }, mention(2), { text: 'tail' }] }] },
+  ];
+
+  it.each([
+    ['Delete', (editor: Editor) => editor.deleteFragment(), [p('tail')]],
+    ['typing', (editor: Editor) => editor.insertText('x'), [p('xtail')]],
+    ['Enter', (editor: Editor) => editor.insertBreak(), [p(''), p('tail')]],
+    ['a paste', (editor: Editor) => editor.insertFragment([p('new')]), [p('newtail')]],
+  ] as const)('%s over a selection that ends inside a mention takes the mention and all before it, and leaves no empty list', (_, act, expected) => {
+    for (const backward of [false, true]) {
+      const editor = editorWith(intoListWithMentions());
+      const start = { path: [0, 0], offset: 0 };
+      const inMention = { path: [3, 0, 3, 0], offset: 0 };
+      Transforms.select(editor, backward ? { anchor: inMention, focus: start } : { anchor: start, focus: inMention });
+      act(editor);
+      expect(editor.children).toEqual(expected);
+    }
+  });
+
+  it('a selection that starts inside a mention takes the mention too', () => {
+    const editor = editorWith([{ type: 'paragraph', children: [{ text: 'Ask ' }, mention(7), { text: ' now' }] }, p('later')]);
+    Transforms.select(editor, { anchor: { path: [0, 1, 0], offset: 0 }, focus: { path: [1, 0], offset: 2 } });
+    editor.deleteFragment();
+    expect(editor.children).toEqual([p('Ask ter')]);
+  });
+
+  it('a selection from a paragraph into a list item after a mention keeps the rest of the item and no empty list', () => {
+    const editor = editorWith(intoListWithMentions());
+    Transforms.select(editor, { anchor: { path: [0, 0], offset: 0 }, focus: { path: [3, 0, 2], offset: 2 } });
+    editor.insertBreak();
+    expect(editor.children).toEqual([p(''), { type: 'paragraph', children: [{ text: 'm ' }, mention(2), { text: 'tail' }] }]);
+  });
+});
+
+describe('lists hold list items only', () => {
+  it('an empty list goes, or becomes a paragraph when it is all there is', () => {
+    const editor = editorWith([p('kept'), { type: 'numbered-list', children: [{ text: '' }] }]);
+    Editor.normalize(editor, { force: true });
+    expect(editor.children).toEqual([p('kept')]);
+    const alone = editorWith([{ type: 'bulleted-list', children: [{ text: '' }] }]);
+    Editor.normalize(alone, { force: true });
+    expect(alone.children).toEqual([p('')]);
+  });
+
+  it('a list item outside a list (part of a list pasted) is a bulleted list of that one item', () => {
+    const editor = editorWith([p('before'), { type: 'list-item', checked: true, children: [{ text: 'done' }] }, { type: 'callout', kind: 'note', children: [{ type: 'list-item', children: [{ text: 'inside' }] }] }]);
+    Editor.normalize(editor, { force: true });
+    expect(editor.children).toEqual([
+      p('before'),
+      { type: 'bulleted-list', children: [{ type: 'list-item', checked: true, children: [{ text: 'done' }] }] },
+      { type: 'callout', kind: 'note', children: [{ type: 'bulleted-list', children: [{ type: 'list-item', children: [{ text: 'inside' }] }] }] },
+    ]);
+  });
+
+  it('text and inlines left in a list go into one item, and a block into an item of its own', () => {
+    const editor = editorWith([
+      {
+        type: 'bulleted-list',
+        children: [{ text: 'loose ' }, { type: 'mention', targetType: 'thing', targetId: 7, children: [{ text: '' }] }, { text: ' end' }, { type: 'list-item', children: [{ text: 'item' }] }, p('para')],
+      },
+    ]);
+    Editor.normalize(editor, { force: true });
+    expect(editor.children).toEqual([
+      {
+        type: 'bulleted-list',
+        children: [
+          { type: 'list-item', children: [{ text: 'loose ' }, { type: 'mention', targetType: 'thing', targetId: 7, children: [{ text: '' }] }, { text: ' end' }] },
+          { type: 'list-item', children: [{ text: 'item' }] },
+          { type: 'list-item', children: [p('para')] },
+        ],
+      },
+    ]);
+  });
+
+  it('a list straight inside a list gives it its items where it stood, no deeper', () => {
+    const item = (text: string): Descendant => ({ type: 'list-item', children: [{ text }] });
+    const editor = editorWith([{ type: 'bulleted-list', children: [item('one'), { type: 'numbered-list', children: [item('two'), item('three')] }, item('four')] }]);
+    Editor.normalize(editor, { force: true });
+    expect(editor.children).toEqual([{ type: 'bulleted-list', children: [item('one'), item('two'), item('three'), item('four')] }]);
+  });
+
+  it('keeps a list nested in an item (as an import writes it) as it is', () => {
+    const nested: Descendant[] = [{ type: 'bulleted-list', children: [{ type: 'list-item', children: [p('one'), { type: 'numbered-list', children: [{ type: 'list-item', children: [{ text: 'deeper' }] }] }] }] }];
+    const editor = editorWith(structuredClone(nested));
+    Editor.normalize(editor, { force: true });
+    expect(editor.children).toEqual(nested);
+  });
+
 });

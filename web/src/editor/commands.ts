@@ -494,10 +494,72 @@ export function moveOverInlineVoid(editor: Editor, reverse: boolean): boolean {
   return true;
 }
 
+/**
+ * A range whose edge lies inside an inline void (a mention: the browser puts a selection's end in
+ * its hidden text when a drag or Shift+click ends on it) widened to take the whole void: its start
+ * to the end of the text before the void, its end to the start of the text after it. Slate's own
+ * delete keeps the voids and the text between them when an edge is inside one, and can leave an
+ * empty list behind that the next split fails on (the editor then throws). Answers undefined when
+ * no edge is inside a void.
+ */
+export function rangeOutOfInlineVoids(editor: Editor, range: Range): Range | undefined {
+  const [start, end] = Range.edges(range);
+  const isInlineVoid = (n: Node) => SlateElement.isElement(n) && Editor.isInline(editor, n) && Editor.isVoid(editor, n);
+  const startVoid = Editor.above(editor, { at: start, match: isInlineVoid, mode: 'highest', voids: true });
+  const endVoid = Editor.above(editor, { at: end, match: isInlineVoid, mode: 'highest', voids: true });
+  if (!startVoid && !endVoid) return undefined;
+  const textBeside = (path: Path, after: boolean): Point | undefined => {
+    const beside = after ? Path.next(path) : Path.hasPrevious(path) ? Path.previous(path) : undefined;
+    if (!beside || !Node.has(editor, beside) || !Text.isText(Node.get(editor, beside))) return undefined;
+    return after ? Editor.start(editor, beside) : Editor.end(editor, beside);
+  };
+  const from = startVoid ? textBeside(startVoid[1], false) : start;
+  const to = endVoid ? textBeside(endVoid[1], true) : end;
+  if (!from || !to) return undefined;
+  return Range.isBackward(range) ? { anchor: to, focus: from } : { anchor: from, focus: to };
+}
+
+/**
+ * What makes a list hold list items only, and a list item sit in a list, or undefined when `node`
+ * is right: an item outside a list becomes a bulleted list of that item; in a list, an empty text
+ * left alone takes the list away (a paragraph when it is all there is), another list gives its
+ * items to this one where it stood (no deeper nesting), and text, inlines or another block go
+ * into an item of their own (a run of text and inlines into one item together).
+ */
+function listNormalization(editor: Editor, node: Element, path: Path): (() => void) | undefined {
+  const parent = path.length === 1 ? editor : (Node.parent(editor, path) as Element);
+  if (node.type === 'list-item' && (path.length === 1 || !LIST_TYPES.has((parent as Element).type))) {
+    return () => {
+      Transforms.insertNodes(editor, { type: 'bulleted-list', children: [] }, { at: path });
+      Transforms.moveNodes(editor, { at: Path.next(path), to: [...path, 0] });
+    };
+  }
+  if (!LIST_TYPES.has(node.type)) return undefined;
+  const index = node.children.findIndex((child) => !SlateElement.isElement(child) || child.type !== 'list-item');
+  if (index < 0) return undefined;
+  if (node.children.every((child) => Text.isText(child) && child.text === '')) {
+    return parent.children.length > 1 ? () => Transforms.removeNodes(editor, { at: path }) : () => Transforms.setNodes<Element>(editor, { type: 'paragraph' }, { at: path });
+  }
+  const child = node.children[index]!;
+  if (SlateElement.isElement(child) && LIST_TYPES.has(child.type)) {
+    return () => {
+      for (let item = child.children.length - 1; item >= 0; item -= 1) Transforms.moveNodes(editor, { at: [...path, index, item], to: [...path, index + 1] });
+      Transforms.removeNodes(editor, { at: [...path, index] });
+    };
+  }
+  const isPhrasing = (n: Node) => Text.isText(n) || (SlateElement.isElement(n) && Editor.isInline(editor, n));
+  let last = index;
+  if (isPhrasing(child)) while (last + 1 < node.children.length && isPhrasing(node.children[last + 1]!)) last += 1;
+  return () => {
+    Transforms.insertNodes(editor, { type: 'list-item', children: [] }, { at: [...path, index] });
+    for (let moved = 0; moved <= last - index; moved += 1) Transforms.moveNodes(editor, { at: [...path, index + 1], to: [...path, index, moved] });
+  };
+}
+
 /** Slate plugin: elements that are inline or void, secrecy that holds, and the Markdown shortcuts. */
 export function withLoreforge(editor: Editor): Editor {
   withSecrecy(editor);
-  const { isInline, isVoid, insertText, insertBreak, deleteBackward, normalizeNode } = editor;
+  const { isInline, isVoid, insertText, insertBreak, deleteBackward, normalizeNode, delete: deleteRange } = editor;
   editor.isInline = (element) => INLINE_TYPES.has(element.type) || isInline(element);
   editor.isVoid = (element) => VOID_TYPES.has(element.type) || isVoid(element);
 
@@ -514,11 +576,53 @@ export function withLoreforge(editor: Editor): Editor {
         Transforms.setNodes<Element>(editor, { kind: 'note' }, { at: path });
         return;
       }
+      // Lists hold list items, and list items sit in lists. Slate's delete of a range that ends
+      // inside a list's last item can leave the list with nothing, then an empty text; a paste of
+      // part of a list can put a list or a paragraph straight into one, or an item outside any.
+      const listFix = listNormalization(editor, node, path);
+      if (listFix) {
+        Editor.withoutNormalizing(editor, listFix);
+        return;
+      }
     }
     normalizeNode(entry, options);
   };
 
+  // A selection that ends inside a mention, taken whole before what replaces or splits it.
+  const selectionOutOfInlineVoids = () => {
+    const { selection } = editor;
+    const widened = selection && Range.isExpanded(selection) ? rangeOutOfInlineVoids(editor, selection) : undefined;
+    if (widened) Transforms.select(editor, widened);
+  };
+  const { deleteFragment, insertFragment } = editor;
+  editor.deleteFragment = (options) => {
+    selectionOutOfInlineVoids();
+    deleteFragment(options);
+  };
+  editor.insertFragment = (fragment, options) => {
+    selectionOutOfInlineVoids();
+    insertFragment(fragment, options);
+  };
+
+  // Every deletion of a range (a cut, Backspace on a selection, typing or Enter over one, a paste
+  // over one) goes through here: an edge inside a mention takes the whole mention.
+  editor.delete = (options = {}) => {
+    const at = options.at ?? editor.selection;
+    const widened = !options.voids && at && Range.isRange(at) && Range.isExpanded(at) ? rangeOutOfInlineVoids(editor, at) : undefined;
+    if (!widened) {
+      deleteRange(options);
+      return;
+    }
+    if (options.at) {
+      deleteRange({ ...options, at: widened });
+      return;
+    }
+    Transforms.select(editor, widened);
+    deleteRange(options);
+  };
+
   editor.insertText = (text) => {
+    selectionOutOfInlineVoids();
     caretOutOfInlineVoid(editor);
     const { selection } = editor;
     if (text === '=' && selection && Range.isCollapsed(selection)) {
@@ -554,6 +658,7 @@ export function withLoreforge(editor: Editor): Editor {
   };
 
   editor.insertBreak = () => {
+    selectionOutOfInlineVoids();
     const block = currentBlock(editor);
     if (block && editor.selection && Range.isCollapsed(editor.selection)) {
       const [node, path] = block;

@@ -6,7 +6,7 @@
 // test/integration/editor-secrets.test.ts (no secret word reaches a player through the API).
 // Test code only: nothing in the app imports it.
 import fc from 'fast-check';
-import { createEditor, Editor, Element as SlateElement, Node, Text, Transforms, type Descendant, type Path, type Point } from 'slate';
+import { createEditor, Editor, Element as SlateElement, Node, Range, Text, Transforms, type Descendant, type Path, type Point } from 'slate';
 import { withHistory } from 'slate-history';
 import { walkWithSecrecy } from '../../../src/vocabulary/index.js';
 import { insertMention, isSecretActive, toggleBlock, toggleCallout, toggleMark, toggleSecret, toggleTaskChecked, toggleTaskList, withLoreforge } from './commands';
@@ -231,6 +231,8 @@ export function runCommand(editor: Editor, command: Command): void {
     case 'copyPaste':
     case 'cutPaste': {
       Transforms.select(editor, { anchor: textPoint(editor, command.from, command.fromOffset), focus: textPoint(editor, command.to, command.toOffset) });
+      // A browser copies nothing from a caret (slate-dom's setFragmentData, outside a void).
+      if (Range.isCollapsed(editor.selection!) && !Editor.void(editor, { at: editor.selection!.anchor })) return;
       const fragment = editor.getFragment();
       if (command.kind === 'cutPaste') editor.deleteFragment();
       pasteAt(editor, fragment, textPoint(editor, command.at, command.offset));
