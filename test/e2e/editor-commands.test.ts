@@ -43,6 +43,14 @@ async function answeredOptions(page: Page): Promise<Locator> {
   return page.getByTestId('mention-picker').getByRole('option');
 }
 
+/** Types `text` ending in `@query` and mentions the picker's first answer, the picker closed after. */
+async function typeMention(page: Page, text: string): Promise<void> {
+  await page.keyboard.type(text);
+  await answeredOptions(page);
+  await page.keyboard.press('Enter');
+  await page.getByTestId('mention-picker').waitFor({ state: 'detached' });
+}
+
 const highlighted = (page: Page) => page.getByTestId('mention-picker').locator('[role="option"][aria-selected="true"]');
 
 describe('the editor in the browser', () => {
@@ -177,10 +185,7 @@ describe('the editor in the browser', () => {
     await page.keyboard.type('> Said the king');
     await page.keyboard.press('Enter');
     await page.keyboard.press('Enter');
-    await page.keyboard.type('A @gundren');
-    await answeredOptions(page);
-    await page.keyboard.press('Enter');
-    await page.getByTestId('mention-picker').waitFor({ state: 'detached' });
+    await typeMention(page, 'A @gundren');
     // "A ", the mention, " ": from the line's start, three steps right are past the mention.
     await page.keyboard.press('Home');
     for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowRight');
@@ -240,10 +245,7 @@ describe('the editor in the browser', () => {
     const editor = await editDescription(page);
     await page.keyboard.type('Opening line');
     await page.keyboard.press('Enter');
-    await page.keyboard.type('- ask @gundren');
-    await answeredOptions(page);
-    await page.keyboard.press('Enter');
-    await page.getByTestId('mention-picker').waitFor({ state: 'detached' });
+    await typeMention(page, '- ask @gundren');
     await page.keyboard.type('then the rest');
     await saved(page);
     // A drag from the start of the text that ends on the mention: the selection ends inside it.
