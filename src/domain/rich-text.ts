@@ -3,7 +3,7 @@
 // a leaf is the client's own and is kept as given.
 
 import type { FieldIssue } from './errors.js';
-import { CALLOUT_KIND_MAX_LENGTH, CALLOUT_TITLE_MAX_LENGTH, MARKS } from '../vocabulary/elements.js';
+import { CALLOUT_KIND_MAX_LENGTH, CALLOUT_TITLE_MAX_LENGTH, MARKS, RICH_TEXT_MAX_DEPTH } from '../vocabulary/elements.js';
 
 export const RICH_TEXT_MARKS = MARKS;
 export type RichTextMark = (typeof RICH_TEXT_MARKS)[number];
@@ -22,7 +22,7 @@ export interface RichTextBlock {
 export type RichTextNode = RichTextBlock | RichTextLeaf;
 export type RichText = RichTextBlock[];
 
-export const RICH_TEXT_MAX_DEPTH = 16;
+export { RICH_TEXT_MAX_DEPTH };
 export const RICH_TEXT_MAX_BYTES = 256 * 1024;
 // Enough to show a client what is wrong without letting a hostile document produce a huge answer.
 export const RICH_TEXT_MAX_ISSUES = 20;

@@ -39,6 +39,13 @@ export const VOID_TYPES = ['divider', 'image', 'mention'] as const;
 export type MentionTargetType = 'thing' | 'arc';
 
 /**
+ * How deep elements may nest: a top-level block is level 1, an element inside it level 2 (an inline
+ * element counts, a text leaf does not). The server refuses deeper text (domain/rich-text.ts); the
+ * editor keeps a paste within it (web/src/editor/commands.ts).
+ */
+export const RICH_TEXT_MAX_DEPTH = 16;
+
+/**
  * A callout (Obsidian's `> [!kind] Title`): `{type: "callout", kind, title?, children: [blocks]}`.
  * `kind` is the callout's type in lower case (`note`, `warning`, any word a vault uses); `title` is
  * plain text, absent when the callout line has none. `> [!secret]` is no callout: its blocks are

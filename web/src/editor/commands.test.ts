@@ -1,9 +1,10 @@
 // The editor's behaviour without a browser: Slate's editor with our plugin (commands.ts), driven
 // as the toolbar, the keyboard shortcuts and the Markdown shortcuts drive it.
-import { createEditor, Editor, Text, Transforms, type Descendant } from 'slate';
+import { createEditor, Editor, Element as SlateElement, Text, Transforms, type Descendant } from 'slate';
 import { withHistory } from 'slate-history';
 import { describe, expect, it } from 'vitest';
-import { walkWithSecrecy } from '../../../src/vocabulary/index.js';
+import { validateRichText } from '../../../src/domain/rich-text.js';
+import { RICH_TEXT_MAX_DEPTH, walkWithSecrecy } from '../../../src/vocabulary/index.js';
 import {
   insertImage,
   insertMention,
@@ -565,6 +566,40 @@ describe('mentions', () => {
     Transforms.select(editor, { anchor: { path: [0, 0], offset: 0 }, focus: { path: [3, 0, 2], offset: 2 } });
     editor.insertBreak();
     expect(editor.children).toEqual([p(''), { type: 'paragraph', children: [{ text: 'm ' }, mention(2), { text: 'tail' }] }]);
+  });
+});
+
+describe('a paste keeps the text within the depth the server takes', () => {
+  /** Callouts nested `depth - 1` deep around a paragraph holding `text` (the paragraph at level `depth`). */
+  const nested = (depth: number, text: string, secret = false): Descendant =>
+    depth === 1 ? (secret ? { type: 'paragraph', isSecret: true, children: [{ text }] } : p(text)) : { type: 'callout', kind: 'note', children: [nested(depth - 1, text, secret)] };
+  const words = (nodes: Descendant[]) => [...Editor.nodes(editorWith(structuredClone(nodes)), { at: [], match: Text.isText })].map(([leaf]) => leaf.text).join('|');
+
+  it('pastes blocks as they are while the text stays within the limit', () => {
+    const editor = editorWith([p('one'), nested(3, 'inner'), p('two')]);
+    Transforms.select(editor, { anchor: { path: [0, 0], offset: 1 }, focus: { path: [2, 0], offset: 1 } });
+    const fragment = editor.getFragment();
+    Transforms.select(editor, Editor.end(editor, []));
+    editor.insertFragment(fragment);
+    expect(editor.children).toEqual([p('one'), nested(3, 'inner'), p('twone'), nested(3, 'inner'), p('t')]);
+  });
+
+  it('pastes a fragment that would nest too deep as paragraphs of its words, secret ones secret, and the server takes the result', () => {
+    const editor = editorWith([p('before'), nested(12, 'deep'), { type: 'callout', kind: 'note', children: [nested(10, 'GM only words', true)] }, p('after')]);
+    Transforms.select(editor, { anchor: { path: [0, 0], offset: 2 }, focus: { path: [3, 0], offset: 3 } });
+    const fragment = editor.getFragment();
+    // Pasted into the deepest paragraph: as it is, its callouts would sit 11 levels below it.
+    Transforms.select(editor, Editor.end(editor, [1]));
+    editor.insertFragment(fragment);
+    expect(validateRichText(editor.children, '')).toEqual([]);
+    const deepest = Math.max(...[...Editor.nodes(editor, { at: [], match: (n) => SlateElement.isElement(n) })].map(([, path]) => path.length));
+    expect(deepest).toBeLessThanOrEqual(RICH_TEXT_MAX_DEPTH);
+    // Every word is there, and the secret ones are still secret.
+    expect(words(editor.children)).toContain('deepfore');
+    expect(words(editor.children)).toContain('GM only words');
+    walkWithSecrecy(editor.children, (node, secret) => {
+      if (Text.isText(node) && node.text.includes('GM only')) expect(secret).toBe(true);
+    });
   });
 });
 

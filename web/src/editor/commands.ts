@@ -1,6 +1,6 @@
 // What the toolbar, the keyboard shortcuts and the Markdown shortcuts do to the document.
 import { Editor, Element as SlateElement, Node, Path, Point, Range, Text, Transforms, type Operation } from 'slate';
-import { CALLOUT_KIND_MAX_LENGTH, containsSecret, newMention, type MentionTarget } from '../../../src/vocabulary/index.js';
+import { CALLOUT_KIND_MAX_LENGTH, containsSecret, newMention, RICH_TEXT_MAX_DEPTH, type MentionTarget } from '../../../src/vocabulary/index.js';
 import { HEADINGS, INLINE_TYPES, LIST_TYPES, VOID_TYPES, type BlockType, type Element, type MarkName } from './types';
 
 export function isMarkActive(editor: Editor, mark: MarkName): boolean {
@@ -556,6 +556,40 @@ function listNormalization(editor: Editor, node: Element, path: Path): (() => vo
   };
 }
 
+/** Element levels of nodes (a top-level block is 1, an inline element inside it 2; text adds none). */
+function elementDepth(nodes: readonly Node[]): number {
+  let deepest = 0;
+  for (const node of nodes) if (SlateElement.isElement(node)) deepest = Math.max(deepest, 1 + elementDepth(node.children));
+  return deepest;
+}
+
+/**
+ * A fragment to paste at the selection, as paragraphs of its text blocks when pasting it as it is
+ * could nest the text deeper than the server takes (RICH_TEXT_MAX_DEPTH): each paste of a callout
+ * or a list into itself nests it once more, and a document past the limit could not be saved.
+ * Every word stays, a secret block's words in secret paragraphs; void blocks (images, dividers)
+ * stay as they are. Slate puts a fragment's blocks beside the block at the caret, and a block
+ * straight in a list is put into an item: one level is kept in hand for that.
+ */
+export function fragmentWithinDepth(editor: Editor, fragment: Node[]): Node[] {
+  const block = editor.selection ? Editor.above(editor, { at: Range.start(editor.selection), match: (n) => SlateElement.isElement(n) && Editor.isBlock(editor, n) }) : undefined;
+  const level = block ? block[1].length : 1;
+  if (level + elementDepth(fragment) <= RICH_TEXT_MAX_DEPTH) return fragment;
+  const flat: Node[] = [];
+  const walk = (nodes: readonly Node[], secret: boolean) => {
+    for (const node of nodes) {
+      if (!SlateElement.isElement(node)) continue;
+      const isSecret = secret || node.isSecret === true;
+      const holdsText = node.children.every((child) => Text.isText(child) || Editor.isInline(editor, child));
+      if (Editor.isVoid(editor, node)) flat.push(isSecret ? { ...node, isSecret: true } : node);
+      else if (holdsText) flat.push(isSecret ? { type: 'paragraph', isSecret: true, children: node.children } : { type: 'paragraph', children: node.children });
+      else walk(node.children, isSecret);
+    }
+  };
+  walk(fragment, false);
+  return flat;
+}
+
 /** Slate plugin: elements that are inline or void, secrecy that holds, and the Markdown shortcuts. */
 export function withLoreforge(editor: Editor): Editor {
   withSecrecy(editor);
@@ -601,7 +635,7 @@ export function withLoreforge(editor: Editor): Editor {
   };
   editor.insertFragment = (fragment, options) => {
     selectionOutOfInlineVoids();
-    insertFragment(fragment, options);
+    insertFragment(fragmentWithinDepth(editor, fragment), options);
   };
 
   // Every deletion of a range (a cut, Backspace on a selection, typing or Enter over one, a paste
