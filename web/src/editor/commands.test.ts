@@ -37,6 +37,9 @@ function editorWith(value: Descendant[]): Editor {
 
 const p = (text: string): Descendant => ({ type: 'paragraph', children: [{ text }] });
 
+/** The selection copied as slate-dom puts it on the clipboard (JSON): new objects, not the document's own. */
+const copied = (editor: Editor): Descendant[] => JSON.parse(JSON.stringify(editor.getFragment())) as Descendant[];
+
 /** Types `text` one character at a time, as a keyboard does. */
 function type(editor: Editor, text: string) {
   for (const char of text) editor.insertText(char);
@@ -475,7 +478,7 @@ describe('secrets that hold (CONTRACT "Secrets that hold")', () => {
   it('makes the block that secret words are pasted into secret', () => {
     const editor = editorWith([secret('hidden'), p('open')]);
     Transforms.select(editor, { anchor: Editor.start(editor, [0]), focus: Editor.end(editor, [0]) });
-    const fragment = editor.getFragment();
+    const fragment = copied(editor);
     Transforms.select(editor, Editor.end(editor, [1]));
     editor.insertFragment(fragment);
     expect(secretWords(editor)).toEqual(['hidden', 'openhidden']);
@@ -485,7 +488,7 @@ describe('secrets that hold (CONTRACT "Secrets that hold")', () => {
     const list = { type: 'bulleted-list', isSecret: true, children: [{ type: 'list-item', children: [{ text: 'one' }] }, { type: 'list-item', children: [{ text: 'two' }] }, { type: 'list-item', children: [{ text: 'three' }] }] };
     const editor = editorWith([list, p('open')]);
     Transforms.select(editor, { anchor: Editor.start(editor, [0]), focus: Editor.end(editor, [0, 2]) });
-    const fragment = editor.getFragment();
+    const fragment = copied(editor);
     Transforms.select(editor, Editor.end(editor, [1]));
     editor.insertFragment(fragment);
     expect(secretWords(editor).filter((w) => ['one', 'two', 'three'].some((x) => w.endsWith(x)))).toHaveLength(6);
@@ -578,7 +581,7 @@ describe('a paste keeps the text within the depth the server takes', () => {
   it('pastes blocks as they are while the text stays within the limit', () => {
     const editor = editorWith([p('one'), nested(3, 'inner'), p('two')]);
     Transforms.select(editor, { anchor: { path: [0, 0], offset: 1 }, focus: { path: [2, 0], offset: 1 } });
-    const fragment = editor.getFragment();
+    const fragment = copied(editor);
     Transforms.select(editor, Editor.end(editor, []));
     editor.insertFragment(fragment);
     expect(editor.children).toEqual([p('one'), nested(3, 'inner'), p('twone'), nested(3, 'inner'), p('t')]);
@@ -587,7 +590,7 @@ describe('a paste keeps the text within the depth the server takes', () => {
   it('pastes a fragment that would nest too deep as paragraphs of its words, secret ones secret, and the server takes the result', () => {
     const editor = editorWith([p('before'), nested(12, 'deep'), { type: 'callout', kind: 'note', children: [nested(10, 'GM only words', true)] }, p('after')]);
     Transforms.select(editor, { anchor: { path: [0, 0], offset: 2 }, focus: { path: [3, 0], offset: 3 } });
-    const fragment = editor.getFragment();
+    const fragment = copied(editor);
     // Pasted into the deepest paragraph: as it is, its callouts would sit 11 levels below it.
     Transforms.select(editor, Editor.end(editor, [1]));
     editor.insertFragment(fragment);
@@ -601,9 +604,41 @@ describe('a paste keeps the text within the depth the server takes', () => {
       if (Text.isText(node) && node.text.includes('GM only')) expect(secret).toBe(true);
     });
   });
+
+  it('keeps headings and other blocks of a paste that fits, however deep the caret', () => {
+    const wrapped = (depth: number, children: Descendant[]): Descendant => (depth === 0 ? (children[0] as Descendant) : { type: 'callout', kind: 'note', children: depth === 1 ? children : [wrapped(depth - 1, children)] });
+    const editor = editorWith([wrapped(8, [p('one'), { type: 'heading-two', children: [{ text: 'Title' }] }, p('three')])]);
+    Transforms.select(editor, { anchor: Editor.start(editor, []), focus: Editor.end(editor, []) });
+    const fragment = copied(editor);
+    // Into the middle of "three", at level 9: Slate drops the fragment's outer callouts there.
+    const three = [...Editor.nodes(editor, { at: [], match: Text.isText })].at(-1)![1];
+    Transforms.select(editor, { path: three, offset: 2 });
+    editor.insertFragment(fragment);
+    expect(validateRichText(editor.children, '')).toEqual([]);
+    expect([...Editor.nodes(editor, { at: [], match: (n) => SlateElement.isElement(n) && n.type === 'heading-two' })]).toHaveLength(2);
+  });
+
+  it('at the deepest level, pastes a link as its text so the server still takes the text', () => {
+    const editor = editorWith([nested(RICH_TEXT_MAX_DEPTH, 'deep')]);
+    const fragment: Descendant[] = [
+      { type: 'paragraph', children: [{ text: 'see ' }, { type: 'link', url: 'https://example.com', children: [{ text: 'here' }] }, { text: '' }] },
+      { type: 'paragraph', children: [{ text: 'and ' }, { type: 'link', url: 'https://example.com', children: [{ text: 'there', bold: true }] }, { text: '' }] },
+    ];
+    editor.insertFragment(fragment);
+    expect(validateRichText(editor.children, '')).toEqual([]);
+    expect(words(editor.children)).toContain('deepsee here');
+    expect(words(editor.children)).toContain('and |there');
+    expect([...Editor.nodes(editor, { at: [], match: (n) => SlateElement.isElement(n) && n.type === 'link' })]).toEqual([]);
+  });
 });
 
 describe('lists hold list items only', () => {
+  it('an empty text beside items goes, making no empty item', () => {
+    const editor = editorWith([{ type: 'bulleted-list', children: [{ type: 'list-item', children: [{ text: 'a' }] }, { text: '' }] }]);
+    Editor.normalize(editor, { force: true });
+    expect(editor.children).toEqual([{ type: 'bulleted-list', children: [{ type: 'list-item', children: [{ text: 'a' }] }] }]);
+  });
+
   it('an empty list goes, or becomes a paragraph when it is all there is', () => {
     const editor = editorWith([p('kept'), { type: 'numbered-list', children: [{ text: '' }] }]);
     Editor.normalize(editor, { force: true });

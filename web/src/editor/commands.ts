@@ -1,5 +1,5 @@
 // What the toolbar, the keyboard shortcuts and the Markdown shortcuts do to the document.
-import { Editor, Element as SlateElement, Node, Path, Point, Range, Text, Transforms, type Operation } from 'slate';
+import { createEditor, Editor, Element as SlateElement, Node, Path, Point, Range, Text, Transforms, type Operation } from 'slate';
 import { CALLOUT_KIND_MAX_LENGTH, containsSecret, newMention, RICH_TEXT_MAX_DEPTH, type MentionTarget } from '../../../src/vocabulary/index.js';
 import { HEADINGS, INLINE_TYPES, LIST_TYPES, VOID_TYPES, type BlockType, type Element, type MarkName } from './types';
 
@@ -541,6 +541,8 @@ function listNormalization(editor: Editor, node: Element, path: Path): (() => vo
     return parent.children.length > 1 ? () => Transforms.removeNodes(editor, { at: path }) : () => Transforms.setNodes<Element>(editor, { type: 'paragraph' }, { at: path });
   }
   const child = node.children[index]!;
+  // An empty text beside items (where Slate's own rule would drop it) goes, making no empty item.
+  if (Text.isText(child) && child.text === '') return () => Transforms.removeNodes(editor, { at: [...path, index] });
   if (SlateElement.isElement(child) && LIST_TYPES.has(child.type)) {
     return () => {
       for (let item = child.children.length - 1; item >= 0; item -= 1) Transforms.moveNodes(editor, { at: [...path, index, item], to: [...path, index + 1] });
@@ -563,31 +565,58 @@ function elementDepth(nodes: readonly Node[]): number {
   return deepest;
 }
 
+/** Editors a paste is tried on first (fragmentWithinDepth): the check does not run again inside them. */
+const PASTE_TRIALS = new WeakSet<Editor>();
+
+/** Element levels the document would have after pasting `fragment` at the selection, tried on a copy. */
+function depthAfterPaste(editor: Editor, fragment: Node[]): number {
+  const trial = withLoreforge(createEditor());
+  PASTE_TRIALS.add(trial);
+  trial.children = structuredClone(editor.children);
+  trial.selection = structuredClone(editor.selection);
+  trial.insertFragment(structuredClone(fragment));
+  return elementDepth(trial.children);
+}
+
 /**
- * A fragment to paste at the selection, as paragraphs of its text blocks when pasting it as it is
- * could nest the text deeper than the server takes (RICH_TEXT_MAX_DEPTH): each paste of a callout
- * or a list into itself nests it once more, and a document past the limit could not be saved.
- * Every word stays, a secret block's words in secret paragraphs; void blocks (images, dividers)
- * stay as they are. Slate puts a fragment's blocks beside the block at the caret, and a block
- * straight in a list is put into an item: one level is kept in hand for that.
+ * A fragment's text blocks as paragraphs (void blocks, images and dividers, as they are), a secret
+ * block's words in secret paragraphs; with `inlines` false, links and mentions give way to their
+ * text (a mention has none) and only marked text is left.
  */
-export function fragmentWithinDepth(editor: Editor, fragment: Node[]): Node[] {
-  const block = editor.selection ? Editor.above(editor, { at: Range.start(editor.selection), match: (n) => SlateElement.isElement(n) && Editor.isBlock(editor, n) }) : undefined;
-  const level = block ? block[1].length : 1;
-  if (level + elementDepth(fragment) <= RICH_TEXT_MAX_DEPTH) return fragment;
+function fragmentAsParagraphs(editor: Editor, fragment: readonly Node[], inlines: boolean): Node[] {
   const flat: Node[] = [];
+  const leaves = (nodes: readonly Node[]): Node[] => nodes.flatMap((node) => (Text.isText(node) ? [node] : SlateElement.isElement(node) && !Editor.isVoid(editor, node) ? leaves(node.children) : []));
   const walk = (nodes: readonly Node[], secret: boolean) => {
     for (const node of nodes) {
       if (!SlateElement.isElement(node)) continue;
       const isSecret = secret || node.isSecret === true;
-      const holdsText = node.children.every((child) => Text.isText(child) || Editor.isInline(editor, child));
-      if (Editor.isVoid(editor, node)) flat.push(isSecret ? { ...node, isSecret: true } : node);
-      else if (holdsText) flat.push(isSecret ? { type: 'paragraph', isSecret: true, children: node.children } : { type: 'paragraph', children: node.children });
-      else walk(node.children, isSecret);
+      if (Editor.isVoid(editor, node)) {
+        flat.push(isSecret ? { ...node, isSecret: true } : node);
+      } else if (node.children.every((child) => Text.isText(child) || Editor.isInline(editor, child))) {
+        const children = (inlines ? node.children : leaves(node.children)) as Element['children'];
+        const text = children.length > 0 ? children : [{ text: '' }];
+        flat.push(isSecret ? { type: 'paragraph', isSecret: true, children: text } : { type: 'paragraph', children: text });
+      } else walk(node.children, isSecret);
     }
   };
   walk(fragment, false);
   return flat;
+}
+
+/**
+ * A fragment to paste at the selection, changed only when pasting it as it is would nest the text
+ * deeper than the server takes (RICH_TEXT_MAX_DEPTH; each paste of a callout or a list into
+ * itself nests it once more, and a document past the limit could not be saved). The paste is tried
+ * on a copy of the document: if it nests too deep, the fragment's text blocks go in as paragraphs
+ * (every word kept, secret ones secret); if that is still too deep (the caret's block at the last
+ * levels), as paragraphs of their text alone.
+ */
+export function fragmentWithinDepth(editor: Editor, fragment: Node[]): Node[] {
+  if (PASTE_TRIALS.has(editor) || !editor.selection) return fragment;
+  if (depthAfterPaste(editor, fragment) <= RICH_TEXT_MAX_DEPTH) return fragment;
+  const paragraphs = fragmentAsParagraphs(editor, fragment, true);
+  if (depthAfterPaste(editor, paragraphs) <= RICH_TEXT_MAX_DEPTH) return paragraphs;
+  return fragmentAsParagraphs(editor, fragment, false);
 }
 
 /** Slate plugin: elements that are inline or void, secrecy that holds, and the Markdown shortcuts. */

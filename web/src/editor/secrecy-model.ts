@@ -233,7 +233,8 @@ export function runCommand(editor: Editor, command: Command): void {
       Transforms.select(editor, { anchor: textPoint(editor, command.from, command.fromOffset), focus: textPoint(editor, command.to, command.toOffset) });
       // A browser copies nothing from a caret (slate-dom's setFragmentData, outside a void).
       if (Range.isCollapsed(editor.selection!) && !Editor.void(editor, { at: editor.selection!.anchor })) return;
-      const fragment = editor.getFragment();
+      // Through the clipboard as slate-dom puts it there (JSON): new objects, not the document's own.
+      const fragment = JSON.parse(JSON.stringify(editor.getFragment())) as Descendant[];
       if (command.kind === 'cutPaste') editor.deleteFragment();
       pasteAt(editor, fragment, textPoint(editor, command.at, command.offset));
       return;

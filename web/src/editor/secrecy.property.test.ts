@@ -20,12 +20,13 @@ const figures = { sequences: 0, steps: 0, markerChecks: 0 };
  * Seed 1676157460 (CI, 2026-11-26): a selection from the start of the text to inside a mention of
  * a list item, then Enter. Slate's delete kept the mentions, left an empty list, and Enter threw.
  */
-const mention = { type: 'mention', targetType: 'thing', targetId: 1, children: [{ text: '' }] };
+// A new object each time: a document sharing one node twice is one Slate walks only once.
+const mention = () => ({ type: 'mention', targetType: 'thing', targetId: 1, children: [{ text: '' }] });
 const FOUND_BEFORE: [Descendant[], Command[]][] = [
   [
     [
-      { type: 'paragraph', children: [{ text: 'ash ' }, mention, { text: '' }] },
-      { type: 'paragraph', children: [{ text: 'ash ' }, mention, { text: '' }] },
+      { type: 'paragraph', children: [{ text: 'ash ' }, mention(), { text: '' }] },
+      { type: 'paragraph', children: [{ text: 'ash ' }, mention(), { text: '' }] },
     ] as unknown as Descendant[],
     [
       { kind: 'blockEdge', block: 0, end: true },
