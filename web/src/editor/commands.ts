@@ -453,6 +453,16 @@ function paragraphAfter(editor: Editor, path: Path): void {
   Transforms.insertNodes(editor, paragraph, { at: Path.next(path), select: true });
 }
 
+/** Whether a node is an inline void: a mention. */
+function isInlineVoid(editor: Editor, node: Node): boolean {
+  return SlateElement.isElement(node) && Editor.isInline(editor, node) && Editor.isVoid(editor, node);
+}
+
+/** The path of the inline void (a mention) a point is inside, if it is inside one. */
+function inlineVoidAt(editor: Editor, at: Point): Path | undefined {
+  return Editor.above(editor, { at, match: (n) => isInlineVoid(editor, n), mode: 'highest' })?.[1];
+}
+
 /**
  * A caret inside an inline void (a mention: a click on it puts it there) moves to the text right
  * after it, where what is typed goes; Slate would otherwise drop the text.
@@ -460,10 +470,10 @@ function paragraphAfter(editor: Editor, path: Path): void {
 export function caretOutOfInlineVoid(editor: Editor): void {
   const { selection } = editor;
   if (!selection || !Range.isCollapsed(selection)) return;
-  const inlineVoid = Editor.above(editor, { at: selection.anchor, match: (n) => SlateElement.isElement(n) && Editor.isInline(editor, n) && Editor.isVoid(editor, n), mode: 'highest' });
+  const inlineVoid = inlineVoidAt(editor, selection.anchor);
   if (!inlineVoid) return;
-  const next = Path.next(inlineVoid[1]);
-  const point: Point | undefined = Node.has(editor, next) ? Editor.start(editor, next) : Editor.after(editor, inlineVoid[1]);
+  const next = Path.next(inlineVoid);
+  const point: Point | undefined = Node.has(editor, next) ? Editor.start(editor, next) : Editor.after(editor, inlineVoid);
   if (point) Transforms.select(editor, point);
 }
 
@@ -475,9 +485,8 @@ export function caretOutOfInlineVoid(editor: Editor): void {
 export function moveOverInlineVoid(editor: Editor, reverse: boolean): boolean {
   const { selection } = editor;
   if (!selection || !Range.isCollapsed(selection)) return false;
-  const isInlineVoid = (n: Node) => SlateElement.isElement(n) && Editor.isInline(editor, n) && Editor.isVoid(editor, n);
   const caret = selection.anchor;
-  let voidPath = Editor.above(editor, { at: caret, match: isInlineVoid, mode: 'highest' })?.[1];
+  let voidPath = inlineVoidAt(editor, caret);
   if (!voidPath) {
     const leaf = Node.get(editor, caret.path);
     if (!Text.isText(leaf)) return false;
@@ -485,7 +494,7 @@ export function moveOverInlineVoid(editor: Editor, reverse: boolean): boolean {
     const index = caret.path[caret.path.length - 1]!;
     if (!atEdge || (reverse && index === 0)) return false;
     const sibling = reverse ? Path.previous(caret.path) : Path.next(caret.path);
-    if (!Node.has(editor, sibling) || !isInlineVoid(Node.get(editor, sibling))) return false;
+    if (!Node.has(editor, sibling) || !isInlineVoid(editor, Node.get(editor, sibling))) return false;
     voidPath = sibling;
   }
   const beyond = reverse ? (Path.hasPrevious(voidPath) ? Path.previous(voidPath) : undefined) : Path.next(voidPath);
@@ -504,17 +513,16 @@ export function moveOverInlineVoid(editor: Editor, reverse: boolean): boolean {
  */
 export function rangeOutOfInlineVoids(editor: Editor, range: Range): Range | undefined {
   const [start, end] = Range.edges(range);
-  const isInlineVoid = (n: Node) => SlateElement.isElement(n) && Editor.isInline(editor, n) && Editor.isVoid(editor, n);
-  const startVoid = Editor.above(editor, { at: start, match: isInlineVoid, mode: 'highest', voids: true });
-  const endVoid = Editor.above(editor, { at: end, match: isInlineVoid, mode: 'highest', voids: true });
+  const startVoid = inlineVoidAt(editor, start);
+  const endVoid = inlineVoidAt(editor, end);
   if (!startVoid && !endVoid) return undefined;
   const textBeside = (path: Path, after: boolean): Point | undefined => {
     const beside = after ? Path.next(path) : Path.hasPrevious(path) ? Path.previous(path) : undefined;
     if (!beside || !Node.has(editor, beside) || !Text.isText(Node.get(editor, beside))) return undefined;
     return after ? Editor.start(editor, beside) : Editor.end(editor, beside);
   };
-  const from = startVoid ? textBeside(startVoid[1], false) : start;
-  const to = endVoid ? textBeside(endVoid[1], true) : end;
+  const from = startVoid ? textBeside(startVoid, false) : start;
+  const to = endVoid ? textBeside(endVoid, true) : end;
   if (!from || !to) return undefined;
   return Range.isBackward(range) ? { anchor: to, focus: from } : { anchor: from, focus: to };
 }
@@ -613,6 +621,10 @@ function fragmentAsParagraphs(editor: Editor, fragment: readonly Node[], inlines
  */
 export function fragmentWithinDepth(editor: Editor, fragment: Node[]): Node[] {
   if (PASTE_TRIALS.has(editor) || !editor.selection) return fragment;
+  // Slate puts a fragment's blocks beside the block at the caret at the deepest (and a block put
+  // straight into a list into an item): within the limit by that bound, no trial is needed.
+  const block = Editor.above(editor, { at: Range.start(editor.selection), match: (n) => SlateElement.isElement(n) && Editor.isBlock(editor, n) });
+  if ((block ? block[1].length : 1) + elementDepth(fragment) <= RICH_TEXT_MAX_DEPTH) return fragment;
   if (depthAfterPaste(editor, fragment) <= RICH_TEXT_MAX_DEPTH) return fragment;
   const paragraphs = fragmentAsParagraphs(editor, fragment, true);
   if (depthAfterPaste(editor, paragraphs) <= RICH_TEXT_MAX_DEPTH) return paragraphs;
@@ -670,18 +682,10 @@ export function withLoreforge(editor: Editor): Editor {
   // Every deletion of a range (a cut, Backspace on a selection, typing or Enter over one, a paste
   // over one) goes through here: an edge inside a mention takes the whole mention.
   editor.delete = (options = {}) => {
-    const at = options.at ?? editor.selection;
-    const widened = !options.voids && at && Range.isRange(at) && Range.isExpanded(at) ? rangeOutOfInlineVoids(editor, at) : undefined;
-    if (!widened) {
-      deleteRange(options);
-      return;
-    }
-    if (options.at) {
-      deleteRange({ ...options, at: widened });
-      return;
-    }
-    Transforms.select(editor, widened);
-    deleteRange(options);
+    const { at, voids } = options;
+    if (!voids && at === undefined) selectionOutOfInlineVoids();
+    const widened = !voids && at && Range.isRange(at) && Range.isExpanded(at) ? rangeOutOfInlineVoids(editor, at) : undefined;
+    deleteRange(widened ? { ...options, at: widened } : options);
   };
 
   editor.insertText = (text) => {
