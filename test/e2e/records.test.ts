@@ -89,6 +89,26 @@ describe('one editing state per record', () => {
     expectNoPageErrors(journey.browser);
   });
 
+  it('a reload whose rendering is slow shows the field empty to nobody: it is unseen until the editor has its words', async () => {
+    const page = journey.browser.page;
+    await createArc(page, 'Slow rendering');
+    await page.getByRole('button', { name: 'Write the hook…' }).click();
+    await typeInto(page, 'Held hook.', 'Hook');
+    await saved(page);
+    const arcPath = `/api/campaigns/${journey.campaign}/arcs/${new URL(page.url()).pathname.split('/').pop()!}`;
+    // The rendering and the editor's code are both slow to come; the record is in.
+    const releaseRendering = await holdReads(page, `${arcPath}/rendered`);
+    const releaseEditor = await holdGets(page, (address) => /^\/assets\/editor-[^/]*\.js$/.test(address.pathname));
+    await page.reload();
+    await page.getByRole('heading', { name: 'Hook', exact: true }).waitFor();
+    expect(await page.getByRole('textbox', { name: 'Hook', exact: true }).count()).toBe(0);
+    await releaseEditor();
+    expect(await editorText(page, 'Hook')).toContain('Held hook.');
+    await releaseRendering();
+    expect(await editorText(page, 'Hook')).toContain('Held hook.');
+    expectNoPageErrors(journey.browser);
+  });
+
   it('a thing added on the arc page shows at once and after a reload, and typing in the arc then saves with no conflict', async () => {
     const page = journey.browser.page;
     await createThing(page, 'Sildar Hallwinter');

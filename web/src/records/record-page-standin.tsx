@@ -118,7 +118,7 @@ export function TextStandIn({
   onOpen,
 }: {
   html: string | undefined;
-  /** False while the rendering may be older than the record: it keeps its place, unseen, until read again. */
+  /** False while the rendering may be older than the record (or is not in yet): it keeps its place, unseen, until read again or until the editor is there. */
   current: boolean;
   label: string;
   onLanding: (change: (landing: Landing) => void) => void;

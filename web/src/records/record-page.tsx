@@ -189,7 +189,8 @@ export function RecordText<R extends Record<string, unknown>, P extends Record<s
       {!opened && (
         <TextStandIn
           html={rendered}
-          current={current}
+          // Not in yet (the editor is opening meanwhile): no empty text is shown or announced in its place.
+          current={current && rendered !== undefined}
           label={label}
           onLanding={(change) => {
             const keys = landing.keys.length;
