@@ -245,3 +245,73 @@ describe('a mention typed before the editor is there', () => {
     expectNoPageErrors(journey.browser);
   });
 });
+
+describe('a click on the text shown as read, below a mention', () => {
+  it('lands where it was clicked, though the editor learns the mention’s name only later', async () => {
+    const gm = journey.browser.page;
+    await gm.goto(`${journey.server.base}/campaigns/${journey.campaign}`);
+    await createThing(gm, 'Nezznar the Black Spider, drow mage of the Phandelver Pact');
+    const target = new URL(gm.url()).pathname;
+    const address = await thingWithText('Gundren Rockseeker', 'Draft.');
+    // The text: a heading, a long paragraph that wraps and mentions the thing above, a list of two items.
+    const status = await gm.evaluate(
+      async ({ target, address }) => {
+        const { id } = (await (await fetch(`/api${target}`)).json()) as { id: number };
+        const words = 'Gundren hired the party to bring his wagon of supplies to Phandalin, where he and his brothers found the lost mine. ';
+        const description = [
+          { type: 'heading-two', children: [{ text: 'Background' }] },
+          { type: 'paragraph', children: [{ text: words.repeat(2) }, { type: 'mention', targetType: 'thing', targetId: id, children: [{ text: '' }] }, { text: ' knows ' }, { text: 'where he is.', bold: true }] },
+          { type: 'bulleted-list', children: [{ type: 'list-item', children: [{ text: 'list item one' }] }, { type: 'list-item', children: [{ text: 'list item two' }] }] },
+          { type: 'paragraph', children: [{ text: 'Plain after.' }] },
+        ];
+        const response = await fetch(`/api${address}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ updatedThing: { description } }) });
+        return response.status;
+      },
+      { target, address },
+    );
+    expect(status).toBe(200);
+
+    for (const [clicked, expected] of [
+      ['list item two', ['list item one', 'list iZZtem two']],
+      ['list item one', ['list iZZtem one', 'list item two']],
+    ] as const) {
+      const page = await journey.browser.newPage();
+      await page.goto(`${journey.server.base}${address}`);
+      const text = page.getByRole('textbox', { name: 'Description', exact: true });
+      await text.getByText('list item two').waitFor();
+      expect(await page.locator('[data-slate-editor]').count()).toBe(0);
+      // Just inside the left edge of the second "i" of the item clicked.
+      const at = await text.evaluate((element, clicked) => {
+        const node = [...element.querySelectorAll('li')].find((li) => li.textContent === clicked)!.firstChild!;
+        const range = document.createRange();
+        range.setStart(node, 6);
+        range.setEnd(node, 7);
+        const rect = range.getBoundingClientRect();
+        return { x: rect.left + 1, y: rect.top + rect.height / 2 };
+      }, clicked);
+      await page.mouse.click(at.x, at.y);
+      await page.keyboard.type('ZZ');
+      const items = () =>
+        page.evaluate(async (url) => {
+          const body = (await (await fetch(url)).json()) as { description: { type: string; children: { children?: { text?: string }[] }[] }[] };
+          const list = body.description.find((block) => block.type === 'bulleted-list')!;
+          return list.children.map((item) => (item.children ?? []).map((child) => child.text ?? '').join(''));
+        }, `/api${address}`);
+      await expect.poll(items, { timeout: 15_000 }).toEqual(expected);
+      await saved(page);
+      // Back as it was for the next click.
+      const reset = await page.evaluate(
+        async (url) => {
+          const body = (await (await fetch(url)).json()) as { description: { type: string; children: { children?: { text?: string }[] }[] }[] };
+          const list = body.description.find((block) => block.type === 'bulleted-list')!;
+          for (const item of list.children) for (const child of item.children ?? []) if (typeof child.text === 'string') child.text = child.text.replace('ZZ', '');
+          return (await fetch(url, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ updatedThing: { description: body.description } }) })).status;
+        },
+        `/api${address}`,
+      );
+      expect(reset).toBe(200);
+      await page.close();
+    }
+    expectNoPageErrors(journey.browser);
+  });
+});

@@ -10,7 +10,20 @@ export interface Landing {
   /** Set once the writer reached for the text: the editor then takes the focus and the caret lands. */
   opened: boolean;
   point?: { pageX: number; pageY: number };
+  /**
+   * Where the pointer went down in the text shown as read, in its words (landingAt): the caret lands
+   * there whatever the editor's layout at its mount (a mention's name not known yet, a line wrapped
+   * elsewhere), if the editor holds the same words; else at `point`.
+   */
+  at?: WordsAt;
   keys: PendingKey[];
+}
+
+/** A place in a text's words: `offset` characters in; `forward`: at a boundary, the start of what follows rather than the end of what precedes. */
+export interface WordsAt {
+  words: string;
+  offset: number;
+  forward: boolean;
 }
 
 export const LandingContext = createContext<Landing | undefined>(undefined);
@@ -47,4 +60,74 @@ export function typedWithoutEditor(value: unknown, keys: readonly PendingKey[]):
   if (leaf && typeof leaf.text === 'string') leaf.text += first!.text;
   else rest.unshift({ text: first!.text, type: 'paragraph' });
   return [...blocks, ...rest.map(({ text, type }) => ({ type, children: [{ text }] }))];
+}
+
+// The words of a text and where its mentions and images sit, from the record and from its rendering:
+// equal, the rendering shows the record's words (a mention's name and an image's caption are the
+// rendering's own, and left out). Anything else the rendering adds (a task's box, a callout's title
+// or code as the renderer lays it out) makes them differ.
+export const MENTION_WORD = '\u0001';
+export const IMAGE_WORD = '\u0002';
+
+/** A record's text (Slate-style JSON) as its words. */
+export function recordWords(value: unknown): string {
+  if (Array.isArray(value)) return value.map(recordWords).join('');
+  if (typeof value !== 'object' || value === null) return '';
+  const node = value as TextNode;
+  if (typeof node.text === 'string') return node.text;
+  if (node.type === 'mention') return MENTION_WORD;
+  if (node.type === 'image') return IMAGE_WORD;
+  return recordWords(node.children);
+}
+
+/** What a node of the server's rendering adds to the words: its own, a token or nothing (undefined: its children's). */
+function renderedToken(node: Node): string | undefined {
+  if (node.nodeType === Node.TEXT_NODE) return node.textContent ?? '';
+  if (!(node instanceof Element)) return undefined;
+  if (node.matches('.mention')) return MENTION_WORD;
+  if (node.matches('img')) return IMAGE_WORD;
+  if (node.matches('br')) return '\n';
+  if (node.matches('figcaption, .callout-title')) return '';
+  return undefined;
+}
+
+/** The server's rendering of a text (a DOM node) as its words. */
+export function renderedWords(node: Node): string {
+  const token = renderedToken(node);
+  return token ?? [...node.childNodes].map(renderedWords).join('');
+}
+
+/**
+ * A caret position in the rendering under `root` (a node and an offset, as the browser gives it) as a
+ * place in its words; undefined when it is not under `root`.
+ */
+export function landingAt(root: Node, node: Node, offset: number): WordsAt | undefined {
+  if (!root.contains(node)) return undefined;
+  let count = 0;
+  let found: WordsAt | undefined;
+  const visit = (current: Node): boolean => {
+    const token = renderedToken(current);
+    if (current === node && current.nodeType === Node.TEXT_NODE) {
+      found = { words: '', offset: count + offset, forward: offset === 0 };
+      return true;
+    }
+    if (token !== undefined) {
+      if (current.contains(node)) {
+        // Inside a mention, an image or a caption: before it, or after it past its first character.
+        found = { words: '', offset: count + (token.length > 0 && offset > 0 ? token.length : 0), forward: offset === 0 };
+        return true;
+      }
+      count += token.length;
+      return false;
+    }
+    const children = [...current.childNodes];
+    if (current === node) {
+      for (const child of children.slice(0, offset)) visit(child);
+      found = { words: '', offset: count, forward: true };
+      return true;
+    }
+    return children.some(visit);
+  };
+  visit(root);
+  return found && { ...found, words: renderedWords(root) };
 }

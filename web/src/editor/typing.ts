@@ -1,7 +1,7 @@
 // What keeps typing cheap in a long text, and what lands the keys pressed before the editor was there.
-import { Editor, Range, Transforms, type PointRef } from 'slate';
+import { Editor, Element, Node, Range, Transforms, type Point, type PointRef } from 'slate';
 import { defaultScrollSelectionIntoView, ReactEditor } from 'slate-react';
-import type { Landing } from './landing';
+import { recordWords, type Landing, type WordsAt } from './landing';
 
 /**
  * A long text re-renders only the part a key changed: the top-level blocks are rendered in memoised
@@ -44,8 +44,34 @@ export function mentionTrigger(editor: Editor, data: string): { trigger: '@' | '
 }
 
 /**
+ * The point of the editor's text at a place in its words (landing.ts recordWords: a mention or an
+ * image is one character, other voids none). At a boundary between two texts, the start of the
+ * second if `forward`, else the end of the first; past the end, the end.
+ */
+export function pointAtWords(editor: Editor, { offset, forward }: WordsAt): Point {
+  let seen = 0;
+  let previous: Point | undefined;
+  for (const [text, path] of Node.texts(editor)) {
+    const [voidEntry] = Editor.nodes(editor, { at: path, match: (n) => Element.isElement(n) && Editor.isVoid(editor, n) });
+    if (voidEntry) {
+      const element = voidEntry[0] as Element;
+      // Just before a mention: the end of the text before it (Slate keeps one there), not past it.
+      if (offset <= seen && previous && Editor.isInline(editor, element)) return previous;
+      seen += element.type === 'mention' || element.type === 'image' ? 1 : 0;
+      continue;
+    }
+    const end = seen + text.text.length;
+    if (offset < end || (offset === end && !forward)) return { path, offset: Math.max(0, offset - seen) };
+    seen = end;
+    previous = { path, offset: text.text.length };
+  }
+  return Editor.end(editor, []);
+}
+
+/**
  * The editor has just mounted where the text was shown as read: the caret goes where the pointer
- * went down (the same text at the same place), else at the start, and the keys pressed meanwhile
+ * went down (the same place in the same words, or, if the editor holds other words, the same place
+ * on the page), else at the start, and the keys pressed meanwhile
  * are typed in, in order, as the editor's own commands (so Markdown shortcuts apply as when typing).
  */
 export function landPendingInput(editor: Editor, landing: Landing, openPicker: (trigger: '@' | '[[', at: PointRef) => void) {
@@ -53,7 +79,10 @@ export function landPendingInput(editor: Editor, landing: Landing, openPicker: (
   // The focus now, from the text shown as read (ReactEditor.focus waits while operations are pending, and keys pressed meanwhile would go there).
   ReactEditor.toDOMNode(editor, editor).focus({ preventScroll: true });
   let at = Editor.start(editor, []);
-  if (landing.point) {
+  const inWords = landing.at && recordWords(editor.children) === landing.at.words ? pointAtWords(editor, landing.at) : undefined;
+  landing.at = undefined;
+  if (inWords) at = inWords;
+  else if (landing.point) {
     const caret = document.caretPositionFromPoint?.(landing.point.pageX - window.scrollX, landing.point.pageY - window.scrollY);
     const point = caret && ReactEditor.toSlatePoint(editor, [caret.offsetNode, caret.offset], { exactMatch: false, suppressThrow: true });
     if (point) at = point;

@@ -6,7 +6,7 @@
 // commands (editor/typing.ts). Ctrl+click on a mention opens what it names.
 import { useEffect, useMemo, useRef, type KeyboardEvent, type MouseEvent } from 'react';
 import type { QueryKey } from '@tanstack/react-query';
-import { typedWithoutEditor, type Landing, type PendingKey } from '../editor/landing';
+import { landingAt, renderedWords, recordWords, typedWithoutEditor, type Landing, type PendingKey, type WordsAt } from '../editor/landing';
 import type { Reading } from './api';
 
 // When this tab first held each version of a record (performance.now()), by the record's key and
@@ -19,30 +19,6 @@ function heldAt(recordKey: QueryKey, etag: string | undefined): number {
   return at;
 }
 
-// The words of a text and where its mentions and images sit, from the record and from its rendering:
-// equal, the rendering shows the record's words (a mention's name and an image's caption are the
-// rendering's own, and left out). Anything else the rendering adds (a task's box, a callout's title
-// or code as the renderer lays it out) makes them differ, and the rendering is read again.
-const MENTION = '\u0001';
-const IMAGE = '\u0002';
-function recordWords(value: unknown): string {
-  if (Array.isArray(value)) return value.map(recordWords).join('');
-  if (typeof value !== 'object' || value === null) return '';
-  const node = value as { text?: unknown; type?: unknown; children?: unknown };
-  if (typeof node.text === 'string') return node.text;
-  if (node.type === 'mention') return MENTION;
-  if (node.type === 'image') return IMAGE;
-  return recordWords(node.children);
-}
-function renderedWords(node: Node): string {
-  if (node.nodeType === Node.TEXT_NODE) return node.textContent ?? '';
-  if (!(node instanceof Element)) return [...node.childNodes].map(renderedWords).join('');
-  if (node.matches('.mention')) return MENTION;
-  if (node.matches('img')) return IMAGE;
-  if (node.matches('br')) return '\n';
-  if (node.matches('figcaption, .callout-title')) return '';
-  return [...node.childNodes].map(renderedWords).join('');
-}
 function sameWords(html: string, value: unknown): boolean {
   const template = document.createElement('template');
   template.innerHTML = html; // Inert: nothing in a template loads.
@@ -109,6 +85,13 @@ function queued(event: KeyboardEvent): PendingKey | undefined {
   return undefined;
 }
 
+/** Where a pointer at (x, y) of the window falls in the words of the rendering shown in `standIn`. */
+function wordsAtPointer(standIn: HTMLElement, x: number, y: number): WordsAt | undefined {
+  const root = standIn.querySelector('.rendered');
+  const caret = document.caretPositionFromPoint?.(x, y);
+  return root && caret ? landingAt(root, caret.offsetNode, caret.offset) : undefined;
+}
+
 /** The text as read, standing in for the editor (a textbox by the editor's name, so it is reached and announced as the editor is). */
 export function TextStandIn({
   html,
@@ -151,7 +134,12 @@ export function TextStandIn({
       aria-multiline="true"
       tabIndex={0}
       onPointerDown={(event) => {
-        if (event.button === 0 && !event.ctrlKey && !event.metaKey) onLanding((landing) => (landing.point = { pageX: event.pageX, pageY: event.pageY }));
+        if (event.button !== 0 || event.ctrlKey || event.metaKey) return;
+        const at = wordsAtPointer(event.currentTarget, event.clientX, event.clientY);
+        onLanding((landing) => {
+          landing.point = { pageX: event.pageX, pageY: event.pageY };
+          landing.at = at;
+        });
       }}
       onFocus={open}
       // The focus gone elsewhere (Tab, the title) before the editor is there, with nothing typed: the editor, once there, does not take it back.
