@@ -48,6 +48,9 @@ describe('campaigns', () => {
   it('lists only the caller’s campaigns, most recently updated first', async () => {
     const first = json(await create('Alpha'));
     await create('Beta');
+    // Timestamps are to the millisecond: the update must come in a later one than Beta's creation
+    // (in the same one the two tie, and the newer campaign comes first).
+    await new Promise((resolve) => setTimeout(resolve, 3));
     await ctx.app.inject({ method: 'PUT', url: `/api/campaigns/${first.slug}`, headers: owner.headers, payload: { updatedCampaign: { name: 'Alpha Prime' } } });
     const list = json<{ name: string; userId: string }[]>(await ctx.app.inject({ method: 'GET', url: '/api/campaigns', headers: owner.headers }));
     expect(list[0]!.name).toBe('Alpha Prime');
