@@ -4,7 +4,7 @@
 // editor; the caret lands where the pointer went down (or at the start), and the keys pressed
 // before the editor was there are typed into it in order, as the editor's own
 // commands (editor/typing.ts). Ctrl+click on a mention opens what it names.
-import { useEffect, useMemo, useRef, type KeyboardEvent, type MouseEvent } from 'react';
+import { useEffect, useMemo, useRef, useState, type KeyboardEvent, type MouseEvent } from 'react';
 import type { QueryKey } from '@tanstack/react-query';
 import { landingAt, renderedWords, recordWords, typedWithoutEditor, type Landing, type PendingKey, type WordsAt } from '../editor/landing';
 import type { Reading } from './api';
@@ -108,6 +108,10 @@ export function TextStandIn({
   onOpen: () => void;
 }) {
   const opened = useRef(false);
+  // Holding the focus (the writer reached for it; the editor is on its way), it stays shown even
+  // when its rendering turns out older than the record: hidden, it would drop the focus, and the
+  // keys typed on would go to the page instead of waiting for the editor.
+  const [focused, setFocused] = useState(false);
   const open = () => {
     onLanding((landing) => (landing.opened = true));
     if (opened.current) return;
@@ -128,7 +132,7 @@ export function TextStandIn({
   return (
     <div
       className="record-text-loading record-text-standin"
-      style={current ? undefined : { visibility: 'hidden' }}
+      style={current || focused ? undefined : { visibility: 'hidden' }}
       role="textbox"
       aria-label={label}
       aria-multiline="true"
@@ -141,9 +145,15 @@ export function TextStandIn({
           landing.at = at;
         });
       }}
-      onFocus={open}
+      onFocus={() => {
+        setFocused(true);
+        open();
+      }}
       // The focus gone elsewhere (Tab, the title) before the editor is there, with nothing typed: the editor, once there, does not take it back.
-      onBlur={() => onLanding((landing) => (landing.opened = landing.keys.length > 0))}
+      onBlur={() => {
+        setFocused(false);
+        onLanding((landing) => (landing.opened = landing.keys.length > 0));
+      }}
       onKeyDown={onKeyDown}
       onClick={onClick}
     >
