@@ -115,6 +115,13 @@ describe('editing in the browser', () => {
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { level: 1, name: 'Keyboard Kobold', exact: true }).getByRole('textbox', { name: 'Name' }).waitFor();
     expect(new URL(page.url()).pathname).toBe(`/campaigns/${journey.campaign}/things/keyboard-kobold`);
+    // The focus is on the new thing's name (not back on "New thing"): Enter there goes on to its text.
+    await expect.poll(() => page.evaluate(() => (document.activeElement?.closest('h1#record-title') ? (document.activeElement as HTMLTextAreaElement).value : document.activeElement?.textContent))).toBe('Keyboard Kobold');
+    await page.keyboard.press('Enter');
+    await page.keyboard.type('Written by keyboard alone.');
+    await saved(page);
+    const description = await page.evaluate(async (url) => JSON.stringify(((await (await fetch(url)).json()) as { description: unknown }).description), `/api/campaigns/${journey.campaign}/things/keyboard-kobold`);
+    expect(description).toContain('Written by keyboard alone.');
     // Escape closes a dialog and gives focus back.
     await page.getByRole('button', { name: 'New arc' }).focus();
     await page.keyboard.press('Enter');

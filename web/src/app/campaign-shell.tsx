@@ -148,6 +148,8 @@ function NewThingDialog({ slug, defaultVisibility }: { slug: string; defaultVisi
       title="New thing"
       submitLabel="Create"
       fields={['name']}
+      // The new page's name (Enter there goes on to its text): the keyboard is on what was just made.
+      focusAfterSubmit="h1#record-title textarea"
       onSubmit={async (form) => {
         const thing = await create.mutateAsync({ name: formText(form, 'name'), typeId: Number(form.get('typeId')), visibility: visibilityOf(form) });
         await navigate(`/campaigns/${slug}/things/${thing.slug}`);
@@ -182,6 +184,8 @@ function NewArcDialog({ slug, defaultVisibility }: { slug: string; defaultVisibi
       title="New arc"
       submitLabel="Create"
       fields={['name']}
+      // The new page's name (Enter there goes on to its text): the keyboard is on what was just made.
+      focusAfterSubmit="h1#record-title textarea"
       onSubmit={async (form) => {
         const arc = await create.mutateAsync({ name: formText(form, 'name'), visibility: visibilityOf(form) });
         await navigate(`/campaigns/${slug}/arcs/${arc.slug}`);

@@ -1,4 +1,4 @@
-import { useState, type FormEvent, type ReactElement, type ReactNode } from 'react';
+import { useRef, useState, type FormEvent, type ReactElement, type ReactNode } from 'react';
 import { ApiError, messageOf } from '../api/client';
 import { Modal, useDialogTrigger } from './dialog';
 import { ErrorMessage } from './field';
@@ -17,6 +17,7 @@ export function FormDialog({
   extraActions,
   onOpenChange,
   onClosed,
+  focusAfterSubmit,
 }: {
   trigger: ReactElement;
   title: string;
@@ -29,12 +30,22 @@ export function FormDialog({
   onOpenChange?: (open: boolean) => void;
   /** Called instead of giving focus back to the trigger once closed. */
   onClosed?: () => void;
+  /**
+   * Where the focus goes after a successful submit (a CSS selector), once it is on the page: a
+   * dialog that leads to a new page (a record just created) puts the keyboard there, not back on
+   * the button that opened it. A cancel still gives it back to that button.
+   */
+  focusAfterSubmit?: string;
 }) {
   const [open, setOpen] = useState(false);
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
+  const submitted = useRef(false);
   const change = (next: boolean) => {
-    if (next) setError(undefined);
+    if (next) {
+      setError(undefined);
+      submitted.current = false;
+    }
     onOpenChange?.(next);
     setOpen(next);
   };
@@ -44,6 +55,7 @@ export function FormDialog({
     setError(undefined);
     try {
       await onSubmit(new FormData(event.currentTarget));
+      submitted.current = true;
       change(false);
     } catch (err) {
       setError(err);
@@ -63,6 +75,11 @@ export function FormDialog({
           title={title}
           returnFocusTo={opener.id}
           onCloseAutoFocus={(event) => {
+            if (submitted.current && focusAfterSubmit) {
+              event.preventDefault();
+              focusWhenThere(focusAfterSubmit);
+              return;
+            }
             if (!onClosed) return;
             event.preventDefault();
             onClosed();
@@ -85,4 +102,21 @@ export function FormDialog({
       )}
     </>
   );
+}
+
+/** Focuses the first element `selector` picks as soon as it is on the page (a page still loading), for up to `within` ms. */
+export function focusWhenThere(selector: string, within = 5000): void {
+  const focus = () => {
+    const element = document.querySelector<HTMLElement>(selector);
+    element?.focus();
+    return element !== null;
+  };
+  if (focus()) return;
+  const observer = new MutationObserver(() => {
+    if (!focus()) return;
+    observer.disconnect();
+    clearTimeout(timer);
+  });
+  observer.observe(document.body, { childList: true, subtree: true });
+  const timer = setTimeout(() => observer.disconnect(), within);
 }
