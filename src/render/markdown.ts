@@ -83,7 +83,9 @@ function mergeAdjacent(nodes: PhrasingContent[]): PhrasingContent[] {
   return out;
 }
 
-const phrasing = (content: Inline[]): PhrasingContent[] => mergeAdjacent(content.flatMap(inline));
+// A game master's empty mark of a missing mention is for their page only: Markdown has none.
+const withoutEmptyMarks = (content: Inline[]): Inline[] => content.filter((node) => node.kind !== 'missing' || node.text !== '');
+const phrasing = (content: Inline[]): PhrasingContent[] => mergeAdjacent(withoutEmptyMarks(content).flatMap(inline));
 
 function inline(node: Inline): PhrasingContent[] {
   switch (node.kind) {
@@ -130,12 +132,12 @@ function flow(node: Flow): BlockContent[] {
     case 'paragraph': {
       // White space at a paragraph's edges shows in neither format; Markdown would have to spell
       // it as a character reference to keep it.
-      const children = phrasing(trimRun(node.content));
+      const children = phrasing(trimRun(withoutEmptyMarks(node.content)));
       // An empty paragraph is an empty line of the editor: Markdown has no such thing.
       return children.length === 0 ? [] : [{ type: 'paragraph', children }];
     }
     case 'heading':
-      return [{ type: 'heading', depth: node.depth, children: phrasing(trimRun(node.content)) }];
+      return [{ type: 'heading', depth: node.depth, children: phrasing(trimRun(withoutEmptyMarks(node.content))) }];
     case 'quote':
       return [{ type: 'blockquote', children: node.children.flatMap(flow) }];
     case 'list':

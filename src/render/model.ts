@@ -267,14 +267,18 @@ export class Renderer {
 
   /**
    * A mention: its label when it has one (non-empty text), else its target's current name; a target
-   * the context does not hold renders the label, or nothing, as missing. (`[[kind#slug]]` text links
+   * the context does not hold renders the label, or nothing (an empty mark for a game master), as missing. (`[[kind#slug]]` text links
    * come here with `label` undefined: they show the current name, or their source when missing.)
    */
   private mention(kind: TargetKind, target: MentionTarget | undefined, label: string | undefined, source: string, marks: Marks, inLink: boolean): Inline[] {
     const text = label !== undefined && label !== '' ? label : undefined;
     if (!target) {
       const shown = text ?? source;
-      return shown === '' ? [] : [{ kind: 'missing', text: shown, marks }];
+      // Nothing, for a reader: a mention of a record hidden from them is not there at all. A game
+      // master's rendering (secrets shown) keeps an empty mark of it, so their page can say it is
+      // missing (a record in the trash), as their editor does.
+      if (shown === '') return this.ctx.showSecrets ? [{ kind: 'missing', text: '', marks }] : [];
+      return [{ kind: 'missing', text: shown, marks }];
     }
     const name = text ?? target.name;
     // A link cannot hold a link: inside one, a mention is its text.

@@ -312,6 +312,20 @@ describe('a click on the text shown as read, below a mention', () => {
       expect(reset).toBe(200);
       await page.close();
     }
+
+    // Shown as the editor shows it: "@" and the name; once its record is in the trash, "@(missing)"
+    // (the rendering leaves a missing mention empty, for players too).
+    const before = (page: import('playwright-core').Page) =>
+      page.getByRole('textbox', { name: 'Description', exact: true }).locator('.mention').evaluate((element) => [element.classList.contains('missing'), getComputedStyle(element, '::before').content]);
+    const live = await journey.browser.newPage();
+    await live.goto(`${journey.server.base}${address}`);
+    await live.getByRole('textbox', { name: 'Description', exact: true }).getByText('list item two').waitFor();
+    expect(await before(live)).toEqual([false, '"@"']);
+    expect(await live.evaluate(async (url) => (await fetch(url, { method: 'DELETE' })).status, `/api${target}`)).toBe(204);
+    await live.reload();
+    await live.getByRole('textbox', { name: 'Description', exact: true }).getByText('list item two').waitFor();
+    expect(await before(live)).toEqual([true, '"@(missing)"']);
+    await live.close();
     expectNoPageErrors(journey.browser);
   });
 });

@@ -288,10 +288,13 @@ describe('links and mentions', () => {
     expect(md(arc)).toBe('[The Heist](/campaigns/lost-mine/arcs/the-heist)\n');
   });
 
-  it('renders a mention of a missing target as its own text, or nothing', () => {
+  it('renders a mention of a missing target as its own text, or nothing (an empty mark for a game master)', () => {
     const value = [p({ type: 'mention', targetType: 'thing', targetId: 2, children: [t('Gone')] }, t(' / '), { type: 'mention', targetType: 'arc', targetId: 1, children: [t('')] })];
-    expect(html(value)).toBe('<p><span class="mention missing">Gone</span> / </p>');
+    // A game master's page says it is missing (web/src/records/record-page.css); a reader's has nothing there.
+    expect(html(value)).toBe('<p><span class="mention missing">Gone</span> / <span class="mention missing"></span></p>');
+    expect(html(value, context({ showSecrets: false }))).toBe('<p><span class="mention missing">Gone</span> / </p>');
     expect(md(value)).toBe('Gone /\n');
+    expect(md(value, context({ showSecrets: false }))).toBe('Gone /\n');
     expect(html([p({ type: 'mention', targetType: 'npc', targetId: 1, children: [t('odd')] })])).toBe('<p><span class="mention missing">odd</span></p>');
   });
 
