@@ -242,4 +242,23 @@ describe(`lenient for vaults from elsewhere only, on ${dialect}`, () => {
     const thing = await get<Doc>(`/api/campaigns/${done.slug}/things/tagged`);
     expect(thing.tags).toEqual([`a${'b'.repeat(49)}`, ...Array.from({ length: 99 }, (_, i) => `tag${i}`)]);
   });
+
+  it('an embed of a file not imported (missing from the vault, or a PDF) keeps its name, with a warning naming the note and the files', async () => {
+    const res = await importZip(
+      await zipOf([
+        { name: 'Places/Keep.md', data: 'The map: ![[map.png]]\n\nThe handout: ![[handout.pdf|the handout]] and ![[map.png]] again. See [[Hall]].\n' },
+        { name: 'Places/Hall.md', data: 'No embeds here.\n' },
+        { name: 'Places/handout.pdf', data: '%PDF-1.4' },
+      ]),
+    );
+    expect(res.statusCode, res.body).toBe(201);
+    const done = json<Imported>(res);
+    expect(done.import.warnings).toEqual([
+      { entry: 'Places/Keep.md', problem: 'embeds "map.png", "handout.pdf", not imported (not in the vault, or neither a note nor an image): kept as their names' },
+      { entry: 'Places/handout.pdf', problem: 'neither Markdown nor an image: not imported' },
+    ]);
+    const keep = await get<Doc>(`/api/campaigns/${done.slug}/things/keep`);
+    expect(JSON.stringify(keep.description)).toContain('map.png');
+    expect(JSON.stringify(keep.description)).toContain('the handout');
+  });
 });

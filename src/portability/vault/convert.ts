@@ -74,6 +74,8 @@ export class Converter {
    * the content being converted is inside: an image's alt text there names no asset.
    */
   private inSecrets = 0;
+  /** The files embedded (`![[map.png]]`) that are not imported (not in the vault, or neither a note nor an image): kept as their names, for the plan's warnings. */
+  readonly unimportedEmbeds = new Set<string>();
 
   constructor(
     private readonly resolve: (reference: string, wiki: boolean) => Target | undefined,
@@ -367,7 +369,10 @@ export class Converter {
       if (alone) [start, end] = alone;
       if (start > at) out.push({ text: value.slice(at, start), ...marks });
       at = end;
-      if (!target) out.push({ text: embedAlt(label ?? '') || name, ...marks });
+      if (!target) {
+        this.unimportedEmbeds.add(name);
+        out.push({ text: embedAlt(label ?? '') || name, ...marks });
+      }
       else if (target.kind === 'image') out.push(bang ? this.imageOf(target.key, embedAlt(label ?? '')) : { text: label ?? reference!, ...marks });
       else if (alone) out.push(this.lift({ type: 'paragraph', children: [this.mention(target, label?.trim() ?? '')] }));
       else out.push(this.mention(target, label?.trim() ?? ''));

@@ -683,12 +683,17 @@ class VaultReader {
     const blocksOf = async (entry: ZipEntry, bodyAt: number, resolve: Resolve): Promise<RichTextBlock[]> => {
       const body = (await readEntryText(this.opened, entry, this.budget)).slice(bodyAt);
       const converter = new Converter(resolve, this.labels, ours);
+      const noteEmbeds = (blocks: RichTextBlock[]) => {
+        const names = [...converter.unimportedEmbeds];
+        if (names.length > 0) this.warn(entry, `embeds ${names.map((name) => `"${name}"`).join(', ')}, not imported (not in the vault, or neither a note nor an image): kept as ${names.length === 1 ? 'its name' : 'their names'}`);
+        return blocks;
+      };
       if (ours) {
         const words = wordBytes(body);
         if (words > NOTE_TEXT_MAX_BYTES) {
           throw importProblems(entry.name, [{ path: '', message: `holds ${words} bytes of text; a thing's text is at most ${RICH_TEXT_MAX_BYTES} bytes of JSON` }]);
         }
-        return toBlocks(converter, await parse(body, entry.name), entry.name);
+        return noteEmbeds(toBlocks(converter, await parse(body, entry.name), entry.name));
       }
       const blocks: RichTextBlock[] = [];
       // A comment still open at the end of a piece goes on in the next: its opening is carried over.
@@ -705,7 +710,7 @@ class VaultReader {
           blocks.push(...plainBlocksOf(tree.children));
         }
       }
-      return blocks;
+      return noteEmbeds(blocks);
     };
     let textBytes = 0;
     const count = (entry: ZipEntry, blocks: RichText) => {
