@@ -287,6 +287,31 @@ describe('one editing state per record', () => {
     await first.goto(`${journey.server.base}/campaigns/${journey.campaign}`);
   });
 
+  it('two tabs: a newer version met while typing waits for the typing to pause before its dialog takes the focus, and the dialog has every word', async () => {
+    const { first, second } = await twoTabsOn('Typing on');
+    await typeInto(first, 'First words.');
+    await saved(first);
+    await second.reload();
+    await editor(second).getByText('First words.').waitFor();
+    // The second tab saves a newer version; the first, not knowing, types on: a pause long enough
+    // to send its save (which meets the conflict), and more keys at once, while the answer comes.
+    await typeInto(second, ' Second words.');
+    await saved(second);
+    await first.keyboard.type(' And');
+    await first.waitForTimeout(900);
+    const rest = ' the first tab goes on typing for a while, every key kept, long after its save met the conflict.';
+    await first.keyboard.type(rest, { delay: 50 });
+    const words = ` And${rest}`;
+    const dialog = first.getByRole('dialog', { name: 'Someone else changed this while you were editing' });
+    await dialog.waitFor({ timeout: 15_000 });
+    expect(await dialog.getByRole('region', { name: 'Your version' }).textContent()).toContain(`First words.${words}`);
+    expect(await dialog.getByRole('region', { name: 'Their version' }).textContent()).toContain('Second words.');
+    await dialog.getByRole('button', { name: 'Keep mine' }).click();
+    await saved(first);
+    await second.close();
+    await first.goto(`${journey.server.base}/campaigns/${journey.campaign}`);
+  });
+
   it('two tabs: keys typed into the text shown as read, before its editor is there, stay on the version they were typed on: the newer one read meanwhile is a conflict, with every word', async () => {
     const first = journey.browser.page;
     await first.goto(`${journey.server.base}/campaigns/${journey.campaign}`);

@@ -100,4 +100,4 @@ export function useBacklinks(slug: string, kind: 'things' | 'arcs', recordSlug: 
  * The server's version of a record read afresh for a conflict (records/use-record.tsx): outside the
  * campaign's key, so no write's refresh reads it again; one per state of the record's editing.
  */
-export const conflictKey = (recordKey: QueryKey, version: number) => ['conflict', ...recordKey, version] as const;
+export const conflictKey = (recordKey: QueryKey, at: string) => ['conflict', ...recordKey, at] as const;

@@ -72,6 +72,8 @@ export class RecordState<R extends Record<string, unknown>, P extends Record<str
   pending: Partial<P> = {};
   /** Keys typed where the text is shown as read, not yet in an editor (so not in `pending`): edits all the same. */
   private waiting = false;
+  /** When this tab last changed the record (performance.now()): the conflict dialog waits for a pause in the typing (records/use-record.tsx). */
+  lastEdit = -Infinity;
   /** Whether this tab has written into the record since its editors opened (the caret then rests in its own words). */
   private written = false;
   state: SaveState = 'saved';
@@ -86,6 +88,8 @@ export class RecordState<R extends Record<string, unknown>, P extends Record<str
   editorsOpen = 0;
   /** Bumped on every change, for useSyncExternalStore. */
   version = 0;
+  /** How many conflicts this state has met (the conflict dialog reads the server's version once for each). */
+  conflicts = 0;
   /** Acknowledged saves so far: a read that started before one is older than it and is dropped. */
   private saves = 0;
   private inFlight: Promise<void> | undefined;
@@ -113,6 +117,7 @@ export class RecordState<R extends Record<string, unknown>, P extends Record<str
   }
 
   private set(state: SaveState, error?: ApiError): void {
+    if (state === 'conflict' && this.state !== 'conflict') this.conflicts += 1;
     this.state = state;
     this.error = error;
     this.changed();
@@ -336,6 +341,7 @@ export class RecordState<R extends Record<string, unknown>, P extends Record<str
 
   /** Queues a change (kept in the browser at once) and saves it shortly. */
   update(patch: Partial<P>): void {
+    this.lastEdit = performance.now();
     if (Object.keys(patch).length > 0) this.written = true;
     this.pending = { ...this.pending, ...patch };
     this.persist();

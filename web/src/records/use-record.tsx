@@ -100,10 +100,36 @@ function describe(fields: Record<string, unknown>): string {
     .join('\n\n');
 }
 
+/**
+ * The conflict dialog takes the focus (a key must not choose a version), so it waits until the
+ * typing has paused this long: meanwhile the status says "Someone else changed this", the keys go on
+ * into the text, and the dialog shows every word of them.
+ */
+const CONFLICT_PAUSE_MS = 1000;
+
+/** Whether the record's typing has paused for CONFLICT_PAUSE_MS (checked again when it will have). */
+function useTypingPaused(state: { lastEdit: number }): boolean {
+  const [paused, setPaused] = useState(false);
+  const { lastEdit } = state;
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const check = () => {
+      const wait = lastEdit + CONFLICT_PAUSE_MS - performance.now();
+      setPaused(wait <= 0);
+      if (wait > 0) timer = setTimeout(check, wait);
+    };
+    check();
+    return () => clearTimeout(timer);
+  }, [lastEdit]);
+  return paused;
+}
+
 /** A 412 or a newer version met while editing: both versions side by side, read from the server now. */
 function ConflictLoader<R extends Record<string, unknown>, P extends Record<string, unknown>>({ state }: { state: RecordState<R, P> }) {
-  const current = useQuery({ queryKey: conflictKey(state.queryKey, state.version), queryFn: () => state.source.load(), staleTime: 0, gcTime: 0 });
-  if (!current.data) return null;
+  // Read once per conflict and per version of the server's met meanwhile (not again on each key typed while it waits).
+  const current = useQuery({ queryKey: conflictKey(state.queryKey, `${state.conflicts} ${state.server?.etag ?? ''}`), queryFn: () => state.source.load(), staleTime: 0, gcTime: 0 });
+  const paused = useTypingPaused(state);
+  if (!current.data || !paused) return null;
   const answer: ServerVersion<R> = current.data;
   const mine = state.mine();
   return (
