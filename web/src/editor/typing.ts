@@ -57,7 +57,7 @@ export function pointAtWords(editor: Editor, { offset, forward }: WordsAt): Poin
       const element = voidEntry[0] as Element;
       // Just before a mention: the end of the text before it (Slate keeps one there), not past it.
       if (offset <= seen && previous && Editor.isInline(editor, element)) return previous;
-      seen += element.type === 'mention' || element.type === 'image' ? 1 : 0;
+      seen += recordWords([element]).length;
       continue;
     }
     const end = seen + text.text.length;
