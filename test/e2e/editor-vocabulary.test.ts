@@ -1,5 +1,5 @@
 // Callouts, highlights and tasks in Chromium, typed as Obsidian users type them (issue 26): the
-// Markdown shortcuts `> [!warning] `, `==text==` and `- [ ] `, a callout's title field, a task's
+// Markdown shortcuts `> [!warning] `, `==text==`, `**text**`, `*text*`, `~~text~~` and `- [ ] `, a callout's title field, a task's
 // checkbox by mouse and by keyboard; what is saved renders as the vocabulary says, and the page has
 // no serious accessibility violation.
 import type { Page } from 'playwright-core';
@@ -23,7 +23,7 @@ describe('callouts, highlights and tasks in the browser', () => {
     await page.keyboard.type('> [!warning] Take the ford.');
     await page.keyboard.press('Enter');
     await page.keyboard.press('Enter');
-    await page.keyboard.type('Strahd is ==awake== now.');
+    await page.keyboard.type('Strahd is ==awake== now, **pale** and *wary*, ~~asleep~~.');
     await page.keyboard.press('Enter');
     await page.keyboard.type('- [ ] Buy rope');
     await page.keyboard.press('Enter');
@@ -45,7 +45,7 @@ describe('callouts, highlights and tasks in the browser', () => {
     await rendered.waitFor();
     expect(await rendered.innerHTML()).toBe(
       '<aside class="callout" data-type="warning"><p class="callout-title">The bridge is out</p><p>Take the ford.</p></aside>' +
-        '<p>Strahd is <mark>awake</mark> now.</p>' +
+        '<p>Strahd is <mark>awake</mark> now, <strong>pale</strong> and <em>wary</em>, <s>asleep</s>.</p>' +
         '<ul><li class="task done">☑ Buy rope</li><li class="task done">☑ Find the map</li></ul>',
     );
     await playerView(page, false);

@@ -1,6 +1,7 @@
 // The editor's behaviour without a browser: Slate's editor with our plugin (commands.ts), driven
 // as the toolbar, the keyboard shortcuts and the Markdown shortcuts drive it.
-import { createEditor, Editor, Element as SlateElement, Text, Transforms, type Descendant } from 'slate';
+import fc from 'fast-check';
+import { createEditor, Editor, Element as SlateElement, Node, Text, Transforms, type Descendant } from 'slate';
 import { withHistory } from 'slate-history';
 import { describe, expect, it } from 'vitest';
 import { validateRichText } from '../../../src/domain/rich-text.js';
@@ -248,6 +249,69 @@ describe('callouts, highlights and tasks', () => {
     const code = editorWith([{ type: 'code-block', children: [{ text: '' }] }]);
     type(code, 'x ==y==');
     expect(code.children).toEqual([{ type: 'code-block', children: [{ text: 'x ==y==' }] }]);
+  });
+
+  it.each([
+    ['**bold**', 'bold'],
+    ['__bold__', 'bold'],
+    ['*leaning*', 'italic'],
+    ['_leaning_', 'italic'],
+    ['~~struck out~~', 'strikethrough'],
+    ['`a code`', 'code'],
+  ] as const)('%s typed marks the words %s, and what is typed next does not take the mark', (typed, mark) => {
+    const editor = editorWith([p('')]);
+    type(editor, `The ${typed}, then more`);
+    const words = typed.replace(/^[*_~`]+|[*_~`]+$/g, '');
+    expect(editor.children).toEqual([{ type: 'paragraph', children: [{ text: 'The ' }, { text: words, [mark]: true }, { text: ', then more' }] }]);
+  });
+
+  it('marks at the start of a line, and two marks in one line', () => {
+    const editor = editorWith([p('')]);
+    type(editor, '**Strahd** waits in *Ravenloft*');
+    expect(editor.children).toEqual([{ type: 'paragraph', children: [{ text: 'Strahd', bold: true }, { text: ' waits in ' }, { text: 'Ravenloft', italic: true }] }]);
+  });
+
+  it('leaves the signs as typed where they mark nothing: inside words, around spaces, half a pair, in code', () => {
+    const cases = ['snake_case_name', '2*3*4', 'a * b * c', '** spaced **', 'x ~~ y ~~', 'a ~b~ c', '**', '__', '``', 'x *', '_ _'];
+    for (const typed of cases) {
+      const editor = editorWith([p('')]);
+      type(editor, typed);
+      expect(editor.children, typed).toEqual([p(typed)]);
+    }
+    const code = editorWith([{ type: 'code-block', children: [{ text: '' }] }]);
+    type(code, 'x **y** `z`');
+    expect(code.children).toEqual([{ type: 'code-block', children: [{ text: 'x **y** `z`' }] }]);
+    // Inside code-marked words the signs are the code's own.
+    const marked = editorWith([{ type: 'paragraph', children: [{ text: 'f(', code: true }] }]);
+    Transforms.select(marked, { path: [0, 0], offset: 2 });
+    type(marked, '*a*');
+    expect(marked.children).toEqual([{ type: 'paragraph', children: [{ text: 'f(*a*', code: true }] }]);
+  });
+
+  it('waits for the second sign of a pair: **bold* is not italic', () => {
+    const editor = editorWith([p('')]);
+    type(editor, '**bold*');
+    expect(editor.children).toEqual([p('**bold*')]);
+    type(editor, '*');
+    expect(editor.children).toEqual([{ type: 'paragraph', children: [{ text: 'bold', bold: true }] }]);
+  });
+
+  it('never loses a typed character but the signs of a mark (property)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom('a', 'b', ' ', '*', '_', '~', '`', '=', 'é', '2'), { maxLength: 24 }), (chars) => {
+        // After a word: the shortcuts at the start of a line (`* ` a list…) are another matter.
+        const typed = `x${chars.join('')}`;
+        const editor = editorWith([p('')]);
+        type(editor, typed);
+        const text = Node.string(editor);
+        const words = (value: string) => value.replace(/[*_~`=]/g, '');
+        // Every letter, digit and space typed is there, in order; only signs went.
+        expect(words(text)).toBe(words(typed));
+        expect(text.length).toBeLessThanOrEqual(typed.length);
+        expect(validateRichText(editor.children, '')).toEqual([]);
+      }),
+      { numRuns: 400 },
+    );
   });
 
   it('highlight is a mark of the toolbar like the others', () => {

@@ -388,8 +388,23 @@ const SHORTCUTS: Record<string, BlockType> = {
 const CALLOUT_MARKER = new RegExp(`^(?:> ?)?\\[!([\\p{L}\\p{N}_-]{1,${CALLOUT_KIND_MAX_LENGTH}})\\][+-]?$`, 'u');
 /** `[ ]` or `[x]` typed at the start of a list item (or `- [ ]` at the start of a paragraph). */
 const TASK_MARKER = /^(?:[-*+] )?\[([ xX])\]$/;
-/** `==words==` just typed (the last `=` is the one just typed). */
-const HIGHLIGHT_TYPED = /==([^=\s](?:[^=]*[^=\s])?)==$/;
+/**
+ * Markdown's inline marks, typed: the words between the signs get the mark when the closing sign
+ * is typed (the last sign of each pattern is the one just typed). Words neither start nor end
+ * with a space and hold no sign of their own; a single `*` or `_` opens only after a space,
+ * punctuation or the start of the text (so `snake_case_names` and `2*3*4` stay as typed), and
+ * never as the first of a pair (`**bold*` waits for its last `*`). Tried in this order.
+ */
+const MARK_SHORTCUTS: readonly { typed: string; pattern: RegExp; mark: MarkName; signs: number }[] = [
+  { typed: '*', pattern: /(?:^|[^*])\*\*([^*\s](?:[^*]*[^*\s])?)\*\*$/, mark: 'bold', signs: 2 },
+  { typed: '_', pattern: /(?:^|[^_\p{L}\p{N}])__([^_\s](?:[^_]*[^_\s])?)__$/u, mark: 'bold', signs: 2 },
+  { typed: '*', pattern: /(?:^|[^*\p{L}\p{N}])\*([^*\s](?:[^*]*[^*\s])?)\*$/u, mark: 'italic', signs: 1 },
+  { typed: '_', pattern: /(?:^|[^_\p{L}\p{N}])_([^_\s](?:[^_]*[^_\s])?)_$/u, mark: 'italic', signs: 1 },
+  { typed: '~', pattern: /(?:^|[^~])~~([^~\s](?:[^~]*[^~\s])?)~~$/, mark: 'strikethrough', signs: 2 },
+  { typed: '=', pattern: /(?:^|[^=])==([^=\s](?:[^=]*[^=\s])?)==$/, mark: 'highlight', signs: 2 },
+  { typed: '`', pattern: /(?:^|[^`])`([^`]+)`$/, mark: 'code', signs: 1 },
+];
+const MARK_SIGNS = new Set(MARK_SHORTCUTS.map((shortcut) => shortcut.typed));
 
 /**
  * `> [!note] ` makes the quote (or paragraph) a callout of that kind holding what follows;
@@ -425,25 +440,34 @@ function taskShortcut(editor: Editor, block: [Element, Path], typed: string): bo
   return true;
 }
 
-/** `==words==` just typed: the words highlighted, the signs gone. */
-function highlightShortcut(editor: Editor): boolean {
+/**
+ * A closing sign just typed (MARK_SHORTCUTS): the words before it, back to the opening signs in the
+ * same run of text, get the mark and the signs go. Not in code (a code mark or a code block), and
+ * not across a mention or a change of marks (the words must be one run of text as typed).
+ */
+function markShortcut(editor: Editor, typed: string): boolean {
   const { selection } = editor;
   if (!selection || !Range.isCollapsed(selection)) return false;
   const { path, offset } = selection.anchor;
   const leaf = Node.get(editor, path);
   if (!Text.isText(leaf) || leaf.code === true || isBlockActive(editor, 'code-block')) return false;
-  const match = HIGHLIGHT_TYPED.exec(leaf.text.slice(0, offset));
-  if (!match) return false;
-  const start = match.index;
-  const words = match[1]!;
-  Transforms.delete(editor, { at: { path, offset: offset - 2 }, distance: 2 });
-  Transforms.delete(editor, { at: { path, offset: start }, distance: 2 });
-  Transforms.select(editor, { anchor: { path, offset: start }, focus: { path, offset: start + words.length } });
-  Editor.addMark(editor, 'highlight', true);
-  Transforms.collapse(editor, { edge: 'end' });
-  // What is typed next is not highlighted.
-  Editor.removeMark(editor, 'highlight');
-  return true;
+  const before = leaf.text.slice(0, offset);
+  for (const shortcut of MARK_SHORTCUTS) {
+    if (shortcut.typed !== typed) continue;
+    const match = shortcut.pattern.exec(before);
+    if (!match) continue;
+    const words = match[1]!;
+    const start = offset - words.length - 2 * shortcut.signs;
+    Transforms.delete(editor, { at: { path, offset: offset - shortcut.signs }, distance: shortcut.signs });
+    Transforms.delete(editor, { at: { path, offset: start }, distance: shortcut.signs });
+    Transforms.select(editor, { anchor: { path, offset: start }, focus: { path, offset: start + words.length } });
+    Editor.addMark(editor, shortcut.mark, true);
+    Transforms.collapse(editor, { edge: 'end' });
+    // What is typed next does not take the mark.
+    Editor.removeMark(editor, shortcut.mark);
+    return true;
+  }
+  return false;
 }
 
 /** A new empty paragraph after the block at `path`, secret if that block is (Enter in a secret block stays secret). */
@@ -692,9 +716,9 @@ export function withLoreforge(editor: Editor): Editor {
     selectionOutOfInlineVoids();
     caretOutOfInlineVoid(editor);
     const { selection } = editor;
-    if (text === '=' && selection && Range.isCollapsed(selection)) {
+    if (MARK_SIGNS.has(text) && selection && Range.isCollapsed(selection)) {
       insertText(text);
-      highlightShortcut(editor);
+      markShortcut(editor, text);
       return;
     }
     if (text.endsWith(' ') && selection && Range.isCollapsed(selection)) {

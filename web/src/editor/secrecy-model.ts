@@ -123,7 +123,7 @@ export const commandArbitrary: fc.Arbitrary<Command> = fc.oneof(
   { arbitrary: fc.constant({ kind: 'backspace' as const }), weight: 4 },
   { arbitrary: fc.constant({ kind: 'deleteForward' as const }), weight: 3 },
   { arbitrary: fc.constant({ kind: 'deleteSelection' as const }), weight: 1 },
-  { arbitrary: fc.record({ kind: fc.constant('type' as const), text: fc.constantFrom('x', 'new words', '==lit==', ...SHORTCUTS) }), weight: 2 },
+  { arbitrary: fc.record({ kind: fc.constant('type' as const), text: fc.constantFrom('x', 'new words', '==lit==', '**lit**', ' _lit_', '~~lit~~', ' `lit`', ...SHORTCUTS) }), weight: 2 },
   { arbitrary: fc.record({ kind: fc.constant('shortcut' as const), block: index, text: fc.constantFrom(...SHORTCUTS) }), weight: 3 },
   { arbitrary: fc.record({ kind: fc.constant('mention' as const), targetId: fc.constantFrom(...MODEL_THING_IDS) }), weight: 1 },
   { arbitrary: fc.record({ kind: fc.constant('copyPaste' as const), from: index, fromOffset: offset, to: index, toOffset: offset, at: index, offset }), weight: 1 },
