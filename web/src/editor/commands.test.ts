@@ -265,6 +265,16 @@ describe('callouts, highlights and tasks', () => {
     expect(editor.children).toEqual([{ type: 'paragraph', children: [{ text: 'The ' }, { text: words, [mark]: true }, { text: ', then more' }] }]);
   });
 
+  it('gives back the signs as typed on an undo right after the mark, and the words go on undoing as typing', () => {
+    const editor = editorWith([p('')]);
+    type(editor, 'The **bold**');
+    expect(editor.children).toEqual([{ type: 'paragraph', children: [{ text: 'The ' }, { text: 'bold', bold: true }] }]);
+    editor.undo();
+    expect(editor.children).toEqual([p('The **bold**')]);
+    editor.redo();
+    expect(editor.children).toEqual([{ type: 'paragraph', children: [{ text: 'The ' }, { text: 'bold', bold: true }] }]);
+  });
+
   it('marks at the start of a line, and two marks in one line', () => {
     const editor = editorWith([p('')]);
     type(editor, '**Strahd** waits in *Ravenloft*');

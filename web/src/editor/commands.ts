@@ -1,5 +1,6 @@
 // What the toolbar, the keyboard shortcuts and the Markdown shortcuts do to the document.
 import { createEditor, Editor, Element as SlateElement, Node, Path, Point, Range, Text, Transforms, type Operation } from 'slate';
+import { HistoryEditor } from 'slate-history';
 import { CALLOUT_KIND_MAX_LENGTH, containsSecret, newMention, RICH_TEXT_MAX_DEPTH, type MentionTarget } from '../../../src/vocabulary/index.js';
 import { HEADINGS, INLINE_TYPES, LIST_TYPES, VOID_TYPES, type BlockType, type Element, type MarkName } from './types';
 
@@ -458,13 +459,18 @@ function markShortcut(editor: Editor, typed: string): boolean {
     if (!match) continue;
     const words = match[1]!;
     const start = offset - words.length - 2 * shortcut.signs;
-    Transforms.delete(editor, { at: { path, offset: offset - shortcut.signs }, distance: shortcut.signs });
-    Transforms.delete(editor, { at: { path, offset: start }, distance: shortcut.signs });
-    Transforms.select(editor, { anchor: { path, offset: start }, focus: { path, offset: start + words.length } });
-    Editor.addMark(editor, shortcut.mark, true);
-    Transforms.collapse(editor, { edge: 'end' });
-    // What is typed next does not take the mark.
-    Editor.removeMark(editor, shortcut.mark);
+    const apply = () => {
+      Transforms.delete(editor, { at: { path, offset: offset - shortcut.signs }, distance: shortcut.signs });
+      Transforms.delete(editor, { at: { path, offset: start }, distance: shortcut.signs });
+      Transforms.select(editor, { anchor: { path, offset: start }, focus: { path, offset: start + words.length } });
+      Editor.addMark(editor, shortcut.mark, true);
+      Transforms.collapse(editor, { edge: 'end' });
+      // What is typed next does not take the mark.
+      Editor.removeMark(editor, shortcut.mark);
+    };
+    // An undo of its own: Ctrl+Z right after gives back the signs as typed, not less of the typing.
+    if (HistoryEditor.isHistoryEditor(editor)) HistoryEditor.withNewBatch(editor, apply);
+    else apply();
     return true;
   }
   return false;
