@@ -266,6 +266,37 @@ describe('the editor in the browser', () => {
     expectNoPageErrors(journey.browser);
   });
 
+  it('Tab and Shift+Tab nest list items and take them out, Enter goes on at their level, and the page shows the nesting', async () => {
+    const { page } = journey.browser;
+    const path = await freshThing(page, 'Nested notes');
+    await editDescription(page);
+    await page.keyboard.type('- Barovia');
+    await page.keyboard.press('Enter');
+    await page.keyboard.type('Vallaki');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await page.keyboard.type('Krezk');
+    await page.keyboard.press('Enter');
+    await page.keyboard.type('Ravenloft');
+    await page.keyboard.press('Shift+Tab');
+    await saved(page);
+    const item = (text: string) => ({ type: 'list-item', children: [{ text }] });
+    expect(await serverDescription(page, path)).toEqual([
+      { type: 'bulleted-list', children: [{ type: 'list-item', children: [{ type: 'paragraph', children: [{ text: 'Barovia' }] }, { type: 'bulleted-list', children: [item('Vallaki'), item('Krezk')] }] }, item('Ravenloft')] },
+    ]);
+    // The focus stayed in the text all along: Tab on the first item is the browser's again.
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Description');
+    await page.keyboard.press('Control+Home');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).not.toBe('Description');
+    // As read, the list is nested.
+    await page.reload();
+    const standin = page.locator('.record-text-standin').first();
+    await standin.locator('ul ul li', { hasText: 'Krezk' }).waitFor();
+    expect(await standin.locator('ul > li').evaluateAll((items) => items.map((li) => li.firstChild?.textContent))).toEqual(['Barovia', 'Vallaki', 'Krezk', 'Ravenloft']);
+    expectNoPageErrors(journey.browser);
+  });
+
   it('keeps what was typed into a tab closed at once, before any idle moment, while the server is away', async () => {
     const page = journey.browser.page;
     await freshThing(page, 'Closed at once');

@@ -7,6 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { validateRichText } from '../../../src/domain/rich-text.js';
 import { RICH_TEXT_MAX_DEPTH, walkWithSecrecy } from '../../../src/vocabulary/index.js';
 import {
+  indentListItems,
+  outdentListItems,
   insertImage,
   insertMention,
   insertTable,
@@ -767,3 +769,137 @@ describe('lists hold list items only', () => {
   });
 
 });
+
+describe('list items one level deeper and out (Tab, Shift+Tab)', () => {
+  const item = (text: string, extra: Record<string, unknown> = {}): Descendant => ({ type: 'list-item', ...extra, children: [{ text }] });
+  const list = (...items: Descendant[]): Descendant => ({ type: 'bulleted-list', children: items });
+  const numbered = (...items: Descendant[]): Descendant => ({ type: 'numbered-list', children: items });
+  const parent = (text: string, sub: Descendant, extra: Record<string, unknown> = {}): Descendant => ({ type: 'list-item', ...extra, children: [p(text), sub] });
+  /** The caret in the text of the item at `path` (its words), at `offset`. */
+  const caretIn = (editor: Editor, path: number[], offset = 0) => {
+    const [, textPath] = Editor.first(editor, path);
+    Transforms.select(editor, { path: textPath, offset });
+  };
+  const valid = (editor: Editor) => expect(validateRichText(editor.children, '')).toEqual([]);
+
+  it('Tab puts an item under the one before it, in a list of its kind; again, the next one joins it', () => {
+    const editor = editorWith([list(item('Barovia'), item('Vallaki'), item('Krezk'))]);
+    caretIn(editor, [0, 1], 3);
+    expect(indentListItems(editor)).toBe(true);
+    expect(editor.children).toEqual([list(parent('Barovia', list(item('Vallaki'))), item('Krezk'))]);
+    // The caret stayed where it was, in the words moved.
+    expect(editor.selection?.anchor).toEqual({ path: [0, 0, 1, 0, 0], offset: 3 });
+    caretIn(editor, [0, 1]);
+    expect(indentListItems(editor)).toBe(true);
+    expect(editor.children).toEqual([list(parent('Barovia', list(item('Vallaki'), item('Krezk'))))]);
+    valid(editor);
+    const numberedEditor = editorWith([numbered(item('one'), item('two'))]);
+    caretIn(numberedEditor, [0, 1]);
+    indentListItems(numberedEditor);
+    expect(numberedEditor.children).toEqual([numbered(parent('one', numbered(item('two'))))]);
+  });
+
+  it('Tab does nothing on a first item, outside a list, or past the depth the server takes', () => {
+    const editor = editorWith([list(item('first'), item('second')), p('text')]);
+    caretIn(editor, [0, 0]);
+    expect(indentListItems(editor)).toBe(false);
+    caretIn(editor, [1]);
+    expect(indentListItems(editor)).toBe(false);
+    expect(editor.children).toEqual([list(item('first'), item('second')), p('text')]);
+    // Items nested as deep as they go: one more level would be past RICH_TEXT_MAX_DEPTH.
+    let deep: Descendant = list(item('a'), item('b'));
+    while (elementLevels(deep) + 2 <= RICH_TEXT_MAX_DEPTH) deep = list(parent('up', deep));
+    const deepest = editorWith([deep]);
+    const [, bPath] = [...Editor.nodes(deepest, { at: [], match: (n) => Text.isText(n) && n.text === 'b' })][0]!;
+    Transforms.select(deepest, { path: bPath, offset: 0 });
+    const before = structuredClone(deepest.children);
+    expect(indentListItems(deepest)).toBe(false);
+    expect(deepest.children).toEqual(before);
+  });
+
+  it('Tab over a selection of items moves them all, with what is under them', () => {
+    const editor = editorWith([list(item('a'), item('b'), parent('c', list(item('c1'))), item('d'))]);
+    Transforms.select(editor, { anchor: { path: [0, 1, 0], offset: 1 }, focus: { path: [0, 2, 1, 0, 0], offset: 1 } });
+    expect(indentListItems(editor)).toBe(true);
+    expect(editor.children).toEqual([list(parent('a', list(item('b'), parent('c', list(item('c1'))))), item('d'))]);
+    valid(editor);
+  });
+
+  it('Shift+Tab takes an item out after the one it was under; the items after it stay after it, under it', () => {
+    const editor = editorWith([list(parent('Barovia', list(item('Vallaki'), item('Krezk'), item('Argynvostholt'))), item('Ravenloft'))]);
+    caretIn(editor, [0, 0, 1, 1], 2);
+    expect(outdentListItems(editor)).toBe(true);
+    expect(editor.children).toEqual([list(parent('Barovia', list(item('Vallaki'))), parent('Krezk', list(item('Argynvostholt'))), item('Ravenloft'))]);
+    expect(editor.selection?.anchor).toEqual({ path: [0, 1, 0, 0], offset: 2 });
+    // The last one out: the item it was under holds its words again.
+    caretIn(editor, [0, 0, 1, 0]);
+    expect(outdentListItems(editor)).toBe(true);
+    expect(editor.children).toEqual([list(item('Barovia'), item('Vallaki'), parent('Krezk', list(item('Argynvostholt'))), item('Ravenloft'))]);
+    // A list at the top: nothing to come out of.
+    expect(outdentListItems(editor)).toBe(false);
+    valid(editor);
+  });
+
+  it('Tab then Shift+Tab gives back the list as it was, and the same over and over (no drift)', () => {
+    const start = [list(item('a'), item('b', { checked: false }), item('c'), item('d'))];
+    const editor = editorWith(structuredClone(start));
+    for (let round = 0; round < 3; round += 1) {
+      caretIn(editor, [0, 2]);
+      expect(indentListItems(editor)).toBe(true);
+      caretIn(editor, [0, 1, 1, 0]);
+      expect(outdentListItems(editor)).toBe(true);
+      expect(editor.children).toEqual(start);
+    }
+  });
+
+  it('Enter in the words of an item with a list under it makes a new item, which takes that list', () => {
+    const editor = editorWith([list(parent('Barovia', list(item('Vallaki'))))]);
+    caretIn(editor, [0, 0, 0], 'Barovia'.length);
+    editor.insertBreak();
+    type(editor, 'Tser Pool');
+    expect(editor.children).toEqual([list(item('Barovia'), parent('Tser Pool', list(item('Vallaki'))))]);
+    // In the middle of the words: the words after the caret go with the new item.
+    caretIn(editor, [0, 1, 0], 4);
+    editor.insertBreak();
+    expect(editor.children).toEqual([list(item('Barovia'), item('Tser'), parent(' Pool', list(item('Vallaki'))))]);
+    valid(editor);
+  });
+
+  it('Backspace at the start of an item in a list inside an item takes it out; at the top, an item with a list under it leaves its list', () => {
+    const editor = editorWith([list(parent('Barovia', list(item('Vallaki'))))]);
+    caretIn(editor, [0, 0, 1, 0]);
+    editor.deleteBackward('character');
+    expect(editor.children).toEqual([list(item('Barovia'), item('Vallaki'))]);
+    const top = editorWith([p('before'), list(item('a'), parent('b', list(item('b1'))), item('c'))]);
+    caretIn(top, [1, 1, 0]);
+    top.deleteBackward('character');
+    expect(top.children).toEqual([p('before'), list(item('a')), p('b'), list(item('b1')), list(item('c'))]);
+    valid(top);
+  });
+
+  it('keeps secrets: an item out of a GM-only item stays GM-only, and a GM-only item moved stays so', () => {
+    const editor = editorWith([list(parent('GM only', list(item('the vampire'), item('visible?'))), item('after'))].map((node) => node));
+    (editor.children[0] as { children: { isSecret?: boolean }[] }).children[0]!.isSecret = true;
+    caretIn(editor, [0, 0, 1, 0]);
+    expect(outdentListItems(editor)).toBe(true);
+    const words = (secret: boolean) => {
+      const out: string[] = [];
+      walkWithSecrecy(editor.children, (node, isSecret) => {
+        if (Text.isText(node) && node.text !== '' && isSecret === secret) out.push(node.text);
+      });
+      return out;
+    };
+    // Out of the secret item, the moved words (and those under them) are still GM-only.
+    expect(words(false)).toEqual(['after']);
+    const secretItem = editorWith([list(item('open'), item('hidden', { isSecret: true }))]);
+    caretIn(secretItem, [0, 1]);
+    indentListItems(secretItem);
+    expect(secretItem.children).toEqual([list(parent('open', list(item('hidden', { isSecret: true }))))]);
+    valid(secretItem);
+  });
+});
+
+/** Element levels of a node (a list is 1, its items 2…). */
+function elementLevels(node: Descendant): number {
+  return SlateElement.isElement(node) ? 1 + Math.max(0, ...node.children.map((child) => elementLevels(child))) : 0;
+}

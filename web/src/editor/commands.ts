@@ -92,6 +92,117 @@ export function toggleTaskChecked(editor: Editor, at?: Path): boolean {
   return true;
 }
 
+const isListItem = (node: Node): node is Element => SlateElement.isElement(node) && node.type === 'list-item';
+const isListNode = (node: Node): node is Element => SlateElement.isElement(node) && LIST_TYPES.has(node.type);
+
+/** Whether an element holds blocks (an item with a list under its words), not words and inlines. */
+function holdsBlocks(editor: Editor, element: Element): boolean {
+  return element.children.some((child) => SlateElement.isElement(child) && Editor.isBlock(editor, child));
+}
+
+/** The words of the element at `path` (text and inlines) into a paragraph of their own, so that a block can follow them. */
+function wordsIntoParagraph(editor: Editor, path: Path): void {
+  const count = (Node.get(editor, path) as Element).children.length;
+  Transforms.insertNodes(editor, { type: 'paragraph', children: [] }, { at: [...path, 0] });
+  for (let moved = 0; moved < count; moved += 1) Transforms.moveNodes(editor, { at: [...path, 1], to: [...path, 0, moved] });
+}
+
+/**
+ * The path of the list the items go into at the end of the item at `path` (its words made a
+ * paragraph first if need be): its last child if that is a list, else a new list of `type`.
+ */
+function listUnder(editor: Editor, path: Path, type: string): Path {
+  if (!holdsBlocks(editor, Node.get(editor, path) as Element)) wordsIntoParagraph(editor, path);
+  const item = Node.get(editor, path) as Element;
+  const last = item.children[item.children.length - 1]!;
+  if (isListNode(last)) return [...path, item.children.length - 1];
+  Transforms.insertNodes(editor, { type, children: [] }, { at: [...path, item.children.length] });
+  return [...path, item.children.length];
+}
+
+/** Moves the `count` items from `list` at index `from` to the end of the list at `into`. */
+function moveItemsInto(editor: Editor, list: Path, from: number, count: number, into: Path): void {
+  for (let moved = 0; moved < count; moved += 1) {
+    const length = (Node.get(editor, into) as Element).children.length;
+    Transforms.moveNodes(editor, { at: [...list, from], to: [...into, length] });
+  }
+}
+
+/** An item left holding one plain paragraph holds its words again (the shape the editor writes). */
+function wordsOutOfParagraph(editor: Editor, path: Path): void {
+  const item = Node.get(editor, path);
+  if (!isListItem(item) || item.children.length !== 1) return;
+  const only = item.children[0]!;
+  if (SlateElement.isElement(only) && only.type === 'paragraph' && only.isSecret !== true) Transforms.unwrapNodes(editor, { at: [...path, 0] });
+}
+
+/**
+ * The list items Tab and Shift+Tab move: the innermost item at the selection's start and, for a
+ * selection that goes on, the items of the same list it reaches.
+ */
+function selectedItems(editor: Editor): { list: Path; first: number; last: number } | undefined {
+  if (!editor.selection) return undefined;
+  const range = Editor.unhangRange(editor, editor.selection);
+  const item = Editor.above(editor, { at: Range.start(range), match: isListItem });
+  if (!item) return undefined;
+  const list = Path.parent(item[1]);
+  const first = item[1][item[1].length - 1]!;
+  const end = Range.end(range).path;
+  const last = end.length > list.length && Path.isAncestor(list, end) ? Math.max(first, end[list.length]!) : first;
+  return { list, first, last };
+}
+
+/**
+ * Tab in a list: the selected items go one level deeper, into a list under the item before them
+ * (the same kind of list as theirs, or the one it already has), with everything under them. False
+ * (nothing done) when there is no item before them, or the text would nest deeper than the server
+ * takes (RICH_TEXT_MAX_DEPTH).
+ */
+export function indentListItems(editor: Editor): boolean {
+  const items = selectedItems(editor);
+  if (!items || items.first === 0) return false;
+  const { list, first, last } = items;
+  const listNode = Node.get(editor, list) as Element;
+  const previous: Path = [...list, first - 1];
+  const previousNode = Node.get(editor, previous) as Element;
+  // The items go two levels down (a list, an item); the words of the item before them one, into a paragraph.
+  const moved = listNode.children.slice(first, last + 1);
+  if (previous.length + 1 + elementDepth(moved) > RICH_TEXT_MAX_DEPTH) return false;
+  if (!holdsBlocks(editor, previousNode) && previous.length + 1 + elementDepth(previousNode.children) > RICH_TEXT_MAX_DEPTH) return false;
+  Editor.withoutNormalizing(editor, () => {
+    const into = listUnder(editor, previous, listNode.type);
+    moveItemsInto(editor, list, first, last - first + 1, into);
+  });
+  return true;
+}
+
+/**
+ * Shift+Tab in a list inside a list item: the selected items come out one level, right after
+ * that item; the items after them in their list stay after them, under the last one. False
+ * (nothing done) in a list that is not inside an item.
+ */
+export function outdentListItems(editor: Editor): boolean {
+  const items = selectedItems(editor);
+  if (!items || items.list.length < 2) return false;
+  const { list, first, last } = items;
+  const parentItem = Path.parent(list);
+  if (!isListItem(Node.get(editor, parentItem))) return false;
+  const listNode = Node.get(editor, list) as Element;
+  const following = listNode.children.length - 1 - last;
+  const count = last - first + 1;
+  // Every item keeps its level or goes up: no depth to check.
+  Editor.withoutNormalizing(editor, () => {
+    if (following > 0) moveItemsInto(editor, list, last + 1, following, listUnder(editor, [...list, last], listNode.type));
+    const after = Path.next(parentItem);
+    for (let moved = 0; moved < count; moved += 1) {
+      Transforms.moveNodes(editor, { at: [...list, first], to: [...after.slice(0, -1), after[after.length - 1]! + moved] });
+    }
+    if ((Node.get(editor, list) as Element).children.length === 0) Transforms.removeNodes(editor, { at: list });
+    wordsOutOfParagraph(editor, parentItem);
+  });
+  return true;
+}
+
 /** A callout's title (plain text); an empty one is no title. */
 export function setCalloutTitle(editor: Editor, path: Path, title: string): void {
   const node = Node.has(editor, path) ? Node.get(editor, path) : undefined;
@@ -796,6 +907,17 @@ export function withLoreforge(editor: Editor): Editor {
         else Transforms.liftNodes(editor, { at: path });
         return;
       }
+      // Enter in the words of an item that holds blocks (a list under its words, after a Tab): a new
+      // item after it, as in any list, taking the words after the caret and the lists under them.
+      if (node.type === 'paragraph' && container !== undefined && isListItem(container) && path[path.length - 1] === 0) {
+        Editor.withoutNormalizing(editor, () => {
+          Transforms.splitNodes(editor, { match: isListItem, always: true });
+          wordsOutOfParagraph(editor, Path.next(parent));
+          wordsOutOfParagraph(editor, parent);
+          if (container.checked === true) Transforms.setNodes<Element>(editor, { checked: false }, { at: Path.next(parent) });
+        });
+        return;
+      }
       // Enter in a task: the new item is a task still to do (the one above when Enter was pressed at
       // the start of the task, the one below otherwise).
       if (node.type === 'list-item' && node.checked === true) {
@@ -816,6 +938,22 @@ export function withLoreforge(editor: Editor): Editor {
     const block = currentBlock(editor);
     if (block && editor.selection && Range.isCollapsed(editor.selection)) {
       const [node, path] = block;
+      // At the start of an item's words (its own, or the paragraph they are in when a list is under
+      // them): an item in a list inside an item comes out one level (as Shift+Tab); an item with a
+      // list under it, in a list of its own, leaves the list, its words a paragraph and that list after it.
+      const itemPath = node.type === 'list-item' ? path : node.type === 'paragraph' && path.length > 1 && path[path.length - 1] === 0 && isListItem(Node.parent(editor, path)) ? Path.parent(path) : undefined;
+      if (itemPath && Editor.isStart(editor, editor.selection.anchor, itemPath)) {
+        if (outdentListItems(editor)) return;
+        if (holdsBlocks(editor, Node.get(editor, itemPath) as Element)) {
+          const item = Editor.pathRef(editor, itemPath);
+          Editor.withoutNormalizing(editor, () => {
+            Transforms.liftNodes(editor, { at: itemPath });
+            if (item.current) Transforms.unwrapNodes(editor, { at: item.current });
+          });
+          item.unref();
+          return;
+        }
+      }
       if (node.type !== 'paragraph' && Editor.isStart(editor, editor.selection.anchor, path) && node.type !== 'table-cell') {
         if (node.type === 'list-item') toggleBlock(editor, 'paragraph');
         else Transforms.setNodes<Element>(editor, { type: 'paragraph' }, { at: path });

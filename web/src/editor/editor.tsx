@@ -14,7 +14,9 @@ import {
   isMarkActive,
   isSecretActive,
   isTaskListActive,
+  indentListItems,
   moveInTable,
+  outdentListItems,
   moveOverInlineVoid,
   toggleBlock,
   toggleCallout,
@@ -116,7 +118,16 @@ export function RichTextEditor({ label, initialValue, onChange, campaignSlug, ca
       editor.insertText('  ');
       return;
     }
-    if (event.key === 'Tab' && !mod && !event.altKey && moveInTable(editor, event.shiftKey)) event.preventDefault();
+    if (event.key === 'Tab' && !mod && !event.altKey && moveInTable(editor, event.shiftKey)) {
+      event.preventDefault();
+      return;
+    }
+    // Tab and Shift+Tab in a list: the item one level deeper or out. Where there is nothing to move
+    // (the first item, a list at the top), Tab stays the browser's and takes the focus on.
+    if (event.key === 'Tab' && !mod && !event.altKey) {
+      takeBrowserSelection();
+      if (event.shiftKey ? outdentListItems(editor) : indentListItems(editor)) event.preventDefault();
+    }
   };
 
   const openMention = (trigger: MentionTrigger['trigger'], at: PointRef) => {

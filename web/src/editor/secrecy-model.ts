@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { createEditor, Editor, Element as SlateElement, Node, Range, Text, Transforms, type Descendant, type Path, type Point } from 'slate';
 import { withHistory } from 'slate-history';
 import { walkWithSecrecy } from '../../../src/vocabulary/index.js';
-import { insertMention, isSecretActive, toggleBlock, toggleCallout, toggleMark, toggleSecret, toggleTaskChecked, toggleTaskList, withLoreforge } from './commands';
+import { indentListItems, insertMention, outdentListItems, isSecretActive, toggleBlock, toggleCallout, toggleMark, toggleSecret, toggleTaskChecked, toggleTaskList, withLoreforge } from './commands';
 import type { BlockType } from './types';
 
 /** Secret text is written in these capitals only, visible text in lower case: a capital seen where players read is a leak. */
@@ -89,6 +89,8 @@ export type Command =
   | { kind: 'tickTask' }
   | { kind: 'highlight' }
   | { kind: 'enter' }
+  | { kind: 'indent' }
+  | { kind: 'outdent' }
   | { kind: 'backspace' }
   | { kind: 'deleteForward' }
   | { kind: 'deleteSelection' }
@@ -120,6 +122,8 @@ export const commandArbitrary: fc.Arbitrary<Command> = fc.oneof(
   { arbitrary: fc.constant({ kind: 'tickTask' as const }), weight: 1 },
   { arbitrary: fc.constant({ kind: 'highlight' as const }), weight: 1 },
   { arbitrary: fc.constant({ kind: 'enter' as const }), weight: 3 },
+  { arbitrary: fc.constant({ kind: 'indent' as const }), weight: 3 },
+  { arbitrary: fc.constant({ kind: 'outdent' as const }), weight: 2 },
   { arbitrary: fc.constant({ kind: 'backspace' as const }), weight: 4 },
   { arbitrary: fc.constant({ kind: 'deleteForward' as const }), weight: 3 },
   { arbitrary: fc.constant({ kind: 'deleteSelection' as const }), weight: 1 },
@@ -201,6 +205,12 @@ export function runCommand(editor: Editor, command: Command): void {
       return;
     case 'enter':
       editor.insertBreak();
+      return;
+    case 'indent':
+      indentListItems(editor);
+      return;
+    case 'outdent':
+      outdentListItems(editor);
       return;
     case 'backspace':
       editor.deleteBackward('character');
