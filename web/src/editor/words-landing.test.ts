@@ -168,7 +168,7 @@ describe('a click on the text shown as read, as a place in its words', () => {
           expect(wordsBefore(editor, point)).toBe(at.words.slice(0, at.offset));
           const domBlock = node.parentElement!.closest('p, li, h1, h2, h3, h4, h5, h6')!;
           // An item's words are lines of their own (a tight list): its block is them, not the list under them.
-          const own = domBlock.cloneNode(true) as Element;
+          const own = domBlock.cloneNode(true) as HTMLElement;
           for (const under of own.querySelectorAll(':scope > ul, :scope > ol')) under.remove();
           expect(editorBlockWords(editor, point)).toBe(renderedWords(own));
         }
