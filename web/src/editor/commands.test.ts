@@ -606,6 +606,28 @@ describe('mentions', () => {
     expect(editor.children).toEqual([{ type: 'paragraph', children: [{ text: 'Ask ' }, { type: 'mention', targetType: 'thing', targetId: 7, children: [{ text: '' }] }, { text: ' now' }] }]);
   });
 
+  it("puts closing punctuation typed right after a picked mention against its name: @Strahd's, not @Strahd 's", () => {
+    const mentioned = (after: string): Descendant => ({ type: 'paragraph', children: [{ text: 'Ask ' }, { type: 'mention', targetType: 'thing', targetId: 7, children: [{ text: '' }] }, { text: after }] });
+    for (const [typed, after] of [
+      ["'s castle", "'s castle"],
+      ['.', '.'],
+      [', then', ', then'],
+      ['?!', '?!'],
+      [' (at night)', '  (at night)'],
+      ['and', ' and'],
+    ] as const) {
+      const editor = editorWith([p('Ask ')]);
+      insertMention(editor, { targetType: 'thing', targetId: 7 });
+      type(editor, typed);
+      expect(editor.children, typed).toEqual([mentioned(after)]);
+    }
+    // A space typed on purpose, then a word, then punctuation: nothing taken.
+    const editor = editorWith([p('Ask ')]);
+    insertMention(editor, { targetType: 'thing', targetId: 7 });
+    type(editor, 'x.');
+    expect(editor.children).toEqual([mentioned(' x.')]);
+  });
+
   // A drag or Shift+click that ends on a mention puts the selection's end in its hidden text.
   // Found by the secrecy property test (seed 1676157460): Slate's delete then kept the mentions and
   // the words between them, left an empty list, and Enter threw.

@@ -458,6 +458,23 @@ export function insertMention(editor: Editor, target: MentionTarget): void {
   Transforms.insertText(editor, ' ');
 }
 
+/** Punctuation that closes on the word before it: typed right after a mention, it takes the place of the space after the mention. */
+const CLOSING_PUNCTUATION = new Set(['.', ',', ';', ':', '!', '?', ')', ']', '}', "'", '’', '…']);
+
+/**
+ * A mention picked is followed by a space, so the next word is apart; `.`, `,`, `'s`… typed next
+ * belong against the name (`@Strahd's castle`, not `@Strahd 's castle`): when such a sign is typed
+ * with the caret right after a mention and one space, the space goes first.
+ */
+function spaceAfterMentionGives(editor: Editor, text: string): void {
+  const { selection } = editor;
+  if (!CLOSING_PUNCTUATION.has(text) || !selection || !Range.isCollapsed(selection)) return;
+  const { path, offset } = selection.anchor;
+  const leaf = Node.get(editor, path);
+  if (!Text.isText(leaf) || offset !== 1 || leaf.text[0] !== ' ' || path[path.length - 1] === 0) return;
+  if (isInlineVoid(editor, Node.get(editor, Path.previous(path)))) Transforms.delete(editor, { at: { path, offset: 0 }, distance: 1 });
+}
+
 /**
  * What is typed after a mention trigger (`@`, `[[`) that starts at `start`, while the caret is in
  * the same block after it: the query and the range from the trigger to the caret (replaced by the
@@ -832,6 +849,7 @@ export function withLoreforge(editor: Editor): Editor {
   editor.insertText = (text) => {
     selectionOutOfInlineVoids();
     caretOutOfInlineVoid(editor);
+    spaceAfterMentionGives(editor, text);
     const { selection } = editor;
     if (MARK_SIGNS.has(text) && selection && Range.isCollapsed(selection)) {
       insertText(text);
