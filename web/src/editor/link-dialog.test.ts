@@ -14,6 +14,12 @@ describe('the link dialog’s address', () => {
     },
   );
 
+  it('says what to write for another site’s address without its scheme, and for spaces', () => {
+    expect(() => safeUrl('//maps.example/x')).toThrow('write https: in front of it');
+    expect(() => safeUrl('/a b')).toThrow('write a space as %20');
+    expect(() => safeUrl('example')).toThrow('Use an address starting with https://');
+  });
+
   it.each([
     ['https://example.com/a%20b', 'https://example.com/a%20b'],
     ['http://example.com', 'http://example.com/'],

@@ -22,6 +22,8 @@ export function safeUrl(typed: string): string {
   const safe = safeLinkUrl(bareDomain ? `https://${url}` : url);
   if (safe !== undefined) return safe;
   if (/[\s\\]/.test(url)) throw new Error('An address cannot hold spaces or backslashes: write a space as %20.');
+  // `//host/…` is another site's address with its scheme left out, not a page of this one.
+  if (url.startsWith('//')) throw new Error('An address starting with // is another site’s: write https: in front of it (https://…).');
   throw new Error('Use an address starting with https://, http://, mailto: or / (a page of this site).');
 }
 
