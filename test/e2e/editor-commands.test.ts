@@ -284,16 +284,28 @@ describe('the editor in the browser', () => {
     expect(await serverDescription(page, path)).toEqual([
       { type: 'bulleted-list', children: [{ type: 'list-item', children: [{ type: 'paragraph', children: [{ text: 'Barovia' }] }, { type: 'bulleted-list', children: [item('Vallaki'), item('Krezk')] }] }, item('Ravenloft')] },
     ]);
-    // The focus stayed in the text all along: Tab on the first item is the browser's again.
-    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Description');
+    // The focus stayed in the text all along, also where nothing can move: Shift+Tab on an item at
+    // the top and Tab on the first item keep it, so words typed on stay in the text (not on the GM
+    // button before it, or the tags after it). Escape, then Tab, moves on.
+    const focused = () => page.evaluate(() => document.activeElement?.getAttribute('aria-label'));
+    expect(await focused()).toBe('Description');
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.type(' Castle');
+    expect(await focused()).toBe('Description');
     await page.keyboard.press('Control+Home');
     await page.keyboard.press('Tab');
-    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).not.toBe('Description');
+    expect(await focused()).toBe('Description');
+    await saved(page);
+    expect((await serverDescription(page, path))[0]!.children.at(-1)).toEqual(item('Ravenloft Castle'));
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Tab');
+    expect(await focused()).not.toBe('Description');
     // As read, the list is nested.
     await page.reload();
     const standin = page.locator('.record-text-standin').first();
     await standin.locator('ul ul li', { hasText: 'Krezk' }).waitFor();
-    expect(await standin.locator('ul > li').evaluateAll((items) => items.map((li) => li.firstChild?.textContent))).toEqual(['Barovia', 'Vallaki', 'Krezk', 'Ravenloft']);
+    expect(await standin.locator('ul > li').evaluateAll((items) => items.map((li) => li.firstChild?.textContent))).toEqual(['Barovia', 'Vallaki', 'Krezk', 'Ravenloft Castle']);
     expectNoPageErrors(journey.browser);
   });
 

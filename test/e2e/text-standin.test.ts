@@ -329,3 +329,54 @@ describe('a click on the text shown as read, below a mention', () => {
     expectNoPageErrors(journey.browser);
   });
 });
+
+describe('Tab, Shift+Tab, Home and End pressed before the editor is there', () => {
+  it('are the text’s once it was clicked: they nest, un-nest and move in it, and the title and tags never get the words', async () => {
+    const address = await thingWithText('Baron Vargas Vallakovich', 'Draft.');
+    const item = (text: string) => ({ type: 'list-item', children: [{ text }] });
+    const nested = [{ type: 'bulleted-list', children: [{ type: 'list-item', children: [{ type: 'paragraph', children: [{ text: 'Vallaki' }] }, { type: 'bulleted-list', children: [item('Baron Vargas')] }] }, item('Krezk')] }];
+    const put = (page: Page, description: unknown) =>
+      page.evaluate(async ({ url, description }) => (await fetch(url, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ updatedThing: { description } }) })).status, { url: `/api${address}`, description });
+    const held = (page: Page) => page.evaluate(async (url) => ((await (await fetch(url)).json()) as { name: string; description: unknown; tags: string[] }), `/api${address}`);
+
+    for (const [keys, expected] of [
+      // Shift+Tab at once after a click at the end of the nested item: out one level, the words in it.
+      [['Shift+Tab'], [{ type: 'bulleted-list', children: [item('Vallaki'), item('Baron Vargas is the burgomaster'), item('Krezk')] }]],
+      // Tab on the first item: nothing moves, and the words stay in the text.
+      [['Home', 'Tab'], null],
+    ] as const) {
+      const page = await journey.browser.newPage();
+      await page.goto(`${journey.server.base}${address}`);
+      expect(await put(page, nested)).toBe(200);
+      const cdp = await page.context().newCDPSession(page);
+      await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 });
+      await page.reload();
+      const text = page.getByRole('textbox', { name: 'Description', exact: true });
+      await text.getByText('Baron Vargas').waitFor();
+      expect(await page.locator('[data-slate-editor]').count()).toBe(0);
+      const clicked = keys[0] === 'Home' ? 'Vallaki' : 'Baron Vargas';
+      const at = await text.evaluate((element, clicked) => {
+        const node = [...element.querySelectorAll('li')].map((li) => li.firstChild!).find((node) => node.textContent === clicked)!;
+        const target = node.nodeType === Node.TEXT_NODE ? node : node.firstChild!;
+        const range = document.createRange();
+        range.setStart(target, clicked.length - 1);
+        range.setEnd(target, clicked.length);
+        const rect = range.getBoundingClientRect();
+        return { x: rect.right - 1, y: rect.top + rect.height / 2 };
+      }, clicked);
+      await page.mouse.click(at.x, at.y);
+      // No wait for the editor: these keys are pressed while its code loads and it mounts.
+      for (const key of keys) await page.keyboard.press(key);
+      await page.keyboard.type(keys[0] === 'Home' ? 'Old ' : ' is the burgomaster');
+      const want = expected ?? [{ type: 'bulleted-list', children: [{ type: 'list-item', children: [{ type: 'paragraph', children: [{ text: 'Old Vallaki' }] }, { type: 'bulleted-list', children: [item('Baron Vargas')] }] }, item('Krezk')] }];
+      await expect.poll(async () => (await held(page)).description, { timeout: 15_000 }).toEqual(want);
+      await saved(page);
+      const thing = await held(page);
+      expect(thing.name).toBe('Baron Vargas Vallakovich');
+      expect(thing.tags).toEqual([]);
+      await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
+      await page.close();
+    }
+    expectNoPageErrors(journey.browser);
+  });
+});

@@ -9,6 +9,7 @@ import { RICH_TEXT_MAX_DEPTH, walkWithSecrecy } from '../../../src/vocabulary/in
 import {
   indentListItems,
   outdentListItems,
+  tabInText,
   insertImage,
   insertMention,
   insertTable,
@@ -275,6 +276,29 @@ describe('callouts, highlights and tasks', () => {
     expect(editor.children).toEqual([p('The **bold**')]);
     editor.redo();
     expect(editor.children).toEqual([{ type: 'paragraph', children: [{ text: 'The ' }, { text: 'bold', bold: true }] }]);
+  });
+
+  it('what is typed after a typed mark and Enter is plain on the new line (and an @ there is plain text, typed into the line)', () => {
+    const editor = editorWith([p('')]);
+    type(editor, 'The **bold**');
+    editor.insertBreak();
+    type(editor, '@plain');
+    expect(editor.children).toEqual([{ type: 'paragraph', children: [{ text: 'The ' }, { text: 'bold', bold: true }] }, p('@plain')]);
+    // Ctrl+B off before Enter, the same.
+    const toggled = editorWith([p('')]);
+    toggleMark(toggled, 'bold');
+    type(toggled, 'Loud');
+    toggleMark(toggled, 'bold');
+    toggled.insertBreak();
+    type(toggled, 'quiet');
+    expect(toggled.children).toEqual([{ type: 'paragraph', children: [{ text: 'Loud', bold: true }] }, p('quiet')]);
+    // Bold still on: the new line goes on bold.
+    const kept = editorWith([p('')]);
+    toggleMark(kept, 'bold');
+    type(kept, 'Loud');
+    kept.insertBreak();
+    type(kept, 'still');
+    expect(kept.children).toEqual([{ type: 'paragraph', children: [{ text: 'Loud', bold: true }] }, { type: 'paragraph', children: [{ text: 'still', bold: true }] }]);
   });
 
   it('marks at the start of a line, and two marks in one line', () => {
@@ -897,6 +921,69 @@ describe('list items one level deeper and out (Tab, Shift+Tab)', () => {
     top.deleteBackward('character');
     expect(top.children).toEqual([p('before'), list(item('a')), p('b'), list(item('b1')), list(item('c'))]);
     valid(top);
+  });
+
+  it('Enter on an empty item in a list inside an item comes out one level, and at the top ends the list', () => {
+    const editor = editorWith([numbered(item('Arrive in Barovia'), item('Meet Ismark'))]);
+    caretIn(editor, [0, 1], 'Meet Ismark'.length);
+    expect(tabInText(editor, false)).toBe(true);
+    editor.insertBreak();
+    editor.insertBreak();
+    type(editor, 'Then the church');
+    expect(editor.children).toEqual([numbered(parent('Arrive in Barovia', numbered(item('Meet Ismark'))), item('Then the church'))]);
+    editor.insertBreak();
+    editor.insertBreak();
+    type(editor, 'After the list');
+    expect(editor.children).toEqual([numbered(parent('Arrive in Barovia', numbered(item('Meet Ismark'))), item('Then the church')), p('After the list')]);
+    valid(editor);
+  });
+
+  it('Tab is the text’s in a list even where nothing moves (first item, deepest level), and the browser’s outside', () => {
+    const editor = editorWith([list(item('first'), item('second')), p('plain')]);
+    caretIn(editor, [0, 0]);
+    expect(tabInText(editor, false)).toBe(true);
+    expect(tabInText(editor, true)).toBe(true);
+    expect(editor.children).toEqual([list(item('first'), item('second')), p('plain')]);
+    caretIn(editor, [1]);
+    expect(tabInText(editor, false)).toBe(false);
+    expect(tabInText(editor, true)).toBe(false);
+    const code = editorWith([{ type: 'code-block', children: [{ text: 'x' }] }]);
+    expect(tabInText(code, false)).toBe(true);
+    expect(tabInText(code, true)).toBe(true);
+    expect(code.children).toEqual([{ type: 'code-block', children: [{ text: 'x  ' }] }]);
+  });
+
+  it('an item left with no words before its list (a Delete that merged them away, a paste) gives its items to the list', () => {
+    const editor = editorWith([p('Intro'), list(parent('Alpha', list(item('a1'), item('a2'))), item('Beta'))]);
+    Transforms.select(editor, Editor.end(editor, [0]));
+    editor.deleteForward('character');
+    expect(editor.children).toEqual([p('IntroAlpha'), list(item('a1'), item('a2'), item('Beta'))]);
+    valid(editor);
+    // Copied nested items pasted into an empty item: at that item's level, not one deeper.
+    const source = editorWith([list(item('A'), parent('B', list(item('B1'))))]);
+    Transforms.select(source, { anchor: Editor.start(source, [0, 1]), focus: Editor.end(source, [0, 1]) });
+    const fragment = copied(source);
+    const target = editorWith([list(item('x'), item(''))]);
+    caretIn(target, [0, 1]);
+    target.insertFragment(fragment);
+    expect(target.children).toEqual([list(item('x'), parent('B', list(item('B1'))))]);
+    const noWordless = (nodes: Descendant[]): boolean => nodes.every((node) => !SlateElement.isElement(node) || ((node.type !== 'list-item' || !(SlateElement.isElement(node.children[0]) && (node.children[0] as { type: string }).type.endsWith('-list'))) && noWordless(node.children)));
+    expect(noWordless(target.children)).toBe(true);
+    expect(Node.string(target)).toBe('xBB1');
+    valid(target);
+  });
+
+  it('the shortcuts of an item apply to the words of an item with a list under them: [ ] makes a task, - and 1. stay as typed', () => {
+    const editor = editorWith([list(parent('', list(item('sub'))))]);
+    caretIn(editor, [0, 0, 0]);
+    type(editor, '[ ] Buy rope');
+    expect(editor.children).toEqual([list(parent('Buy rope', list(item('sub')), { checked: false }))]);
+    const literal = editorWith([list(parent('', list(item('sub'))))]);
+    caretIn(literal, [0, 0, 0]);
+    type(literal, '- 1. --- ');
+    expect(literal.children).toEqual([list(parent('- 1. --- ', list(item('sub'))))]);
+    literal.insertBreak();
+    valid(literal);
   });
 
   it('keeps secrets: an item out of a GM-only item stays GM-only, and a GM-only item moved stays so', () => {

@@ -136,6 +136,34 @@ function wordsOutOfParagraph(editor: Editor, path: Path): void {
   if (SlateElement.isElement(only) && only.type === 'paragraph' && only.isSecret !== true) Transforms.unwrapNodes(editor, { at: [...path, 0] });
 }
 
+/** Whether the block at `path` is the words of a list item that holds blocks (its first paragraph). */
+function isItemWords(editor: Editor, path: Path): boolean {
+  if (path.length < 2 || path[path.length - 1] !== 0) return false;
+  const node = Node.get(editor, path);
+  return SlateElement.isElement(node) && node.type === 'paragraph' && isListItem(Node.parent(editor, path));
+}
+
+/** Whether the selection is in a list item. */
+export function isInListItem(editor: Editor): boolean {
+  return editor.selection !== null && Editor.above(editor, { match: isListItem }) !== undefined;
+}
+
+/**
+ * Tab (Shift+Tab with `backward`) in the text: two spaces in a code block, the next (previous) cell
+ * in a table, a list item nested (taken out) in a list. True where the key is the text's, even when
+ * nothing could move (an item at the first place or the deepest level: the focus stays, so the
+ * words typed next stay in the text); false where it is the browser's (the focus moves on).
+ */
+export function tabInText(editor: Editor, backward: boolean): boolean {
+  if (isBlockActive(editor, 'code-block')) {
+    if (!backward) editor.insertText('  ');
+    return true;
+  }
+  if (moveInTable(editor, backward)) return true;
+  const inList = isInListItem(editor);
+  return (backward ? outdentListItems(editor) : indentListItems(editor)) || inList;
+}
+
 /**
  * The list items Tab and Shift+Tab move: the innermost item at the selection's start and, for a
  * selection that goes on, the items of the same list it reaches.
@@ -458,6 +486,24 @@ export function insertMention(editor: Editor, target: MentionTarget): void {
   Transforms.insertText(editor, ' ');
 }
 
+/**
+ * The marks set for what is typed next (Ctrl+B, or a typed mark's end: editor.marks) put on the
+ * empty text at the caret, before the typing goes into it. Slate would insert the typing as a text
+ * of its own beside it, which points held at the caret (the mention picker's) do not follow; and an
+ * Enter after a marked word leaves such an empty text carrying that word's marks.
+ */
+function marksOntoEmptyLeaf(editor: Editor): void {
+  const { marks, selection } = editor;
+  if (!marks || !selection || !Range.isCollapsed(selection)) return;
+  const { path } = selection.anchor;
+  const leaf = Node.get(editor, path);
+  if (!Text.isText(leaf) || leaf.text !== '') return;
+  const gone = Object.keys(leaf).filter((key) => key !== 'text' && !(key in marks));
+  if (gone.length > 0) Transforms.unsetNodes(editor, gone, { at: path });
+  if (Object.keys(marks).length > 0) Transforms.setNodes(editor, marks, { at: path });
+  editor.marks = null;
+}
+
 /** Punctuation that closes on the word before it: typed right after a mention, it takes the place of the space after the mention. */
 const CLOSING_PUNCTUATION = new Set(['.', ',', ';', ':', '!', '?', ')', ']', '}', "'", '’', '…']);
 
@@ -700,6 +746,19 @@ function listNormalization(editor: Editor, node: Element, path: Path): (() => vo
       Transforms.moveNodes(editor, { at: Path.next(path), to: [...path, 0] });
     };
   }
+  // An item with no words of its own before a list (a merge, a paste, a toggle left it so): the
+  // items of that list take its place, one level up, before whatever else it holds.
+  if (node.type === 'list-item' && node.children.length > 0 && isListNode(node.children[0]!)) {
+    const count = node.children[0].children.length;
+    return () => {
+      const parentPath = Path.parent(path);
+      const index = path[path.length - 1]!;
+      for (let moved = 0; moved < count; moved += 1) Transforms.moveNodes(editor, { at: [...parentPath, index + moved, 0, 0], to: [...parentPath, index + moved] });
+      const item: Path = [...parentPath, index + count];
+      Transforms.removeNodes(editor, { at: [...item, 0] });
+      if ((Node.get(editor, item) as Element).children.length === 0) Transforms.removeNodes(editor, { at: item });
+    };
+  }
   if (!LIST_TYPES.has(node.type)) return undefined;
   const index = node.children.findIndex((child) => !SlateElement.isElement(child) || child.type !== 'list-item');
   if (index < 0) return undefined;
@@ -850,6 +909,7 @@ export function withLoreforge(editor: Editor): Editor {
     selectionOutOfInlineVoids();
     caretOutOfInlineVoid(editor);
     spaceAfterMentionGives(editor, text);
+    marksOntoEmptyLeaf(editor);
     const { selection } = editor;
     if (MARK_SIGNS.has(text) && selection && Range.isCollapsed(selection)) {
       insertText(text);
@@ -857,7 +917,9 @@ export function withLoreforge(editor: Editor): Editor {
       return;
     }
     if (text.endsWith(' ') && selection && Range.isCollapsed(selection)) {
-      const block = currentBlock(editor);
+      // The words of an item with a list under them are its paragraph: the item's shortcuts apply.
+      const inner = currentBlock(editor);
+      const block: [Element, Path] | undefined = inner && isItemWords(editor, inner[1]) ? [Node.parent(editor, inner[1]) as Element, Path.parent(inner[1])] : inner;
       if (block && (block[0].type === 'block-quote' || block[0].type === 'list-item' || block[0].type === 'paragraph')) {
         const typed = Editor.string(editor, { anchor: Editor.start(editor, block[1]), focus: selection.anchor }) + text.slice(0, -1);
         if (calloutShortcut(editor, block, typed) || taskShortcut(editor, block, typed)) return;
@@ -884,12 +946,19 @@ export function withLoreforge(editor: Editor): Editor {
   };
 
   editor.insertBreak = () => {
+    // Marks set for what is typed next hold on the new line (a typed mark's end, Ctrl+B off).
+    const marks = editor.marks;
+    breakKeepingMarks();
+    if (marks && editor.selection && Range.isCollapsed(editor.selection) && Node.string(Node.get(editor, Path.parent(editor.selection.anchor.path))) === '') editor.marks = marks;
+  };
+
+  const breakKeepingMarks = () => {
     selectionOutOfInlineVoids();
     const block = currentBlock(editor);
     if (block && editor.selection && Range.isCollapsed(editor.selection)) {
       const [node, path] = block;
       const text = Node.string(node);
-      if (node.type === 'paragraph' && (text === '```' || text === '---')) {
+      if (node.type === 'paragraph' && (text === '```' || text === '---') && !isItemWords(editor, path)) {
         Transforms.delete(editor, { at: { anchor: Editor.start(editor, path), focus: Editor.end(editor, path) } });
         if (text === '```') {
           Transforms.setNodes<Element>(editor, { type: 'code-block' }, { at: path });
@@ -911,8 +980,10 @@ export function withLoreforge(editor: Editor): Editor {
         editor.insertText('\n');
         return;
       }
-      // Enter on an empty list item or an empty line of a quote ends it: a paragraph.
+      // Enter on an empty list item or an empty line of a quote ends it: a paragraph. An empty item
+      // in a list inside an item comes out one level instead (as Shift+Tab), and so on out.
       if ((node.type === 'list-item' || node.type === 'block-quote') && text === '' && !node.children.some((child) => SlateElement.isElement(child))) {
+        if (node.type === 'list-item' && outdentListItems(editor)) return;
         if (node.type === 'list-item') toggleBlock(editor, 'paragraph');
         else Transforms.setNodes<Element>(editor, { type: 'paragraph' }, { at: path });
         return;

@@ -14,10 +14,8 @@ import {
   isMarkActive,
   isSecretActive,
   isTaskListActive,
-  indentListItems,
-  moveInTable,
-  outdentListItems,
   moveOverInlineVoid,
+  tabInText,
   toggleBlock,
   toggleCallout,
   toggleMark,
@@ -33,6 +31,9 @@ import { ImageButton } from './image-dialog';
 import { LinkButton } from './link-dialog';
 import { LandingContext } from './landing';
 import { chunked, landPendingInput, mentionTrigger, scrollCaretIntoView } from './typing';
+
+/** Keys that are only modifiers (pressed on their own before the key they modify). */
+const MODIFIER_KEYS = new Set(['Shift', 'Control', 'Alt', 'Meta', 'AltGraph', 'CapsLock']);
 
 const HOTKEYS: Record<string, MarkName> = { b: 'bold', i: 'italic', u: 'underline', '`': 'code' };
 const SHIFT_HOTKEYS: Record<string, MarkName> = { x: 'strikethrough', h: 'highlight' };
@@ -60,6 +61,8 @@ export function RichTextEditor({ label, initialValue, onChange, campaignSlug, ca
   const mentionNames = useMentionNames(campaignSlug);
   // Opened from the text shown as read: the caret and the keys pressed meanwhile land here.
   const landing = useContext(LandingContext);
+  // Escape was the last key: the next Tab is the browser's (see onKeyDown).
+  const tabLeaves = useRef(false);
   useLayoutEffect(() => {
     // `@` (or `[[`) among the keys pressed meanwhile opens the picker as typed into the editor would.
     if (landing?.opened) landPendingInput(editor, landing, (trigger, at) => setMention({ trigger, at }));
@@ -77,6 +80,17 @@ export function RichTextEditor({ label, initialValue, onChange, campaignSlug, ca
     // A field inside the text (a callout's title) keeps its own keys.
     if (event.target instanceof HTMLInputElement) return;
     if (mention && picker.current?.keyDown(event)) return;
+    // Tab is the text's own in a list, a table and a code block: Escape, then Tab or Shift+Tab,
+    // moves the focus on from anywhere in it (the keyboard is never held in the text).
+    if (event.key === 'Escape') {
+      tabLeaves.current = true;
+      return;
+    }
+    if (event.key === 'Tab' && tabLeaves.current) {
+      tabLeaves.current = false;
+      return;
+    }
+    if (!MODIFIER_KEYS.has(event.key)) tabLeaves.current = false;
     const mod = event.ctrlKey || event.metaKey;
     // The caret passes a mention in one step (Slate would stop inside it).
     if ((event.key === 'ArrowLeft' || event.key === 'ArrowRight') && !mod && !event.altKey && !event.shiftKey) {
@@ -113,20 +127,11 @@ export function RichTextEditor({ label, initialValue, onChange, campaignSlug, ca
         return;
       }
     }
-    if (event.key === 'Tab' && isBlockActive(editor, 'code-block')) {
-      event.preventDefault();
-      editor.insertText('  ');
-      return;
-    }
-    if (event.key === 'Tab' && !mod && !event.altKey && moveInTable(editor, event.shiftKey)) {
-      event.preventDefault();
-      return;
-    }
-    // Tab and Shift+Tab in a list: the item one level deeper or out. Where there is nothing to move
-    // (the first item, a list at the top), Tab stays the browser's and takes the focus on.
+    // Tab in a code block, a table or a list is the text's (commands.ts tabInText): even where
+    // nothing moves, the focus stays, so words typed on never go to the next field or button.
     if (event.key === 'Tab' && !mod && !event.altKey) {
       takeBrowserSelection();
-      if (event.shiftKey ? outdentListItems(editor) : indentListItems(editor)) event.preventDefault();
+      if (tabInText(editor, event.shiftKey)) event.preventDefault();
     }
   };
 

@@ -4,7 +4,11 @@
 import { createContext } from 'react';
 import { VOID_TYPES } from './types';
 
-export type PendingKey = { text: string } | { command: 'break' | 'soft-break' | 'delete-backward' | 'delete-forward' } | { move: 'start' | 'end' };
+export type PendingKey =
+  | { text: string }
+  | { command: 'break' | 'soft-break' | 'delete-backward' | 'delete-forward' | 'tab' | 'shift-tab' }
+  /** Ctrl+Home, Ctrl+End: the text's start or end; Home, End: its block's (the editor's line, as near as the keys can know before it is laid out). */
+  | { move: 'start' | 'end' | 'line-start' | 'line-end' };
 
 export interface Landing {
   /** Set once the writer reached for the text: the editor then takes the focus and the caret lands. */
@@ -46,7 +50,7 @@ export function typedWithoutEditor(value: unknown, keys: readonly PendingKey[]):
   for (const key of keys) {
     const line = lines[lines.length - 1]!;
     if ('text' in key) line.text += key.text;
-    else if ('move' in key || key.command === 'delete-forward') continue;
+    else if ('move' in key || key.command === 'delete-forward' || key.command === 'tab' || key.command === 'shift-tab') continue;
     else if (key.command === 'break' || key.command === 'soft-break') lines.push({ text: '', type: key.command === 'break' ? 'paragraph' : line.type });
     else if (line.text !== '') line.text = line.text.slice(0, -1);
     else if (lines.length > 1) lines.pop();

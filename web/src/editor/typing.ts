@@ -1,6 +1,7 @@
 // What keeps typing cheap in a long text, and what lands the keys pressed before the editor was there.
 import { Editor, Element, Node, Range, Transforms, type Point, type PointRef } from 'slate';
 import { defaultScrollSelectionIntoView, ReactEditor } from 'slate-react';
+import { tabInText } from './commands';
 import { recordWords, type Landing, type WordsAt } from './landing';
 
 /**
@@ -74,6 +75,15 @@ export function pointAtWords(editor: Editor, { offset, forward }: WordsAt): Poin
  * on the page), else at the start, and the keys pressed meanwhile
  * are typed in, in order, as the editor's own commands (so Markdown shortcuts apply as when typing).
  */
+/** Where Ctrl+Home/End (the text's start, end) or Home/End (its block's) put the caret. */
+function movedTo(editor: Editor, move: 'start' | 'end' | 'line-start' | 'line-end'): Point {
+  if (move === 'start') return Editor.start(editor, []);
+  if (move === 'end') return Editor.end(editor, []);
+  const block = editor.selection && Editor.above(editor, { match: (n) => Element.isElement(n) && Editor.isBlock(editor, n) });
+  if (!block) return move === 'line-end' ? Editor.end(editor, []) : Editor.start(editor, []);
+  return move === 'line-end' ? Editor.end(editor, block[1]) : Editor.start(editor, block[1]);
+}
+
 export function landPendingInput(editor: Editor, landing: Landing, openPicker: (trigger: '@' | '[[', at: PointRef) => void) {
   landing.opened = false;
   // The focus now, from the text shown as read (ReactEditor.focus waits while operations are pending, and keys pressed meanwhile would go there).
@@ -97,7 +107,8 @@ export function landPendingInput(editor: Editor, landing: Landing, openPicker: (
         opening = trigger;
       }
       editor.insertText(key.text);
-    } else if ('move' in key) Transforms.select(editor, key.move === 'end' ? Editor.end(editor, []) : Editor.start(editor, []));
+    } else if ('move' in key) Transforms.select(editor, movedTo(editor, key.move));
+    else if (key.command === 'tab' || key.command === 'shift-tab') tabInText(editor, key.command === 'shift-tab');
     else if (key.command === 'break') editor.insertBreak();
     else if (key.command === 'soft-break') editor.insertSoftBreak();
     else if (key.command === 'delete-backward') editor.deleteBackward('character');

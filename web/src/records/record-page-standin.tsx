@@ -78,6 +78,7 @@ function queued(event: KeyboardEvent): PendingKey | undefined {
   if (event.altKey || event.nativeEvent.isComposing) return undefined;
   if (mod && !event.shiftKey && (event.key === 'End' || event.key === 'Home')) return { move: event.key === 'End' ? 'end' : 'start' };
   if (mod) return undefined;
+  if (!event.shiftKey && (event.key === 'End' || event.key === 'Home')) return { move: event.key === 'End' ? 'line-end' : 'line-start' };
   if (event.key.length === 1) return { text: event.key };
   if (event.key === 'Enter') return { command: event.shiftKey ? 'soft-break' : 'break' };
   if (event.key === 'Backspace') return { command: 'delete-backward' };
@@ -119,7 +120,10 @@ export function TextStandIn({
     onOpen();
   };
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
-    const key = queued(event);
+    // Tab once the writer reached for the text (a click, a key) is the text's, as in the editor (a
+    // list item nested…); before that it is the page's, so the keyboard passes the text by.
+    const tab = event.key === 'Tab' && opened.current && !event.ctrlKey && !event.metaKey && !event.altKey;
+    const key: PendingKey | undefined = tab ? { command: event.shiftKey ? 'shift-tab' : 'tab' } : queued(event);
     if (!key) return;
     event.preventDefault();
     onLanding((landing) => landing.keys.push(key));
