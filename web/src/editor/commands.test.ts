@@ -308,7 +308,7 @@ describe('callouts, highlights and tasks', () => {
   });
 
   it('leaves the signs as typed where they mark nothing: inside words, around spaces, half a pair, in code', () => {
-    const cases = ['snake_case_name', '2*3*4', 'a * b * c', '** spaced **', 'x ~~ y ~~', 'a ~b~ c', '**', '__', '``', 'x *', '_ _'];
+    const cases = ['snake_case_name', '2*3*4', 'a * b * c', '** spaced **', 'x ~~ y ~~', 'a ~b~ c', '**', '__', '``', 'x *', '_ _', 'a ` b ` c'];
     for (const typed of cases) {
       const editor = editorWith([p('')]);
       type(editor, typed);
@@ -630,15 +630,16 @@ describe('mentions', () => {
     expect(editor.children).toEqual([{ type: 'paragraph', children: [{ text: 'Ask ' }, { type: 'mention', targetType: 'thing', targetId: 7, children: [{ text: '' }] }, { text: ' now' }] }]);
   });
 
-  it("puts closing punctuation typed right after a picked mention against its name: @Strahd's, not @Strahd 's", () => {
+  it("puts closing punctuation typed right after a picked mention against its name (@Strahd's, not @Strahd 's), and a space typed there is the one it has", () => {
     const mentioned = (after: string): Descendant => ({ type: 'paragraph', children: [{ text: 'Ask ' }, { type: 'mention', targetType: 'thing', targetId: 7, children: [{ text: '' }] }, { text: after }] });
     for (const [typed, after] of [
       ["'s castle", "'s castle"],
       ['.', '.'],
       [', then', ', then'],
       ['?!', '?!'],
-      [' (at night)', '  (at night)'],
+      [' (at night)', ' (at night)'],
       ['and', ' and'],
+      [' and', ' and'],
     ] as const) {
       const editor = editorWith([p('Ask ')]);
       insertMention(editor, { targetType: 'thing', targetId: 7 });

@@ -510,15 +510,20 @@ const CLOSING_PUNCTUATION = new Set(['.', ',', ';', ':', '!', '?', ')', ']', '}'
 /**
  * A mention picked is followed by a space, so the next word is apart; `.`, `,`, `'s`… typed next
  * belong against the name (`@Strahd's castle`, not `@Strahd 's castle`): when such a sign is typed
- * with the caret right after a mention and one space, the space goes first.
+ * with the caret right after a mention and one space, the space goes first. A space typed there,
+ * with nothing after it, is the one already there: 'typed'.
  */
-function spaceAfterMentionGives(editor: Editor, text: string): void {
+function spaceAfterMentionGives(editor: Editor, text: string): 'typed' | undefined {
   const { selection } = editor;
-  if (!CLOSING_PUNCTUATION.has(text) || !selection || !Range.isCollapsed(selection)) return;
+  if ((text !== ' ' && !CLOSING_PUNCTUATION.has(text)) || !selection || !Range.isCollapsed(selection)) return undefined;
   const { path, offset } = selection.anchor;
   const leaf = Node.get(editor, path);
-  if (!Text.isText(leaf) || offset !== 1 || leaf.text[0] !== ' ' || path[path.length - 1] === 0) return;
-  if (isInlineVoid(editor, Node.get(editor, Path.previous(path)))) Transforms.delete(editor, { at: { path, offset: 0 }, distance: 1 });
+  if (!Text.isText(leaf) || offset !== 1 || leaf.text[0] !== ' ' || path[path.length - 1] === 0) return undefined;
+  if (!isInlineVoid(editor, Node.get(editor, Path.previous(path)))) return undefined;
+  // A space typed after it, at the end of the words: that space is there already (no double space).
+  if (text === ' ') return leaf.text === ' ' ? 'typed' : undefined;
+  Transforms.delete(editor, { at: { path, offset: 0 }, distance: 1 });
+  return undefined;
 }
 
 /**
@@ -577,7 +582,7 @@ const MARK_SHORTCUTS: readonly { typed: string; pattern: RegExp; mark: MarkName;
   { typed: '_', pattern: /(?:^|[^_\p{L}\p{N}])_([^_\s](?:[^_]*[^_\s])?)_$/u, mark: 'italic', signs: 1 },
   { typed: '~', pattern: /(?:^|[^~])~~([^~\s](?:[^~]*[^~\s])?)~~$/, mark: 'strikethrough', signs: 2 },
   { typed: '=', pattern: /(?:^|[^=])==([^=\s](?:[^=]*[^=\s])?)==$/, mark: 'highlight', signs: 2 },
-  { typed: '`', pattern: /(?:^|[^`])`([^`]+)`$/, mark: 'code', signs: 1 },
+  { typed: '`', pattern: /(?:^|[^`])`([^`\s](?:[^`]*[^`\s])?)`$/, mark: 'code', signs: 1 },
 ];
 const MARK_SIGNS = new Set(MARK_SHORTCUTS.map((shortcut) => shortcut.typed));
 
@@ -908,7 +913,7 @@ export function withLoreforge(editor: Editor): Editor {
   editor.insertText = (text) => {
     selectionOutOfInlineVoids();
     caretOutOfInlineVoid(editor);
-    spaceAfterMentionGives(editor, text);
+    if (spaceAfterMentionGives(editor, text) === 'typed') return;
     marksOntoEmptyLeaf(editor);
     const { selection } = editor;
     if (MARK_SIGNS.has(text) && selection && Range.isCollapsed(selection)) {

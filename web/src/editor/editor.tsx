@@ -291,7 +291,8 @@ function Toolbar({ label, linkButton, onMention, campaignSlug, canUpload }: { la
       </ToolButton>
       {block('code-block', 'Code block', '{ }')}
       <ToolButton label="Callout" active={isCalloutActive(editor)} onPress={() => toggleCallout(editor)}>
-        ⓘ
+        {/* An "i" in a circle drawn by CSS: "ⓘ" is missing from common fonts (a blank box on Debian's). */}
+        <span className="glyph-circled">i</span>
       </ToolButton>
       <ToolButton label="Divider" onPress={() => insertDivider(editor)}>
         ―
