@@ -4,7 +4,8 @@ import fc from 'fast-check';
 import { createEditor, Editor, Element as SlateElement, Node, Text, Transforms, type Descendant } from 'slate';
 import { withHistory } from 'slate-history';
 import { describe, expect, it } from 'vitest';
-import { validateRichText } from '../../../src/domain/rich-text.js';
+import { validateRichText, type RichText } from '../../../src/domain/rich-text.js';
+import { renderRichText } from '../../../src/render/index.js';
 import { RICH_TEXT_MAX_DEPTH, walkWithSecrecy } from '../../../src/vocabulary/index.js';
 import {
   indentListItems,
@@ -985,6 +986,28 @@ describe('list items one level deeper and out (Tab, Shift+Tab)', () => {
     expect(literal.children).toEqual([list(parent('- 1. --- ', list(item('sub'))))]);
     literal.insertBreak();
     valid(literal);
+  });
+
+  it('GM in a list hides the items selected (a sub-item alone too), and a player reads the rest; across a list’s end, the blocks', () => {
+    const editor = editorWith([list(parent('Vallaki', list(item('Baron Vargas'), item('the secret festival'))), item('Krezk')), p('after')]);
+    caretIn(editor, [0, 0, 1, 1], 3);
+    toggleSecret(editor);
+    expect(editor.children).toEqual([list(parent('Vallaki', list(item('Baron Vargas'), item('the secret festival', { isSecret: true }))), item('Krezk')), p('after')]);
+    const player = renderRichText(editor.children as unknown as RichText, 'html', { campaignSlug: 'c', showSecrets: false, things: { byId: new Map(), bySlug: new Map() }, arcs: { byId: new Map(), bySlug: new Map() }, assets: { byId: new Map(), byUrl: new Map() } });
+    expect(player).not.toContain('secret festival');
+    expect(player).toContain('Baron Vargas');
+    // Again there: un-hidden.
+    toggleSecret(editor);
+    expect(editor.children).toEqual([list(parent('Vallaki', list(item('Baron Vargas'), item('the secret festival'))), item('Krezk')), p('after')]);
+    // Two items of the top list selected: those two, with what is under them.
+    Transforms.select(editor, { anchor: { path: [0, 0, 0, 0], offset: 1 }, focus: { path: [0, 1, 0], offset: 2 } });
+    toggleSecret(editor);
+    expect(editor.children).toEqual([list(parent('Vallaki', list(item('Baron Vargas'), item('the secret festival')), { isSecret: true }), item('Krezk', { isSecret: true })), p('after')]);
+    // From an item into the paragraph after the list: the top-level blocks, as outside lists.
+    const across = editorWith([list(item('one'), item('two')), p('after')]);
+    Transforms.select(across, { anchor: { path: [0, 1, 0], offset: 1 }, focus: { path: [1, 0], offset: 2 } });
+    toggleSecret(across);
+    expect(across.children).toEqual([{ ...(list(item('one'), item('two')) as object), isSecret: true }, { ...(p('after') as object), isSecret: true }]);
   });
 
   it('keeps secrets: an item out of a GM-only item stays GM-only, and a GM-only item moved stays so', () => {

@@ -274,13 +274,23 @@ export function isSecretActive(editor: Editor): boolean {
   return isInsideSecret(editor, editor.selection.anchor.path);
 }
 
-/** The GM's toggle: marks the selection's top-level blocks secret, or un-hides every secret element around and in it. */
+/**
+ * The GM's toggle: marks the selection's top-level blocks secret, or, when the selection is all in
+ * items of one list (at any depth), those items with what is under them; or un-hides every secret
+ * element around and in it.
+ */
 export function toggleSecret(editor: Editor): void {
   const { selection } = editor;
   if (!selection) return;
   if (!isSecretActive(editor)) {
-    const [start, end] = Range.edges(selection);
-    for (let i = start.path[0]!; i <= end.path[0]!; i++) Transforms.setNodes<Element>(editor, { isSecret: true }, { at: [i] });
+    const items = selectedItems(editor);
+    const end = Range.end(Editor.unhangRange(editor, selection));
+    if (items && Path.isAncestor(items.list, end.path)) {
+      for (let i = items.first; i <= items.last; i++) Transforms.setNodes<Element>(editor, { isSecret: true }, { at: [...items.list, i] });
+      return;
+    }
+    const [start, last] = Range.edges(selection);
+    for (let i = start.path[0]!; i <= last.path[0]!; i++) Transforms.setNodes<Element>(editor, { isSecret: true }, { at: [i] });
     return;
   }
   allowingSecrecyChange(editor, () => {
