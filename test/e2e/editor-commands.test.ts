@@ -301,6 +301,11 @@ describe('the editor in the browser', () => {
     await page.keyboard.press('Escape');
     await page.keyboard.press('Tab');
     expect(await focused()).not.toBe('Description');
+    // Back into the text by the keyboard, the caret in the list: Tab passes it by until you write or click there.
+    await page.keyboard.press('Shift+Tab');
+    expect(await focused()).toBe('Description');
+    await page.keyboard.press('Tab');
+    expect(await focused()).not.toBe('Description');
     // As read, the list is nested.
     await page.reload();
     const standin = page.locator('.record-text-standin').first();

@@ -63,9 +63,16 @@ export function RichTextEditor({ label, initialValue, onChange, campaignSlug, ca
   const landing = useContext(LandingContext);
   // Escape was the last key: the next Tab is the browser's (see onKeyDown).
   const tabLeaves = useRef(false);
+  // Whether the writer reached into the text since the focus came from outside the editor (a click,
+  // a key other than Tab, the text shown as read clicked): until then Tab is the browser's, so the
+  // keyboard passes an editor whose caret sits in a list, a table or a code block.
+  const reached = useRef(false);
   useLayoutEffect(() => {
     // `@` (or `[[`) among the keys pressed meanwhile opens the picker as typed into the editor would.
-    if (landing?.opened) landPendingInput(editor, landing, (trigger, at) => setMention({ trigger, at }));
+    if (landing?.opened) {
+      reached.current = true;
+      landPendingInput(editor, landing, (trigger, at) => setMention({ trigger, at }));
+    }
   }, [editor, landing]);
 
   // The selection as the page shows it now (Slate takes the browser's a moment later, and not at
@@ -91,6 +98,7 @@ export function RichTextEditor({ label, initialValue, onChange, campaignSlug, ca
       return;
     }
     if (!MODIFIER_KEYS.has(event.key)) tabLeaves.current = false;
+    if (event.key !== 'Tab' && !MODIFIER_KEYS.has(event.key)) reached.current = true;
     const mod = event.ctrlKey || event.metaKey;
     // The caret passes a mention in one step (Slate would stop inside it).
     if ((event.key === 'ArrowLeft' || event.key === 'ArrowRight') && !mod && !event.altKey && !event.shiftKey) {
@@ -129,7 +137,7 @@ export function RichTextEditor({ label, initialValue, onChange, campaignSlug, ca
     }
     // Tab in a code block, a table or a list is the text's (commands.ts tabInText): even where
     // nothing moves, the focus stays, so words typed on never go to the next field or button.
-    if (event.key === 'Tab' && !mod && !event.altKey) {
+    if (event.key === 'Tab' && !mod && !event.altKey && reached.current) {
       takeBrowserSelection();
       if (tabInText(editor, event.shiftKey)) event.preventDefault();
     }
@@ -188,6 +196,11 @@ export function RichTextEditor({ label, initialValue, onChange, campaignSlug, ca
             renderElement={RenderElement}
             renderLeaf={RenderLeaf}
             onKeyDown={onKeyDown}
+            onPointerDown={() => (reached.current = true)}
+            onFocus={(event) => {
+              // From outside the editor (not its toolbar, picker or dialogs' return): not reached yet.
+              if (!(event.relatedTarget instanceof Node && event.currentTarget.closest('.editor')?.contains(event.relatedTarget))) reached.current = false;
+            }}
             onClick={onClick}
             onDOMBeforeInput={onDomBeforeInput}
             scrollSelectionIntoView={scrollCaretIntoView}
