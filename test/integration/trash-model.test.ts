@@ -141,10 +141,12 @@ interface Figures {
   childrenBack: number;
   linksBack: number;
   typesBack: number;
+  /** Restores whose own change merged into the newest revision and made it the one before (not kept). */
+  revisionsMergedByRestore: number;
   checks: number;
   ms: number;
 }
-const figures: Figures = { runs: 0, commands: 0, deletes: 0, restores: 0, refusedRestores: 0, erases: 0, slugsChanged: 0, childrenBack: 0, linksBack: 0, typesBack: 0, checks: 0, ms: 0 };
+const figures: Figures = { runs: 0, commands: 0, deletes: 0, restores: 0, refusedRestores: 0, erases: 0, slugsChanged: 0, childrenBack: 0, linksBack: 0, typesBack: 0, revisionsMergedByRestore: 0, checks: 0, ms: 0 };
 
 type Step = fc.AsyncCommand<CampaignModel, Run>;
 
@@ -520,9 +522,9 @@ const deleteThingStep: fc.Arbitrary<Step> = fc.tuple(fc.nat(), fc.boolean()).map
     async (m, r) => {
       const thing = pickFrom([...m.things.values()], n)!;
       const before = (await expectCall(200, 'GET', `${r.base}/things/${thing.slug}`)).body;
-      const revisions = await revisionIds(r, 'thing', thing.slug);
+      const history = await revisionList(r, 'thing', thing.slug);
       await expectCall(204, 'DELETE', `${r.base}/things/${thing.slug}`, undefined, byGm ? gm : owner);
-      settleDelete(Object.assign(m.deleteThing(thing.id, before), { revisions }), byGm);
+      settleDelete(Object.assign(m.deleteThing(thing.id, before), { revisions: history.map((revision) => revision.id), newestAuthor: history[0]?.author.userId }), byGm);
     },
     (m) => m.things.size > 0,
   ),
@@ -534,9 +536,9 @@ const deleteArcStep: fc.Arbitrary<Step> = fc.tuple(fc.nat(), fc.boolean()).map((
     async (m, r) => {
       const arc = pickFrom([...m.arcs.values()], n)!;
       const before = (await expectCall(200, 'GET', `${r.base}/arcs/${arc.slug}`)).body;
-      const revisions = await revisionIds(r, 'arc', arc.slug);
+      const history = await revisionList(r, 'arc', arc.slug);
       await expectCall(204, 'DELETE', `${r.base}/arcs/${arc.slug}`, undefined, byGm ? gm : owner);
-      settleDelete(Object.assign(m.deleteArc(arc.id, before), { revisions }), byGm);
+      settleDelete(Object.assign(m.deleteArc(arc.id, before), { revisions: history.map((revision) => revision.id), newestAuthor: history[0]?.author.userId }), byGm);
     },
     (m) => m.arcs.size > 0,
   ),
@@ -595,6 +597,10 @@ function expectedRestoredText(m: CampaignModel, entry: TrashEntry, r: Run): stri
   }
 }
 
+async function revisionList(r: Run, kind: MentionKind, slug: string): Promise<{ id: number; author: { userId: string } }[]> {
+  return (await expectCall(200, 'GET', `${r.base}/${collection(kind)}/${slug}/revisions`)).json as { id: number; author: { userId: string } }[];
+}
+
 async function revisionIds(r: Run, kind: MentionKind, slug: string): Promise<number[]> {
   return ((await expectCall(200, 'GET', `${r.base}/${collection(kind)}/${slug}/revisions`)).json as { id: number }[]).map((revision) => revision.id);
 }
@@ -633,10 +639,21 @@ const restoreStep: fc.Arbitrary<Step> = fc.tuple(fc.nat(), fc.boolean()).map(([n
       });
       expect(restoredText(answer.record), 'the restored record, as its GET answered before the delete').toBe(expectedRestoredText(m, entry, r));
       if (entry.kind === 'asset') await expectImageServed(entry, 200);
-      // Its history is there again: every revision it had before the delete.
+      // Its history is there again: every revision it had before the delete. The newest may have
+      // taken the restore's own change (its parent moved back: CONTRACT "Revisions", the same author
+      // within REVISION_MERGE_SECONDS updates the latest unnamed revision) and, made identical to
+      // the one before it, not be kept; only when the restorer wrote it, and the history is then
+      // back at the revision before it (found by a CI seed: a GM's restore, delete and restore again).
       if (entry.revisions !== undefined) {
         const kind = entry.kind === 'thing' ? 'thing' : 'arc';
-        expect(await revisionIds(r, kind, outcome.slug), `${kind} ${entry.id}'s revisions after its restore`).toEqual(expect.arrayContaining(entry.revisions));
+        const after = await revisionIds(r, kind, outcome.slug);
+        const [newest, ...older] = entry.revisions;
+        expect(after, `${kind} ${entry.id}'s revisions after its restore`).toEqual(expect.arrayContaining(older));
+        if (newest !== undefined && !after.includes(newest)) {
+          expect(entry.newestAuthor, `${kind} ${entry.id}'s newest revision gone after its restore, though the restorer did not write it`).toBe((byGm ? gm : owner).id);
+          expect(after[0], `${kind} ${entry.id}'s history after its newest revision merged away`).toBe(older[0]);
+          figures.revisionsMergedByRestore++;
+        }
       }
     },
     (m) => m.trash.length > 0,

@@ -73,6 +73,8 @@ export interface TrashEntry {
   deletedBy?: string;
   /** A thing's or an arc's revision ids when it was deleted: they come back with it. */
   revisions?: number[];
+  /** The user who wrote the newest of `revisions`. */
+  newestAuthor?: string;
 }
 
 /** What a restore should answer besides the record. */
