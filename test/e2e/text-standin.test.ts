@@ -380,3 +380,41 @@ describe('Tab, Shift+Tab, Home and End pressed before the editor is there', () =
     expectNoPageErrors(journey.browser);
   });
 });
+
+describe('Tab on the text shown as read, reached by the keyboard or by hand', () => {
+  it('moves on from a text the keyboard only passed through, and nests an item once the text was clicked', async () => {
+    const address = await thingWithText('Madam Eva', 'Draft.');
+    const item = (text: string) => ({ type: 'list-item', children: [{ text }] });
+    const page = await journey.browser.newPage();
+    await page.goto(`${journey.server.base}${address}`);
+    const listed = [{ type: 'bulleted-list', children: [item('Tser Pool'), item('Vistani camp')] }];
+    const put = await page.evaluate(
+      async ({ url, description }) => (await fetch(url, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ updatedThing: { description } }) })).status,
+      { url: `/api${address}`, description: listed },
+    );
+    expect(put).toBe(200);
+    await page.reload();
+    const text = page.getByRole('textbox', { name: 'Description', exact: true });
+    await text.getByText('Vistani camp').waitFor();
+    const focused = () => page.evaluate(() => document.activeElement?.getAttribute('aria-label'));
+    // By the keyboard: Tab onto the text, then Tab again, moves on (the editor loads meanwhile, and keeps no focus).
+    await text.focus();
+    await page.keyboard.press('Tab');
+    expect(await focused()).not.toBe('Description');
+    await page.locator('[data-slate-editor]').waitFor();
+    expect(await focused()).not.toBe('Description');
+    // Back by the keyboard into the editor now there: Tab still moves on.
+    await page.keyboard.press('Shift+Tab');
+    expect(await focused()).toBe('Description');
+    await page.keyboard.press('Tab');
+    expect(await focused()).not.toBe('Description');
+    // By hand: a click at the end of the second item, the editor there, then Tab nests it.
+    await page.getByRole('textbox', { name: 'Description', exact: true }).getByText('Vistani camp').click();
+    await page.keyboard.press('Tab');
+    await saved(page);
+    const held = await page.evaluate(async (url) => ((await (await fetch(url)).json()) as { description: unknown }).description, `/api${address}`);
+    expect(held).toEqual([{ type: 'bulleted-list', children: [{ type: 'list-item', children: [{ type: 'paragraph', children: [{ text: 'Tser Pool' }] }, { type: 'bulleted-list', children: [item('Vistani camp')] }] }] }]);
+    await page.close();
+    expectNoPageErrors(journey.browser);
+  });
+});

@@ -70,8 +70,11 @@ export function RichTextEditor({ label, initialValue, onChange, campaignSlug, ca
   useLayoutEffect(() => {
     // `@` (or `[[`) among the keys pressed meanwhile opens the picker as typed into the editor would.
     if (landing?.opened) {
-      reached.current = true;
+      // Reached by hand (a click, keys) on the text shown as read, not by the focus alone. Set after
+      // the landing, whose focus comes from outside the editor (onFocus would clear it).
+      const byHand = landing.keys.length > 0 || landing.point !== undefined;
       landPendingInput(editor, landing, (trigger, at) => setMention({ trigger, at }));
+      reached.current = byHand;
     }
   }, [editor, landing]);
 
@@ -165,6 +168,8 @@ export function RichTextEditor({ label, initialValue, onChange, campaignSlug, ca
 
   // A click on a mention puts the caret right after it, never inside it (where typing is lost).
   const onClick = (event: MouseEvent<HTMLDivElement>) => {
+    // A click reaches into the text (after the focus it may have brought, which cleared `reached`).
+    reached.current = true;
     const mention = event.target instanceof HTMLElement ? event.target.closest('.mention') : null;
     if (!mention) return false;
     const node = ReactEditor.toSlateNode(editor, mention);
@@ -196,7 +201,6 @@ export function RichTextEditor({ label, initialValue, onChange, campaignSlug, ca
             renderElement={RenderElement}
             renderLeaf={RenderLeaf}
             onKeyDown={onKeyDown}
-            onPointerDown={() => (reached.current = true)}
             onFocus={(event) => {
               // From outside the editor (not its toolbar, picker or dialogs' return): not reached yet.
               if (!(event.relatedTarget instanceof Node && event.currentTarget.closest('.editor')?.contains(event.relatedTarget))) reached.current = false;

@@ -113,6 +113,8 @@ export function TextStandIn({
   // when its rendering turns out older than the record: hidden, it would drop the focus, and the
   // keys typed on would go to the page instead of waiting for the editor.
   const [focused, setFocused] = useState(false);
+  // Clicked or typed into since it took the focus (the focus alone, by Tab, is not reaching for it).
+  const byHand = useRef(false);
   const open = () => {
     onLanding((landing) => (landing.opened = true));
     if (opened.current) return;
@@ -120,11 +122,13 @@ export function TextStandIn({
     onOpen();
   };
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
-    // Tab once the writer reached for the text (a click, a key) is the text's, as in the editor (a
-    // list item nested…); before that it is the page's, so the keyboard passes the text by.
-    const tab = event.key === 'Tab' && opened.current && !event.ctrlKey && !event.metaKey && !event.altKey;
+    // Tab once the writer reached for the text by hand (a click, a key; not the focus alone) is the
+    // text's, as in the editor (a list item nested…); before that it is the page's, so the keyboard
+    // passes the text by.
+    const tab = event.key === 'Tab' && byHand.current && !event.ctrlKey && !event.metaKey && !event.altKey;
     const key: PendingKey | undefined = tab ? { command: event.shiftKey ? 'shift-tab' : 'tab' } : queued(event);
     if (!key) return;
+    byHand.current = true;
     event.preventDefault();
     onLanding((landing) => landing.keys.push(key));
     open();
@@ -143,6 +147,7 @@ export function TextStandIn({
       tabIndex={0}
       onPointerDown={(event) => {
         if (event.button !== 0 || event.ctrlKey || event.metaKey) return;
+        byHand.current = true;
         const at = wordsAtPointer(event.currentTarget, event.clientX, event.clientY);
         onLanding((landing) => {
           landing.point = { pageX: event.pageX, pageY: event.pageY };
@@ -156,6 +161,7 @@ export function TextStandIn({
       // The focus gone elsewhere (Tab, the title) before the editor is there, with nothing typed: the editor, once there, does not take it back.
       onBlur={() => {
         setFocused(false);
+        byHand.current = false;
         onLanding((landing) => (landing.opened = landing.keys.length > 0));
       }}
       onKeyDown={onKeyDown}
