@@ -143,11 +143,6 @@ function isItemWords(editor: Editor, path: Path): boolean {
   return SlateElement.isElement(node) && node.type === 'paragraph' && isListItem(Node.parent(editor, path));
 }
 
-/** Whether the selection is in a list item. */
-export function isInListItem(editor: Editor): boolean {
-  return editor.selection !== null && Editor.above(editor, { match: isListItem }) !== undefined;
-}
-
 /**
  * Tab (Shift+Tab with `backward`) in the text: two spaces in a code block, the next (previous) cell
  * in a table, a list item nested (taken out) in a list. True where the key is the text's, even when
@@ -160,7 +155,7 @@ export function tabInText(editor: Editor, backward: boolean): boolean {
     return true;
   }
   if (moveInTable(editor, backward)) return true;
-  const inList = isInListItem(editor);
+  const inList = isBlockActive(editor, 'list-item');
   return (backward ? outdentListItems(editor) : indentListItems(editor)) || inList;
 }
 
@@ -963,11 +958,11 @@ export function withLoreforge(editor: Editor): Editor {
   editor.insertBreak = () => {
     // Marks set for what is typed next hold on the new line (a typed mark's end, Ctrl+B off).
     const marks = editor.marks;
-    breakKeepingMarks();
+    breakAtCaret();
     if (marks && editor.selection && Range.isCollapsed(editor.selection) && Node.string(Node.get(editor, Path.parent(editor.selection.anchor.path))) === '') editor.marks = marks;
   };
 
-  const breakKeepingMarks = () => {
+  const breakAtCaret = () => {
     selectionOutOfInlineVoids();
     const block = currentBlock(editor);
     if (block && editor.selection && Range.isCollapsed(editor.selection)) {
@@ -1013,7 +1008,7 @@ export function withLoreforge(editor: Editor): Editor {
       }
       // Enter in the words of an item that holds blocks (a list under its words, after a Tab): a new
       // item after it, as in any list, taking the words after the caret and the lists under them.
-      if (node.type === 'paragraph' && container !== undefined && isListItem(container) && path[path.length - 1] === 0) {
+      if (container !== undefined && isItemWords(editor, path)) {
         Editor.withoutNormalizing(editor, () => {
           Transforms.splitNodes(editor, { match: isListItem, always: true });
           wordsOutOfParagraph(editor, Path.next(parent));
@@ -1045,7 +1040,7 @@ export function withLoreforge(editor: Editor): Editor {
       // At the start of an item's words (its own, or the paragraph they are in when a list is under
       // them): an item in a list inside an item comes out one level (as Shift+Tab); an item with a
       // list under it, in a list of its own, leaves the list, its words a paragraph and that list after it.
-      const itemPath = node.type === 'list-item' ? path : node.type === 'paragraph' && path.length > 1 && path[path.length - 1] === 0 && isListItem(Node.parent(editor, path)) ? Path.parent(path) : undefined;
+      const itemPath = node.type === 'list-item' ? path : isItemWords(editor, path) ? Path.parent(path) : undefined;
       if (itemPath && Editor.isStart(editor, editor.selection.anchor, itemPath)) {
         if (outdentListItems(editor)) return;
         if (holdsBlocks(editor, Node.get(editor, itemPath) as Element)) {

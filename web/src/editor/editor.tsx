@@ -100,8 +100,10 @@ export function RichTextEditor({ label, initialValue, onChange, campaignSlug, ca
       tabLeaves.current = false;
       return;
     }
-    if (!MODIFIER_KEYS.has(event.key)) tabLeaves.current = false;
-    if (event.key !== 'Tab' && !MODIFIER_KEYS.has(event.key)) reached.current = true;
+    if (!MODIFIER_KEYS.has(event.key)) {
+      tabLeaves.current = false;
+      if (event.key !== 'Tab') reached.current = true;
+    }
     const mod = event.ctrlKey || event.metaKey;
     // The caret passes a mention in one step (Slate would stop inside it).
     if ((event.key === 'ArrowLeft' || event.key === 'ArrowRight') && !mod && !event.altKey && !event.shiftKey) {
